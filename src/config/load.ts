@@ -1,0 +1,117 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { parseJsonWithLocation } from "../util/json-error.ts";
+import { claudeUserDir, managedDir } from "./paths.ts";
+import { type Settings, settingsSchema } from "./schema.ts";
+
+export type SettingsLevel = "user" | "project" | "local" | "flag" | "managed";
+
+export type SettingsSource = {
+  level: SettingsLevel;
+  /** File path, or `--settings` for inline JSON. */
+  path: string;
+  /** The folder `/x` permission rules are relative to (contracts §3.1). */
+  ruleRoot: string;
+  settings: Settings;
+};
+
+export type LoadedSettings = {
+  /** Merged view, lowest precedence first folded in (user < project < local < flag < managed). */
+  merged: Settings;
+  /** Every file that contributed, lowest precedence first. */
+  sources: SettingsSource[];
+};
+
+export class SettingsError extends Error {}
+
+const pathOf = (issuePath: PropertyKey[]) => issuePath.map(String).join(".") || "(top level)";
+
+export function parseSettingsText(text: string, label: string): Settings {
+  let raw: unknown;
+  try {
+    raw = parseJsonWithLocation(text, label);
+  } catch (e) {
+    throw new SettingsError((e as Error).message);
+  }
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+    throw new SettingsError(`${label}: settings must be a JSON object`);
+  const r = settingsSchema.safeParse(raw);
+  if (!r.success) {
+    const lines = r.error.issues.map((i) => `  field "${pathOf(i.path)}": ${i.message}`);
+    throw new SettingsError(`${label}: invalid settings\n${lines.join("\n")}`);
+  }
+  return r.data;
+}
+
+function readSettingsFile(path: string): Settings | null {
+  if (!existsSync(path)) return null;
+  return parseSettingsText(readFileSync(path, "utf8"), path);
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** Claude Code's merge: scalars replaced, objects merged key by key, arrays concatenated without duplicates. */
+export function mergeSettings(low: Record<string, unknown>, high: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...low };
+  for (const [k, v] of Object.entries(high)) {
+    const prev = out[k];
+    if (k === "fallbackModel") out[k] = v;
+    else if (Array.isArray(prev) && Array.isArray(v)) {
+      const seen = new Set(prev.map((x) => JSON.stringify(x)));
+      out[k] = [...prev, ...v.filter((x) => !seen.has(JSON.stringify(x)))];
+    } else if (isPlainObject(prev) && isPlainObject(v)) out[k] = mergeSettings(prev, v);
+    else out[k] = v;
+  }
+  return out;
+}
+
+export type LoadOptions = {
+  cwd: string;
+  /** `--settings FILE|JSON`. */
+  flagSettings?: string;
+  /** `--setting-sources user,project,local`. */
+  settingSources?: SettingsLevel[];
+  env?: NodeJS.ProcessEnv;
+};
+
+/** Reads every settings level. Throws SettingsError naming the file and field for an invalid file. */
+export function loadSettings(opts: LoadOptions): LoadedSettings {
+  const env = opts.env ?? process.env;
+  const allowed = new Set(opts.settingSources ?? ["user", "project", "local"]);
+  const sources: SettingsSource[] = [];
+  const add = (level: SettingsLevel, path: string, ruleRoot: string, settings: Settings | null) => {
+    if (settings) sources.push({ level, path, ruleRoot, settings });
+  };
+  const userDir = claudeUserDir(env);
+  if (allowed.has("user")) add("user", join(userDir, "settings.json"), userDir, readSettingsFile(join(userDir, "settings.json")));
+  if (allowed.has("project")) {
+    const p = join(opts.cwd, ".claude", "settings.json");
+    add("project", p, opts.cwd, readSettingsFile(p));
+  }
+  if (allowed.has("local")) {
+    const p = join(opts.cwd, ".claude", "settings.local.json");
+    add("local", p, opts.cwd, readSettingsFile(p));
+  }
+  if (opts.flagSettings !== undefined) {
+    const f = opts.flagSettings.trim();
+    if (f.startsWith("{")) add("flag", "--settings", opts.cwd, parseSettingsText(f, "--settings"));
+    else {
+      const p = resolve(opts.cwd, f);
+      if (!existsSync(p)) throw new SettingsError(`--settings: file not found: ${p}`);
+      add("flag", p, dirname(p), readSettingsFile(p));
+    }
+  }
+  const mdir = managedDir(env);
+  const managed = join(mdir, "managed-settings.json");
+  add("managed", managed, mdir, readSettingsFile(managed));
+  const dropins = join(mdir, "managed-settings.d");
+  if (existsSync(dropins)) {
+    for (const name of readdirSync(dropins).sort()) {
+      if (name.startsWith(".") || !name.endsWith(".json")) continue;
+      add("managed", join(dropins, name), mdir, readSettingsFile(join(dropins, name)));
+    }
+  }
+  let merged: Record<string, unknown> = {};
+  for (const s of sources) merged = mergeSettings(merged, s.settings as Record<string, unknown>);
+  return { merged: merged as Settings, sources };
+}

@@ -1,0 +1,71 @@
+import { z } from "zod";
+
+const stringArray = z.array(z.string());
+
+export const hookHandlerSchema = z.looseObject({
+  type: z.enum(["command", "http", "mcp_tool", "prompt", "agent"]),
+  command: z.string().optional(),
+  args: stringArray.optional(),
+  timeout: z.number().positive().optional(),
+  if: z.string().optional(),
+  async: z.boolean().optional(),
+  onFailure: z.enum(["continue", "block"]).optional(),
+  statusMessage: z.string().optional(),
+});
+
+export const hookMatcherGroupSchema = z.looseObject({
+  matcher: z.string().optional(),
+  hooks: z.array(hookHandlerSchema),
+});
+
+export const hooksSchema = z.record(z.string(), z.array(hookMatcherGroupSchema));
+
+export const permissionsSchema = z.looseObject({
+  allow: stringArray.optional(),
+  ask: stringArray.optional(),
+  deny: stringArray.optional(),
+  defaultMode: z.enum(["default", "manual", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"]).optional(),
+  additionalDirectories: stringArray.optional(),
+  disableBypassPermissionsMode: z.literal("disable").optional(),
+  denyInsteadOfPrompting: z.boolean().optional(),
+});
+
+/** Claude Code's settings keys that yoke reads (contracts §2.2). Unknown keys are kept and ignored. */
+export const settingsSchema = z.looseObject({
+  $schema: z.string().optional(),
+  permissions: permissionsSchema.optional(),
+  env: z.record(z.string(), z.coerce.string()).optional(),
+  hooks: hooksSchema.optional(),
+  disableAllHooks: z.boolean().optional(),
+  allowManagedHooksOnly: z.boolean().optional(),
+  model: z.string().optional(),
+  fallbackModel: z.union([z.string(), stringArray]).optional(),
+  attribution: z
+    .union([z.boolean(), z.looseObject({ commit: z.string().optional(), pr: z.string().optional(), sessionUrl: z.boolean().optional() })])
+    .optional(),
+  includeCoAuthoredBy: z.boolean().optional(),
+  includeGitInstructions: z.boolean().optional(),
+  autoMemoryEnabled: z.boolean().optional(),
+  autoMemoryDirectory: z.string().optional(),
+  autoCompactEnabled: z.boolean().optional(),
+  autoCompactWindow: z.number().int().positive().optional(),
+  cleanupPeriodDays: z.number().int().min(1).optional(),
+  enabledPlugins: z.record(z.string(), z.boolean()).optional(),
+  respectGitignore: z.boolean().optional(),
+  fileCheckpointingEnabled: z.boolean().optional(),
+  claudeMdExcludes: stringArray.optional(),
+  outputStyle: z.string().optional(),
+  verbose: z.boolean().optional(),
+  apiKeyHelper: z.string().optional(),
+  /** yoke: first-party and user plugins switched on or off by name. */
+  plugins: z.record(z.string(), z.boolean()).optional(),
+  /** yoke: load instruction files the claw-code way (contracts §8, seed 002). */
+  instructionLoader: z.enum(["claude-code", "claw-code"]).optional(),
+  memoryExtraction: z.boolean().optional(),
+  sessionMemory: z.boolean().optional(),
+  relevantMemory: z.boolean().optional(),
+});
+
+export type Settings = z.infer<typeof settingsSchema>;
+export type HookHandlerConfig = z.infer<typeof hookHandlerSchema>;
+export type HookMatcherGroup = z.infer<typeof hookMatcherGroupSchema>;

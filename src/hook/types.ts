@@ -1,0 +1,73 @@
+/**
+ * Hook bus contract shared by the loop, command hooks and in-process plugins.
+ * Payload field names are Claude Code's (contracts §1.4); see events/<event>.ts for each event.
+ */
+export const HOOK_EVENTS = [
+  "PreToolUse",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "UserPromptSubmit",
+  "Stop",
+  "SubagentStart",
+  "SubagentStop",
+  "SessionStart",
+  "SessionEnd",
+  "PreCompact",
+  "Notification",
+] as const;
+export type HookEventName = (typeof HOOK_EVENTS)[number];
+
+export type PermissionDecisionValue = "allow" | "deny" | "ask" | "defer";
+
+/** One handler's say, for `yoke hooks run`, stream-json hook events and error reports. */
+export type HookRecord = {
+  /** e.g. `command: ./check.sh (.claude/settings.json)` or `plugin: attribution`. */
+  source: string;
+  hookName: string;
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+  outcome: "success" | "blocking" | "non_blocking_error" | "timeout" | "cancelled";
+  error?: string;
+};
+
+/** The merged result of every handler that matched one firing. */
+export type HookOutcome = {
+  /** Exit 2, `decision: "block"`, or a PreToolUse deny. */
+  blocked: boolean;
+  /** The model-facing block reason(s), joined. */
+  blockReason?: string;
+  permissionDecision?: PermissionDecisionValue;
+  permissionDecisionReason?: string;
+  updatedInput?: Record<string, unknown>;
+  additionalContext: string[];
+  systemMessages: string[];
+  /** `continue: false` from any handler: stop the loop after this step. */
+  stop: boolean;
+  stopReason?: string;
+  records: HookRecord[];
+};
+
+export const emptyOutcome = (): HookOutcome => ({
+  blocked: false,
+  additionalContext: [],
+  systemMessages: [],
+  stop: false,
+  records: [],
+});
+
+/**
+ * Fires hooks. `emit` never throws: handler failures are recorded in `records` and, where the
+ * event fails closed (an in-process PreToolUse handler that throws), turned into a block.
+ */
+export interface HookBus {
+  emit(event: HookEventName, payload: Record<string, unknown>, opts?: { matchValue?: string; signal?: AbortSignal }): Promise<HookOutcome>;
+  /** Whether any handler is registered for the event (lets the loop skip payload building). */
+  has(event: HookEventName): boolean;
+}
+
+export const nullHookBus: HookBus = {
+  emit: async () => emptyOutcome(),
+  has: () => false,
+};

@@ -1,0 +1,57 @@
+import type { AssistantMessage, ContentBlock, RetryInfo, Usage, UserMessage } from "../provider/types.ts";
+
+export type PermissionDenial = { tool_name: string; tool_use_id: string; tool_input: Record<string, unknown> };
+
+export type TerminalReason =
+  | "completed"
+  | "max_turns"
+  | "api_error"
+  | "hook_stopped"
+  | "stop_hook_prevented"
+  | "aborted_streaming"
+  | "aborted_tools"
+  | "prompt_too_long"
+  | "plan_ready";
+
+export type ResultSubtype = "success" | "error_max_turns" | "error_during_execution" | "error_max_budget_usd";
+
+export type ModelUsageEntry = {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+  webSearchRequests: number;
+  costUSD: number;
+  contextWindow: number;
+  maxOutputTokens: number;
+};
+
+export type TurnResult = {
+  subtype: ResultSubtype;
+  isError: boolean;
+  result: string;
+  errors: string[];
+  numTurns: number;
+  durationMs: number;
+  durationApiMs: number;
+  stopReason: string | null;
+  terminalReason: TerminalReason;
+  usage: Usage;
+  modelUsage: Record<string, ModelUsageEntry>;
+  totalCostUsd: number;
+  permissionDenials: PermissionDenial[];
+  apiErrorStatus?: number | null;
+};
+
+/** Everything the loop reports. Modes only render these. */
+export type LoopEvent =
+  | { type: "api_retry"; info: RetryInfo }
+  | { type: "stream_event"; event: Record<string, unknown> }
+  | { type: "assistant"; message: AssistantMessage; uuid: string }
+  | { type: "user"; message: UserMessage; uuid: string; toolUseResult?: unknown; isReplay?: boolean }
+  | { type: "tool_start"; toolUseId: string; name: string; input: Record<string, unknown> }
+  | { type: "permission_denied"; denial: PermissionDenial; reason: string }
+  | { type: "system"; subtype: string; data: Record<string, unknown> }
+  | { type: "result"; result: TurnResult };
+
+export type { ContentBlock };

@@ -1,0 +1,101 @@
+/**
+ * The model boundary. Shapes follow the Anthropic Messages API so transcripts, hooks and
+ * stream-json can carry them unchanged.
+ */
+export type TextBlock = { type: "text"; text: string; cache_control?: CacheControl };
+export type ImageBlock = {
+  type: "image";
+  source: { type: "base64"; media_type: string; data: string };
+};
+export type ToolUseBlock = { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
+export type ToolResultBlock = {
+  type: "tool_result";
+  tool_use_id: string;
+  content: string | Array<TextBlock | ImageBlock>;
+  is_error?: boolean;
+  cache_control?: CacheControl;
+};
+export type ThinkingBlock = { type: "thinking"; thinking: string; signature: string };
+export type CacheControl = { type: "ephemeral" };
+export type ContentBlock = TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock;
+
+export type UserMessage = { role: "user"; content: string | ContentBlock[] };
+export type AssistantMessage = {
+  id: string;
+  type: "message";
+  role: "assistant";
+  model: string;
+  content: ContentBlock[];
+  stop_reason: StopReason | null;
+  stop_sequence: string | null;
+  usage: Usage;
+};
+export type Message = UserMessage | { role: "assistant"; content: ContentBlock[] };
+
+export type StopReason = "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal";
+
+export type Usage = {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+};
+
+export type ToolSpec = { name: string; description: string; input_schema: Record<string, unknown> };
+
+export type ModelRequest = {
+  model: string;
+  system: TextBlock[];
+  messages: Message[];
+  tools: ToolSpec[];
+  maxTokens: number;
+  /** JSON schema for a structured answer (side queries); the provider asks for JSON text. */
+  temperature?: number;
+};
+
+/** A retry the provider is about to make; modes render it as `system`/`api_retry`. */
+export type RetryInfo = {
+  attempt: number;
+  max_retries: number;
+  retry_delay_ms: number;
+  error_status: number | null;
+  error: string;
+};
+
+export type ProviderEvent =
+  | { type: "retry"; info: RetryInfo }
+  /** A raw Messages-API stream event, for --include-partial-messages. */
+  | { type: "stream_event"; event: Record<string, unknown> }
+  | { type: "done"; message: AssistantMessage; durationMs: number }
+  | { type: "error"; error: ProviderError; durationMs: number };
+
+export type ProviderError = {
+  /** HTTP status when the API answered, else null (connection failure, cut stream). */
+  status: number | null;
+  kind:
+    | "authentication_failed"
+    | "billing_error"
+    | "rate_limit"
+    | "overloaded"
+    | "invalid_request"
+    | "model_not_found"
+    | "server_error"
+    | "aborted"
+    | "unknown";
+  message: string;
+};
+
+/**
+ * Streams one model response. Never throws: every failure, including abort, comes back as an
+ * `error` event, and the stream always ends with exactly one `done` or `error`.
+ */
+export interface Provider {
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ProviderEvent>;
+}
+
+export const emptyUsage = (): Usage => ({
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 0,
+});

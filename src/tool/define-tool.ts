@@ -1,0 +1,79 @@
+import { z } from "zod";
+import type { Tool, ToolContext, ToolResult } from "./types.ts";
+
+export type ToolDef<S extends z.ZodType> = {
+  name: string;
+  aliases?: string[];
+  description: string;
+  input: S;
+  readOnly: boolean | ((input: z.infer<S>) => boolean);
+  concurrencySafe?: boolean | ((input: z.infer<S>) => boolean);
+  permissionKey?: string;
+  /** Characters of model-facing text beyond which the result is cut (head and tail kept). */
+  maxResultChars?: number;
+  /** May throw: a thrown Error becomes an is_error result carrying its message. */
+  execute(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult> | ToolResult;
+};
+
+const DEFAULT_MAX_RESULT = 100_000;
+
+/** Turns zod issues into one instruction the model can act on. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((i) => {
+      const where = i.path.length ? i.path.join(".") : "input";
+      return `- ${where}: ${i.message}`;
+    })
+    .join("\n");
+}
+
+export function truncateMiddle(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const half = Math.floor((max - 100) / 2);
+  const cut = text.length - half * 2;
+  return `${text.slice(0, half)}\n\n... [${cut} characters truncated] ...\n\n${text.slice(text.length - half)}`;
+}
+
+/** The one way to make a tool: validation, truncation and error conversion live here. */
+export function defineTool<S extends z.ZodType>(def: ToolDef<S>): Tool<z.infer<S>> {
+  const max = def.maxResultChars ?? DEFAULT_MAX_RESULT;
+  const jsonSchema = z.toJSONSchema(def.input, { target: "draft-7", io: "input" }) as Record<string, unknown>;
+  delete jsonSchema.$schema;
+  const parse = (raw: unknown) => {
+    const r = def.input.safeParse(raw);
+    if (r.success) return { ok: true as const, input: r.data };
+    return {
+      ok: false as const,
+      error: `InputValidationError: ${def.name} was called with invalid input. Fix these and call it again:\n${describeIssues(r.error)}`,
+    };
+  };
+  return {
+    name: def.name,
+    aliases: def.aliases,
+    description: def.description.trim(),
+    inputSchema: def.input as unknown as z.ZodType<z.infer<S>>,
+    jsonSchema,
+    readOnly: def.readOnly,
+    concurrencySafe: def.concurrencySafe ?? def.readOnly,
+    permissionKey: def.permissionKey,
+    parse,
+    async run(raw, ctx) {
+      const p = parse(raw);
+      if (!p.ok) return { content: p.error, isError: true };
+      try {
+        const result = await def.execute(p.input, ctx);
+        if (typeof result.content === "string") result.content = truncateMiddle(result.content, max);
+        return result;
+      } catch (err) {
+        if (ctx.signal.aborted) return { content: `${def.name} was interrupted by the user.`, isError: true };
+        const msg = err instanceof Error ? err.message : String(err);
+        return { content: `Error: ${msg}`, isError: true };
+      }
+    },
+  };
+}
+
+export const isReadOnly = (tool: Tool, input: unknown): boolean =>
+  typeof tool.readOnly === "function" ? tool.readOnly(input) : tool.readOnly;
+export const isConcurrencySafe = (tool: Tool, input: unknown): boolean =>
+  typeof tool.concurrencySafe === "function" ? tool.concurrencySafe(input) : tool.concurrencySafe;

@@ -1,0 +1,60 @@
+import type { z } from "zod";
+import type { ImageBlock, TextBlock } from "../provider/types.ts";
+import type { FileState } from "./file-state.ts";
+
+/** What a tool returns. `content` goes to the model; `details` to hooks (`tool_response`), stream-json and the transcript (`toolUseResult`). */
+export type ToolResult = {
+  content: string | Array<TextBlock | ImageBlock>;
+  details?: unknown;
+  isError?: boolean;
+};
+
+/** Side query to a small model (WebFetch, memory selection). Resolves to the answer text; rejects on failure. */
+export type SideQuery = (args: { system: string; prompt: string; maxTokens?: number; signal?: AbortSignal }) => Promise<string>;
+
+/** Everything a tool may touch, passed in per call (no globals). */
+export type ToolContext = {
+  /** The session's working directory; Bash may move it within the allowed directories. */
+  cwd: string;
+  /** The directory the session started in (CLAUDE_PROJECT_DIR). */
+  projectDir: string;
+  /** cwd plus additional directories: where file writes and Bash `cd` are allowed. */
+  workingDirectories: string[];
+  sessionId: string;
+  signal: AbortSignal;
+  /** Settings `env` merged over process.env; what subprocesses get. */
+  env: Record<string, string>;
+  fileState: FileState;
+  /** Shared mutable state of one session, for stateful tools (Bash cwd, background shells, todos). */
+  session: SessionToolState;
+  sideQuery?: SideQuery;
+  toolUseId: string;
+  /** Called by tools that change a file, before the change, for checkpoints. */
+  beforeFileChange?: (absPath: string) => Promise<void> | void;
+};
+
+export type SessionToolState = {
+  cwd: string;
+  todos: Array<{ content: string; status: string; activeForm: string }>;
+  /** Files with `export` lines sourced before every Bash command (CLAUDE_ENV_FILE). */
+  envFiles: string[];
+  bag: Map<string, unknown>;
+};
+
+export type Tool<I = any> = {
+  name: string;
+  /** Older names accepted in rules, hooks and input (e.g. Task for Agent). */
+  aliases?: string[];
+  description: string;
+  inputSchema: z.ZodType<I>;
+  /** JSON schema sent to the model. */
+  jsonSchema: Record<string, unknown>;
+  readOnly: boolean | ((input: I) => boolean);
+  concurrencySafe: boolean | ((input: I) => boolean);
+  /** The input field permission rules match (`command`, `file_path`, `url` …). */
+  permissionKey?: string;
+  /** Validates, runs, and converts every failure to an is_error result. Never throws. */
+  run(rawInput: unknown, ctx: ToolContext): Promise<ToolResult>;
+  /** Validation alone, for the tool runner (hooks see validated input). */
+  parse(rawInput: unknown): { ok: true; input: I } | { ok: false; error: string };
+};
