@@ -47,7 +47,7 @@ export type TurnResult = {
 export type LoopEvent =
   | { type: "api_retry"; info: RetryInfo }
   | { type: "stream_event"; event: Record<string, unknown> }
-  | { type: "assistant"; message: AssistantMessage; uuid: string }
+  | { type: "assistant"; message: AssistantMessage; uuids: string[] }
   | { type: "user"; message: UserMessage; uuid: string; toolUseResult?: unknown; isReplay?: boolean }
   | { type: "tool_start"; toolUseId: string; name: string; input: Record<string, unknown> }
   | { type: "permission_denied"; denial: PermissionDenial; reason: string }

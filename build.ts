@@ -1,0 +1,91 @@
+/**
+ * `bun run build` compiles dist/yoke for this machine; `bun run build --all` cross-compiles every target.
+ * Cross targets need no download from Bun's servers: each target's runtime comes from the `@oven/bun-<target>`
+ * npm package (fetched with `npm pack` into a cache when not installed) and is handed to the compiler as its
+ * executablePath. A target that cannot be had offline is skipped with one clear line.
+ */
+import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pkg from "./package.json" with { type: "json" };
+
+const root = import.meta.dir;
+const entry = join(root, "src/main.ts");
+const bunVersion = Bun.version;
+
+type Target = { name: string; compile: Bun.Build.CompileTarget; npm: string; exe: string };
+const TARGETS: Target[] = [
+  { name: "linux-x64", compile: "bun-linux-x64", npm: "@oven/bun-linux-x64", exe: "bun" },
+  { name: "linux-x64-musl", compile: "bun-linux-x64-musl", npm: "@oven/bun-linux-x64-musl", exe: "bun" },
+  { name: "linux-arm64", compile: "bun-linux-arm64", npm: "@oven/bun-linux-aarch64", exe: "bun" },
+  { name: "darwin-arm64", compile: "bun-darwin-arm64", npm: "@oven/bun-darwin-aarch64", exe: "bun" },
+  { name: "darwin-x64", compile: "bun-darwin-x64", npm: "@oven/bun-darwin-x64", exe: "bun" },
+  { name: "windows-x64", compile: "bun-windows-x64", npm: "@oven/bun-windows-x64", exe: "bun.exe" },
+];
+
+const hostName = `${process.platform}-${process.arch}`;
+
+async function compileOne(outfile: string, target?: Target, executablePath?: string): Promise<boolean> {
+  const result = await Bun.build({
+    entrypoints: [entry],
+    minify: true,
+    sourcemap: "none",
+    define: { YOKE_VERSION: JSON.stringify(pkg.version) },
+    compile: {
+      outfile,
+      ...(target ? { target: target.compile } : {}),
+      ...(executablePath ? { executablePath } : {}),
+      // A user's bunfig.toml or .env must never change how the binary behaves.
+      autoloadBunfig: false,
+      autoloadDotenv: false,
+      autoloadTsconfig: false,
+      autoloadPackageJson: false,
+    },
+  });
+  if (!result.success) {
+    for (const log of result.logs) console.error(String(log));
+    return false;
+  }
+  return true;
+}
+
+/** The target's Bun runtime from node_modules, or from an `npm pack` of its package in a cache folder. */
+async function runtimeFor(t: Target): Promise<string | null> {
+  const local = join(root, "node_modules", t.npm, "bin", t.exe);
+  if (existsSync(local)) return local;
+  const cache = join(process.env.YOKE_BUILD_CACHE ?? join(tmpdir(), "yoke-build-cache"), `${t.name}-${bunVersion}`);
+  const exe = join(cache, "package", "bin", t.exe);
+  if (existsSync(exe)) return exe;
+  mkdirSync(cache, { recursive: true });
+  const pack = Bun.spawnSync(["npm", "pack", `${t.npm}@${bunVersion}`, "--silent", "--pack-destination", cache], { stderr: "pipe", stdout: "pipe" });
+  if (pack.exitCode !== 0) return null;
+  const tgz = readdirSync(cache).find((f) => f.endsWith(".tgz"));
+  if (!tgz) return null;
+  const untar = Bun.spawnSync(["tar", "-xzf", join(cache, tgz), "-C", cache]);
+  return untar.exitCode === 0 && existsSync(exe) ? exe : null;
+}
+
+const all = process.argv.includes("--all");
+mkdirSync(join(root, "dist"), { recursive: true });
+const started = performance.now();
+if (!(await compileOne(join(root, "dist", process.platform === "win32" ? "yoke.exe" : "yoke")))) process.exit(1);
+const mb = (p: string) => (statSync(p).size / 1048576).toFixed(1);
+console.log(`built dist/yoke (${hostName}, ${mb(join(root, "dist", "yoke"))} MiB) in ${Math.round(performance.now() - started)} ms`);
+
+if (all) {
+  let failed = 0;
+  for (const t of TARGETS) {
+    const out = join(root, "dist", `yoke-${t.name}${t.exe.endsWith(".exe") ? ".exe" : ""}`);
+    const runtime = await runtimeFor(t);
+    if (!runtime) {
+      console.log(`skipped ${t.name}: its Bun runtime (${t.npm}@${bunVersion}) is not installed and could not be fetched offline`);
+      continue;
+    }
+    if (await compileOne(out, t, runtime)) console.log(`built ${out.slice(root.length + 1)} (${mb(out)} MiB)`);
+    else {
+      failed++;
+      console.log(`failed ${t.name}: see the errors above`);
+    }
+  }
+  if (failed) process.exit(1);
+}

@@ -1,0 +1,156 @@
+/**
+ * The main command's flags, Claude Code's names (contracts §4.1). Parsed by a small table-driven parser
+ * because Claude Code's CLI has repeatable and variadic flags and rejects unknown options with
+ * `error: unknown option '--x'`, which citty's parser does not do.
+ */
+export type FlagKind = "boolean" | "string" | "multi" | "optional";
+export type FlagDef = { name: string; kind: FlagKind; alias?: string[]; short?: string; help: string; value?: string; hidden?: boolean };
+
+export const FLAGS: FlagDef[] = [
+  { name: "print", short: "p", kind: "boolean", help: "Run one prompt headless and print the result (prompt as argument or on stdin)" },
+  { name: "output-format", kind: "string", value: "text|json|stream-json", help: "Output format with --print (default text)" },
+  { name: "input-format", kind: "string", value: "text|stream-json", help: "Input format with --print (stream-json needs --output-format stream-json)" },
+  { name: "verbose", kind: "boolean", help: "Verbose output; required for --output-format stream-json" },
+  { name: "include-partial-messages", kind: "boolean", help: "stream-json: emit stream_event lines as the model writes" },
+  { name: "include-hook-events", kind: "boolean", help: "stream-json: emit hook_started / hook_response lines" },
+  { name: "max-turns", kind: "string", value: "N", help: "Stop after N model calls (error_max_turns)" },
+  { name: "model", kind: "string", value: "MODEL", help: "Model id or alias (opus, sonnet, haiku, fable)" },
+  { name: "permission-mode", kind: "string", value: "MODE", help: "default|acceptEdits|plan|bypassPermissions|dontAsk|auto (manual = default)" },
+  { name: "dangerously-skip-permissions", kind: "boolean", help: "Same as --permission-mode bypassPermissions" },
+  { name: "allowedTools", alias: ["allowed-tools"], kind: "multi", value: "RULES", help: 'Allow rules, comma or space separated, e.g. "Bash(git *) Edit"' },
+  { name: "disallowedTools", alias: ["disallowed-tools"], kind: "multi", value: "RULES", help: "Deny rules, same syntax" },
+  { name: "tools", kind: "multi", value: "NAMES", help: 'Restrict the built-in tool set ("" for none, "default" for all)' },
+  { name: "system-prompt", kind: "string", value: "TEXT", help: "Replace yoke's system prompt" },
+  { name: "system-prompt-file", kind: "string", value: "FILE", help: "Replace yoke's system prompt with a file's text" },
+  { name: "append-system-prompt", kind: "string", value: "TEXT", help: "Append text to the system prompt" },
+  { name: "append-system-prompt-file", kind: "string", value: "FILE", help: "Append a file's text to the system prompt" },
+  { name: "resume", short: "r", kind: "optional", value: "[ID]", help: "Resume a session by id (latest in this folder without an id)" },
+  { name: "continue", short: "c", kind: "boolean", help: "Continue the most recent session in this folder" },
+  { name: "fork-session", kind: "boolean", help: "With --resume/--continue: copy into a new session id" },
+  { name: "session-id", kind: "string", value: "UUID", help: "Use this id for the new session" },
+  { name: "resume-session-at", kind: "string", value: "UUID", help: "With --resume: continue from this message" },
+  { name: "rewind-files", kind: "string", value: "UUID", help: "Restore files to before the given user message of the resumed session" },
+  { name: "no-session-persistence", kind: "boolean", help: "Write no transcript" },
+  { name: "settings", kind: "string", value: "FILE|JSON", help: "Extra settings (highest precedence below managed)" },
+  { name: "setting-sources", kind: "string", value: "LIST", help: "Which settings files to read: user,project,local" },
+  { name: "add-dir", kind: "multi", value: "DIRS", help: "Additional working directories" },
+  { name: "plugin-dir", kind: "multi", value: "DIR", help: "Load plugins from this folder (repeatable)" },
+  { name: "bare", kind: "boolean", help: "No hooks, plugins, instruction files or auto memory" },
+  { name: "debug", kind: "boolean", help: "Debug output on stderr" },
+  { name: "version", short: "v", kind: "boolean", help: "Print the version" },
+  { name: "help", short: "h", kind: "boolean", help: "Show this help" },
+];
+
+export type ParsedArgs = { flags: Record<string, string | boolean | string[] | undefined>; positionals: string[] };
+
+export class UsageError extends Error {}
+
+const byName = new Map<string, FlagDef>();
+for (const f of FLAGS) {
+  byName.set(`--${f.name}`, f);
+  for (const a of f.alias ?? []) byName.set(`--${a}`, f);
+  if (f.short) byName.set(`-${f.short}`, f);
+}
+
+/** Throws UsageError naming the offending flag. */
+export function parseArgv(argv: string[]): ParsedArgs {
+  const flags: ParsedArgs["flags"] = {};
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith("-") || arg === "-") {
+      positionals.push(arg);
+      continue;
+    }
+    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
+    const key = eq > 0 ? arg.slice(0, eq) : arg;
+    const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
+    const def = byName.get(key);
+    if (!def) throw new UsageError(`error: unknown option '${key}'`);
+    const takeValue = (): string => {
+      if (inline !== undefined) return inline;
+      const next = argv[i + 1];
+      if (next === undefined || (next.startsWith("-") && next !== "-" && next.length > 1 && byName.has(next.split("=")[0]!)))
+        throw new UsageError(`error: option '${key}' needs a value (${def.value ?? "value"})`);
+      i++;
+      return next;
+    };
+    switch (def.kind) {
+      case "boolean":
+        if (inline !== undefined) throw new UsageError(`error: option '${key}' takes no value`);
+        flags[def.name] = true;
+        break;
+      case "string":
+        flags[def.name] = takeValue();
+        break;
+      case "optional": {
+        const next = argv[i + 1];
+        if (inline !== undefined) flags[def.name] = inline;
+        else if (next !== undefined && !next.startsWith("-") && /^[0-9a-f-]{8,}$/i.test(next)) {
+          flags[def.name] = next;
+          i++;
+        } else flags[def.name] = true;
+        break;
+      }
+      case "multi": {
+        const list = (flags[def.name] as string[] | undefined) ?? [];
+        list.push(takeValue());
+        flags[def.name] = list;
+        break;
+      }
+    }
+  }
+  return { flags, positionals };
+}
+
+/** Splits rule lists on commas and spaces outside parentheses: "Bash(git *) Edit,Read" → 3 rules. */
+export function splitRules(values: string[]): string[] {
+  const out: string[] = [];
+  for (const v of values) {
+    let depth = 0;
+    let cur = "";
+    for (const ch of v) {
+      if (ch === "(") depth++;
+      if (ch === ")") depth = Math.max(0, depth - 1);
+      if (depth === 0 && (ch === "," || ch === " ")) {
+        if (cur.trim()) out.push(cur.trim());
+        cur = "";
+      } else cur += ch;
+    }
+    if (cur.trim()) out.push(cur.trim());
+  }
+  return out;
+}
+
+export function renderHelp(version: string): string {
+  const lines = [
+    `yoke ${version}: a Claude-Code-compatible coding agent`,
+    "",
+    "Usage: yoke [options] [prompt]",
+    "       yoke <command> [args]",
+    "",
+    "Options:",
+  ];
+  for (const f of FLAGS.filter((x) => !x.hidden)) {
+    const names = [f.short ? `-${f.short}` : null, `--${f.name}`, ...(f.alias ?? []).map((a) => `--${a}`)].filter(Boolean).join(", ");
+    const left = `  ${names}${f.value ? ` ${f.value}` : ""}`;
+    lines.push(left.length >= 40 ? `${left}\n${" ".repeat(40)}${f.help}` : `${left.padEnd(40)}${f.help}`);
+  }
+  lines.push(
+    "",
+    "Commands:",
+    "  context [--json]                      Instruction files and token breakdown of a request",
+    "  hooks list | hooks run EVENT          Configured hooks; run them on a synthetic payload, no model",
+    "  plugins list                          Loaded plugins",
+    "  permissions explain TOOL INPUT        Which rule decides a tool call, and why",
+    "  sessions list | sessions show ID      Saved sessions of this folder",
+    "  rewind ID --to UUID [--files|--conversation|--both]   Restore files and/or conversation",
+    "",
+    "Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, YOKE_CONFIG_DIR",
+  );
+  return lines.join("\n");
+}

@@ -1,0 +1,6 @@
+import type { Tool } from "../tool/types.ts";
+
+/** Every built-in tool, in the order the model sees them. */
+export function builtinTools(): Tool[] {
+  return [];
+}

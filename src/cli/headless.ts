@@ -1,0 +1,66 @@
+import { SettingsError } from "../config/load.ts";
+import type { ParsedArgs } from "./args.ts";
+import { UsageError } from "./args.ts";
+import { compose, type Runtime } from "./compose.ts";
+import { builtinTools } from "./builtin-tools.ts";
+import { checkPrintFlags, runPrint } from "./print-mode.ts";
+import { stdinPrompts } from "./stdin.ts";
+
+const fail = (msg: string): number => {
+  process.stderr.write(`${msg}\n`);
+  return 1;
+};
+
+/** `yoke -p`: compose, wire signals, run, exit with a truthful code. */
+export async function runHeadless(args: ParsedArgs): Promise<number> {
+  if (!args.flags.print) {
+    if (process.stdin.isTTY || args.positionals.length === 0)
+      return fail("yoke has no interactive mode yet: run `yoke -p \"your prompt\"` (or pipe the prompt on stdin). See `yoke --help`.");
+    args.flags.print = true;
+  }
+  let format;
+  try {
+    format = checkPrintFlags(args);
+  } catch (e) {
+    if (e instanceof UsageError) return fail(e.message);
+    throw e;
+  }
+  let rt: Runtime;
+  try {
+    rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools() });
+  } catch (e) {
+    if (e instanceof SettingsError || e instanceof UsageError) return fail(`yoke: ${e.message}`);
+    throw e;
+  }
+  const ctrl = new AbortController();
+  let exitSignal: number | null = null;
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (exitSignal !== null) process.exit(exitSignal); // a second signal: leave at once
+    exitSignal = sig === "SIGINT" ? 130 : 143;
+    ctrl.abort();
+    // The loop ends on abort; this is the backstop if something refuses to.
+    setTimeout(() => process.exit(exitSignal ?? 1), 3000).unref();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+
+  let prompts: AsyncIterable<string>;
+  if (format.inputFormat === "stream-json") prompts = stdinPrompts("stream-json");
+  else {
+    let prompt = args.positionals.join(" ");
+    if (!prompt && !process.stdin.isTTY) prompt = (await Bun.stdin.text()).trim();
+    if (!prompt) {
+      await rt.shutdown();
+      return fail("Error: Input must be provided either through stdin or as a prompt argument when using --print");
+    }
+    prompts = (async function* () {
+      yield prompt;
+    })();
+  }
+  try {
+    const code = await runPrint(rt, prompts, format.format, args, ctrl.signal);
+    return exitSignal ?? code;
+  } finally {
+    await rt.shutdown();
+  }
+}

@@ -1,0 +1,80 @@
+import { randomUUID } from "node:crypto";
+import type { LoopEvent, TurnResult } from "../loop/events.ts";
+import { runTurn } from "../loop/run-turn.ts";
+import { VERSION } from "../version.ts";
+import type { ParsedArgs } from "./args.ts";
+import { UsageError } from "./args.ts";
+import type { Runtime } from "./compose.ts";
+import { resultMessage, streamJsonLines } from "./render.ts";
+
+export type OutputFormat = "text" | "json" | "stream-json";
+
+export function checkPrintFlags(args: ParsedArgs): { format: OutputFormat; inputFormat: "text" | "stream-json" } {
+  const f = (args.flags["output-format"] as string | undefined) ?? "text";
+  if (f !== "text" && f !== "json" && f !== "stream-json")
+    throw new UsageError(`error: --output-format must be text, json or stream-json (got '${f}')`);
+  if (f === "stream-json" && !args.flags.verbose)
+    throw new UsageError("Error: When using --print, --output-format=stream-json requires --verbose");
+  const i = (args.flags["input-format"] as string | undefined) ?? "text";
+  if (i !== "text" && i !== "stream-json") throw new UsageError(`error: --input-format must be text or stream-json (got '${i}')`);
+  if (i === "stream-json" && f !== "stream-json") throw new UsageError("Error: --input-format=stream-json requires --output-format=stream-json");
+  return { format: f, inputFormat: i };
+}
+
+const write = (line: string) => process.stdout.write(`${line}\n`);
+
+export function initMessage(rt: Runtime): Record<string, unknown> {
+  return {
+    type: "system",
+    subtype: "init",
+    cwd: rt.cwd,
+    session_id: rt.sessionId,
+    // Claude Code lists the subagent tool under its legacy name here (contracts §4.4).
+    tools: rt.tools.list().map((t) => (t.name === "Agent" ? "Task" : t.name)),
+    mcp_servers: [],
+    model: rt.model,
+    permissionMode: rt.permissionMode,
+    slash_commands: ["compact"],
+    apiKeySource: rt.apiKeySource,
+    claude_code_version: VERSION,
+    yoke_version: VERSION,
+    output_style: "default",
+    agents: [],
+    skills: [],
+    plugins: [],
+    uuid: randomUUID(),
+  };
+}
+
+/** Runs one headless turn per prompt and renders it. Returns the process exit code. */
+export async function runPrint(rt: Runtime, prompts: AsyncIterable<string>, format: OutputFormat, args: ParsedArgs, signal: AbortSignal): Promise<number> {
+  const sj = { sessionId: rt.sessionId, uuid: randomUUID, partial: !!args.flags["include-partial-messages"], now: () => new Date() };
+  const emit = (ev: LoopEvent) => {
+    if (format === "stream-json") for (const line of streamJsonLines(ev, sj)) write(JSON.stringify(line));
+  };
+  if (rt.hooks.has("SessionStart")) {
+    const out = await rt.hooks.emit("SessionStart", rt.hookPayload("SessionStart", { source: "startup", model: rt.model }), { matchValue: "startup" });
+    if (out.additionalContext.length) rt.session.bag.set("sessionStart.context", out.additionalContext);
+  }
+  if (format === "stream-json") write(JSON.stringify(initMessage(rt)));
+  let last: TurnResult | null = null;
+  for await (const prompt of prompts) {
+    const gen = runTurn(rt.deps, rt.convo, prompt, signal);
+    for (;;) {
+      const step = await gen.next();
+      if (step.done) {
+        last = step.value;
+        break;
+      }
+      emit(step.value);
+    }
+    if (format === "stream-json") emit({ type: "result", result: last });
+    if (signal.aborted) break;
+  }
+  if (rt.hooks.has("SessionEnd"))
+    await rt.hooks.emit("SessionEnd", rt.hookPayload("SessionEnd", { reason: "other" }), { matchValue: "other" });
+  if (!last) return 0;
+  if (format === "json") write(JSON.stringify(resultMessage(last, rt.sessionId, randomUUID())));
+  if (format === "text") write(last.subtype === "success" ? last.result : last.errors.join("\n") || last.result);
+  return last.isError ? 1 : 0;
+}

@@ -1,0 +1,215 @@
+import type { ContentBlock, Message, Provider, TextBlock, ToolResultBlock, ToolUseBlock, Usage, UserMessage } from "../provider/types.ts";
+import { emptyUsage } from "../provider/types.ts";
+import type { Transcript } from "../session/transcript.ts";
+import { isConcurrencySafe } from "../tool/define-tool.ts";
+import type { LoopEvent, PermissionDenial, TerminalReason, TurnResult } from "./events.ts";
+import { runToolCall, type ToolOutcome, type ToolRunnerDeps } from "./tool-runner.ts";
+import { addUsage, type UsageTracker } from "./usage.ts";
+
+export type LoopDeps = ToolRunnerDeps & {
+  provider: Provider;
+  model: () => string;
+  maxTokens: number;
+  maxTurns?: number;
+  system: () => Promise<TextBlock[]> | TextBlock[];
+  transcript: Transcript;
+  usage: UsageTracker;
+  /** Context for this prompt (instruction files on the first turn, memory, hook context), as system-reminder texts. */
+  promptContext?: (prompt: string) => Promise<string[]>;
+  /** Context after a tool batch (lazily attached instruction files). */
+  afterTools?: (calls: ToolUseBlock[]) => Promise<string[]> | string[];
+  /** Called before every model request; may compact the conversation in place. */
+  beforeRequest?: (convo: Conversation, signal: AbortSignal) => AsyncIterable<LoopEvent> | undefined;
+  /** The plan given to ExitPlanMode in this turn, if any: the run ends with it. */
+  takePlan?: () => string | undefined;
+  maxStopBlocks?: number;
+};
+
+export type Conversation = { messages: Message[] };
+
+export const reminder = (text: string): TextBlock => ({ type: "text", text: `<system-reminder>\n${text}\n</system-reminder>` });
+
+const textOf = (content: ContentBlock[]) =>
+  content
+    .filter((b): b is TextBlock => b.type === "text")
+    .map((b) => b.text)
+    .join("");
+
+/**
+ * One user turn: prompt → model ⇄ tools → Stop hooks → result. Every effect comes in through deps
+ * (DESIGN rule 1). Never throws: API failures, aborts and tool failures end in a `result` event.
+ */
+export async function* runTurn(
+  deps: LoopDeps,
+  convo: Conversation,
+  prompt: string | ContentBlock[],
+  signal: AbortSignal,
+): AsyncGenerator<LoopEvent, TurnResult> {
+  const started = deps.clock();
+  const apiStart = deps.usage.apiMs();
+  const denials: PermissionDenial[] = [];
+  let usage: Usage = emptyUsage();
+  let turns = 0;
+  let lastText = "";
+  let stopReason: string | null = null;
+  let stopBlocks = 0;
+
+  const finish = (over: Partial<TurnResult> & { terminalReason: TerminalReason }): TurnResult => ({
+    subtype: "success",
+    isError: false,
+    result: lastText,
+    errors: [],
+    numTurns: turns,
+    durationMs: deps.clock() - started,
+    durationApiMs: deps.usage.apiMs() - apiStart,
+    stopReason,
+    usage,
+    modelUsage: deps.usage.modelUsage(),
+    totalCostUsd: deps.usage.totalCost(),
+    permissionDenials: denials,
+    ...over,
+  });
+  const aborted = (during: "streaming" | "tools") =>
+    finish({
+      subtype: "error_during_execution",
+      isError: true,
+      errors: ["The run was interrupted."],
+      terminalReason: during === "streaming" ? "aborted_streaming" : "aborted_tools",
+    });
+
+  const promptText = typeof prompt === "string" ? prompt : textOf(prompt);
+  const submit = deps.hooks.has("UserPromptSubmit")
+    ? await deps.hooks.emit("UserPromptSubmit", deps.hookPayload("UserPromptSubmit", { prompt: promptText }), { signal })
+    : null;
+  if (submit?.blocked || submit?.stop) {
+    const why = submit.blockReason ?? submit.stopReason ?? "blocked";
+    return finish({ isError: true, result: `Prompt blocked by a UserPromptSubmit hook: ${why}`, terminalReason: "hook_stopped" });
+  }
+  const extra = [...((await deps.promptContext?.(promptText)) ?? []), ...(submit?.additionalContext ?? []).map((c) => `UserPromptSubmit hook additional context: ${c}`)];
+  const promptBlocks: ContentBlock[] = typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
+  const userMsg: UserMessage = { role: "user", content: extra.length ? [...extra.map(reminder), ...promptBlocks] : typeof prompt === "string" ? prompt : prompt };
+  convo.messages.push(userMsg);
+  const uuid = deps.transcript.user(userMsg);
+  yield { type: "user", message: userMsg, uuid };
+
+  for (;;) {
+    if (signal.aborted) return aborted("tools");
+    turns++;
+    if (deps.maxTurns !== undefined && turns > deps.maxTurns) {
+      return finish({
+        subtype: "error_max_turns",
+        isError: true,
+        errors: [`Reached maximum number of turns (${deps.maxTurns})`],
+        terminalReason: "max_turns",
+      });
+    }
+    const pre = deps.beforeRequest?.(convo, signal);
+    if (pre) for await (const ev of pre) yield ev;
+
+    const model = deps.model();
+    let message = null;
+    for await (const ev of deps.provider.stream(
+      { model, system: await deps.system(), messages: convo.messages, tools: deps.tools.specs(), maxTokens: deps.maxTokens },
+      signal,
+    )) {
+      if (ev.type === "retry") yield { type: "api_retry", info: ev.info };
+      else if (ev.type === "stream_event") yield { type: "stream_event", event: ev.event };
+      else if (ev.type === "error") {
+        if (ev.error.kind === "aborted" || signal.aborted) return aborted("streaming");
+        return finish({
+          isError: true,
+          result: `API Error: ${ev.error.status ?? ""} ${ev.error.message}`.replace("  ", " "),
+          apiErrorStatus: ev.error.status,
+          terminalReason: "api_error",
+        });
+      } else {
+        message = ev.message;
+        deps.usage.add(model, ev.message.usage, ev.durationMs);
+      }
+    }
+    if (!message) return aborted("streaming");
+    usage = addUsage(usage, message.usage);
+    stopReason = message.stop_reason;
+    convo.messages.push({ role: "assistant", content: message.content });
+    const uuids = deps.transcript.assistant(message);
+    yield { type: "assistant", message, uuids };
+    const text = textOf(message.content);
+    if (text) lastText = text;
+
+    const calls = message.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
+    if (calls.length === 0) {
+      if (!deps.hooks.has("Stop")) return finish({ terminalReason: "completed" });
+      const stop = await deps.hooks.emit(
+        "Stop",
+        deps.hookPayload("Stop", { stop_hook_active: stopBlocks > 0, last_assistant_message: text }),
+        { signal },
+      );
+      if (stop.stop) return finish({ terminalReason: "hook_stopped" });
+      if (!stop.blocked || stopBlocks >= (deps.maxStopBlocks ?? 8)) return finish({ terminalReason: "completed" });
+      stopBlocks++;
+      const feedback: UserMessage = { role: "user", content: [reminder(`Stop hook feedback:\n${stop.blockReason ?? "Continue working."}`)] };
+      convo.messages.push(feedback);
+      const fu = deps.transcript.user(feedback, { isMeta: true });
+      yield { type: "user", message: feedback, uuid: fu };
+      yield { type: "system", subtype: "notification", data: { message: `Stop hook feedback: ${stop.blockReason ?? ""}` } };
+      continue;
+    }
+    stopBlocks = 0;
+
+    const outcomes: ToolOutcome[] = [];
+    for (const batch of batches(deps, calls)) {
+      if (signal.aborted) break;
+      for (const c of batch) yield { type: "tool_start", toolUseId: c.id, name: c.name, input: c.input };
+      const results = await Promise.all(batch.map((c) => runToolCall(deps, c, signal)));
+      outcomes.push(...results);
+    }
+    // Every tool_use needs a tool_result, even when the run was interrupted mid-batch.
+    for (const c of calls.slice(outcomes.length))
+      outcomes.push({ block: { type: "tool_result", tool_use_id: c.id, content: "Interrupted by the user.", is_error: true }, context: [], systemMessages: [] });
+
+    const blocks: ContentBlock[] = [];
+    for (const o of outcomes) {
+      blocks.push(o.block);
+      const msg: UserMessage = { role: "user", content: [o.block] };
+      const u = deps.transcript.user(msg, {
+        toolUseResult: o.details ?? (o.block.is_error ? `Error: ${String(o.block.content)}` : undefined),
+        sourceToolAssistantUUID: uuids[uuids.length - 1],
+      });
+      if (o.denial) {
+        denials.push(o.denial.denial);
+        yield { type: "permission_denied", denial: o.denial.denial, reason: o.denial.reason };
+      }
+      yield { type: "user", message: msg, uuid: u, toolUseResult: o.details };
+      for (const m of o.systemMessages) yield { type: "system", subtype: "informational", data: { content: m } };
+    }
+    const context = [...outcomes.flatMap((o) => o.context), ...((await deps.afterTools?.(calls)) ?? [])];
+    if (context.length) {
+      const ctxMsg = context.map(reminder);
+      blocks.push(...ctxMsg);
+      deps.transcript.user({ role: "user", content: ctxMsg }, { isMeta: true });
+    }
+    convo.messages.push({ role: "user", content: blocks as Array<ToolResultBlock | TextBlock> });
+    if (signal.aborted) return aborted("tools");
+
+    const stopped = outcomes.find((o) => o.stop);
+    if (stopped) return finish({ result: stopped.stop!.reason, terminalReason: "hook_stopped" });
+    const plan = deps.takePlan?.();
+    if (plan !== undefined) {
+      lastText = plan;
+      return finish({ terminalReason: "plan_ready" });
+    }
+  }
+}
+
+/** Consecutive concurrency-safe calls run together; anything else runs alone, in order. */
+function batches(deps: LoopDeps, calls: ToolUseBlock[]): ToolUseBlock[][] {
+  const out: ToolUseBlock[][] = [];
+  for (const c of calls) {
+    const t = deps.tools.get(c.name);
+    const safe = t ? isConcurrencySafe(t, c.input) : false;
+    const last = out[out.length - 1];
+    if (safe && last && last.every((x) => { const tx = deps.tools.get(x.name); return tx ? isConcurrencySafe(tx, x.input) : false; })) last.push(c);
+    else out.push([c]);
+  }
+  return out;
+}

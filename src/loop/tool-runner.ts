@@ -1,0 +1,139 @@
+import type { HookBus, HookEventName } from "../hook/types.ts";
+import type { PermissionEvaluator } from "../permission/types.ts";
+import type { ToolResultBlock, ToolUseBlock } from "../provider/types.ts";
+import { isReadOnly } from "../tool/define-tool.ts";
+import type { ToolRegistry } from "../tool/registry.ts";
+import type { ToolContext, ToolResult } from "../tool/types.ts";
+import type { PermissionDenial } from "./events.ts";
+
+/** Asks a person. Absent in headless runs, where an `ask` becomes a denial. */
+export type AskPermission = (req: { toolName: string; input: Record<string, unknown>; reason: string }) => Promise<
+  { allow: true; input?: Record<string, unknown> } | { allow: false; feedback?: string }
+>;
+
+export type ToolRunnerDeps = {
+  tools: ToolRegistry;
+  hooks: HookBus;
+  permissions: PermissionEvaluator;
+  /** Common hook fields in Claude Code's order, ending with hook_event_name. */
+  hookPayload: (event: HookEventName, fields: Record<string, unknown>) => Record<string, unknown>;
+  context: (toolUseId: string, signal: AbortSignal) => ToolContext;
+  askPermission?: AskPermission;
+  clock: () => number;
+};
+
+export type ToolOutcome = {
+  block: ToolResultBlock;
+  details?: unknown;
+  /** Hook context for the model (PreToolUse / PostToolUse additionalContext, PostToolUse block reasons). */
+  context: string[];
+  systemMessages: string[];
+  denial?: { denial: PermissionDenial; reason: string };
+  /** A hook said `continue: false`. */
+  stop?: { reason: string };
+};
+
+const errorResult = (id: string, text: string): ToolResultBlock => ({ type: "tool_result", tool_use_id: id, content: text, is_error: true });
+
+/** validate → PreToolUse → permission → execute → PostToolUse. Never throws (DESIGN rule 3). */
+export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, signal: AbortSignal): Promise<ToolOutcome> {
+  const out: ToolOutcome = { block: errorResult(call.id, ""), context: [], systemMessages: [] };
+  const tool = deps.tools.get(call.name);
+  if (!tool) {
+    const names = deps.tools.list().map((t) => t.name).join(", ");
+    out.block = errorResult(call.id, `Error: No such tool available: ${call.name}. Use one of: ${names}.`);
+    return out;
+  }
+  if ("__invalid_json__" in call.input) {
+    out.block = errorResult(call.id, `InputValidationError: the input for ${tool.name} was not valid JSON. Send the input again as a JSON object.`);
+    return out;
+  }
+  let parsed = tool.parse(call.input);
+  if (!parsed.ok) {
+    out.block = errorResult(call.id, parsed.error);
+    return out;
+  }
+  let input = parsed.input as Record<string, unknown>;
+
+  const pre = deps.hooks.has("PreToolUse")
+    ? await deps.hooks.emit(
+        "PreToolUse",
+        deps.hookPayload("PreToolUse", { tool_name: tool.name, tool_input: input, tool_use_id: call.id }),
+        { matchValue: tool.name, signal },
+      )
+    : null;
+  if (pre) {
+    out.context.push(...pre.additionalContext.map((c) => `PreToolUse:${tool.name} hook additional context: ${c}`));
+    out.systemMessages.push(...pre.systemMessages);
+    if (pre.stop) out.stop = { reason: pre.stopReason ?? "A PreToolUse hook stopped the run." };
+    if (pre.blocked || pre.permissionDecision === "deny") {
+      const why = pre.blockReason ?? pre.permissionDecisionReason ?? "blocked";
+      const text = `PreToolUse:${tool.name} hook error: ${why}`;
+      out.block = errorResult(call.id, text);
+      out.denial = { denial: { tool_name: tool.name, tool_use_id: call.id, tool_input: input }, reason: text };
+      return out;
+    }
+    if (pre.updatedInput) {
+      const re = tool.parse(pre.updatedInput);
+      if (!re.ok) {
+        out.block = errorResult(call.id, `A PreToolUse hook rewrote the input of ${tool.name} into something invalid:\n${re.error}`);
+        return out;
+      }
+      parsed = re;
+      input = re.input as Record<string, unknown>;
+    }
+  }
+
+  const ctx = deps.context(call.id, signal);
+  const hookDecision = pre?.permissionDecision === "allow" || pre?.permissionDecision === "ask" ? pre.permissionDecision : undefined;
+  const decision = deps.permissions.decide({ toolName: tool.name, input, readOnly: isReadOnly(tool, input), cwd: ctx.cwd, hookDecision });
+  let behavior = decision.behavior;
+  let reason = decision.reason;
+  if (behavior === "ask") {
+    if (deps.askPermission) {
+      const answer = await deps.askPermission({ toolName: tool.name, input, reason });
+      if (answer.allow) {
+        behavior = "allow";
+        if (answer.input) input = answer.input;
+      } else {
+        behavior = "deny";
+        reason = answer.feedback ? `The user denied this ${tool.name} call and said: ${answer.feedback}` : `The user denied this ${tool.name} call.`;
+      }
+    } else {
+      behavior = "deny";
+      reason = `${reason} No one is present to approve it in this non-interactive run, so it was denied. Do not retry the same call; find another way that needs no approval, or finish and explain what approval is needed.`;
+    }
+  }
+  if (behavior === "deny") {
+    out.block = errorResult(call.id, `Permission to use ${tool.name} was denied. ${reason}`);
+    out.denial = { denial: { tool_name: tool.name, tool_use_id: call.id, tool_input: input }, reason };
+    return out;
+  }
+
+  const started = deps.clock();
+  let result: ToolResult;
+  if (signal.aborted) result = { content: `${tool.name} was interrupted by the user.`, isError: true };
+  else result = await tool.run(input, ctx);
+  const durationMs = deps.clock() - started;
+  out.block = { type: "tool_result", tool_use_id: call.id, content: result.content, is_error: result.isError ?? false };
+  out.details = result.details ?? (typeof result.content === "string" ? result.content : undefined);
+
+  const event = result.isError ? "PostToolUseFailure" : "PostToolUse";
+  if (deps.hooks.has(event)) {
+    const fields: Record<string, unknown> = { tool_name: tool.name, tool_input: input };
+    if (result.isError) {
+      fields.tool_use_id = call.id;
+      fields.error = typeof result.content === "string" ? result.content : "tool failed";
+    } else {
+      fields.tool_response = out.details ?? null;
+      fields.tool_use_id = call.id;
+    }
+    fields.duration_ms = durationMs;
+    const post = await deps.hooks.emit(event, deps.hookPayload(event, fields), { matchValue: tool.name, signal });
+    out.context.push(...post.additionalContext.map((c) => `${event}:${tool.name} hook additional context: ${c}`));
+    if (post.blocked && post.blockReason) out.context.push(`${event}:${tool.name} hook feedback: ${post.blockReason}`);
+    out.systemMessages.push(...post.systemMessages);
+    if (post.stop) out.stop = { reason: post.stopReason ?? `A ${event} hook stopped the run.` };
+  }
+  return out;
+}

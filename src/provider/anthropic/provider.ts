@@ -1,0 +1,121 @@
+import type { ModelRequest, Provider, ProviderEvent, TextBlock, Message, ContentBlock } from "../types.ts";
+import { createAccumulator } from "./accumulate.ts";
+import { classifyError, retryDelay } from "./retry.ts";
+
+export type AnthropicConfig = {
+  apiKey?: string;
+  authToken?: string;
+  baseURL?: string;
+  maxRetries: number;
+  retryBaseMs: number;
+  /** Per-request timeout (API_TIMEOUT_MS). */
+  timeoutMs: number;
+  userAgent: string;
+};
+
+export function anthropicConfigFromEnv(env: Record<string, string | undefined>, version: string): AnthropicConfig {
+  const num = (k: string, d: number) => {
+    const v = Number(env[k]);
+    return Number.isFinite(v) && env[k] !== undefined && env[k] !== "" ? v : d;
+  };
+  return {
+    apiKey: env.ANTHROPIC_API_KEY || undefined,
+    authToken: env.ANTHROPIC_AUTH_TOKEN || undefined,
+    baseURL: env.ANTHROPIC_BASE_URL || undefined,
+    maxRetries: Math.min(10, Math.max(0, num("CLAUDE_CODE_MAX_RETRIES", 10))),
+    retryBaseMs: num("YOKE_RETRY_BASE_MS", 500),
+    timeoutMs: num("API_TIMEOUT_MS", 600_000),
+    userAgent: `yoke/${version}`,
+  };
+}
+
+/** Marks the system prompt and the last message as cache breakpoints (prompt caching). */
+export function withCacheControl(system: TextBlock[], messages: Message[]): { system: TextBlock[]; messages: Message[] } {
+  const sys = system.map((b, i) => (i === system.length - 1 ? { ...b, cache_control: { type: "ephemeral" as const } } : b));
+  if (messages.length === 0) return { system: sys, messages };
+  const last = messages[messages.length - 1]!;
+  const content: ContentBlock[] = typeof last.content === "string" ? [{ type: "text", text: last.content }] : [...last.content];
+  const i = content.length - 1;
+  const b = content[i];
+  if (b && (b.type === "text" || b.type === "tool_result")) content[i] = { ...b, cache_control: { type: "ephemeral" } };
+  return { system: sys, messages: [...messages.slice(0, -1), { ...last, content } as Message] };
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+  });
+
+/** The Anthropic Messages API over @anthropic-ai/sdk, streaming, with our own retry loop so each retry is reported. */
+export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
+  let client: any = null;
+  const getClient = async () => {
+    if (client) return client;
+    // Loaded on first use so `--version`, `--help` and config errors never pay for the SDK.
+    const { default: Anthropic } = await import("@anthropic-ai/sdk");
+    client = new Anthropic({
+      apiKey: cfg.apiKey ?? (cfg.authToken ? null : "no-key"),
+      authToken: cfg.authToken ?? null,
+      baseURL: cfg.baseURL,
+      maxRetries: 0,
+      timeout: cfg.timeoutMs,
+      defaultHeaders: { "user-agent": cfg.userAgent },
+    });
+    return client;
+  };
+
+  return {
+    async *stream(req: ModelRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
+      const started = Date.now();
+      const { system, messages } = withCacheControl(req.system, req.messages);
+      const body: Record<string, unknown> = {
+        model: req.model,
+        max_tokens: req.maxTokens,
+        system,
+        messages,
+        stream: true,
+      };
+      if (req.tools.length) body.tools = req.tools;
+      if (req.temperature !== undefined) body.temperature = req.temperature;
+      for (let attempt = 0; ; attempt++) {
+        if (signal.aborted) {
+          yield { type: "error", error: { status: null, kind: "aborted", message: "Request was aborted." }, durationMs: Date.now() - started };
+          return;
+        }
+        const acc = createAccumulator();
+        let sawStop = false;
+        try {
+          const c = await getClient();
+          const stream = await c.messages.create(body, { signal });
+          for await (const ev of stream) {
+            acc.push(ev);
+            if (ev.type === "message_stop") sawStop = true;
+            yield { type: "stream_event", event: ev };
+          }
+          const message = acc.finish();
+          if (!sawStop || !message) throw Object.assign(new Error("The response stream ended before the message was complete."), { status: null });
+          yield { type: "done", message, durationMs: Date.now() - started };
+          return;
+        } catch (err) {
+          if (signal.aborted) {
+            yield { type: "error", error: { status: null, kind: "aborted", message: "Request was aborted." }, durationMs: Date.now() - started };
+            return;
+          }
+          const c = classifyError(err);
+          if (!c.retryable || attempt >= cfg.maxRetries) {
+            yield { type: "error", error: { status: c.status, kind: c.kind, message: c.message }, durationMs: Date.now() - started };
+            return;
+          }
+          const delay = retryDelay(attempt + 1, cfg.retryBaseMs, c.retryAfterMs);
+          yield {
+            type: "retry",
+            info: { attempt: attempt + 1, max_retries: cfg.maxRetries, retry_delay_ms: delay, error_status: c.status, error: c.kind },
+          };
+          await sleep(delay, signal);
+        }
+      }
+    },
+  };
+}
