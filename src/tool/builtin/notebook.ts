@@ -88,8 +88,8 @@ export function renderNotebook(nb: Notebook): string {
     .map((cell, i) => {
       const head = `<cell id="${cellId(cell, i)}" type="${cell.cell_type}"${cell.cell_type === "code" ? ` language="${lang}"` : ""}>`;
       const body = joinSource(cell.source);
-      const outs = (cell.outputs ?? []).map(renderOutput).filter((s) => s.trim() !== "");
-      const outText = outs.length ? `\n<outputs>\n${outs.join("\n").replace(/\n+$/, "")}\n</outputs>` : "";
+      const outs = (cell.outputs ?? []).map((o) => renderOutput(o).replace(/\n+$/, "")).filter((s) => s.trim() !== "");
+      const outText = outs.length ? `\n<outputs>\n${outs.join("\n")}\n</outputs>` : "";
       return `${head}\n${body}${outText}\n</cell>`;
     })
     .join("\n\n");
