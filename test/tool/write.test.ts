@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { decodeText } from "../../src/tool/builtin/file-text.ts";
 import { readTool } from "../../src/tool/builtin/read.ts";
 import { writeTool } from "../../src/tool/builtin/write.ts";
 import { makeCtx, tempDir } from "./ctx.ts";
@@ -90,5 +91,13 @@ describe("Write (contracts §7.2, tool_response §1.4)", () => {
     expect(r.isError).toBe(true);
     expect(r.content).toContain("interrupted");
     expect(() => readFileSync(p)).toThrow();
+  });
+});
+
+describe("line-ending detection", () => {
+  test("an LF file with one stray CRLF stays LF", () => {
+    expect(decodeText(Buffer.from("a\nb\nc\r\nd\n")).crlf).toBe(false);
+    expect(decodeText(Buffer.from("a\r\nb\r\nc\n")).crlf).toBe(true);
+    expect(decodeText(Buffer.from("\uFEFFx")).bom).toBe(true);
   });
 });

@@ -61,8 +61,13 @@ export function decodeText(buf: Uint8Array): DecodedText {
   let text = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString("utf8");
   const bom = text.startsWith(BOM);
   if (bom) text = text.slice(1);
-  const crlfCount = text.split("\r\n").length - 1;
-  const lfCount = text.split("\n").length - 1;
+  let lfCount = 0;
+  let crlfCount = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) {
+    lfCount++;
+    if (i > 0 && text.charCodeAt(i - 1) === 13) crlfCount++;
+  }
+  // Mixed files count as CRLF when most of their line breaks are; they are written back all CRLF.
   const crlf = crlfCount > 0 && crlfCount * 2 >= lfCount;
   if (crlf) text = text.replaceAll("\r\n", "\n");
   return { text, bom, crlf };
