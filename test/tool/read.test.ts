@@ -98,6 +98,14 @@ describe("Read (contracts §7.2)", () => {
     expect(r.content).toContain("Glob");
   });
 
+  test("a FIFO is refused at once instead of blocking", async () => {
+    const fifo = join(dir, "pipe");
+    Bun.spawnSync(["mkfifo", fifo]);
+    const r = await readTool.run({ file_path: fifo }, makeCtx(dir));
+    expect(r.isError).toBe(true);
+    expect(r.content).toContain("not a regular file");
+  });
+
   test("binary files: NUL bytes or a known extension", async () => {
     const p = file("blob.txt", Buffer.from([0x61, 0x00, 0x62]));
     const r = await readTool.run({ file_path: p }, makeCtx(dir));

@@ -28,6 +28,7 @@ export function planEdits(path: string, edits: EditSpec[], ctx: ToolContext, lab
   if (notAbs) return stop(notAbs);
   const st = statOrNull(path);
   if (st?.isDirectory()) return stop(`${path} is a directory, not a file. Give the path of a file to edit.`);
+  if (st && !st.isFile()) return stop(`${path} is not a regular file (a device, socket or pipe), so it cannot be edited.`);
   let original: { text: string; bom: boolean; crlf: boolean } | null = null;
   if (!st) {
     if (edits[0]?.old_string !== "")

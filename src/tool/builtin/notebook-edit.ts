@@ -55,7 +55,7 @@ export const notebookEditTool = defineTool({
       return failure(`${path} is not a Jupyter notebook (.ipynb). Use Edit or Write for other files.`);
     const st = statOrNull(path);
     if (!st) return failure(`Notebook does not exist. Note: your current working directory is ${ctx.cwd}.`);
-    if (st.isDirectory()) return failure(`${path} is a directory, not a notebook file.`);
+    if (!st.isFile()) return failure(`${path} is not a regular file, so it cannot be edited as a notebook.`);
     const refusal = ctx.fileState.checkWritable(path);
     if (refusal) return failure(refusal);
     const raw = readText(path).text;

@@ -133,6 +133,8 @@ export const readTool = defineTool({
     }
     if (st.isDirectory())
       return failure(`${path} is a directory, not a file. List its contents with Bash (ls) or the Glob tool instead.`);
+    if (!st.isFile())
+      return failure(`${path} is not a regular file (a device, socket or pipe), so Read cannot show it. Use Bash if you really need it.`);
     const ext = extname(path).toLowerCase();
     const imageType = IMAGE_TYPES[ext];
     if (imageType) return readImage(path, imageType, ctx);

@@ -23,6 +23,7 @@ export const writeTool = defineTool({
     if (notAbs) return failure(notAbs);
     const st = statOrNull(path);
     if (st?.isDirectory()) return failure(`${path} is a directory, so it cannot be written as a file. Choose a file path inside it.`);
+    if (st && !st.isFile()) return failure(`${path} is not a regular file (a device, socket or pipe), so Write will not replace it.`);
     let original: ReturnType<typeof readText> | null = null;
     if (st) {
       const refusal = ctx.fileState.checkWritable(path);
