@@ -1,0 +1,75 @@
+/**
+ * The exact-text replacement behind Edit and MultiEdit. Pure: returns the new text or an instruction
+ * for the model; never throws.
+ */
+
+export type EditSpec = { old_string: string; new_string: string; replace_all?: boolean };
+
+export type EditOutcome =
+  | { ok: true; text: string; count: number; /** offset of the first change in the new text */ at: number }
+  | { ok: false; error: string };
+
+// Models often type straight quotes where the file has typographic ones (or the reverse). Each maps one
+// UTF-16 unit to one, so offsets found in the folded text are valid in the real text.
+const foldQuotes = (s: string) => s.replace(/[\u2018\u2019]/g, "'").replace(/[\u201C\u201D]/g, '"');
+
+function positions(hay: string, needle: string): number[] {
+  const out: number[] = [];
+  for (let i = hay.indexOf(needle); i !== -1; i = hay.indexOf(needle, i + needle.length)) out.push(i);
+  return out;
+}
+
+/** Replaces `e.old_string` in `text`. `where` names the file in error messages. */
+export function applyEdit(text: string, e: EditSpec, where: string): EditOutcome {
+  const { old_string: oldStr, new_string: newStr } = e;
+  if (oldStr === newStr)
+    return { ok: false, error: "old_string and new_string are identical, so this edit would change nothing. Give the new text in new_string." };
+  if (oldStr === "") {
+    if (text.trim() !== "")
+      return {
+        ok: false,
+        error: `old_string is empty, but ${where} already has content. Put the exact text to replace in old_string, or use Write to replace the whole file.`,
+      };
+    return { ok: true, text: newStr, count: 1, at: 0 };
+  }
+  let found = positions(text, oldStr);
+  if (found.length === 0) found = positions(foldQuotes(text), foldQuotes(oldStr));
+  if (found.length === 0) {
+    const numbered = /^\s*\d+\t/.test(oldStr)
+      ? " old_string seems to start with a line number from Read's output; leave out the number and tab."
+      : "";
+    return {
+      ok: false,
+      error: `old_string was not found in ${where}.${numbered} Read the file again and copy the text exactly, including indentation, whitespace and line breaks.`,
+    };
+  }
+  if (found.length > 1 && !e.replace_all)
+    return {
+      ok: false,
+      error: `old_string occurs ${found.length} times in ${where}, but replace_all is false. Include more surrounding lines in old_string so it matches exactly one place, or set replace_all to true to change all ${found.length}.`,
+    };
+  let len = oldStr.length;
+  // Deleting a whole line's text should delete the line, not leave an empty one behind.
+  if (newStr === "" && found.length === 1 && !oldStr.endsWith("\n") && text[found[0]! + len] === "\n") len++;
+  let out = "";
+  let prev = 0;
+  for (const p of found) {
+    out += text.slice(prev, p) + newStr;
+    prev = p + len;
+  }
+  out += text.slice(prev);
+  return { ok: true, text: out, count: found.length, at: found[0]! };
+}
+
+/** New-text lines around the change at `at`, numbered as Read numbers them, for the tool result. */
+export function snippetAround(text: string, at: number, changedLength: number, context = 4, maxLines = 40): string {
+  const lines = text.split("\n");
+  if (text.endsWith("\n")) lines.pop();
+  const firstLine = text.slice(0, at).split("\n").length - 1;
+  const lastLine = text.slice(0, at + changedLength).split("\n").length - 1;
+  const from = Math.max(0, firstLine - context);
+  const to = Math.min(lines.length, lastLine + context + 1, from + maxLines);
+  const rows = lines.slice(from, to).map((l, i) => `${from + i + 1}\t${l}`);
+  if (to < Math.min(lines.length, lastLine + context + 1)) rows.push("…");
+  return rows.join("\n");
+}
