@@ -1,6 +1,6 @@
 import Anthropic, { APIError } from "@anthropic-ai/sdk";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { startFakeAnthropic, type FakeAnthropic } from "./fake-anthropic.ts";
+import { startFakeAnthropic, toolResultsOf, type FakeAnthropic } from "./fake-anthropic.ts";
 import { EXHAUSTED_TEXT } from "./fake-messages.ts";
 
 let fake: FakeAnthropic;
@@ -294,6 +294,94 @@ describe("request log and validation", () => {
     const nf = await fetch(`${fake.url}/v1/nothing`, { method: "POST" });
     expect(nf.status).toBe(404);
     expect(((await nf.json()) as any).error.type).toBe("not_found_error");
+  });
+});
+
+describe("tool round trips and real-API validation", () => {
+  test("a tool_use answered by a tool_result goes through; toolResultsOf reads it back", async () => {
+    fake.push({ content: [{ type: "tool_use", id: "toolu_a", name: "Read", input: { file_path: "/x" } }] });
+    fake.push((req) => ({ content: [{ type: "text", text: `saw ${toolResultsOf(req)[0]?.text}` }] }));
+    const first = await client.messages.stream(params).finalMessage();
+    const second = await client.messages
+      .stream({
+        ...params,
+        messages: [
+          ...params.messages,
+          { role: "assistant", content: first.content as any },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_a", content: [{ type: "text", text: "file body" }], is_error: true }] },
+        ],
+      })
+      .finalMessage();
+    expect(second.content[0]).toMatchObject({ text: "saw file body" });
+    expect(toolResultsOf(fake.requests[1]!)).toEqual([{ tool_use_id: "toolu_a", text: "file body", is_error: true }]);
+    expect(toolResultsOf(fake.requests[0]!)).toEqual([]);
+  });
+
+  test("a tool_use left unanswered is a 400 like the real API, and the queue is kept", async () => {
+    fake.push({ content: [{ type: "text", text: "never sent" }] });
+    const err = (await rejection(
+      client.messages
+        .stream({
+          ...params,
+          messages: [
+            ...params.messages,
+            { role: "assistant", content: [{ type: "tool_use", id: "toolu_b", name: "Bash", input: {} }] },
+            { role: "user", content: "forgot the result" },
+          ],
+        })
+        .finalMessage(),
+    )) as APIError;
+    expect(err.status).toBe(400);
+    expect(err.type).toBe("invalid_request_error");
+    expect(err.apiMessage).toContain("toolu_b");
+    expect(fake.rejected).toBe(1);
+    expect(fake.pending).toBe(1);
+  });
+
+  test("validate:false lets such a request through", async () => {
+    const lax = await startFakeAnthropic({ validate: false, script: [{ content: [{ type: "text", text: "ok" }] }] });
+    try {
+      const c = new Anthropic({ baseURL: lax.url, apiKey: "test", maxRetries: 0 });
+      const msg = await c.messages.stream({ ...params, messages: [{ role: "user", content: [{ type: "text", text: "" }] }] }).finalMessage();
+      expect(msg.content[0]).toMatchObject({ text: "ok" });
+      expect(lax.rejected).toBe(0);
+    } finally {
+      await lax.stop();
+    }
+  });
+});
+
+describe("timing", () => {
+  test("chunkDelayMs spaces the frames out; delayMs holds the first byte back", async () => {
+    const slow = await startFakeAnthropic({ chunkDelayMs: 15 });
+    try {
+      const c = new Anthropic({ baseURL: slow.url, apiKey: "test", maxRetries: 0 });
+      slow.push({ content: [{ type: "text", text: "one two three four five six" }] });
+      const s = c.messages.stream(params);
+      const at: number[] = [];
+      s.on("text", () => at.push(performance.now()));
+      await s.finalMessage();
+      expect(at.length).toBeGreaterThan(1);
+      expect(at.at(-1)! - at[0]!).toBeGreaterThanOrEqual(10);
+
+      slow.push({ content: [{ type: "text", text: "late" }], delayMs: 200 });
+      const t0 = performance.now();
+      await c.messages.stream(params).finalMessage();
+      expect(performance.now() - t0).toBeGreaterThanOrEqual(190);
+    } finally {
+      await slow.stop();
+    }
+  });
+
+  test("stop() ends a hung stream: the client sees an error, stop resolves promptly", async () => {
+    fake.push({ fault: "hang" });
+    const s = client.messages.stream(params);
+    await s.emitted("connect");
+    const t0 = performance.now();
+    await fake.stop();
+    expect(performance.now() - t0).toBeLessThan(2000);
+    const err = await rejection(s.finalMessage());
+    expect(err).toBeInstanceOf(Error);
   });
 });
 

@@ -8,9 +8,9 @@
  *
  * Failure reporting: startFakeAnthropic only rejects if the port cannot be bound. A script function
  * that throws is answered with HTTP 500 (api_error) naming the thrown message, and counted in
- * `unexpected`. Requests the real API would refuse (bad JSON, no model/max_tokens/messages, no
- * API key or anthropic-version header) get the real 400/401 error body, count in `rejected` and
- * do not consume the queue.
+ * `unexpected`. Requests the real API would refuse (bad JSON, no model, no API key or
+ * anthropic-version header, and the checks in fake-validate.ts) get the real 400/401 error body,
+ * count in `rejected` and do not consume the queue.
  */
 import {
   apiErrorBody,
@@ -26,6 +26,7 @@ import {
   type FakeStatus,
   type SseEvent,
 } from "./fake-messages.ts";
+import { validateMessagesRequest } from "./fake-validate.ts";
 
 export type { FakeBlock, FakeFault, FakeReply, FakeStatus } from "./fake-messages.ts";
 
@@ -52,6 +53,11 @@ export type FakeAnthropicOptions = {
   chunkDelayMs?: number;
   /** Check x-api-key/authorization and anthropic-version headers like the real API. Default true. */
   checkHeaders?: boolean;
+  /**
+   * Refuse with 400 what the real API refuses (fake-validate.ts): empty text blocks, unpaired
+   * tool_use/tool_result, more than 4 cache_control blocks, missing max_tokens/messages. Default true.
+   */
+  validate?: boolean;
 };
 
 export type FakeAnthropic = {
@@ -76,6 +82,27 @@ export const fakeApiEnv = (fake: { url: string }): Record<string, string> => ({
   ANTHROPIC_API_KEY: "sk-ant-fake-test-key",
 });
 
+/**
+ * The tool_result blocks of a logged request's last message, with their content flattened to
+ * text: what the harness sent back to the model after running tools.
+ */
+export function toolResultsOf(req: LoggedRequest): Array<{ tool_use_id: string; text: string; is_error: boolean }> {
+  const last = (req.body?.messages as Array<{ content?: unknown }> | undefined)?.at(-1);
+  if (!last || !Array.isArray(last.content)) return [];
+  return last.content
+    .filter((b: any) => b?.type === "tool_result")
+    .map((b: any) => ({
+      tool_use_id: String(b.tool_use_id),
+      text:
+        typeof b.content === "string"
+          ? b.content
+          : Array.isArray(b.content)
+            ? b.content.filter((c: any) => c?.type === "text").map((c: any) => c.text).join("\n")
+            : "",
+      is_error: b.is_error === true,
+    }));
+}
+
 const enc = new TextEncoder();
 
 export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
@@ -83,6 +110,7 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
   const requests: LoggedRequest[] = [];
   const chunkDelayMs = opts.chunkDelayMs ?? 0;
   const checkHeaders = opts.checkHeaders ?? true;
+  const validate = opts.validate ?? true;
   let unexpected = 0;
   let rejected = 0;
 
@@ -169,8 +197,8 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
     const refused = refusal(log);
     if (refused) return refused;
     const b = log.body as Record<string, any>;
-    if (typeof b.max_tokens !== "number") return reject(400, "max_tokens: Field required");
-    if (!Array.isArray(b.messages) || b.messages.length === 0) return reject(400, "messages: at least one message is required");
+    const invalid = validate ? validateMessagesRequest(b) : null;
+    if (invalid !== null) return reject(400, invalid);
 
     const stream = b.stream === true;
     const outcome = await nextEntry(log);
