@@ -411,6 +411,14 @@ describe("non-streaming replies (side queries)", () => {
     expect(err).toBeInstanceOf(Error);
   });
 
+  test("stream:false hang ends when the client aborts", async () => {
+    fake.push({ fault: "hang" });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    const err = await rejection(client.messages.create(params, { signal: ac.signal }));
+    expect((err as Error).name).toContain("Abort");
+  });
+
   test("count_tokens answers an estimate without consuming the queue", async () => {
     fake.push({ content: [{ type: "text", text: "x" }] });
     const r = await client.messages.countTokens({ model: params.model, messages: params.messages });

@@ -31,6 +31,7 @@ describe("validateMessagesRequest mirrors the real API's 400s", () => {
     ["empty user string", { ...base, messages: [user("")] }, /^messages\.0: all messages must have non-empty content/],
     ["empty user list", { ...base, messages: [user([])] }, /non-empty content/],
     ["empty text block", { ...base, messages: [user([{ type: "text", text: "" }])] }, /^messages\.0\.content\.0: text content blocks must be non-empty/],
+    ["whitespace-only text", { ...base, messages: [user("  \n")] }, /^messages\.0\.content\.0: text content blocks must contain non-whitespace text/],
     ["empty system text", { ...base, system: [{ type: "text", text: "" }], messages: [user("x")] }, /^system\.0: text content blocks must be non-empty/],
     ["prefill ending in whitespace", { ...base, messages: [user("x"), assistant("Sure, ")] }, /final assistant content cannot end with trailing whitespace/],
     [

@@ -54,6 +54,9 @@ export function validateMessagesRequest(body: Record<string, any>): string | nul
       if (b.type === "text" && (typeof b.text !== "string" || b.text === "")) {
         return `messages.${i}.content.${j}: text content blocks must be non-empty`;
       }
+      if (b.type === "text" && String(b.text).trim() === "" && !isFinalAssistant) {
+        return `messages.${i}.content.${j}: text content blocks must contain non-whitespace text`;
+      }
       if (b.type === "tool_use") {
         if (typeof b.id !== "string" || seenToolUse.has(b.id)) {
           return `messages.${i}.content.${j}: tool_use ids must be unique (${String(b.id)})`;
