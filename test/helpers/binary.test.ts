@@ -84,6 +84,19 @@ describe("runYoke / spawnYoke (with a stub executable)", () => {
     expect(r.durationMs).toBeLessThan(5000);
   });
 
+  test("a grandchild holding stdout open does not keep runYoke waiting", async () => {
+    const pidFile = path.join(tempDir(), "grandchild.pid");
+    const t0 = performance.now();
+    const r = await runYoke([], { bin: stubBin(`echo before; (sleep 20 & echo $! > ${pidFile}); exit 0`), timeoutMs: 10_000 });
+    try {
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe("before\n");
+      expect(performance.now() - t0).toBeLessThan(5000);
+    } finally {
+      process.kill(Number(fs.readFileSync(pidFile, "utf8")), "SIGKILL");
+    }
+  });
+
   test("spawnYoke hands back a live process the test can talk to and kill", async () => {
     const proc = spawnYoke([], { bin: stubBin('read line; echo "got:$line"; exec sleep 30') });
     proc.stdin.write("ping\n");

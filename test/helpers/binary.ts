@@ -199,6 +199,26 @@ export function spawnYoke(
   });
 }
 
+/** Reads a stream in the background; text() is whatever has arrived so far. */
+function drain(stream: ReadableStream<Uint8Array>): { done: Promise<void>; text(): string; cancel(): void } {
+  const decoder = new TextDecoder();
+  let text = "";
+  const reader = stream.getReader();
+  const done = (async () => {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+      text += decoder.decode();
+    } catch {
+      // Cancelled after the grace period: keep what was read.
+    }
+  })();
+  return { done, text: () => text, cancel: () => void reader.cancel().catch(() => {}) };
+}
+
 /** Runs yoke to completion (or timeout) and collects its output. */
 export async function runYoke(args: string[], opts: RunYokeOptions = {}): Promise<RunYokeResult> {
   const env = isolatedEnv(opts.env);
@@ -223,14 +243,20 @@ export async function runYoke(args: string[], opts: RunYokeOptions = {}): Promis
     timedOut = true;
     proc.kill("SIGKILL");
   }, opts.timeoutMs ?? 20_000);
-  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  const out = drain(proc.stdout);
+  const err = drain(proc.stderr);
   await proc.exited;
   clearTimeout(timer);
+  // A grandchild (a backgrounded tool command) may hold the pipes open past yoke's exit; give
+  // it a moment, then take what arrived rather than hang the test.
+  await Promise.race([Promise.all([out.done, err.done]), Bun.sleep(1000)]);
+  out.cancel();
+  err.cancel();
   return {
     code: proc.exitCode,
     signal: proc.signalCode == null ? null : String(proc.signalCode),
-    stdout,
-    stderr,
+    stdout: out.text(),
+    stderr: err.text(),
     durationMs: Math.round(performance.now() - started),
     timedOut,
     env,
