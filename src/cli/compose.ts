@@ -115,6 +115,10 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
 
   const apiKey = env.ANTHROPIC_API_KEY || apiKeyFromHelper(settings.merged.apiKeyHelper, env);
   const apiKeySource = env.ANTHROPIC_API_KEY ? "ANTHROPIC_API_KEY" : apiKey ? "apiKeyHelper" : "none";
+  if (!apiKey && !env.ANTHROPIC_AUTH_TOKEN && !env.ANTHROPIC_BASE_URL)
+    throw new UsageError(
+      "no credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, or apiKeyHelper in settings), or ANTHROPIC_BASE_URL for a gateway or local server that needs no key",
+    );
   const providerCfg = anthropicConfigFromEnv({ ...env, ANTHROPIC_API_KEY: apiKey }, VERSION);
   const provider = createAnthropicProvider(providerCfg);
   const hooks: HookBus = nullHookBus;

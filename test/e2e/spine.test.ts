@@ -1,0 +1,169 @@
+// End-to-end: the compiled binary against the fake Anthropic API over real HTTP/SSE (issue 2).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+import { tempDir } from "../helpers/tmp.ts";
+
+let fake: FakeAnthropic;
+beforeAll(async () => {
+  yokeBin();
+  fake = await startFakeAnthropic();
+});
+afterAll(() => fake.stop());
+
+const envFor = (extra: Record<string, string> = {}) => isolatedEnv({ ...fakeApiEnv(fake), YOKE_RETRY_BASE_MS: "5", ...extra });
+
+function transcriptLines(env: Record<string, string>): any[] {
+  const projects = join(env.YOKE_CONFIG_DIR!, "projects");
+  const [dir] = readdirSync(projects);
+  const [file] = readdirSync(join(projects, dir!)).filter((f) => f.endsWith(".jsonl"));
+  return readFileSync(join(projects, dir!, file!), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+}
+
+describe("yoke -p against the fake API", () => {
+  test("text output prints the result; transcript holds the chain (contracts §4.1, §5.2)", async () => {
+    const cwd = tempDir();
+    fake.push({ content: [{ type: "text", text: "Hello from the fake." }] });
+    const env = envFor();
+    const r = await runYoke(["-p", "say hi"], { cwd, env });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("Hello from the fake.\n");
+    const lines = transcriptLines(env);
+    expect(lines.map((l) => l.type)).toEqual(["user", "assistant"]);
+    expect(lines[0].parentUuid).toBeNull();
+    expect(lines[1].parentUuid).toBe(lines[0].uuid);
+    expect(lines[0].message).toEqual({ role: "user", content: "say hi" });
+    expect(lines[0].cwd).toBe(cwd);
+  });
+
+  test("Write → Read → text in stream-json: init, per-block assistant lines, user tool results, result", async () => {
+    const cwd = tempDir();
+    const file = join(cwd, "out.txt");
+    fake.push(
+      { content: [{ type: "text", text: "Writing." }, { type: "tool_use", name: "Write", input: { file_path: file, content: "hello\n" } }] },
+      { content: [{ type: "tool_use", name: "Read", input: { file_path: file } }] },
+      { content: [{ type: "text", text: "Done." }] },
+    );
+    const before = fake.requests.length;
+    const r = await runYoke(["-p", "write a file", "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits"], { cwd, env: envFor() });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ type: "system", subtype: "init", cwd, permissionMode: "acceptEdits" });
+    expect(lines[0].tools).toContain("Write");
+    const types = lines.map((l) => (l.type === "system" ? `system/${l.subtype}` : l.type));
+    expect(types).toEqual(["system/init", "user", "assistant", "assistant", "user", "assistant", "user", "assistant", "result"]);
+    expect(lines[2].message.id).toBe(lines[3].message.id);
+    expect(lines[4].tool_use_result).toMatchObject({ type: "create", filePath: file });
+    expect(readFileSync(file, "utf8")).toBe("hello\n");
+    const res = lines.at(-1);
+    expect(res).toMatchObject({ type: "result", subtype: "success", is_error: false, num_turns: 3, result: "Done.", permission_denials: [] });
+    expect(res.usage.output_tokens).toBeGreaterThan(0);
+    expect(res.total_cost_usd).toBeGreaterThan(0);
+    const results = toolResultsOf(fake.requests[before + 2]!);
+    expect(results[0]!.text).toContain("1\thello");
+  });
+
+  test("json output; a 529, a 429 and a cut stream in a row are retried and the run succeeds", async () => {
+    const cwd = tempDir();
+    fake.push({ fault: 529 }, { fault: 429, retryAfter: 0 }, { fault: "cut" }, { content: [{ type: "text", text: "made it" }] });
+    const r = await runYoke(["-p", "hi", "--output-format", "json"], { cwd, env: envFor() });
+    expect(r.code).toBe(0);
+    const res = JSON.parse(r.stdout);
+    expect(res).toMatchObject({ type: "result", subtype: "success", is_error: false, result: "made it" });
+  });
+
+  test("retries show as system/api_retry lines in stream-json", async () => {
+    fake.push({ fault: 500 }, { content: [{ type: "text", text: "ok" }] });
+    const r = await runYoke(["-p", "hi", "--output-format", "stream-json", "--verbose"], { cwd: tempDir(), env: envFor() });
+    const retry = r.stdout.trim().split("\n").map((l) => JSON.parse(l)).find((l) => l.subtype === "api_retry");
+    expect(retry).toMatchObject({ type: "system", subtype: "api_retry", attempt: 1, max_retries: 10, error_status: 500 });
+    expect(r.code).toBe(0);
+  });
+
+  test("a non-retryable API error ends with is_error, exit 1 (contracts §4.1)", async () => {
+    fake.push({ fault: 400, message: "bad thing" });
+    const r = await runYoke(["-p", "hi", "--output-format", "json"], { cwd: tempDir(), env: envFor() });
+    expect(r.code).toBe(1);
+    const res = JSON.parse(r.stdout);
+    expect(res).toMatchObject({ subtype: "success", is_error: true, api_error_status: 400, terminal_reason: "api_error" });
+    expect(res.result).toContain("bad thing");
+  });
+
+  test("--max-turns ends with error_max_turns", async () => {
+    const cwd = tempDir();
+    fake.push({ content: [{ type: "tool_use", name: "Read", input: { file_path: join(cwd, "nope") } }] });
+    const r = await runYoke(["-p", "hi", "--output-format", "json", "--max-turns", "1"], { cwd, env: envFor() });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ subtype: "error_max_turns", is_error: true, num_turns: 2, errors: ["Reached maximum number of turns (1)"] });
+  });
+
+  test("default mode denies a write headless, with permission_denials and a result the model can act on", async () => {
+    const cwd = tempDir();
+    const file = join(cwd, "x.txt");
+    fake.push({ content: [{ type: "tool_use", name: "Write", input: { file_path: file, content: "x" } }] }, { content: [{ type: "text", text: "I could not write." }] });
+    const before = fake.requests.length;
+    const r = await runYoke(["-p", "write", "--output-format", "json"], { cwd, env: envFor() });
+    const res = JSON.parse(r.stdout);
+    expect(res.permission_denials).toHaveLength(1);
+    expect(res.permission_denials[0]).toMatchObject({ tool_name: "Write", tool_input: { file_path: file } });
+    expect(existsSync(file)).toBe(false);
+    const tr = toolResultsOf(fake.requests[before + 1]!);
+    expect(tr[0]!.is_error).toBe(true);
+    expect(tr[0]!.text).toContain("denied");
+  });
+
+  test("bad tool input and an unknown tool become is_error results, the run goes on", async () => {
+    fake.push(
+      { content: [{ type: "tool_use", name: "Read", input: { wrong: 1 } }, { type: "tool_use", name: "Nope", input: {} }] },
+      { content: [{ type: "text", text: "ok" }] },
+    );
+    const before = fake.requests.length;
+    const r = await runYoke(["-p", "x"], { cwd: tempDir(), env: envFor() });
+    expect(r.code).toBe(0);
+    const tr = toolResultsOf(fake.requests[before + 1]!);
+    expect(tr[0]!.is_error).toBe(true);
+    expect(tr[0]!.text).toContain("file_path");
+    expect(tr[1]!.text).toContain("No such tool available: Nope");
+  });
+});
+
+describe("bad input is a clear error", () => {
+  test("unknown flag", async () => {
+    const r = await runYoke(["--nope"], { env: isolatedEnv() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("unknown option '--nope'");
+  });
+  test("stream-json without --verbose (contracts §4.1)", async () => {
+    const r = await runYoke(["-p", "x", "--output-format", "stream-json"], { env: envFor() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("requires --verbose");
+  });
+  test("invalid settings JSON names file and line", async () => {
+    const cwd = tempDir();
+    await Bun.write(join(cwd, ".claude/settings.json"), '{\n  "model": "x",\n  "env": {,}\n}');
+    const r = await runYoke(["-p", "x"], { cwd, env: envFor() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(join(cwd, ".claude/settings.json") + ":3:");
+  });
+  test("invalid settings field names the field", async () => {
+    const cwd = tempDir();
+    await Bun.write(join(cwd, ".claude/settings.json"), JSON.stringify({ permissions: { allow: "Bash" } }));
+    const r = await runYoke(["-p", "x"], { cwd, env: envFor() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('field "permissions.allow"');
+  });
+  test("no credentials", async () => {
+    const r = await runYoke(["-p", "x"], { env: isolatedEnv() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("ANTHROPIC_API_KEY");
+  });
+  test("--version and --help", async () => {
+    const v = await runYoke(["--version"], { env: isolatedEnv() });
+    expect(v.stdout).toMatch(/^\d+\.\d+\.\d+ \(yoke\)\n$/);
+    const h = await runYoke(["--help"], { env: isolatedEnv() });
+    expect(h.stdout).toContain("--output-format");
+  });
+});
