@@ -15,6 +15,7 @@ export type HostDeps = {
   yokeDir: string;
   session: SessionView;
   settings: Settings;
+  env: Record<string, string>;
   fork(opts: ForkOptions): Promise<ForkResult>;
   sideQuery: SideQuery;
   notify(plugin: string, message: string): void;
@@ -73,6 +74,7 @@ export function createPluginHost(name: string, deps: HostDeps): PluginHost {
     },
     session: deps.session,
     settings: deps.settings,
+    env: deps.env,
     log,
     agents: { fork: (opts) => deps.fork(opts) },
     sideQuery: deps.sideQuery,

@@ -75,6 +75,8 @@ export type PluginHost = {
   session: SessionView;
   /** Merged settings, read-only. */
   settings: Readonly<Settings>;
+  /** The session's environment (process env with settings `env` applied), read-only. */
+  env: Readonly<Record<string, string>>;
   log: { debug(msg: string): void; info(msg: string): void; warn(msg: string): void; error(msg: string): void };
   agents: {
     /** Runs a forked agent with a restricted tool set. Resolves even on failure (isError). */
