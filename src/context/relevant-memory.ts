@@ -115,7 +115,7 @@ export async function selectRelevantMemories(opts: {
   recentTools?: string[];
   now?: number;
 }): Promise<RelevantMemory[]> {
-  if (!/\s/.test(opts.prompt.trim()) || opts.budget.bytesUsed >= RELEVANT_MAX_SESSION_BYTES) return [];
+  if (opts.signal?.aborted || !/\s/.test(opts.prompt.trim()) || opts.budget.bytesUsed >= RELEVANT_MAX_SESSION_BYTES) return [];
   const controller = new AbortController();
   const abort = () => controller.abort();
   opts.signal?.addEventListener("abort", abort, { once: true });
