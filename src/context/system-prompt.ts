@@ -22,21 +22,23 @@ const SAFETY = `# Safety and care
 - Refuse to write code whose clear purpose is to harm others (malware, credential theft, evading security controls). Defensive security work is fine.
 - A permission denial or a hook block is the user's decision: adjust your approach, do not retry the same action or work around it.`;
 
-const TOOL_NOTES: Array<[string[], string]> = [
-  [["Read"], "Read files with Read, not with cat/head/tail; read a file before editing it."],
-  [["Edit", "MultiEdit"], "Change existing files with Edit: the old text must match exactly and be unique, so include enough context."],
-  [["Write"], "Use Write for new files or complete rewrites only."],
-  [["Grep"], "Search file contents with Grep, not grep or rg in Bash."],
-  [["Glob"], "Find files by name pattern with Glob, not find or ls."],
-  [["Bash"], "Use Bash for builds, tests, git and other commands. Quote paths with spaces, prefer absolute paths over cd, and chain dependent commands with &&."],
-  [["Agent", "Task"], "Hand broad searches or self-contained subtasks to a subagent with Agent to keep your own context small; give it a complete brief, since it sees none of this conversation."],
-  [["TodoWrite", "TaskCreate"], "Track multi-step work with the task list tool; keep exactly one item in progress and mark items done as soon as they are."],
-  [["WebFetch", "WebSearch"], "Use WebFetch or WebSearch for documentation and facts outside the repository; cite what you found."],
+// Each note is written only when its tool is offered; "instead of the shell" hints only when Bash is.
+const TOOL_NOTES: Array<[string[], (has: (n: string) => boolean) => string]> = [
+  [["Read"], (has) => `Read files with Read${has("Bash") ? " rather than cat, head or tail" : ""}; read a file before editing it.`],
+  [["Edit", "MultiEdit"], () => "Change existing files with Edit: the old text must match exactly and be unique, so include enough context."],
+  [["Write"], () => "Use Write for new files or complete rewrites only."],
+  [["Grep"], (has) => `Search file contents with Grep${has("Bash") ? " rather than grep or rg in the shell" : ""}.`],
+  [["Glob"], (has) => `Find files by name pattern with Glob${has("Bash") ? " rather than find or ls" : ""}.`],
+  [["Bash"], () => "Use Bash for builds, tests, git and other commands. Quote paths with spaces, prefer absolute paths over cd, and chain dependent commands with &&."],
+  [["Agent", "Task"], () => "Hand broad searches or self-contained subtasks to a subagent with Agent to keep your own context small; give it a complete brief, since it sees none of this conversation."],
+  [["TodoWrite", "TaskCreate"], () => "Track multi-step work with the task list tool; keep exactly one item in progress and mark items done as soon as they are."],
+  [["WebFetch", "WebSearch"], () => "Use web tools for documentation and facts outside the repository, and say where a fact came from."],
 ];
 
 function toolGuidance(toolNames: string[]): string | null {
   const have = new Set(toolNames);
-  const lines = TOOL_NOTES.filter(([names]) => names.some((n) => have.has(n))).map(([, note]) => `- ${note}`);
+  const has = (n: string) => have.has(n);
+  const lines = TOOL_NOTES.filter(([names]) => names.some(has)).map(([, note]) => `- ${note(has)}`);
   if (lines.length === 0) return null;
   lines.push("- When several tool calls do not depend on each other, make them in the same response so they run in parallel.");
   return `# Using tools\n${lines.join("\n")}`;
