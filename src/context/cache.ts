@@ -13,7 +13,7 @@ export type InstructionCache = {
 
 const mtimeOf = (p: string) => {
   try {
-    return statSync(p).mtimeMs;
+    return statSync(p, { throwIfNoEntry: false })?.mtimeMs ?? -1;
   } catch {
     return -1;
   }

@@ -65,7 +65,8 @@ export function discoverClawInstructions(opts: { cwd: string; probes?: Set<strin
       let text: string;
       let size: number;
       try {
-        const st = statSync(path);
+        const st = statSync(path, { throwIfNoEntry: false });
+        if (!st) continue;
         size = st.size;
         if (!st.isFile()) {
           files.push({ layer, path, size, tokens: 0, status: "skipped", reason: "not a regular file", content: "", loader: "claw-code" });

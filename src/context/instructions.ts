@@ -35,10 +35,11 @@ type Conditional = { file: InstructionFile; body: string; base: string; matches:
 type Ctx = {
   cwd: string;
   home: string;
-  projectRoot: string;
+  /** The git root above cwd (else cwd), found on first use: only imports need it. */
+  projectRoot: () => string;
   allowExternal: boolean;
   excludes: Array<{ pattern: string; glob: InstanceType<typeof Bun.Glob> }>;
-  /** Real path → first path it was loaded as. */
+  /** File id (device:inode) → the path it was first loaded as. */
   processed: Map<string, string>;
   probes: Set<string> | undefined;
   conditional: Conditional[];
@@ -49,7 +50,8 @@ const isTruthy = (v: string | undefined) => !!v && !["0", "false", "no", "off", 
 function probe(ctx: Ctx, path: string): Stats | undefined {
   ctx.probes?.add(path);
   try {
-    return statSync(path);
+    // No exception for a missing file: most candidates are missing, and throwing costs more than the stat.
+    return statSync(path, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
@@ -69,23 +71,24 @@ function skipped(layer: InstructionLayer, path: string, size: number, reason: st
   return { layer, path, size, tokens: 0, status: "skipped", reason, content: "", loader: "claude-code", ...(parent ? { parent } : {}) };
 }
 
-type LoadArgs = { layer: InstructionLayer; depth: number; parent?: string; inRules?: boolean; out: InstructionFile[] };
+type LoadArgs = { layer: InstructionLayer; depth: number; parent?: string; inRules?: boolean; out: InstructionFile[]; stat?: Stats };
 
 /** Loads one file and its imports into `out`. Conditional rules go to ctx.conditional instead (status deferred). */
 function loadFile(ctx: Ctx, path: string, a: LoadArgs): void {
-  const st = probe(ctx, path);
+  const st = a.stat ?? probe(ctx, path);
   if (!st) {
     if (a.parent) a.out.push(skipped(a.layer, path, 0, "imported file not found", a.parent));
     return;
   }
   if (!st.isFile()) return;
-  const real = realOf(path);
-  const first = ctx.processed.get(real);
+  // Device and inode identify a file however it was reached (symlinks, `..`), without a realpath per file.
+  const id = fileId(st);
+  const first = ctx.processed.get(id);
   if (first !== undefined) {
     if (a.parent) a.out.push({ ...skipped(a.layer, path, st.size, `already loaded as ${first}`, a.parent), status: "deduplicated" });
     return;
   }
-  ctx.processed.set(real, path);
+  ctx.processed.set(id, path);
   if (a.layer !== "managed") {
     const norm = path.replaceAll("\\", "/");
     const hit = ctx.excludes.find((e) => e.glob.match(norm));
@@ -99,7 +102,7 @@ function loadFile(ctx: Ctx, path: string, a: LoadArgs): void {
   } catch (e) {
     return void a.out.push(skipped(a.layer, path, st.size, `unreadable: ${(e as NodeJS.ErrnoException).code ?? e}`, a.parent));
   }
-  const { data, body: afterFm } = splitFrontmatter(raw);
+  const { data, body: afterFm } = splitFrontmatter(raw, !!a.inRules);
   const body = stripBlockHtmlComments(afterFm);
   const globs = a.inRules ? parsePathsField(data) : null;
   const base: InstructionFile = {
@@ -113,21 +116,23 @@ function loadFile(ctx: Ctx, path: string, a: LoadArgs): void {
     ...(a.parent ? { parent: a.parent } : {}),
   };
   if (globs) {
-    const ig = ignore().add(globs);
+    let ig: ReturnType<typeof ignore> | null = null;
     const ruleBase = a.layer === "managed" || a.layer === "user" ? ctx.cwd : dirname(dirname(rulesRootOf(path)));
     ctx.conditional.push({
       file: { ...base, status: "deferred", globs, reason: `paths: ${globs.join(", ")}` },
       body,
       base: ruleBase,
-      matches: (rel) => ig.ignores(rel),
+      matches: (rel) => (ig ??= ignore().add(globs)).ignores(rel),
     });
     return;
   }
   if (!base.content) return void a.out.push({ ...base, status: "skipped", reason: "empty after stripping frontmatter and comments" });
   base.tokens = estimateTokens(base.content);
   a.out.push(base);
-  followImports(ctx, path, real, body, a);
+  followImports(ctx, path, body, a);
 }
+
+const fileId = (st: Stats) => `${st.dev}:${st.ino}`;
 
 // A rules file's `.claude/rules` directory, found by walking up; the rule's base is the folder holding `.claude`.
 function rulesRootOf(path: string): string {
@@ -140,10 +145,10 @@ function rulesRootOf(path: string): string {
   return d;
 }
 
-function followImports(ctx: Ctx, path: string, real: string, body: string, a: LoadArgs): void {
+function followImports(ctx: Ctx, path: string, body: string, a: LoadArgs): void {
   const refs = findImports(body);
   if (refs.length === 0) return;
-  const fromDir = dirname(real);
+  const fromDir = dirname(realOf(path));
   for (const ref of refs) {
     const target = ref.startsWith("~/") ? join(ctx.home, ref.slice(2)) : resolve(fromDir, ref);
     const looksLikeFile = ref.includes("/") || ref.includes(".");
@@ -155,9 +160,10 @@ function followImports(ctx: Ctx, path: string, real: string, body: string, a: Lo
       if (looksLikeFile && probe(ctx, target)) a.out.push(skipped(a.layer, target, 0, "not a text file", path));
       continue;
     }
-    const external = !within(ctx.projectRoot, target) && !within(ctx.projectRoot, realOf(target));
+    const root = ctx.projectRoot();
+    const external = !within(root, target) && !within(root, realOf(target));
     if (external && a.layer !== "user" && a.layer !== "managed" && !ctx.allowExternal) {
-      if (probe(ctx, target)) a.out.push(skipped(a.layer, target, 0, `outside the project (${ctx.projectRoot}); external imports are not allowed`, path));
+      if (probe(ctx, target)) a.out.push(skipped(a.layer, target, 0, `outside the project (${root}); external imports are not allowed`, path));
       continue;
     }
     if (!looksLikeFile && !probe(ctx, target)) continue;
@@ -166,11 +172,13 @@ function followImports(ctx: Ctx, path: string, real: string, body: string, a: Lo
 }
 
 /** Every `*.md` under a rules directory (recursive, symlinks followed once), sorted for a stable prompt. */
-function listRules(ctx: Ctx, dir: string, seen = new Set<string>()): string[] {
-  const real = realOf(dir);
-  if (seen.has(real)) return [];
-  seen.add(real);
+function listRules(ctx: Ctx, dir: string, seen = new Set<string>(), st?: Stats): string[] {
   ctx.probes?.add(dir);
+  // Symlinked directories can form cycles; a directory's identity is only needed below the top.
+  if (st) {
+    if (seen.has(fileId(st))) return [];
+    seen.add(fileId(st));
+  }
   let entries: import("node:fs").Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
@@ -180,15 +188,20 @@ function listRules(ctx: Ctx, dir: string, seen = new Set<string>()): string[] {
   const out: string[] = [];
   for (const e of entries.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))) {
     const p = join(dir, e.name);
-    let isDir = e.isDirectory();
-    let isFile = e.isFile();
-    if (e.isSymbolicLink()) {
-      const st = probe(ctx, p);
-      isDir = !!st?.isDirectory();
-      isFile = !!st?.isFile();
-    }
-    if (isDir) out.push(...listRules(ctx, p, seen));
-    else if (isFile && e.name.endsWith(".md")) out.push(p);
+    const isLink = e.isSymbolicLink();
+    if (e.isDirectory() || isLink) {
+      const sub = probe(ctx, p);
+      if (sub?.isDirectory()) {
+        if (seen.size === 0) {
+          const top = probe(ctx, dir);
+          if (top) seen.add(fileId(top));
+        }
+        out.push(...listRules(ctx, p, seen, sub));
+        continue;
+      }
+      if (!sub?.isFile()) continue;
+    } else if (!e.isFile()) continue;
+    if (e.name.endsWith(".md")) out.push(p);
   }
   return out;
 }
@@ -203,17 +216,21 @@ function loadDirectory(ctx: Ctx, dir: string, sources: Set<SettingsLevel>, out: 
     const claudeMd = join(dir, "CLAUDE.md");
     const dotClaude = join(dir, ".claude");
     const hasDotClaude = !!probe(ctx, dotClaude)?.isDirectory();
-    const hasClaudeMd = !!probe(ctx, claudeMd)?.isFile();
-    const hasDotClaudeMd = hasDotClaude && !!probe(ctx, join(dotClaude, "CLAUDE.md"))?.isFile();
-    const agents = [join(dir, "AGENTS.md"), ...(hasDotClaude ? [join(dotClaude, "AGENTS.md")] : [])];
+    const claudeSt = probe(ctx, claudeMd);
+    const dotClaudeSt = hasDotClaude ? probe(ctx, join(dotClaude, "CLAUDE.md")) : undefined;
+    const hasClaudeMd = !!claudeSt?.isFile();
+    const hasDotClaudeMd = !!dotClaudeSt?.isFile();
+    const agentsMd = join(dir, "AGENTS.md");
     if (hasClaudeMd || hasDotClaudeMd) {
-      if (hasClaudeMd) loadFile(ctx, claudeMd, { layer: "project", depth: 0, out });
-      if (hasDotClaudeMd) loadFile(ctx, join(dotClaude, "CLAUDE.md"), { layer: "project", depth: 0, out });
-      for (const a of agents) {
-        const st = probe(ctx, a);
-        if (st?.isFile()) out.push(skipped("project", a, st.size, "CLAUDE.md exists in this directory; AGENTS.md is only a fallback"));
-      }
-    } else for (const a of agents) loadFile(ctx, a, { layer: "project", depth: 0, out });
+      if (hasClaudeMd) loadFile(ctx, claudeMd, { layer: "project", depth: 0, out, stat: claudeSt });
+      if (hasDotClaudeMd) loadFile(ctx, join(dotClaude, "CLAUDE.md"), { layer: "project", depth: 0, out, stat: dotClaudeSt });
+      // Listed so `yoke context` can say why an AGENTS.md is not loaded (only the top-level one, to keep stats few).
+      const st = probe(ctx, agentsMd);
+      if (st?.isFile()) out.push(skipped("project", agentsMd, st.size, "CLAUDE.md exists in this directory; AGENTS.md is only a fallback"));
+    } else {
+      loadFile(ctx, agentsMd, { layer: "project", depth: 0, out });
+      if (hasDotClaude) loadFile(ctx, join(dotClaude, "AGENTS.md"), { layer: "project", depth: 0, out });
+    }
     if (hasDotClaude) loadRules(ctx, join(dotClaude, "rules"), "project", out);
   }
   if (sources.has("local")) loadFile(ctx, join(dir, "CLAUDE.local.md"), { layer: "local", depth: 0, out });
@@ -260,22 +277,28 @@ export function discoverInstructions(opts: DiscoverOptions): InstructionSet {
   const off = opts.bare || isTruthy(env.CLAUDE_CODE_DISABLE_CLAUDE_MDS);
   const sources = new Set<SettingsLevel>(opts.settingSources ?? ["user", "project", "local"]);
   const dirs = ancestorsTopDown(cwd);
+  let projectRoot: string | undefined;
   const ctx: Ctx = {
     cwd,
     home: env.HOME || homedir(),
-    projectRoot: cwd,
+    projectRoot: () => {
+      if (projectRoot === undefined) {
+        projectRoot = cwd;
+        for (let i = dirs.length - 1; i >= 0; i--) {
+          if (probe(ctx, join(dirs[i]!, ".git"))) {
+            projectRoot = dirs[i]!;
+            break;
+          }
+        }
+      }
+      return projectRoot;
+    },
     allowExternal: !!opts.allowExternalImports,
     excludes: compileExcludes(opts.settings),
     processed: new Map(),
     probes: opts.probes,
     conditional: [],
   };
-  for (let i = dirs.length - 1; i >= 0; i--) {
-    if (probe(ctx, join(dirs[i]!, ".git"))) {
-      ctx.projectRoot = dirs[i]!;
-      break;
-    }
-  }
   const files: InstructionFile[] = [];
   const attached = opts.attached ?? new Set<string>();
   if (!off) {
@@ -301,7 +324,7 @@ export function discoverInstructions(opts: DiscoverOptions): InstructionSet {
     Object.assign(c.file, { status: "included", reason: `attached when ${trigger} was read`, content: c.body.trim() });
     c.file.tokens = estimateTokens(c.file.content);
     if (c.file.content) out.push(c.file);
-    followImports(ctx, c.file.path, real, c.body, { layer: c.file.layer, depth: 0, out });
+    followImports(ctx, c.file.path, c.body, { layer: c.file.layer, depth: 0, out });
   };
   const matching = (c: Conditional, abs: string) => {
     const rel = relative(c.base, abs);

@@ -2,17 +2,54 @@ import { parse as parseYaml } from "yaml";
 
 const FRONTMATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
-/** Splits YAML frontmatter off. Never throws: unparsable YAML gives `data: null` but is still stripped. */
-export function splitFrontmatter(text: string): { data: Record<string, unknown> | null; body: string } {
+/**
+ * Splits YAML frontmatter off. Never throws: unparsable YAML gives `data: null` but is still stripped.
+ * With `parse: false` only the body is wanted and the YAML is not parsed.
+ */
+export function splitFrontmatter(text: string, parse = true): { data: Record<string, unknown> | null; body: string } {
+  if (!text.startsWith("---")) return { data: null, body: text };
   const m = FRONTMATTER.exec(text);
   if (!m) return { data: null, body: text };
   const body = text.slice(m[0].length);
+  if (!parse) return { data: null, body };
+  const quick = quickYaml(m[1] ?? "");
+  if (quick) return { data: quick, body };
   try {
     const data = parseYaml(m[1] ?? "");
     return { data: data && typeof data === "object" && !Array.isArray(data) ? (data as Record<string, unknown>) : null, body };
   } catch {
     return { data: null, body };
   }
+}
+
+const unquote = (v: string) => (/^(["']).*\1$/.test(v) ? v.slice(1, -1) : v);
+
+// The yaml library costs ~0.1 ms a call; frontmatter is nearly always flat `key: value` and `- item`
+// lines, which this reads directly. Anything else returns null and goes to the real parser.
+function quickYaml(src: string): Record<string, unknown> | null {
+  const out: Record<string, unknown> = {};
+  let listKey: string | null = null;
+  for (const line of src.split(/\r?\n/)) {
+    if (!line.trim() || line.trimStart().startsWith("#")) continue;
+    const item = /^\s+-\s+(.*)$/.exec(line) ?? /^-\s+(.*)$/.exec(line);
+    if (item && listKey) {
+      const v = item[1]!.trim();
+      if (/^[\[{&*!|>%@`]/.test(v) || /:\s/.test(v) || /\s#/.test(v)) return null;
+      (out[listKey] as string[]).push(unquote(v));
+      continue;
+    }
+    const kv = /^([A-Za-z_][\w-]*):(?:\s+(.*))?$/.exec(line);
+    if (!kv) return null;
+    const v = (kv[2] ?? "").trim();
+    listKey = null;
+    if (v === "") {
+      out[kv[1]!] = [];
+      listKey = kv[1]!;
+    } else if (/^[\[{&*!|>%@`]/.test(v) || /^["'].*[^"']$/.test(v) || /\s#/.test(v)) return null;
+    else out[kv[1]!] = unquote(v);
+  }
+  for (const [k, v] of Object.entries(out)) if (Array.isArray(v) && v.length === 0) out[k] = null;
+  return out;
 }
 
 /** `src/*.{ts,tsx}` → two patterns; nested braces expand too. */
@@ -76,6 +113,7 @@ const FENCE = /^ {0,3}(`{3,}|~{3,})/;
  * Inline comments inside a paragraph and unclosed comments stay (internals §1.1).
  */
 export function stripBlockHtmlComments(text: string): string {
+  if (!text.includes("<!--")) return text;
   const lines = text.split("\n");
   const out: string[] = [];
   let fence: string | null = null;
@@ -151,6 +189,7 @@ const IMPORT = /(?:^|\s)@((?:[^\s\\]|\\ )+)/g;
 
 /** `@path` references in markdown text, in order, fragments dropped, `\ ` unescaped (internals §1.1). */
 export function findImports(text: string): string[] {
+  if (!text.includes("@")) return [];
   const out: string[] = [];
   for (const line of importableLines(text)) {
     for (const m of line.matchAll(IMPORT)) {

@@ -205,6 +205,15 @@ describe("lazy files: conditional rules and nested CLAUDE.md (internals §1.1 ne
   });
 });
 
+test("rules directories: symlinked subdirectories are followed once, cycles stop, only *.md loads", () => {
+  const R = tempRoot();
+  writeTree(R, { "p/.claude/rules/a.md": "a", "p/.claude/rules/b.MD": "upper-case extension is ignored", "shared/s.md": "shared rule" });
+  symlinkSync(join(R, "shared"), join(R, "p/.claude/rules/linked"));
+  symlinkSync(join(R, "p/.claude/rules"), join(R, "p/.claude/rules/loop"));
+  const set = discoverInstructions({ cwd: join(R, "p"), env: envFor(R), settings: noSettings() });
+  expect(contents(set.files)).toEqual(["a", "shared rule"]);
+});
+
 test("a directory named CLAUDE.md is ignored rather than breaking discovery", () => {
   const R = tempRoot();
   mkdirSync(join(R, "p/CLAUDE.md"), { recursive: true });

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { parse as parseYaml } from "yaml";
 import { expandBraces, findImports, isTextPath, parsePathsField, splitFrontmatter, stripBlockHtmlComments } from "../../src/context/markdown.ts";
 
 describe("frontmatter and paths (internals §1.1)", () => {
@@ -21,6 +22,20 @@ describe("frontmatter and paths (internals §1.1)", () => {
     [{ paths: "docs/**" }, ["docs"]],
   ] as const)("parsePathsField(%j) → %j", (data, want) => {
     expect(parsePathsField(data as Record<string, unknown>)).toEqual(want as string[] | null);
+  });
+  test.each([
+    "paths:\n  - src/**/*.ts\n  - \"lib/*.{js,mjs}\"",
+    "paths: \"src/**\"\ndescription: a rule",
+    "paths: src/*.{ts,tsx}, docs/**",
+    "paths: [a, b]",
+    "paths:\n  - a # comment",
+    "paths:",
+    "paths: 'single'",
+  ])("the fast frontmatter reader agrees with the yaml library on %j", (fm) => {
+    expect(splitFrontmatter(`---\n${fm}\n---\nbody`).data).toEqual(parseYaml(fm));
+  });
+  test("a value with a colon is read as text, as Claude Code's quoting retry would", () => {
+    expect(splitFrontmatter("---\ndescription: says: something\ntype: feedback\n---\n").data).toEqual({ description: "says: something", type: "feedback" });
   });
   test("nested braces expand", () => {
     expect(expandBraces("{a,b{1,2}}.md")).toEqual(["a.md", "b1.md", "b2.md"]);
