@@ -18,8 +18,10 @@ export type DiscoverOptions = {
   loader?: InstructionLoader;
   /** `--setting-sources`: user files need "user", project files "project", CLAUDE.local.md "local". Default: all three. */
   settingSources?: SettingsLevel[];
-  /** `--bare`: no instruction files. */
+  /** `--bare`: no instruction files except those of `additionalDirectories`. */
   bare?: boolean;
+  /** `--add-dir` directories; their CLAUDE.md, .claude/CLAUDE.md and rules load only when env CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD is truthy. */
+  additionalDirectories?: string[];
   /** Real paths already attached lazily in this session (kept across cache rebuilds so nothing is attached twice). */
   attached?: Set<string>;
   /** Receives every path whose existence or mtime the result depends on (for the cache). */
@@ -272,9 +274,12 @@ function compileExcludes(settings: LoadedSettings) {
 export function discoverInstructions(opts: DiscoverOptions): InstructionSet {
   const env = opts.env ?? process.env;
   const loader = opts.loader ?? opts.settings.merged.instructionLoader ?? "claude-code";
-  if (loader === "claw-code") return discoverClawInstructions({ cwd: opts.cwd, probes: opts.probes });
   const cwd = resolve(opts.cwd);
-  const off = opts.bare || isTruthy(env.CLAUDE_CODE_DISABLE_CLAUDE_MDS);
+  const extraDirs = isTruthy(env.CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD) ? (opts.additionalDirectories ?? []) : [];
+  const disabled = isTruthy(env.CLAUDE_CODE_DISABLE_CLAUDE_MDS);
+  const off = disabled || !!opts.bare;
+  if (loader === "claw-code")
+    return off ? { loader, files: [], onFileRead: () => [] } : discoverClawInstructions({ cwd: opts.cwd, probes: opts.probes });
   const sources = new Set<SettingsLevel>(opts.settingSources ?? ["user", "project", "local"]);
   const dirs = ancestorsTopDown(cwd);
   let projectRoot: string | undefined;
@@ -311,6 +316,14 @@ export function discoverInstructions(opts: DiscoverOptions): InstructionSet {
       loadRules(ctx, join(udir, "rules"), "user", files);
     }
     for (const d of dirs) loadDirectory(ctx, d, sources, files);
+  }
+  if (!disabled) {
+    for (const d of extraDirs) {
+      const abs = resolve(cwd, d);
+      loadFile(ctx, join(abs, "CLAUDE.md"), { layer: "project", depth: 0, out: files });
+      loadFile(ctx, join(abs, ".claude", "CLAUDE.md"), { layer: "project", depth: 0, out: files });
+      loadRules(ctx, join(abs, ".claude", "rules"), "project", files);
+    }
   }
   const startupConditional = ctx.conditional.slice();
   // Directories below cwd are loaded on the first read inside them; their conditional rules are kept per directory.

@@ -65,6 +65,16 @@ describe("Claude Code load order (internals §1.1, contracts §8)", () => {
     expect(contents(discoverInstructions({ cwd: join(R, "p"), env: { ...envFor(R), CLAUDE_CODE_DISABLE_CLAUDE_MDS: "1" }, settings: noSettings() }).files)).toEqual([]);
   });
 
+  test("--add-dir directories load only with CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD, after the cwd chain, even in bare mode", () => {
+    const R = tempRoot();
+    writeTree(R, { "p/CLAUDE.md": "project", "extra/CLAUDE.md": "extra", "extra/.claude/rules/r.md": "extra rule", "extra/CLAUDE.local.md": "not loaded" });
+    const base = { cwd: join(R, "p"), settings: noSettings(), additionalDirectories: ["../extra"] };
+    expect(contents(discoverInstructions({ ...base, env: envFor(R) }).files)).toEqual(["project"]);
+    const on = { ...envFor(R), CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD: "1" };
+    expect(contents(discoverInstructions({ ...base, env: on }).files)).toEqual(["project", "extra", "extra rule"]);
+    expect(contents(discoverInstructions({ ...base, env: on, bare: true }).files)).toEqual(["extra", "extra rule"]);
+  });
+
   test("AGENTS.md is used only in directories without CLAUDE.md (contracts §8)", () => {
     const R = tempRoot();
     writeTree(R, { "a/AGENTS.md": "agents a", "a/b/CLAUDE.md": "claude b", "a/b/AGENTS.md": "agents b" });
