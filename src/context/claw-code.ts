@@ -110,6 +110,7 @@ export function applyClawBudget(files: InstructionFile[]): void {
     remaining -= Math.min(n, remaining);
     f.content = rendered;
     f.tokens = estimateTokens(rendered);
+    f.loadReason = "session_start";
     if (rendered !== original) {
       f.status = "truncated";
       f.reason = `cut at ${limit.toLocaleString("en-US")} characters (${limit === CLAW_MAX_FILE_CHARS ? "per-file" : "remaining total"} budget)`;

@@ -121,7 +121,7 @@ function loadFile(ctx: Ctx, path: string, a: LoadArgs): void {
     let ig: ReturnType<typeof ignore> | null = null;
     const ruleBase = a.layer === "managed" || a.layer === "user" ? ctx.cwd : dirname(dirname(rulesRootOf(path)));
     ctx.conditional.push({
-      file: { ...base, status: "deferred", globs, reason: `paths: ${globs.join(", ")}` },
+      file: { ...base, status: "deferred", globs, reason: `paths: ${Array.isArray(data?.paths) ? data.paths.join(", ") : String(data?.paths)}` },
       body,
       base: ruleBase,
       matches: (rel) => (ig ??= ignore().add(globs)).ignores(rel),
@@ -130,6 +130,7 @@ function loadFile(ctx: Ctx, path: string, a: LoadArgs): void {
   }
   if (!base.content) return void a.out.push({ ...base, status: "skipped", reason: "empty after stripping frontmatter and comments" });
   base.tokens = estimateTokens(base.content);
+  base.loadReason = a.parent ? "include" : "session_start";
   a.out.push(base);
   followImports(ctx, path, body, a);
 }
@@ -334,7 +335,7 @@ export function discoverInstructions(opts: DiscoverOptions): InstructionSet {
     const real = realOf(c.file.path);
     if (attached.has(real)) return;
     attached.add(real);
-    Object.assign(c.file, { status: "included", reason: `attached when ${trigger} was read`, content: c.body.trim() });
+    Object.assign(c.file, { status: "included", reason: `attached when ${trigger} was read`, content: c.body.trim(), loadReason: "path_glob_match" });
     c.file.tokens = estimateTokens(c.file.content);
     if (c.file.content) out.push(c.file);
     followImports(ctx, c.file.path, c.body, { layer: c.file.layer, depth: 0, out });
@@ -364,7 +365,7 @@ export function discoverInstructions(opts: DiscoverOptions): InstructionSet {
             const real = realOf(f.path);
             if (f.status !== "included" || attached.has(real)) continue;
             attached.add(real);
-            out.push({ ...f, reason: `nested instructions, attached when ${abs} was read` });
+            out.push({ ...f, reason: `nested instructions, attached when ${abs} was read`, loadReason: f.parent ? "include" : "nested_traversal" });
           }
           rules = ctx.conditional.slice(before);
           nestedConditional.set(d, rules);

@@ -35,13 +35,11 @@ export function renderInstructions(files: InstructionFile[], opts: { date?: Date
   if (!body) return "";
   const date = (opts.date ?? new Date()).toISOString().slice(0, 10);
   return [
-    "<system-reminder>",
-    "Context for this conversation, gathered before your first turn:",
+    "<system-reminder>\nContext for this conversation, gathered before your first turn:",
     `# claudeMd\n${body}`,
     `# currentDate\nToday's date is ${date}.`,
-    "",
     `${CLOSING}\n</system-reminder>`,
-  ].join("\n");
+  ].join("\n\n");
 }
 
 /** A lazily attached file (from `onFileRead`) as the text of its own `<system-reminder>` message. */

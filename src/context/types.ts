@@ -23,6 +23,12 @@ export type InstructionFile = {
   parent?: string;
   /** `paths:` globs of a conditional rule. */
   globs?: string[];
+  /**
+   * Why the file entered the context, as the InstructionsLoaded hook names it (internals §1.1):
+   * "session_start", "include" (an @import), "nested_traversal" (CLAUDE.md below cwd) or "path_glob_match".
+   * Set on shown files only.
+   */
+  loadReason?: "session_start" | "include" | "nested_traversal" | "path_glob_match";
   /** claw-code only: the `scope:` directory of its heading (internals §1.2). */
   scope?: string;
 };

@@ -130,6 +130,7 @@ describe("@imports (contracts §8: max 4 hops, relative to importer, not in code
     expect(five?.status).toBe("skipped");
     expect(five?.reason).toContain("4 hops");
     expect(set.files.find((f) => f.path === join(R, "p/imp1.md"))?.parent).toBe(join(R, "p/CLAUDE.md"));
+    expect(set.files.find((f) => f.path === join(R, "p/imp1.md"))?.loadReason).toBe("include");
   });
 
   test("cycles stop, missing files are skipped, binary files refused, code spans ignored", () => {
@@ -187,6 +188,7 @@ describe("lazy files: conditional rules and nested CLAUDE.md (internals §1.1 ne
     const got = set.onFileRead(join(R, "p/src/a.ts"));
     expect(got.map((f) => f.content)).toEqual(["TS rule"]);
     expect(got[0]?.status).toBe("included");
+    expect(got[0]?.loadReason).toBe("path_glob_match");
     expect(set.onFileRead(join(R, "p/src/deep/c.tsx"))).toEqual([]);
     expect(set.onFileRead(join(R, "p/docs/x.md")).map((f) => f.content)).toEqual(["user docs rule"]);
     expect(renderNestedInstruction(got[0]!)).toBe(`<system-reminder>\nContents of ${join(R, "p/.claude/rules/ts.md")}:\n\nTS rule\n</system-reminder>`);
@@ -207,7 +209,10 @@ describe("lazy files: conditional rules and nested CLAUDE.md (internals §1.1 ne
     });
     const set = discoverInstructions({ cwd: join(R, "p"), env: envFor(R), settings: noSettings() });
     expect(contents(set.files)).toEqual(["top"]);
-    expect(set.onFileRead(join(R, "p/a/b/f.ts")).map((f) => f.content)).toEqual(["a", "b dot", "b rule", "b local"]);
+    const first = set.onFileRead(join(R, "p/a/b/f.ts"));
+    expect(first.map((f) => f.content)).toEqual(["a", "b dot", "b rule", "b local"]);
+    expect(first.map((f) => f.loadReason)).toEqual(["nested_traversal", "nested_traversal", "nested_traversal", "nested_traversal"]);
+    expect(set.files.find((f) => f.content === "top")?.loadReason).toBe("session_start");
     expect(set.onFileRead(join(R, "p/a/b/f.ts"))).toEqual([]);
     expect(set.onFileRead(join(R, "p/a/b/q.sql")).map((f) => f.content)).toEqual(["sql rule"]);
     expect(set.onFileRead(join(R, "outside.ts"))).toEqual([]);

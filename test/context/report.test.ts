@@ -28,7 +28,7 @@ test("contextReport: token breakdown by kind, files in order with status and rea
   expect(at(join(R, "p/CLAUDE.md"))).toBeGreaterThan(0);
   expect(at(join(R, "p/CLAUDE.md"))).toBeLessThan(at(join(R, "p/AGENTS.md")));
   expect(text).toContain("skipped (CLAUDE.md exists in this directory; AGENTS.md is only a fallback)");
-  expect(text).toContain("deferred (paths: src)");
+  expect(text).toContain("deferred (paths: src/**)");
   expect(text).toMatch(/Instructions\s+100/);
   expect(text).toMatch(/Total\s+340/);
   expect(text).toMatch(/1\s+project\s+400 B\s+100/);
