@@ -11,7 +11,9 @@ import { modeOnlyEvaluator } from "../permission/mode-only.ts";
 import { PERMISSION_MODES, type PermissionEvaluator, type PermissionMode } from "../permission/types.ts";
 import { createAnthropicProvider, anthropicConfigFromEnv } from "../provider/anthropic/provider.ts";
 import { resolveModel, SMALL_MODEL_ALIAS } from "../provider/models.ts";
-import type { Provider, TextBlock } from "../provider/types.ts";
+import type { Provider } from "../provider/types.ts";
+import { renderSections, type PromptSection } from "../plugin/host.ts";
+import { createContextWiring, fileArg, type ContextWiring } from "./context-wiring.ts";
 import { createJsonlStore } from "../session/jsonl-store.ts";
 import { createTranscript, type Transcript } from "../session/transcript.ts";
 import { nullStore } from "../session/types.ts";
@@ -24,6 +26,8 @@ import { splitRules, UsageError } from "./args.ts";
 
 export type Runtime = {
   cwd: string;
+  context: ContextWiring;
+  pluginSections: PromptSection[];
   sessionId: string;
   settings: LoadedSettings;
   env: Record<string, string>;
@@ -69,6 +73,8 @@ export type ComposeOptions = {
   cwd: string;
   /** Built-in tools; the caller decides which families are present. */
   builtinTools: Tool[];
+  /** Subcommands that never call the model (context, hooks, permissions) skip the credentials check. */
+  requireCredentials?: boolean;
 };
 
 /** The composition root's work: settings → env → provider, tools, hooks, permissions, transcript. Throws SettingsError / UsageError. */
@@ -115,7 +121,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
 
   const apiKey = env.ANTHROPIC_API_KEY || apiKeyFromHelper(settings.merged.apiKeyHelper, env);
   const apiKeySource = env.ANTHROPIC_API_KEY ? "ANTHROPIC_API_KEY" : apiKey ? "apiKeyHelper" : "none";
-  if (!apiKey && !env.ANTHROPIC_AUTH_TOKEN && !env.ANTHROPIC_BASE_URL)
+  if (o.requireCredentials !== false && !apiKey && !env.ANTHROPIC_AUTH_TOKEN && !env.ANTHROPIC_BASE_URL)
     throw new UsageError(
       "no credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, or apiKeyHelper in settings), or ANTHROPIC_BASE_URL for a gateway or local server that needs no key",
     );
@@ -149,9 +155,27 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     throw new Error("side query ended without an answer");
   };
 
-  const systemText = flagStr(args, "system-prompt") ?? "You are yoke, a coding agent. Work in the user's repository with the tools given.";
-  const append = flagStr(args, "append-system-prompt");
-  const system = (): TextBlock[] => [{ type: "text", text: append ? `${systemText}\n\n${append}` : systemText }];
+  const bare = !!args.flags.bare;
+  const pluginSections: PromptSection[] = [];
+  let ctx: ContextWiring;
+  try {
+    ctx = createContextWiring({
+      cwd,
+      env,
+      settings,
+      bare,
+      customSystemPrompt: flagStr(args, "system-prompt") ?? fileArg(flagStr(args, "system-prompt-file"), "--system-prompt-file"),
+      appendSystemPrompt:
+        [flagStr(args, "append-system-prompt"), fileArg(flagStr(args, "append-system-prompt-file"), "--append-system-prompt-file")].filter(Boolean).join("\n\n") ||
+        undefined,
+      addDirs: flagList(args, "add-dir"),
+      pluginSections: () => renderSections(pluginSections),
+      sideQuery,
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const system = () => ctx.system(model, tools.list().map((t) => t.name));
 
   const convo: Conversation = { messages: [] };
   const workingDirectories = [cwd, ...flagList(args, "add-dir")];
@@ -175,6 +199,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     system,
     transcript,
     usage,
+    promptContext: (prompt, signal) => ctx.promptContext(prompt, signal),
+    afterTools: (calls) => ctx.afterTools(calls),
     context: (toolUseId, signal) => ({
       cwd: session.cwd,
       projectDir: cwd,
@@ -196,6 +222,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
 
   return {
     cwd,
+    context: ctx,
+    pluginSections,
     sessionId,
     settings,
     env,
