@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { constants as osConstants, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolContext } from "../types.ts";
@@ -52,13 +52,37 @@ export function spawnShell(o: ShellSpawn): ChildProcess {
   });
 }
 
-function groupAlive(pgid: number): boolean {
+/**
+ * Whether any live (non-zombie) process remains in the group. In containers whose PID 1 reaps
+ * orphans slowly, killed children linger as zombies that `kill(-pgid, 0)` still counts, so on Linux
+ * we read process states from /proc.
+ */
+export function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
+  if (process.platform !== "linux") return true;
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${e}/stat`, "utf8");
+    } catch {
+      continue; // exited meanwhile
+    }
+    // Fields after the parenthesised command name: state ppid pgrp …
+    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(rest[2]) === pgid && rest[0] !== "Z" && rest[0] !== "X") return true;
+  }
+  return false;
 }
 
 /**
