@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { defineTool } from "../define-tool.ts";
 import description from "./bash-output.md" with { type: "text" };
+import { DEFAULT_MAX_OUTPUT_CHARS } from "./bash.ts";
+import { cutMiddle, envInt } from "./shell-exec.ts";
 import { shellRegistry, takeUnread, type BackgroundShell } from "./background-shells.ts";
 
 const input = z.object({
@@ -47,7 +49,12 @@ export const bashOutputTool = defineTool({
         return { content: `The filter is not a valid regular expression (${(err as Error).message}). Fix it and call BashOutput again.`, isError: true };
       }
     }
-    const { stdout, stderr, dropped } = takeUnread(sh, re);
+    const taken = takeUnread(sh, re);
+    // Both streams together stay within the Bash output limit.
+    const max = Math.floor(envInt(ctx.env, "BASH_MAX_OUTPUT_LENGTH", DEFAULT_MAX_OUTPUT_CHARS) / (taken.stdout && taken.stderr ? 2 : 1));
+    const stdout = cutMiddle(taken.stdout, max);
+    const stderr = cutMiddle(taken.stderr, max);
+    const dropped = taken.dropped;
     const parts = [statusLine(sh)];
     if (dropped) parts.push(`[${dropped} earlier characters were not kept in memory; the full output is in ${sh.outputFile}]`);
     if (stdout) parts.push(`<stdout>\n${stdout.replace(/\n$/, "")}\n</stdout>`);
