@@ -84,9 +84,26 @@ describe("Bash output and exit codes (contracts §7.2, §1.4)", () => {
     expect(t.length).toBeLessThanOrEqual(30_000);
     expect(t.length).toBeGreaterThan(29_000);
     expect(t).toStartWith("1\n2\n3\n");
-    expect(t).toEndWith("1999999\n2000000");
+    expect(t.split("\n\nThe complete output")[0]).toEndWith("1999999\n2000000");
     expect(t).toContain("truncated");
     expect((r.details as { stdout: string }).stdout.length).toBeLessThanOrEqual(30_000);
+    // The note states the real size, not the size of what was kept in memory.
+    expect(t).toMatch(/output was (\d+) characters/);
+    const total = Number(/output was (\d+) characters/.exec(t)![1]);
+    expect(total).toBe(Buffer.byteLength(Array.from({ length: 2_000_000 }, (_, i) => i + 1).join("\n")));
+  });
+
+  test("truncated output is saved in full to a file named in the result", async () => {
+    const { ctx } = makeShellCtx();
+    const r = await run(ctx, { command: "seq 1 20000; echo to-stderr >&2" });
+    const m = /The complete output .* is in (\S+);/.exec(text(r));
+    expect(m).not.toBeNull();
+    const full = readFileSync(m![1]!, "utf8");
+    expect(full).toStartWith("1\n2\n");
+    expect(full).toContain("\n20000\n");
+    expect(full).toContain("to-stderr\n");
+    const small = await run(ctx, { command: "seq 1 10" });
+    expect(text(small)).not.toContain("complete output");
   });
 
   test("BASH_MAX_OUTPUT_LENGTH is honoured", async () => {
@@ -95,7 +112,7 @@ describe("Bash output and exit codes (contracts §7.2, §1.4)", () => {
     const t = text(r);
     expect(t.length).toBeLessThanOrEqual(1000);
     expect(t).toStartWith("1\n2\n");
-    expect(t).toEndWith("tail-marker");
+    expect(t.split("\n\nThe complete output")[0]).toEndWith("tail-marker");
   });
 
   test("invalid input is reported as an instruction", async () => {

@@ -13,6 +13,7 @@ import {
   killGroup,
   sessionTempDir,
   spawnShell,
+  spillSink,
 } from "./shell-exec.ts";
 
 // contracts §7.2 (Bash): defaults and env overrides.
@@ -103,14 +104,22 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   if (ctx.signal.aborted) {
     return { content: "The command was not run: the user interrupted before it started.", isError: true, details: details("", "", true) };
   }
-  const pwdFile = join(sessionTempDir(ctx), `cwd-${ctx.toolUseId || "x"}-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const tmp = sessionTempDir(ctx);
+  const tag = `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
+  const pwdFile = join(tmp, `cwd-${tag}`);
   const child = spawnShell({ command: inp.command, cwd, env: ctx.env, envFiles: ctx.session.envFiles, pwdFile });
   // Keep up to 4 bytes per allowed character at each end: enough for any UTF-8 before the final cut.
   const out = byteCollector(maxChars * 4);
   const err = byteCollector(maxChars * 4);
+  const spill = spillSink(maxChars, join(tmp, `bash-output-${tag}.txt`));
   let collecting = true;
-  child.stdout?.on("data", (c: Uint8Array) => collecting && out.push(c));
-  child.stderr?.on("data", (c: Uint8Array) => collecting && err.push(c));
+  for (const [stream, sink] of [[child.stdout, out], [child.stderr, err]] as const) {
+    stream?.on("data", (c: Uint8Array) => {
+      if (!collecting) return;
+      sink.push(c);
+      spill.push(c);
+    });
+  }
 
   let why: "timeout" | "abort" | undefined;
   let killing: Promise<void> | undefined;
@@ -143,8 +152,9 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
       "Note: a process started by this command is still running and holding the command's output; its further output is discarded. Start long-running processes with run_in_background: true to read their output.";
   }
 
-  const stdout = trimNewlines(out.text());
-  let stderr = trimNewlines(err.text());
+  // No collector markers: the final cut always spans them and reports the omitted bytes.
+  const stdout = trimNewlines(out.text(false));
+  let stderr = trimNewlines(err.text(false));
   if (exit.error) stderr = [stderr, `Failed to start the shell: ${exit.error.message}`].filter(Boolean).join("\n");
   const code = exit.error ? 127 : exitStatus(exit.code, exit.signal);
 
@@ -155,10 +165,18 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   if (cwdNote) notes.push(cwdNote);
   if (lingerNote) notes.push(lingerNote);
 
-  const body = cutMiddle([stdout, stderr].filter(Boolean).join("\n"), maxChars);
+  spill.close();
+  const combined = [stdout, stderr].filter(Boolean).join("\n");
+  const cutting = combined.length > maxChars;
+  if (cutting && spill.file) {
+    notes.push(`The complete output (stdout and stderr as they arrived) is in ${spill.file}; read or grep that file for the omitted part.`);
+  } else if (spill.file) rmSync(spill.file, { force: true });
+  // Notes share the limit with the output so the whole result stays within BASH_MAX_OUTPUT_LENGTH.
+  const noteChars = notes.reduce((n, s) => n + s.length + 2, 0);
+  const body = cutting ? cutMiddle(combined, Math.max(200, maxChars - noteChars), out.omitted + err.omitted) : combined;
   const interrupted = why !== undefined;
   const withNotes = (text: string) => [text, ...notes].filter(Boolean).join("\n\n");
-  const d = details(cutMiddle(stdout, maxChars), cutMiddle(stderr, maxChars), interrupted);
+  const d = details(cutMiddle(stdout, maxChars, out.omitted), cutMiddle(stderr, maxChars, err.omitted), interrupted);
   if (why === "timeout") {
     const head = `Command timed out after ${timeoutMs / 1000}s and its process group was killed. Raise timeout (max ${timeoutFor(ctx, Number.MAX_SAFE_INTEGER)} ms) or use run_in_background for long-running commands.`;
     return { content: withNotes([head, body].filter(Boolean).join("\n")), isError: true, details: d };

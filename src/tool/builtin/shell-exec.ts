@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
 import { constants as osConstants, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolContext } from "../types.ts";
@@ -120,8 +120,11 @@ export function exitStatus(code: number | null, signal: NodeJS.Signals | null): 
  */
 export type ByteCollector = {
   push(chunk: Uint8Array): void;
-  /** Decoded text (invalid UTF-8 becomes U+FFFD); a marker stands where bytes were dropped. */
-  text(): string;
+  /**
+   * Decoded text (invalid UTF-8 becomes U+FFFD). A marker stands where bytes were dropped, unless
+   * `marker` is false (for callers that cut the middle again and report `omitted` themselves).
+   */
+  text(marker?: boolean): string;
   /** Bytes dropped from the middle. */
   readonly omitted: number;
 };
@@ -157,9 +160,9 @@ export function byteCollector(cap: number): ByteCollector {
         }
       }
     },
-    text() {
+    text(marker = true) {
       const dec = (parts: Uint8Array[]) => new TextDecoder("utf-8").decode(Buffer.concat(parts));
-      if (!omitted) return dec([...head, ...tail]);
+      if (!omitted || !marker) return dec([...head, ...tail]);
       return `${dec(head)}\n\n... [${omitted} bytes omitted] ...\n\n${dec(tail)}`;
     },
     get omitted() {
@@ -168,12 +171,58 @@ export function byteCollector(cap: number): ByteCollector {
   };
 }
 
-/** Cuts the middle out of `text` so at most about `max` characters remain. */
-export function cutMiddle(text: string, max: number): string {
+/**
+ * Cuts the middle out of `text` so at most `max` characters remain. `alreadyOmitted` counts what a
+ * collector dropped before (its marker always lies inside the cut), so the note states the true size.
+ */
+export function cutMiddle(text: string, max: number, alreadyOmitted = 0): string {
   if (text.length <= max) return text;
   const half = Math.max(0, Math.floor((max - 80) / 2));
-  const cut = text.length - 2 * half;
-  return `${text.slice(0, half)}\n\n... [${cut} characters truncated; output was ${text.length} characters] ...\n\n${text.slice(text.length - half)}`;
+  const cut = text.length - 2 * half + alreadyOmitted;
+  const total = text.length + alreadyOmitted;
+  return `${text.slice(0, half)}\n\n... [${cut} characters truncated; output was ${total} characters] ...\n\n${text.slice(text.length - half)}`;
+}
+
+/**
+ * Keeps a command's combined output in memory until it passes `threshold` bytes, then writes it all
+ * to `file` and appends from there on, so long output can be read in full later. Write failures
+ * disable the file silently: the in-memory head and tail still reach the model. Never throws.
+ */
+export type SpillSink = { push(chunk: Uint8Array): void; close(): void; readonly file: string | undefined };
+
+export function spillSink(threshold: number, file: string): SpillSink {
+  let pending: Uint8Array[] = [];
+  let size = 0;
+  let fd: number | undefined;
+  let failed = false;
+  return {
+    push(chunk) {
+      if (failed) return;
+      try {
+        if (fd !== undefined) {
+          writeSync(fd, chunk);
+          return;
+        }
+        pending.push(chunk);
+        size += chunk.length;
+        if (size <= threshold) return;
+        fd = openSync(file, "w");
+        for (const c of pending) writeSync(fd, c);
+        pending = [];
+      } catch {
+        failed = true;
+        pending = [];
+      }
+    },
+    close() {
+      if (fd !== undefined) closeSync(fd);
+      fd = fd === undefined ? undefined : -1;
+      pending = [];
+    },
+    get file() {
+      return fd !== undefined && !failed ? file : undefined;
+    },
+  };
 }
 
 /** A positive integer from env, else the fallback. */
