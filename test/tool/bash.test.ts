@@ -197,6 +197,16 @@ describe("Bash with a grandchild holding the output pipe", () => {
     expect(await waitDead(pid)).toBe(true);
   });
 
+  test("a lingering group is forgotten once the holder exits", async () => {
+    const { ctx } = makeShellCtx();
+    const r = await run(ctx, { command: "(sleep 0.5; echo late) & echo early" });
+    expect(text(r)).toStartWith("early\n\nNote:");
+    expect(text(r)).not.toContain("late");
+    expect(lingeringGroups(ctx.session).size).toBe(1);
+    for (let i = 0; i < 100 && lingeringGroups(ctx.session).size; i++) await Bun.sleep(20);
+    expect(lingeringGroups(ctx.session).size).toBe(0);
+  });
+
   test("a child with its output redirected does not trigger the note", async () => {
     const { ctx } = makeShellCtx();
     const r = await run(ctx, { command: "sleep 30 > /dev/null 2>&1 & echo $!" });
@@ -272,6 +282,17 @@ describe("Bash working directory and environment", () => {
     expect(text(r)).toBe("a b\n/opt/yoke-test");
     writeFileSync(f, "export FROM_ENV_FILE=changed\n");
     expect(text(await run(ctx, { command: 'echo "$FROM_ENV_FILE"' }))).toBe("changed");
+  });
+
+  test("falls back to /bin/sh when bash is not on PATH", async () => {
+    const { ctx, dir, root } = makeShellCtx();
+    const bin = join(root, "bin");
+    mkdirSync(bin);
+    ctx.env.PATH = bin;
+    mkdirSync(join(dir, "sub"));
+    const r = await run(ctx, { command: 'echo "${BASH_VERSION:-no-bash}"; cd sub; exit 3' });
+    expect(text(r)).toBe("Exit code 3\nno-bash");
+    expect(ctx.session.cwd).toBe(join(dir, "sub"));
   });
 
   test("symlinked project dir: cd inside still persists", async () => {

@@ -146,7 +146,12 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
     // A background child still holds the pipe. Stop collecting but keep draining so it never
     // blocks on a full pipe; it lives on until it ends or the session ends.
     collecting = false;
-    if (child.pid) lingeringGroups(ctx.session).add(child.pid);
+    const pid = child.pid;
+    if (pid) {
+      const lingering = lingeringGroups(ctx.session);
+      lingering.add(pid);
+      closed.then(() => lingering.delete(pid));
+    }
     for (const s of [child.stdout, child.stderr]) (s as unknown as { unref?: () => void } | null)?.unref?.();
     lingerNote =
       "Note: a process started by this command is still running and holding the command's output; its further output is discarded. Start long-running processes with run_in_background: true to read their output.";
