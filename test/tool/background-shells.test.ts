@@ -139,6 +139,24 @@ describe("Bash run_in_background (contracts §7.2)", () => {
     expect(await until(() => pids.every((p) => !alive(p)))).toBe(true);
   });
 
+  test("a child holding the pipes: completed at once, late output still read, killed with the session", async () => {
+    const { ctx, dir } = makeShellCtx();
+    await bg(ctx, "(echo $BASHPID > holder.pid; sleep 0.3; echo late; sleep 30) & echo early; exit 2");
+    const sh = shellRegistry(ctx.session).get("bash_1")!;
+    expect(await until(() => sh.status === "completed")).toBe(true);
+    expect(sh.exitCode).toBe(2);
+    expect(sh.outputOpen).toBe(true);
+    expect(await until(() => sh.unread.stdout.includes("late"))).toBe(true);
+    const r = await output(ctx, { bash_id: "bash_1" });
+    expect(text(r)).toContain("completed with exit code 2");
+    expect(text(r)).toContain("early\nlate");
+    const holder = Number(readFileSync(join(dir, "holder.pid"), "utf8"));
+    expect(alive(holder)).toBe(true);
+    await killAllBackgroundShells(ctx.session);
+    expect(await until(() => !alive(holder))).toBe(true);
+    expect(sh.status).toBe("completed");
+  });
+
   test("explicit timeout stops a background shell", async () => {
     const { ctx } = makeShellCtx();
     await bg(ctx, "sleep 30", { timeout: 200 });

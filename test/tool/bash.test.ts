@@ -44,6 +44,23 @@ describe("Bash output and exit codes (contracts §7.2, §1.4)", () => {
     expect(text(r2)).toBe("Exit code 1");
   });
 
+  test("exit 1 of grep/find/diff/test is a result, not an error (contracts §7.2)", async () => {
+    const { ctx } = makeShellCtx();
+    const g = await run(ctx, { command: "echo abc | grep -q zzz" });
+    expect(g.isError).toBeFalsy();
+    expect(text(g)).toBe("(exit code 1: no matches found)");
+    const t = await run(ctx, { command: "X=1 test -f /nonexistent-yoke" });
+    expect(text(t)).toBe("(exit code 1: the condition is false)");
+    const d = await run(ctx, { command: "echo a > a; echo b > b; diff a b" });
+    expect(d.isError).toBeFalsy();
+    expect(text(d)).toContain("< a\n---\n> b");
+    expect(text(d)).toEndWith("(exit code 1: the files differ)");
+    const grep2 = await run(ctx, { command: "grep zzz /nonexistent-yoke" });
+    expect(grep2.isError).toBe(true); // exit 2 is a real failure
+    const notLast = await run(ctx, { command: "grep -q zzz a; false" });
+    expect(notLast.isError).toBe(true);
+  });
+
   test("no output", async () => {
     const { ctx } = makeShellCtx();
     const r = await run(ctx, { command: "true" });

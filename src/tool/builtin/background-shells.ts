@@ -6,6 +6,9 @@ import { exitStatus, killGroup, sessionTempDir, spawnShell } from "./shell-exec.
 /** Characters of unread output kept in memory per stream; older unread text is dropped (the file keeps it). */
 export const UNREAD_CAP_CHARS = 1_000_000;
 
+/** contracts §7.2: background commands may run for at most 2 hours. */
+export const MAX_BACKGROUND_TIMEOUT_MS = 7_200_000;
+
 export type ShellStatus = "running" | "completed" | "killed";
 
 /** One `run_in_background` command. Lives in `session.bag.get("bash.shells")`. */
@@ -19,9 +22,11 @@ export type BackgroundShell = {
   exitCode: number | null;
   /** stdout and stderr as they arrived, complete. */
   outputFile: string;
+  /** True until both output pipes closed (a child of the command may hold them after it exits). */
+  outputOpen: boolean;
   /** Output not yet returned by BashOutput. */
   unread: { stdout: string; stderr: string; dropped: number };
-  /** Resolves when the process has exited and its pipes are drained. */
+  /** Resolves when the pipes closed, or shortly after the shell exited if a child holds them. */
   done: Promise<void>;
 };
 
@@ -85,6 +90,7 @@ export function startBackgroundShell(
     status: "running",
     exitCode: null,
     outputFile,
+    outputOpen: true,
     unread: { stdout: "", stderr: "", dropped: 0 },
     done: new Promise((r) => (resolveDone = r)),
   };
@@ -98,32 +104,42 @@ export function startBackgroundShell(
       appendUnread(sh, key, dec.decode(chunk, { stream: true }));
     });
   }
-  const timer = o.timeoutMs ? setTimeout(() => void killShell(sh), o.timeoutMs) : undefined;
-  let exited = false;
-  child.on("error", (err) => {
-    if (exited) return;
-    exited = true;
-    appendUnread(sh, "stderr", `Failed to start: ${err.message}\n`);
-    if (sh.status === "running") sh.status = "completed";
-    sh.exitCode = 127;
+  const timer = o.timeoutMs ? setTimeout(() => void killShell(sh), Math.min(o.timeoutMs, MAX_BACKGROUND_TIMEOUT_MS)) : undefined;
+  let ended = false;
+  const end = (exitCode: number) => {
+    if (ended) return;
+    ended = true;
     clearTimeout(timer);
+    sh.exitCode = exitCode;
+    if (sh.status === "running") sh.status = "completed";
+  };
+  child.on("error", (err) => {
+    appendUnread(sh, "stderr", `Failed to start: ${err.message}\n`);
+    end(127);
+    sh.outputOpen = false;
     resolveDone();
   });
+  // The command is over when the shell exits; output may still trickle in from children that
+  // hold the pipes, and is collected until the pipes close.
+  child.on("exit", (code, signal) => {
+    end(exitStatus(code, signal));
+    setTimeout(resolveDone, 300).unref();
+  });
   child.on("close", (code, signal) => {
-    if (exited) return;
-    exited = true;
-    clearTimeout(timer);
-    sh.exitCode = exitStatus(code, signal);
-    if (sh.status === "running") sh.status = "completed";
+    end(exitStatus(code, signal));
+    sh.outputOpen = false;
     resolveDone();
   });
   return sh;
 }
 
-/** Kills the shell's process group (SIGTERM, then SIGKILL after a grace). Resolves when done. Never throws. */
+/**
+ * Kills the shell's process group (SIGTERM, then SIGKILL after a grace) if it still runs or a child
+ * still holds its output. Resolves when done. Never throws.
+ */
 export async function killShell(sh: BackgroundShell): Promise<void> {
-  if (sh.status !== "running") return;
-  sh.status = "killed";
+  if (sh.status !== "running" && !sh.outputOpen) return;
+  if (sh.status === "running") sh.status = "killed";
   if (sh.pid > 0) await killGroup(sh.pid);
   await Promise.race([sh.done, Bun.sleep(500)]);
 }
@@ -133,7 +149,7 @@ export async function killShell(sh: BackgroundShell): Promise<void> {
  * foreground commands. Call on session end. Resolves when all are gone. Never throws.
  */
 export async function killAllBackgroundShells(session: SessionToolState): Promise<void> {
-  const shells = [...shellRegistry(session).values()].filter((s) => s.status === "running");
+  const shells = [...shellRegistry(session).values()].filter((s) => s.status === "running" || s.outputOpen);
   const groups = [...lingeringGroups(session)];
   lingeringGroups(session).clear();
   await Promise.all([...shells.map(killShell), ...groups.map((g) => killGroup(g))]);
@@ -144,7 +160,7 @@ export function takeUnread(sh: BackgroundShell, filter?: RegExp): { stdout: stri
   const keep = (s: string) => (filter ? s.split("\n").filter((l) => filter.test(l)).join("\n") : s);
   // A partial last line stays unread when the shell still runs, so a filter never sees half a line.
   const split = (s: string): [string, string] => {
-    if (!filter || sh.status !== "running") return [s, ""];
+    if (!filter || !sh.outputOpen) return [s, ""];
     const nl = s.lastIndexOf("\n");
     return nl < 0 ? ["", s] : [s.slice(0, nl + 1), s.slice(nl + 1)];
   };

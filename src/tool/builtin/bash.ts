@@ -5,6 +5,7 @@ import { defineTool } from "../define-tool.ts";
 import type { ToolContext, ToolResult } from "../types.ts";
 import description from "./bash.md" with { type: "text" };
 import { lingeringGroups, startBackgroundShell } from "./background-shells.ts";
+import { benignExit } from "./exit-semantics.ts";
 import {
   byteCollector,
   cutMiddle,
@@ -189,6 +190,8 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   if (why === "abort") {
     return { content: withNotes(["Command interrupted by the user; its process group was killed.", body].filter(Boolean).join("\n")), isError: true, details: d };
   }
+  const benign = code === 0 ? undefined : benignExit(inp.command, code);
+  if (benign) return { content: withNotes([body, `(exit code ${code}: ${benign})`].filter(Boolean).join("\n")), details: d };
   if (code !== 0) return { content: withNotes(`Exit code ${code}${body ? `\n${body}` : ""}`), isError: true, details: d };
   return { content: withNotes(body || "(Bash completed with no output)"), details: d };
 }
