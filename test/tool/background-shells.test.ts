@@ -125,6 +125,7 @@ describe("Bash run_in_background (contracts §7.2)", () => {
     expect(missing.isError).toBe(true);
     expect(text(missing)).toContain("shell_id");
     expect(killShellTool.aliases).toContain("TaskStop");
+    expect(killShellTool.jsonSchema.required).toEqual(["shell_id"]);
   });
 
   test("killAllBackgroundShells stops every running shell", async () => {

@@ -13,7 +13,7 @@ const input = z
   .refine((i) => i.shell_id !== undefined || i.task_id !== undefined, "give shell_id (the ID Bash returned, e.g. bash_1)");
 
 /** Stops a background shell's whole process group. */
-export const killShellTool = defineTool({
+const tool = defineTool({
   name: "KillShell",
   aliases: ["TaskStop", "KillBash"],
   description,
@@ -35,3 +35,11 @@ export const killShellTool = defineTool({
     };
   },
 });
+
+// The model sees KillShell's contract (shell_id required); task_id stays accepted for TaskStop callers.
+tool.jsonSchema = {
+  type: "object",
+  properties: { shell_id: { type: "string", description: "ID of the background shell to stop, e.g. bash_1" } },
+  required: ["shell_id"],
+};
+export const killShellTool = tool;
