@@ -35,6 +35,7 @@ type Registry = Map<string, BackgroundShell>;
 const SHELLS = "bash.shells";
 const LINGERING = "bash.lingeringGroups";
 
+/** The session's background shells by ID, created on first use. Never throws. */
 export function shellRegistry(session: SessionToolState): Registry {
   let reg = session.bag.get(SHELLS) as Registry | undefined;
   if (!reg) {
