@@ -21,6 +21,7 @@ import { createFileState, type FileState } from "../tool/file-state.ts";
 import { createToolRegistry, type ToolRegistry } from "../tool/registry.ts";
 import type { SessionToolState, SideQuery, Tool } from "../tool/types.ts";
 import { VERSION } from "../version.ts";
+import { killAllBackgroundShells } from "../tool/builtin/shell-tools.ts";
 import type { ParsedArgs } from "./args.ts";
 import { splitRules, UsageError } from "./args.ts";
 
@@ -89,6 +90,9 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   Object.assign(env, settings.merged.env ?? {});
+  // What Claude Code exports to its tools and hooks (contracts §1.8), so scripts can tell they run under an agent.
+  env.CLAUDECODE = "1";
+  env.CLAUDE_CODE_ENTRYPOINT = env.CLAUDE_CODE_ENTRYPOINT ?? "sdk-cli";
 
   const model = resolveModel(flagStr(args, "model") ?? env.ANTHROPIC_MODEL ?? settings.merged.model ?? "default");
   let permissionMode =
@@ -241,6 +245,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     apiKeySource,
     hookPayload,
     async shutdown() {
+      await killAllBackgroundShells(session);
       (store as { close?: () => void }).close?.();
     },
   };
