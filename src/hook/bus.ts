@@ -229,7 +229,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
       if (rec.outcome === "success") rec.outcome = "non_blocking_error";
       rec.error = `${spec.name} hook of plugin "${name}" failed: ${failure}`;
       if (spec.name === "PreToolUse") {
-        rec.outcome = "blocking";
+        if (rec.outcome !== "timeout") rec.outcome = "blocking";
         result.blockingError = `Blocked: the PreToolUse hook of plugin "${name}" failed (${failure}), and plugin hooks fail closed. Do not retry this exact call; tell the user the plugin hook is failing.`;
       }
     }
