@@ -26,8 +26,39 @@ export type CommandRunOptions = {
   maxOutputChars?: number;
 };
 
+import { accessSync, constants, statSync } from "node:fs";
+import { resolve } from "node:path";
+
 let bashPath: string | undefined;
 const bash = (): string => (bashPath ??= Bun.which("bash") ?? "/bin/bash");
+
+// A command of plain words (no quotes, `$`, globs, redirections, separators) means the same to bash as
+// a direct exec, and skipping bash's startup is most of a hook's cost. Anything else goes to bash.
+const SIMPLE = /^[A-Za-z0-9_.\/:@%+,=-]+( +[A-Za-z0-9_.\/:@%+,=-]+)*$/;
+// Builtins whose external twin (if any) behaves differently, or that only make sense in a shell.
+const SHELL_ONLY = new Set(
+  "cd exit export source . eval exec set unset alias read wait trap shift return break continue declare local readonly typeset ulimit umask builtin command type hash let times jobs fg bg disown suspend shopt enable history fc getopts kill test [ printf echo pwd".split(" "),
+);
+
+/** The argv for a direct exec of a plain-words shell command, or undefined when bash is needed. */
+export function directArgv(command: string, cwd: string, env: Record<string, string>): string[] | undefined {
+  const c = command.trim();
+  if (!SIMPLE.test(c)) return undefined;
+  const words = c.split(/ +/);
+  const first = words[0]!;
+  if (first.includes("=") || SHELL_ONLY.has(first)) return undefined;
+  let exe: string | null = null;
+  if (first.includes("/")) {
+    const p = resolve(cwd, first);
+    try {
+      accessSync(p, constants.X_OK);
+      if (statSync(p).isFile()) exe = p;
+    } catch {
+      exe = null;
+    }
+  } else exe = Bun.which(first, { PATH: env.PATH ?? "", cwd });
+  return exe ? [exe, ...words.slice(1)] : undefined;
+}
 
 // After the hook exits, a child it left running may still hold stdout open; stop reading soon after.
 const DRAIN_GRACE_MS = 200;
@@ -81,20 +112,32 @@ function killGroup(pid: number) {
 export async function runHookCommand(o: CommandRunOptions): Promise<CommandRun> {
   const started = performance.now();
   const cap = o.maxOutputChars ?? 1_000_000;
-  const argv = o.args ? [o.command, ...o.args] : [bash(), "-c", o.command];
   const base = { stdout: "", stderr: "", timedOut: false, cancelled: false, truncated: false };
   if (o.signal?.aborted) return { ...base, exitCode: null, cancelled: true, durationMs: 0 };
-  let proc: ReturnType<typeof Bun.spawn<Blob, "pipe", "pipe">>;
-  try {
-    proc = Bun.spawn(argv, {
+  // bash exports PWD to what it runs; the direct path must too.
+  const env = { ...o.env, PWD: o.cwd };
+  const shellArgv = [bash(), "-c", o.command];
+  const direct = o.args ? undefined : directArgv(o.command, o.cwd, env);
+  const spawn = (argv: string[]) =>
+    Bun.spawn(argv, {
       cwd: o.cwd,
-      env: o.env,
+      env,
       // Not a socket: bash sources ~/.bashrc when stdin is a socket (its rsh heuristic), slow and surprising.
       stdin: new Blob([o.stdin]),
       stdout: "pipe",
       stderr: "pipe",
       detached: true,
     });
+  let proc: ReturnType<typeof spawn>;
+  try {
+    if (o.args) proc = spawn([o.command, ...o.args]);
+    else if (direct) {
+      try {
+        proc = spawn(direct);
+      } catch {
+        proc = spawn(shellArgv); // e.g. a script without a shebang: bash knows what to do
+      }
+    } else proc = spawn(shellArgv);
   } catch (e) {
     return { ...base, exitCode: null, durationMs: performance.now() - started, spawnError: (e as Error).message };
   }
