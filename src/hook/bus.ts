@@ -9,6 +9,7 @@ import { EVENT_SPECS, isHookEventName } from "./events/index.ts";
 import { sessionEndBudgetMs } from "./events/session-end.ts";
 import { interpretCommandRun, validateOutput } from "./interpret.ts";
 import { matcherMatches } from "./matcher.ts";
+import { sessionEnvFile } from "./session-env.ts";
 import { emptyOutcome, type HookBus, type HookEventName, type HookOutcome, type HookRecord } from "./types.ts";
 
 /**
@@ -89,10 +90,6 @@ export function hookBaseEnv(opts: Pick<HookBusOptions, "env" | "settings" | "pro
   env.CLAUDE_PID = String(process.pid);
   return env;
 }
-
-/** contracts §1.8: `<yokeDir>/session-env/<session-id>/sessionstart-hook-<n>.sh`. */
-export const sessionEnvFile = (yokeDir: string, sessionId: string, n: number): string =>
-  join(yokeDir, "session-env", sessionId, `sessionstart-hook-${n}.sh`);
 
 const substitute = (s: string, projectDir: string) => s.replaceAll("${CLAUDE_PROJECT_DIR}", projectDir);
 

@@ -29,6 +29,13 @@ export function parseStdoutJson(spec: EventSpec, stdout: string): { isJson: bool
 
 const firstLine = (s: string) => s.trim().split("\n")[0] ?? "";
 
+/**
+ * An interpreter that exits 2 because the hook script is missing (Python: "can't open file …
+ * [Errno 2]") has not denied anything. Claude Code reads this as a block and locks the tool out
+ * (user-demand #12, CC#80697); yoke reports it as a hook that could not start.
+ */
+const MISSING_SCRIPT = /can't open file .*\[Errno 2\] No such file or directory/;
+
 export type CommandContext = {
   spec: EventSpec;
   /** e.g. `PreToolUse:Bash`. */
@@ -72,7 +79,9 @@ export function interpretCommandRun(run: CommandRun, c: CommandContext): Handler
   } else if (run.exitCode === null) failure = `${where} was killed by ${run.signal ?? "a signal"}`;
   if (failure === undefined) {
     const parsed = parseStdoutJson(c.spec, run.stdout);
-    if (run.exitCode === 2) {
+    if (run.exitCode === 2 && !parsed.output && MISSING_SCRIPT.test(run.stderr)) {
+      failure = `${where} could not start: ${firstLine(run.stderr)}`;
+    } else if (run.exitCode === 2) {
       record.outcome = "blocking";
       if (parsed.output) result.output = parsed.output;
       const hso = (parsed.output?.hookSpecificOutput ?? {}) as Record<string, unknown>;
@@ -85,7 +94,10 @@ export function interpretCommandRun(run: CommandRun, c: CommandContext): Handler
     } else if (parsed.error) failure = `${where}: ${parsed.error}`;
     else if (run.exitCode !== 0) {
       const line = firstLine(run.stderr);
-      failure = `${where} failed with non-blocking status code ${run.exitCode}${line ? `: ${line}` : ""}`;
+      failure =
+        run.exitCode === 127 || run.exitCode === 126
+          ? `${where} could not start (exit ${run.exitCode}${line ? `: ${line}` : ""})`
+          : `${where} failed with non-blocking status code ${run.exitCode}${line ? `: ${line}` : ""}`;
     } else if (!parsed.isJson) result.plainStdout = run.stdout;
   }
   if (failure !== undefined) {

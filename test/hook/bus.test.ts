@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync, chmodSync } from "node:fs";
 import { join } from "node:path";
 import { buildPayload } from "../../src/hook/events/index.ts";
+import { sessionEnvScript } from "../../src/hook/session-env.ts";
 import { busFor, cmd, hooks, makeEnv, prePayload, writeSettings } from "./helpers.ts";
 
 const stopPayload = (active = false) => ({ session_id: "sess-1", transcript_path: "/t", cwd: "/p", hook_event_name: "Stop", stop_hook_active: active });
@@ -71,6 +72,14 @@ describe("command hooks: exit codes (contracts §1.5)", () => {
     const o = await busFor(e).emit("PreToolUse", prePayload(e));
     expect(o.blocked).toBe(false);
     expect(o.records[0]!.exitCode).toBe(127);
+    expect(o.records[0]!.error).toContain("could not start (exit 127");
+  });
+  test("a missing Python script (exit 2, Errno 2) is a launch failure, not a deny (user-demand #12)", async () => {
+    const e = makeEnv();
+    writeSettings(e, "project", hooks("PreToolUse", "*", cmd(`echo "python3: can't open file '/x/guard.py': [Errno 2] No such file or directory" >&2; exit 2`)));
+    const o = await busFor(e).emit("PreToolUse", prePayload(e));
+    expect(o.blocked).toBe(false);
+    expect(o.records[0]!.error).toContain("could not start: python3: can't open file");
   });
   test("onFailure: block turns a failure into a block (contracts §1.2)", async () => {
     const e = makeEnv();
@@ -278,6 +287,8 @@ describe("environment and protocol (contracts §1.4, §1.8)", () => {
     const file = join(e.yoke, "session-env", "sess-1", "sessionstart-hook-0.sh");
     expect(o.additionalContext).toEqual([file]);
     expect(readFileSync(file, "utf8")).toBe("export FOO=bar\n");
+    expect(sessionEnvScript(e.yoke, "sess-1")).toBe("export FOO=bar\n");
+    expect(sessionEnvScript(e.yoke, "other")).toBe("");
   });
   test("async hooks run in the background and do not decide", async () => {
     const e = makeEnv();
@@ -337,6 +348,14 @@ describe("in-process handlers", () => {
     expect(o.blocked).toBe(true);
     expect(o.records[0]!.outcome).toBe("timeout");
     expect(aborted).toBe(true);
+  });
+  test("an in-process PreToolUse handler with invalid output fails closed", async () => {
+    const e = makeEnv();
+    const bus = busFor(e);
+    bus.registerInProcess("PreToolUse", () => ({ hookSpecificOutput: { hookEventName: "Stop" } }), { source: "typo" });
+    const o = await bus.emit("PreToolUse", prePayload(e));
+    expect(o.blocked).toBe(true);
+    expect(o.blockReason).toContain("hookSpecificOutput.hookEventName");
   });
   test("a throwing handler elsewhere is recorded and skipped", async () => {
     const e = makeEnv();
