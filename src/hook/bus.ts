@@ -154,6 +154,19 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
       };
       return { record: rec };
     }
+    if (!handler.command) {
+      const rec: HookRecord = {
+        source: `command: (none) (${h.path})`,
+        hookName,
+        exitCode: null,
+        stdout: "",
+        stderr: "",
+        durationMs: 0,
+        outcome: "non_blocking_error",
+        error: `a ${event} command hook in ${h.path} has no "command"; it was skipped`,
+      };
+      return { record: rec };
+    }
     const env = { ...baseEnv };
     if (event === "SessionStart") {
       const file = sessionEnvFile(opts.yokeDir, opts.sessionId, n);

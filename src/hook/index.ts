@@ -6,7 +6,7 @@ export type { CommandRun, CommandRunOptions } from "./command.ts";
 export { collectSettingsHooks, hookPolicy } from "./config.ts";
 export type { ConfiguredHook, HookPolicy } from "./config.ts";
 export { buildPayload, EVENT_SPECS, eventKeys, isHookEventName } from "./events/index.ts";
-export type { CommonFields, EventSpec, HandlerResult, HookJsonOutput } from "./events/index.ts";
+export type { CommonFields, EventSpec, HandlerResult, HookJsonOutput, HookPayload, HookResult } from "./events/index.ts";
 export { generateSchemas } from "./gen-schemas.ts";
 export { interpretCommandRun } from "./interpret.ts";
 export { LEGACY_TOOL_ALIASES, isInvalidMatcher, matcherMatches } from "./matcher.ts";

@@ -1,17 +1,18 @@
+import type { z } from "zod";
 import type { HookEventName } from "../types.ts";
 import type { CommonFields, EventSpec } from "./common.ts";
 import { orderPayload } from "./common.ts";
-import { notification } from "./notification.ts";
-import { postToolUse } from "./post-tool-use.ts";
-import { postToolUseFailure } from "./post-tool-use-failure.ts";
-import { preCompact } from "./pre-compact.ts";
-import { preToolUse } from "./pre-tool-use.ts";
-import { sessionEnd } from "./session-end.ts";
-import { sessionStart } from "./session-start.ts";
-import { stop } from "./stop.ts";
-import { subagentStart } from "./subagent-start.ts";
-import { subagentStop } from "./subagent-stop.ts";
-import { userPromptSubmit } from "./user-prompt-submit.ts";
+import { notification, notificationInput, notificationOutput } from "./notification.ts";
+import { postToolUse, postToolUseInput, postToolUseOutput } from "./post-tool-use.ts";
+import { postToolUseFailure, postToolUseFailureInput, postToolUseFailureOutput } from "./post-tool-use-failure.ts";
+import { preCompact, preCompactInput, preCompactOutput } from "./pre-compact.ts";
+import { preToolUse, preToolUseInput, preToolUseOutput } from "./pre-tool-use.ts";
+import { sessionEnd, sessionEndInput, sessionEndOutput } from "./session-end.ts";
+import { sessionStart, sessionStartInput, sessionStartOutput } from "./session-start.ts";
+import { stop, stopInput, stopOutput } from "./stop.ts";
+import { subagentStart, subagentStartInput, subagentStartOutput } from "./subagent-start.ts";
+import { subagentStop, subagentStopInput, subagentStopOutput } from "./subagent-stop.ts";
+import { userPromptSubmit, userPromptSubmitInput, userPromptSubmitOutput } from "./user-prompt-submit.ts";
 
 export type { CommonFields, EventSpec, HandlerResult, HookJsonOutput } from "./common.ts";
 
@@ -29,6 +30,37 @@ export const EVENT_SPECS: { [E in HookEventName]: EventSpec<E> } = {
   PreCompact: preCompact,
   Notification: notification,
 };
+
+const INPUTS = {
+  PreToolUse: preToolUseInput,
+  PostToolUse: postToolUseInput,
+  PostToolUseFailure: postToolUseFailureInput,
+  UserPromptSubmit: userPromptSubmitInput,
+  Stop: stopInput,
+  SubagentStart: subagentStartInput,
+  SubagentStop: subagentStopInput,
+  SessionStart: sessionStartInput,
+  SessionEnd: sessionEndInput,
+  PreCompact: preCompactInput,
+  Notification: notificationInput,
+};
+const OUTPUTS = {
+  PreToolUse: preToolUseOutput,
+  PostToolUse: postToolUseOutput,
+  PostToolUseFailure: postToolUseFailureOutput,
+  UserPromptSubmit: userPromptSubmitOutput,
+  Stop: stopOutput,
+  SubagentStart: subagentStartOutput,
+  SubagentStop: subagentStopOutput,
+  SessionStart: sessionStartOutput,
+  SessionEnd: sessionEndOutput,
+  PreCompact: preCompactOutput,
+  Notification: notificationOutput,
+};
+/** The stdin payload of event E, typed from its zod schema (DESIGN "HookPayload<N>"). */
+export type HookPayload<E extends HookEventName> = z.infer<(typeof INPUTS)[E]>;
+/** The JSON output event E accepts (DESIGN "HookResult<N>"). */
+export type HookResult<E extends HookEventName> = z.input<(typeof OUTPUTS)[E]>;
 
 export const isHookEventName = (s: string): s is HookEventName => Object.hasOwn(EVENT_SPECS, s);
 

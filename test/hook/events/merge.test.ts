@@ -185,3 +185,10 @@ describe("buildPayload key order (contracts §1.4)", () => {
     expect(EVENT_SPECS.SessionEnd.defaultTimeoutSec).toBe(1.5);
   });
 });
+
+test("HookPayload / HookResult types follow the schemas", () => {
+  const p: import("../../../src/hook/events/index.ts").HookPayload<"Stop"> = { session_id: "s", transcript_path: "/t", cwd: "/", hook_event_name: "Stop", stop_hook_active: true };
+  const r: import("../../../src/hook/events/index.ts").HookResult<"PreToolUse"> = { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny" } };
+  expect(EVENT_SPECS.Stop.input.safeParse(p).success).toBe(true);
+  expect(EVENT_SPECS.PreToolUse.output.safeParse(r).success).toBe(true);
+});
