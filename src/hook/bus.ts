@@ -260,8 +260,10 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
       event === "SessionEnd" ? sessionEndMs : (h.handler.timeout ?? spec.defaultTimeoutSec) * 1000;
     const sync: Promise<HandlerResult>[] = [];
     commands.forEach((h, i) => {
-      const p = runCommand(event, spec, h, hookName, stdin, i, timeoutFor(h), o?.signal);
-      if (h.handler.async === true) trackAsync(event, p);
+      // Background hooks outlive the step that fired them, so the step's abort does not reach them.
+      const isAsync = h.handler.async === true;
+      const p = runCommand(event, spec, h, hookName, stdin, i, timeoutFor(h), isAsync ? undefined : o?.signal);
+      if (isAsync) trackAsync(event, p);
       else sync.push(p);
     });
     for (const r of plugins) sync.push(runInProcess(spec, r, hookName, payload, o?.signal));
