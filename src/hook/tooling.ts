@@ -60,6 +60,8 @@ function syntheticFields(event: HookEventName, tool: string, input: Record<strin
   }
 }
 
+const NO_MODE = new Set<HookEventName>(["SessionStart", "SubagentStart", "Notification", "SessionEnd"]);
+
 /** The payload `runHooksDry` sends: the user's payload or a synthetic one, common fields filled. */
 export function dryRunPayload(bus: YokeHookBus, event: HookEventName, o: DryRunOptions = {}): Record<string, unknown> {
   const tool = o.tool ?? (typeof o.payload?.tool_name === "string" ? o.payload.tool_name : "Bash");
@@ -69,7 +71,8 @@ export function dryRunPayload(bus: YokeHookBus, event: HookEventName, o: DryRunO
     session_id: bus.sessionId,
     transcript_path: join(cwd, ".yoke-dry-run.jsonl"),
     cwd,
-    permission_mode: "default" as const,
+    // contracts §1.4: these events arrive without permission_mode
+    permission_mode: NO_MODE.has(event) ? undefined : ("default" as const),
   };
   const base = o.payload ?? syntheticFields(event, tool, input);
   const fields = o.payload ? { ...base } : base;

@@ -25,6 +25,7 @@ describe("yoke hooks list / run core", () => {
     const p = dryRunPayload(bus, "PreToolUse", { tool: "Write", input: { file_path: "/x", content: "" } });
     expect(Object.keys(p)).toEqual(["session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name", "tool_name", "tool_input", "tool_use_id"]);
     expect(p).toMatchObject({ session_id: "sess-1", cwd: e.project, tool_name: "Write" });
+    expect(Object.keys(dryRunPayload(bus, "SessionStart"))).toEqual(["session_id", "transcript_path", "cwd", "hook_event_name", "source"]);
     const fromFile = dryRunPayload(bus, "Stop", { payload: { stop_hook_active: true, session_id: "other" } });
     expect(fromFile).toMatchObject({ session_id: "other", hook_event_name: "Stop", stop_hook_active: true });
   });
