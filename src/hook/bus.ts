@@ -68,6 +68,11 @@ export type YokeHookBus = HookBus & {
   drainAsync(timeoutMs?: number): Promise<void>;
   /** additionalContext/systemMessage from finished async hooks since the last call (delivered next turn). */
   takeAsyncOutput(): { additionalContext: string[]; systemMessages: string[] };
+  /**
+   * Adds a Claude Code plugin's `hooks/hooks.json` (contracts §6.1): `${CLAUDE_PLUGIN_ROOT}` and friends are
+   * substituted and exported. Subject to disableAllHooks / allowManagedHooksOnly like settings hooks.
+   */
+  addPluginHooks(hooks: Record<string, Array<{ matcher?: string; hooks: HookHandlerConfig[] }>>, meta: { path: string; owner: string; env: Record<string, string> }): void;
   readonly sessionId: string;
   readonly projectDir: string;
   cwd(): string;
@@ -92,6 +97,11 @@ export function hookBaseEnv(opts: Pick<HookBusOptions, "env" | "settings" | "pro
 }
 
 const substitute = (s: string, projectDir: string) => s.replaceAll("${CLAUDE_PROJECT_DIR}", projectDir);
+const substituteVars = (s: string, vars: Record<string, string> | undefined) => {
+  if (!vars) return s;
+  for (const [k, v] of Object.entries(vars)) s = s.replaceAll(`\${${k}}`, v);
+  return s;
+};
 
 /** Creates the bus over every settings file's hooks. Never throws; `emit` never throws. */
 export function createHookBus(opts: HookBusOptions): YokeHookBus {
@@ -122,7 +132,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
         const input = (payload.tool_input ?? {}) as Record<string, unknown>;
         if (opts.matchRule && !safeRule(opts.matchRule, h.handler.if, String(payload.tool_name ?? ""), input)) continue;
       }
-      const key = dedupeKey(h.handler);
+      const key = (h.owner ? `${h.owner}\0` : "") + dedupeKey(h.handler);
       byKey.delete(key); // the last duplicate wins (internals §8.1)
       byKey.set(key, h);
     }
@@ -167,7 +177,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
       };
       return { record: rec };
     }
-    const env = { ...baseEnv };
+    const env = { ...baseEnv, ...h.extraEnv };
     if (event === "SessionStart") {
       const file = sessionEnvFile(opts.yokeDir, opts.sessionId, n);
       try {
@@ -178,8 +188,8 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
       }
     }
     const run = await runHookCommand({
-      command: substitute(handler.command ?? "", opts.projectDir),
-      args: handler.args?.map((a) => substitute(a, opts.projectDir)),
+      command: substituteVars(substitute(handler.command ?? "", opts.projectDir), h.extraEnv),
+      args: handler.args?.map((a) => substituteVars(substitute(a, opts.projectDir), h.extraEnv)),
       cwd: opts.cwd(),
       env,
       stdin,
@@ -286,6 +296,22 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
   }
 
   return {
+    addPluginHooks(hooks, meta) {
+      for (const [event, groups] of Object.entries(hooks)) {
+        for (const g of groups) {
+          for (const handler of g.hooks) {
+            const disabledBy = policy.allDisabled
+              ? "disableAllHooks in managed settings"
+              : policy.managedOnly
+                ? "allowManagedHooksOnly in managed settings"
+                : policy.nonManagedDisabled
+                  ? "disableAllHooks"
+                  : undefined;
+            configured.push({ event, matcher: g.matcher, handler, level: "user", path: meta.path, extraEnv: meta.env, owner: meta.owner, ...(disabledBy ? { disabledBy } : {}) });
+          }
+        }
+      }
+    },
     sessionId: opts.sessionId,
     projectDir: opts.projectDir,
     cwd: () => opts.cwd(),

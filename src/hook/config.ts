@@ -12,6 +12,10 @@ export type ConfiguredHook = {
   path: string;
   /** Why the hook will not run (policy), if it will not. */
   disabledBy?: string;
+  /** Claude Code plugin hooks: extra environment (CLAUDE_PLUGIN_ROOT …) and `${VAR}` substitutions. */
+  extraEnv?: Record<string, string>;
+  /** Plugin copies of a hook are not de-duplicated against settings hooks (contracts §1.9). */
+  owner?: string;
 };
 
 /** contracts §1.2: `disableAllHooks` and `allowManagedHooksOnly` as Claude Code applies them. */
