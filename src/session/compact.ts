@@ -5,7 +5,7 @@ import type { EntryBase, SystemEntry, UserEntry } from "./types.ts";
 export const SUMMARY_PREAMBLE =
   "Earlier turns of this session were condensed to save context. What follows is a digest of them, made locally without a model.";
 const RESUME_NOTE =
-  "Carry on with the task in progress from where it stopped; do not recap or ask the user to repeat themselves. If a detail below is too thin, re-read the file or re-run the command.";
+  "Carry on with the task in progress from where it stopped; do not recap or ask the user to repeat themselves. If a detail above is too thin, re-read the file or re-run the command.";
 const KEPT_NOTE = "The most recent messages follow unchanged.";
 
 /** Tools whose old outputs may be cleared (internals §6.2). */
@@ -143,6 +143,16 @@ function previousBody(m: Message): string[] {
     .map((l) => (l.startsWith("- ") ? l : `- ${l}`));
 }
 
+/** A kept user message merged into an earlier summary becomes its own message again, so it is not lost. */
+function splitLeadingSummary(messages: Message[]): Message[] {
+  const first = messages[0];
+  if (!first || !isSummary(first) || typeof first.content === "string") return messages;
+  const idx = first.content.findIndex((b) => b.type === "text" && b.text.startsWith(SUMMARY_PREAMBLE));
+  const rest = first.content.filter((_, i) => i !== idx);
+  if (rest.length === 0) return messages;
+  return [{ role: "user", content: [first.content[idx]!] }, { role: "user", content: rest }, ...messages.slice(1)];
+}
+
 export type LocalCompaction = {
   /** The full text of the summary user message (preamble, `<summary>…</summary>`, notes). */
   summary: string;
@@ -160,7 +170,8 @@ export type LocalCompaction = {
  * the cut back so a tool_use/tool_result pair is never split, folds the rest (and any earlier
  * local summary) into one digest. Pure; never throws.
  */
-export function localCompactSummary(messages: Message[], opts: { keepRecent: number } = { keepRecent: 4 }): LocalCompaction {
+export function localCompactSummary(input: Message[], opts: { keepRecent: number } = { keepRecent: 4 }): LocalCompaction {
+  const messages = splitLeadingSummary(input);
   const hasPrev = isSummary(messages[0]);
   const first = hasPrev ? 1 : 0;
   let keepFrom = opts.keepRecent <= 0 ? messages.length : Math.max(first, messages.length - opts.keepRecent);
