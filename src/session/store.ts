@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { projectStateDir } from "../config/paths.ts";
@@ -61,6 +61,18 @@ export function createSessionStore(opts: SessionStoreOptions): FileSessionStore 
     try {
       mkdirSync(join(path, ".."), { recursive: true });
       fd = openSync(path, "a", 0o600);
+      // A writer killed mid-line leaves a fragment without "\n"; end it so our first line stays whole.
+      const size = fstatSync(fd).size;
+      if (size > 0) {
+        const last = Buffer.alloc(1);
+        const r = openSync(path, "r");
+        try {
+          readSync(r, last, 0, 1, size - 1);
+        } finally {
+          closeSync(r);
+        }
+        if (last[0] !== 10) writeSync(fd, "\n");
+      }
     } catch (err) {
       fail("open", err);
     }

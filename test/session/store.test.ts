@@ -81,3 +81,18 @@ describe("createSessionStore (contracts §5.1, §5.2)", () => {
     expect(errors[0]).toContain(store.path);
   });
 });
+
+test("a torn fragment left by a killed writer is closed off before the next append (contracts §5.2)", () => {
+  const { env } = tempEnv();
+  const first = createSessionStore({ cwd: "/x", sessionId: "s", env, version: "v" });
+  first.append({ type: "a" });
+  first.close();
+  writeFileSync(first.path, readFileSync(first.path, "utf8") + '{"type":"tor');
+  const second = createSessionStore({ cwd: "/x", sessionId: "s", env, version: "v" });
+  second.append({ type: "b", uuid: "keep" });
+  second.close();
+  const r = loadTranscript(second.path);
+  expect(r.meta.map((m) => m.type)).toEqual(["a", "b"]);
+  expect(r.warnings.length).toBe(1);
+  expect(r.warnings[0]).toContain(":2: line is not valid JSON");
+});
