@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readSync } from "node:fs";
 import type { ContentBlock, Message, ToolResultBlock } from "../provider/types.ts";
 import type { MetaEntry, SessionEntry } from "./types.ts";
 
@@ -12,6 +12,8 @@ export type LoadedTranscript = {
 };
 
 const CONVERSATION_TYPES = new Set(["user", "assistant", "system"]);
+const SHARED_FIELDS = ["cwd", "sessionId", "version", "entrypoint", "userType", "gitBranch", "agentId"];
+const CHUNK_BYTES = 1 << 20;
 
 /**
  * Reads a JSONL transcript. Never throws and never rewrites the file: a missing or unreadable
@@ -22,47 +24,73 @@ export function loadTranscript(path: string): LoadedTranscript {
   const entries: SessionEntry[] = [];
   const meta: MetaEntry[] = [];
   const warnings: string[] = [];
-  let buf: Buffer;
+  let fd: number;
   try {
-    buf = readFileSync(path);
+    fd = openSync(path, "r");
   } catch (err) {
     warnings.push(`${path}: cannot read transcript (${err instanceof Error ? err.message : String(err)})`);
     return { entries, meta, warnings };
   }
-  // Scan the bytes and decode one line at a time: no whole-file string, no array of lines.
-  let start = 0;
-  let lineNo = 0;
-  const len = buf.length;
-  while (start < len) {
-    let end = buf.indexOf(10, start);
-    const torn = end === -1;
-    if (torn) end = len;
-    lineNo++;
-    if (end > start) {
-      const text = buf.toString("utf8", start, end);
-      let value: unknown;
-      let ok = true;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        ok = false;
-      }
-      if (!ok) {
-        warnings.push(
-          torn
-            ? `${path}:${lineNo}: incomplete last line ignored (the writer was probably killed mid-write)`
-            : `${path}:${lineNo}: line is not valid JSON, skipped`,
-        );
-      } else if (value === null || typeof value !== "object" || Array.isArray(value) || typeof (value as MetaEntry).type !== "string") {
-        warnings.push(`${path}:${lineNo}: line is not a transcript entry (no "type"), skipped`);
-      } else if (CONVERSATION_TYPES.has((value as MetaEntry).type) && typeof (value as { uuid?: unknown }).uuid === "string") {
-        entries.push(value as SessionEntry);
-      } else {
-        meta.push(value as MetaEntry);
-      }
+  // Repeated per-line strings share one copy, so 100k entries do not hold 100k copies of cwd etc.
+  const pool = new Map<string, string>();
+  const intern = (o: Record<string, unknown>): void => {
+    for (const k of SHARED_FIELDS) {
+      const v = o[k];
+      if (typeof v !== "string") continue;
+      const hit = pool.get(v);
+      if (hit === undefined) pool.set(v, v);
+      else o[k] = hit;
     }
-    start = end + 1;
+  };
+  let lineNo = 0;
+  const handle = (data: Buffer, start: number, end: number, torn: boolean): void => {
+    lineNo++;
+    if (end <= start) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(data.toString("utf8", start, end));
+    } catch {
+      warnings.push(
+        torn
+          ? `${path}:${lineNo}: incomplete last line ignored (the writer was probably killed mid-write)`
+          : `${path}:${lineNo}: line is not valid JSON, skipped`,
+      );
+      return;
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value) || typeof (value as MetaEntry).type !== "string") {
+      warnings.push(`${path}:${lineNo}: line is not a transcript entry (no "type"), skipped`);
+    } else if (CONVERSATION_TYPES.has((value as MetaEntry).type) && typeof (value as { uuid?: unknown }).uuid === "string") {
+      intern(value as Record<string, unknown>);
+      entries.push(value as SessionEntry);
+    } else {
+      meta.push(value as MetaEntry);
+    }
+  };
+  // Read in fixed chunks and decode one line at a time: no whole-file buffer or string, no array of lines.
+  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let carry: Buffer | null = null;
+  try {
+    for (;;) {
+      const n = readSync(fd, chunk, 0, CHUNK_BYTES, null);
+      if (n === 0) break;
+      const data: Buffer = carry ? Buffer.concat([carry, chunk.subarray(0, n)]) : chunk.subarray(0, n);
+      let start = 0;
+      for (;;) {
+        const nl = data.indexOf(10, start);
+        if (nl === -1) break;
+        handle(data, start, nl, false);
+        start = nl + 1;
+      }
+      // the chunk buffer is reused, so an unfinished line is copied out
+      carry = start < data.length ? Buffer.from(data.subarray(start)) : null;
+    }
+  } catch (err) {
+    warnings.push(`${path}:${lineNo + 1}: read failed (${err instanceof Error ? err.message : String(err)}); later lines ignored`);
+    carry = null;
+  } finally {
+    closeSync(fd);
   }
+  if (carry) handle(carry, 0, carry.length, true);
   return { entries, meta, warnings };
 }
 
@@ -149,6 +177,20 @@ export function conversationFromEntries(entries: SessionEntry[], opts: Conversat
 const blocksOf = (content: string | ContentBlock[]): ContentBlock[] =>
   typeof content === "string" ? (content === "" ? [] : [{ type: "text", text: content }]) : content;
 
+const needsReorder = (bs: ContentBlock[]): boolean => {
+  let other = false;
+  for (const b of bs) {
+    if (b.type !== "tool_result") other = true;
+    else if (other) return true;
+  }
+  return false;
+};
+
+const resultsFirst = (bs: ContentBlock[]): ContentBlock[] => [
+  ...bs.filter((b) => b.type === "tool_result"),
+  ...bs.filter((b) => b.type !== "tool_result"),
+];
+
 /** Turns chain entries into Messages-API messages (merging, ordering tool results first, closing dangling tool_use). */
 export function toApiMessages(chain: SessionEntry[]): Message[] {
   const out: Message[] = [];
@@ -175,29 +217,23 @@ export function toApiMessages(chain: SessionEntry[]): Message[] {
   // The API wants tool_result blocks first in a user message and every tool_use answered in the next one.
   for (let i = 0; i < out.length; i++) {
     const m = out[i]!;
-    if (m.role === "user" && typeof m.content !== "string") {
-      const results = m.content.filter((b) => b.type === "tool_result");
-      if (results.length > 0) m.content = [...results, ...m.content.filter((b) => b.type !== "tool_result")];
+    if (m.role === "user") {
+      if (typeof m.content !== "string" && needsReorder(m.content)) m.content = resultsFirst(m.content);
+      continue;
     }
-    if (m.role !== "assistant") continue;
-    const uses = m.content.filter((b) => b.type === "tool_use").map((b) => (b as { id: string }).id);
-    if (uses.length === 0) continue;
+    let missing: ToolResultBlock[] | null = null;
     const next = out[i + 1];
-    const answered = new Set<string>();
-    if (next?.role === "user" && typeof next.content !== "string") {
-      for (const b of next.content) if (b.type === "tool_result") answered.add(b.tool_use_id);
+    for (const b of m.content) {
+      if (b.type !== "tool_use") continue;
+      let answered = false;
+      if (next?.role === "user" && typeof next.content !== "string") {
+        for (const r of next.content) if (r.type === "tool_result" && r.tool_use_id === b.id) answered = true;
+      }
+      if (!answered) (missing ??= []).push({ type: "tool_result", tool_use_id: b.id, content: INTERRUPTED_TOOL_RESULT, is_error: true });
     }
-    const missing: ToolResultBlock[] = uses
-      .filter((id) => !answered.has(id))
-      .map((id) => ({ type: "tool_result", tool_use_id: id, content: INTERRUPTED_TOOL_RESULT, is_error: true }));
-    if (missing.length === 0) continue;
-    if (next?.role === "user") {
-      next.content = [...missing, ...blocksOf(next.content)];
-      const nc = next.content;
-      next.content = [...nc.filter((b) => b.type === "tool_result"), ...nc.filter((b) => b.type !== "tool_result")];
-    } else {
-      out.splice(i + 1, 0, { role: "user", content: missing });
-    }
+    if (!missing) continue;
+    if (next?.role === "user") next.content = resultsFirst([...missing, ...blocksOf(next.content)]);
+    else out.splice(i + 1, 0, { role: "user", content: missing });
   }
   return out;
 }
