@@ -145,7 +145,8 @@ export function conversationFromEntries(entries: SessionEntry[], opts: Conversat
   } else {
     for (let i = entries.length - 1; i >= 0; i--) {
       const e = entries[i]!;
-      if (!e.isSidechain && (isConversation(e) || (e.type === "system" && e.subtype === "compact_boundary"))) {
+      // A boundary is never the leaf: one with no summary after it is a compaction that did not finish.
+      if (!e.isSidechain && isConversation(e)) {
         leaf = e;
         break;
       }

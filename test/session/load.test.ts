@@ -135,3 +135,11 @@ describe("conversationFromEntries", () => {
     expect(conversationFromEntries([...chain, side]).lastUuid).toBe("a3");
   });
 });
+
+test("a compaction cut short after its boundary line resumes the full pre-compaction chain", () => {
+  const es = [user("u1", null, "q"), assistant("a1", "u1", "m1", [{ type: "text", text: "r" }])];
+  const boundary = compactBoundaryEntry(base("b1", null), { trigger: "auto", preTokens: 1, logicalParentUuid: "a1" });
+  const c = conversationFromEntries([...es, boundary]);
+  expect(c.lastUuid).toBe("a1");
+  expect(c.messages.length).toBe(2);
+});
