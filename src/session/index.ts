@@ -1,9 +1,10 @@
 /** The session module's public surface: transcript store, loading, listing, fork/rewind, checkpoints, local compaction. */
-export { createSessionStore, transcriptPath, type FileSessionStore, type SessionStoreOptions } from "./store.ts";
+export { createSessionStore, subagentTranscriptPath, transcriptPath, type FileSessionStore, type SessionStoreOptions } from "./store.ts";
 export {
   conversationFromEntries,
   INTERRUPTED_TOOL_RESULT,
   loadTranscript,
+  resumeSettings,
   toApiMessages,
   type Conversation,
   type ConversationOptions,

@@ -98,22 +98,24 @@ export type FindResult = { ok: true; id: string; path: string } | { ok: false; e
 
 /**
  * Finds a session by full id or unique id prefix: current project dir first, then every project
- * (contracts §5.3). Never throws; not found / ambiguous comes back as `{ ok:false, error }`.
+ * (contracts §5.3; `worktrees` = the repo's other worktree paths, searched second). Never throws;
+ * not found / ambiguous comes back as `{ ok:false, error }`.
  */
-export function findSession(idOrPrefix: string, cwd: string, env: Env = process.env): FindResult {
+export function findSession(idOrPrefix: string, cwd: string, env: Env = process.env, opts: { worktrees?: string[] } = {}): FindResult {
   const want = idOrPrefix.trim();
   if (!want || /[/\\]/.test(want)) return { ok: false, error: `"${idOrPrefix}" is not a session id` };
-  const here = projectStateDir(cwd, env);
+  // current project first, then its git worktrees (the caller lists them), then every other project
+  const first = [projectStateDir(cwd, env), ...(opts.worktrees ?? []).map((w) => projectStateDir(w, env))];
   const root = join(yokeDir(env), "projects");
   let others: string[] = [];
   try {
     others = readdirSync(root)
       .map((d) => join(root, d))
-      .filter((d) => d !== here);
+      .filter((d) => !first.includes(d));
   } catch {
     // no projects yet
   }
-  for (const dir of [here, ...others]) {
+  for (const dir of [...new Set(first), ...others]) {
     const files = jsonlIn(dir);
     const exact = files.find((f) => basename(f, ".jsonl") === want);
     if (exact) return { ok: true, id: want, path: exact };

@@ -238,3 +238,21 @@ export function toApiMessages(chain: SessionEntry[]): Message[] {
   }
   return out;
 }
+
+/**
+ * What a resume restores besides history (contracts §5.3): the last model used and the last
+ * permission mode, except `plan` and `bypassPermissions`, which are never carried over. Never throws.
+ */
+export function resumeSettings(chain: SessionEntry[]): { model?: string; permissionMode?: string } {
+  const out: { model?: string; permissionMode?: string } = {};
+  for (let i = chain.length - 1; i >= 0 && (out.model === undefined || out.permissionMode === undefined); i--) {
+    const e = chain[i]!;
+    if (e.type === "assistant" && out.model === undefined && typeof e.message.model === "string" && e.message.model) out.model = e.message.model;
+    if (e.type === "user" && out.permissionMode === undefined && typeof e.permissionMode === "string") {
+      // the newest recorded mode decides; a non-restorable one means "start from the default"
+      out.permissionMode = e.permissionMode;
+    }
+  }
+  if (out.permissionMode === "plan" || out.permissionMode === "bypassPermissions") delete out.permissionMode;
+  return out;
+}

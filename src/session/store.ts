@@ -35,6 +35,10 @@ export type FileSessionStore = SessionStore & {
 export const transcriptPath = (cwd: string, sessionId: string, env: Record<string, string | undefined> = process.env): string =>
   join(projectStateDir(cwd, env), `${sessionId}.jsonl`);
 
+/** A subagent's transcript: `<project>/<session-id>/subagents/agent-<agentId>.jsonl` (contracts §5.1). */
+export const subagentTranscriptPath = (cwd: string, sessionId: string, agentId: string, env: Record<string, string | undefined> = process.env): string =>
+  join(projectStateDir(cwd, env), sessionId, "subagents", `agent-${agentId}.jsonl`);
+
 /**
  * Append-only JSONL transcript. Each line goes out with one write call on an 'a' descriptor, so a
  * SIGKILL loses at most the line in flight. The directory is created on the first append. Never

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { findSession, formatSessionList, formatSessionShow, latestSession, listSessions } from "../../src/session/list.ts";
 import { forkSession, rewindConversation } from "../../src/session/fork.ts";
-import { transcriptPath } from "../../src/session/store.ts";
+import { subagentTranscriptPath, transcriptPath } from "../../src/session/store.ts";
 import { conversationFromEntries, loadTranscript } from "../../src/session/load.ts";
 import { assistant, jsonl, tempEnv, user } from "./helpers.ts";
 import type { SessionEntry } from "../../src/session/types.ts";
@@ -113,4 +113,16 @@ describe("fork and conversation rewind (contracts §5.3)", () => {
     const c = conversationFromEntries(loadTranscript(src).entries, { leafUuid: "a2" });
     expect(c.messages.length).toBe(4);
   });
+});
+
+test("findSession searches the given worktrees before other projects (contracts §5.3)", () => {
+  const { env } = tempEnv();
+  put(env, "/zz-other", "dup-1", convo("dup-1", "x"), 1);
+  const wt = put(env, "/proj-wt", "dup-2", convo("dup-2", "x"), 1);
+  expect(findSession("dup", "/proj", env, { worktrees: ["/proj-wt"] })).toEqual({ ok: true, id: "dup-2", path: wt });
+});
+
+test("subagent transcripts live under <session-id>/subagents/ (contracts §5.1)", () => {
+  const { env } = tempEnv();
+  expect(subagentTranscriptPath("/p", "sid", "a1b2", env)).toBe(join(env.YOKE_CONFIG_DIR!, "projects", "-p", "sid", "subagents", "agent-a1b2.jsonl"));
 });

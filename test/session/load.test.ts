@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { conversationFromEntries, INTERRUPTED_TOOL_RESULT, loadTranscript } from "../../src/session/load.ts";
+import { conversationFromEntries, INTERRUPTED_TOOL_RESULT, loadTranscript, resumeSettings } from "../../src/session/load.ts";
 import { compactBoundaryEntry, summaryUserEntry } from "../../src/session/compact.ts";
 import { assistant, base, jsonl, tempDir, user } from "./helpers.ts";
 
@@ -142,4 +142,13 @@ test("a compaction cut short after its boundary line resumes the full pre-compac
   const c = conversationFromEntries([...es, boundary]);
   expect(c.lastUuid).toBe("a1");
   expect(c.messages.length).toBe(2);
+});
+
+test("resumeSettings restores the last model and permission mode, but never plan or bypassPermissions (contracts §5.3)", () => {
+  const a1 = assistant("a1", "u1", "m1", [{ type: "text", text: "r" }]);
+  a1.message.model = "claude-x";
+  const es = [user("u1", null, "q", { permissionMode: "acceptEdits" }), a1];
+  expect(resumeSettings(es)).toEqual({ model: "claude-x", permissionMode: "acceptEdits" });
+  expect(resumeSettings([...es, user("u2", "a1", "q2", { permissionMode: "plan" })])).toEqual({ model: "claude-x" });
+  expect(resumeSettings([])).toEqual({});
 });
