@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, sta
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { yokeDir } from "../config/paths.ts";
 import type { MetaEntry, SessionStore } from "./types.ts";
-import { checkoutPaths, diffTrees, findRepo, isIgnored, snapshotWorktree, writeWorktreeTree, type GitRepo } from "./git-snapshot.ts";
+import { checkoutPaths, diffTrees, findRepo, git, isIgnored, snapshotWorktree, writeWorktreeTree, type GitRepo } from "./git-snapshot.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -50,6 +50,8 @@ export type CheckpointOptions = {
   meta?: MetaEntry[];
   /** Where the one-per-kind failure report goes; default stderr. */
   onError?: (message: string) => void;
+  /** Turns kept rewindable (contracts §5.4: the last 100); older ones are dropped with their git refs. */
+  maxCheckpoints?: number;
 };
 
 /**
@@ -80,6 +82,7 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
   };
 
   for (const m of opts.meta ?? []) rebuild(m);
+  prune();
 
   function rebuild(m: MetaEntry): void {
     if (m.type !== "file-history-snapshot" || typeof m.messageId !== "string") return;
@@ -106,6 +109,24 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
   }
 
   const current = (): Turn | undefined => turns[turns.length - 1];
+
+  // Blobs stay (they are shared and small next to the transcript); only git refs pin repository objects.
+  function prune(): void {
+    const max = Math.max(1, opts.maxCheckpoints ?? 100);
+    while (turns.length > max) {
+      const old = turns.shift()!;
+      byUuid.delete(old.userUuid);
+      if (old.git.length === 0) continue;
+      void getRepo().then(async (r) => {
+        if (!r) return;
+        for (const g of old.git) {
+          const d = await git(["update-ref", "-d", g.ref], { cwd: r.top, env });
+          if (d.code !== 0) fail("prune", `git update-ref -d ${g.ref} failed: ${d.stderr.trim()}`);
+        }
+      });
+    }
+  }
+
 
   const record = (t: Turn, update: boolean, git?: GitSnap): void => {
     const tracked: Record<string, unknown> = {};
@@ -197,10 +218,12 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
   return {
     beginTurn(userUuid: string): void {
       if (byUuid.has(userUuid)) return;
-      const t: Turn = { userUuid, index: turns.length, timestamp: new Date().toISOString(), backups: new Map(), git: [] };
+      const last = turns[turns.length - 1];
+      const t: Turn = { userUuid, index: last ? last.index + 1 : 0, timestamp: new Date().toISOString(), backups: new Map(), git: [] };
       turns.push(t);
       byUuid.set(userUuid, t);
       record(t, false);
+      prune();
     },
 
     async beforeFileChange(absPath: string): Promise<void> {

@@ -178,3 +178,18 @@ describe("git working-tree checkpoints (beyond Claude Code)", () => {
     expect(r1.restored).toContain(t);
   });
 });
+
+test("only the last maxCheckpoints turns stay rewindable; dropped git refs are deleted (contracts §5.4)", async () => {
+  const { env } = tempEnv();
+  const cwd = repo(env);
+  const cp = createCheckpoints({ sessionId: "lim", env, cwd, maxCheckpoints: 2 });
+  for (const t of ["t1", "t2", "t3"]) {
+    cp.beginTurn(t);
+    await cp.snapshotGit();
+  }
+  expect(cp.list().map((c) => c.userUuid)).toEqual(["t2", "t3"]);
+  expect((await cp.rewindFiles("t1")).errors.length).toBe(1);
+  const refs = () => sh(cwd, env, "for-each-ref", "--format=%(refname)", "refs/yoke/checkpoints/lim");
+  for (let i = 0; i < 100 && refs().includes("/0"); i++) await Bun.sleep(20);
+  expect(refs().split("\n")).toEqual(["refs/yoke/checkpoints/lim/1", "refs/yoke/checkpoints/lim/2"]);
+});
