@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { conversationFromEntries, loadTranscript } from "../src/session/load.ts";
+import { sessionRow } from "../src/session/list.ts";
 
 const mode = process.argv[2];
 
@@ -15,16 +16,20 @@ if (mode === "--child") {
   const path = process.argv[3]!;
   const idle = process.argv[4] === "idle";
   let ms = 0;
+  let cpuMs = 0;
   if (!idle) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     const { entries, meta } = loadTranscript(path);
     const c = conversationFromEntries(entries, { meta });
     ms = performance.now() - t0;
+    const used = process.cpuUsage(c0);
+    cpuMs = (used.user + used.system) / 1000;
     if (c.messages.length === 0) throw new Error("empty conversation");
   }
   // VmHWM is this process's own peak; getrusage's maxRSS would carry the parent's peak over exec.
   const hwm = /VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"));
-  process.stdout.write(JSON.stringify({ ms, maxRssKb: hwm ? Number(hwm[1]) : process.resourceUsage().maxRSS }));
+  process.stdout.write(JSON.stringify({ ms, cpuMs, maxRssKb: hwm ? Number(hwm[1]) : process.resourceUsage().maxRSS }));
   process.exit(0);
 }
 
@@ -76,7 +81,7 @@ function generate(): void {
   writeFileSync(path, `${out.slice(0, lines).join("\n")}\n`);
 }
 
-const child = (idle: boolean): { ms: number; maxRssKb: number } => {
+const child = (idle: boolean): { ms: number; cpuMs: number; maxRssKb: number } => {
   const r = Bun.spawnSync([process.execPath, import.meta.path, "--child", path, idle ? "idle" : "run"], { stdout: "pipe", stderr: "inherit" });
   return JSON.parse(r.stdout.toString());
 };
@@ -86,11 +91,18 @@ const size = statSync(path).size;
 const idle = child(true);
 const runs = Array.from({ length: 7 }, () => child(false));
 const times = runs.map((r) => r.ms).sort((a, b) => a - b);
+const cpu = runs.map((r) => r.cpuMs).sort((a, b) => a - b);
 const rss = runs.map((r) => r.maxRssKb * 1024).sort((a, b) => a - b);
 const median = (xs: number[]) => xs[Math.floor(xs.length / 2)]!;
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 const growth = median(rss) - idle.maxRssKb * 1024;
 console.log(`sessions resume bench: ${lines} lines, file ${mb(size)}`);
-console.log(`  load + conversationFromEntries: median ${median(times).toFixed(0)} ms (min ${times[0]!.toFixed(0)}, max ${times[times.length - 1]!.toFixed(0)})  target < 1000 ms`);
+console.log(`  load + conversationFromEntries: median ${median(times).toFixed(0)} ms (min ${times[0]!.toFixed(0)}, max ${times[times.length - 1]!.toFixed(0)}), CPU median ${median(cpu).toFixed(0)} ms  (target < 1000 ms)`);
 console.log(`  peak RSS ${mb(median(rss))}, idle process ${mb(idle.maxRssKb * 1024)}, growth ${mb(growth)} = ${(growth / size).toFixed(2)}x file size (target < 3x); total/file ${(median(rss) / size).toFixed(2)}x`);
+const rowTimes = Array.from({ length: 5 }, () => {
+  const t0 = performance.now();
+  sessionRow(path);
+  return performance.now() - t0;
+}).sort((a, b) => a - b);
+console.log(`  sessionRow (one line of \`sessions list\`): median ${median(rowTimes).toFixed(0)} ms`);
 if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true }); else console.log(path);

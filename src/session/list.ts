@@ -49,7 +49,8 @@ export function sessionRow(path: string): SessionRow | null {
     if (end === -1) end = buf.length;
     // Only parse lines that can matter; the rest are skipped by a byte search.
     const line = buf.subarray(start, end);
-    const isUser = line.indexOf('"type":"user"') !== -1;
+    // Tool-result and meta lines are most user lines in a long session; rule them out without parsing.
+    const isUser = line.indexOf('"type":"user"') !== -1 && line.indexOf('"type":"tool_result"') === -1 && line.indexOf('"isMeta":true') === -1;
     const isTitle = !isUser && (line.indexOf('"type":"custom-title"') !== -1 || line.indexOf('"type":"ai-title"') !== -1 || line.indexOf('"type":"summary"') !== -1);
     if (isUser || isTitle || entrypoint === "") {
       try {
@@ -131,7 +132,20 @@ export function findSession(idOrPrefix: string, cwd: string, env: Env = process.
 
 /** Newest session of the project for --continue (optionally filtered, e.g. by entrypoint). Never throws. */
 export function latestSession(cwd: string, env: Env = process.env, filter?: (row: SessionRow) => boolean): SessionRow | null {
-  for (const r of listSessions(cwd, env)) if (!filter || filter(r)) return r;
+  // Order by mtime from stat alone, and read files only until one passes the filter.
+  const byTime = jsonlIn(projectStateDir(cwd, env))
+    .map((path) => {
+      try {
+        return { path, t: statSync(path).mtimeMs };
+      } catch {
+        return { path, t: -1 };
+      }
+    })
+    .sort((a, b) => b.t - a.t);
+  for (const { path } of byTime) {
+    const r = sessionRow(path);
+    if (r && (!filter || filter(r))) return r;
+  }
   return null;
 }
 

@@ -12,7 +12,6 @@ export type LoadedTranscript = {
 };
 
 const CONVERSATION_TYPES = new Set(["user", "assistant", "system"]);
-const SHARED_FIELDS = ["cwd", "sessionId", "version", "entrypoint", "userType", "gitBranch", "agentId"];
 const CHUNK_BYTES = 1 << 20;
 
 /**
@@ -31,17 +30,6 @@ export function loadTranscript(path: string): LoadedTranscript {
     warnings.push(`${path}: cannot read transcript (${err instanceof Error ? err.message : String(err)})`);
     return { entries, meta, warnings };
   }
-  // Repeated per-line strings share one copy, so 100k entries do not hold 100k copies of cwd etc.
-  const pool = new Map<string, string>();
-  const intern = (o: Record<string, unknown>): void => {
-    for (const k of SHARED_FIELDS) {
-      const v = o[k];
-      if (typeof v !== "string") continue;
-      const hit = pool.get(v);
-      if (hit === undefined) pool.set(v, v);
-      else o[k] = hit;
-    }
-  };
   let lineNo = 0;
   const handle = (data: Buffer, start: number, end: number, torn: boolean): void => {
     lineNo++;
@@ -60,7 +48,6 @@ export function loadTranscript(path: string): LoadedTranscript {
     if (value === null || typeof value !== "object" || Array.isArray(value) || typeof (value as MetaEntry).type !== "string") {
       warnings.push(`${path}:${lineNo}: line is not a transcript entry (no "type"), skipped`);
     } else if (CONVERSATION_TYPES.has((value as MetaEntry).type) && typeof (value as { uuid?: unknown }).uuid === "string") {
-      intern(value as Record<string, unknown>);
       entries.push(value as SessionEntry);
     } else {
       meta.push(value as MetaEntry);
