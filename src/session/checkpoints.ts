@@ -89,7 +89,7 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
     let t = byUuid.get(m.messageId);
     const snap = (m.snapshot ?? {}) as { timestamp?: string; trackedFileBackups?: Record<string, Record<string, unknown>> };
     if (!t) {
-      t = { userUuid: m.messageId, index: turns.length, timestamp: snap.timestamp ?? "", backups: new Map(), git: [] };
+      t = { userUuid: m.messageId, index: turns.length ? turns[turns.length - 1]!.index + 1 : 0, timestamp: snap.timestamp ?? "", backups: new Map(), git: [] };
       turns.push(t);
       byUuid.set(t.userUuid, t);
     }
@@ -104,7 +104,9 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
     if (g && typeof g.ref === "string" && typeof g.commit === "string" && !t.git.some((x) => x.ref === g.ref)) {
       t.git.push({ ref: g.ref, commit: g.commit, seq: g.seq });
       seq = Math.max(seq, g.seq + 1);
-      gitCount++;
+      // refs are numbered per session; continue after the highest one so a resume never reuses a ref
+      const n = Number(g.ref.slice(g.ref.lastIndexOf("/") + 1));
+      if (Number.isInteger(n)) gitCount = Math.max(gitCount, n + 1);
     }
   }
 
@@ -127,8 +129,7 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
     }
   }
 
-
-  const record = (t: Turn, update: boolean, git?: GitSnap): void => {
+  const record = (t: Turn, update: boolean, snapshot?: GitSnap): void => {
     const tracked: Record<string, unknown> = {};
     for (const [p, b] of t.backups) tracked[p] = { backupFileName: b.blob, version: 1, backupTime: b.time, seq: b.seq, ...(b.mode !== undefined ? { mode: b.mode } : {}) };
     const line: MetaEntry = {
@@ -137,7 +138,7 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
       snapshot: { messageId: t.userUuid, trackedFileBackups: tracked, timestamp: t.timestamp },
       isSnapshotUpdate: update,
     };
-    if (git) line.gitCheckpoint = git;
+    if (snapshot) line.gitCheckpoint = snapshot;
     opts.store?.append(line);
   };
 

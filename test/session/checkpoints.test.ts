@@ -193,3 +193,22 @@ test("only the last maxCheckpoints turns stay rewindable; dropped git refs are d
   for (let i = 0; i < 100 && refs().includes("/0"); i++) await Bun.sleep(20);
   expect(refs().split("\n")).toEqual(["refs/yoke/checkpoints/lim/1", "refs/yoke/checkpoints/lim/2"]);
 });
+
+test("git checkpoints survive a restart through the transcript and new refs never reuse old numbers", async () => {
+  const { env } = tempEnv();
+  const cwd = repo(env);
+  const store = createSessionStore({ cwd, sessionId: "rs", env, version: "v" });
+  const cp = createCheckpoints({ sessionId: "rs", env, cwd, store });
+  cp.beginTurn("t1");
+  await cp.snapshotGit();
+  writeFileSync(join(cwd, "tracked.txt"), "bash wrote this\n");
+  store.close();
+
+  const again = createCheckpoints({ sessionId: "rs", env, cwd, store, meta: loadTranscript(store.path).meta });
+  again.beginTurn("t2");
+  await again.snapshotGit();
+  expect(again.list().map((c) => c.gitRefs)).toEqual([["refs/yoke/checkpoints/rs/0"], ["refs/yoke/checkpoints/rs/1"]]);
+  const r = await again.rewindFiles("t1");
+  expect(r).toEqual({ restored: [join(cwd, "tracked.txt")], deleted: [], errors: [] });
+  expect(readFileSync(join(cwd, "tracked.txt"), "utf8")).toBe("v1\n");
+});
