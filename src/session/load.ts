@@ -14,6 +14,19 @@ export type LoadedTranscript = {
 const CONVERSATION_TYPES = new Set(["user", "assistant", "system"]);
 const CHUNK_BYTES = 1 << 20;
 
+/** Why a user/assistant line cannot be used (later code relies on these shapes), or null. */
+function malformed(e: Record<string, unknown>): string | null {
+  if (e.type === "system") return null;
+  const m = e.message as { content?: unknown } | null | undefined;
+  if (!m || typeof m !== "object") return `${String(e.type)} line has no "message"`;
+  const c = m.content;
+  if (typeof c === "string") return null;
+  if (!Array.isArray(c) || c.some((b) => !b || typeof b !== "object" || typeof (b as { type?: unknown }).type !== "string")) {
+    return `${String(e.type)} line has malformed "message.content"`;
+  }
+  return null;
+}
+
 /**
  * Reads a JSONL transcript. Never throws and never rewrites the file: a missing or unreadable
  * file gives empty results plus a warning; a torn last line (a write cut by a kill) is ignored
@@ -48,7 +61,9 @@ export function loadTranscript(path: string): LoadedTranscript {
     if (value === null || typeof value !== "object" || Array.isArray(value) || typeof (value as MetaEntry).type !== "string") {
       warnings.push(`${path}:${lineNo}: line is not a transcript entry (no "type"), skipped`);
     } else if (CONVERSATION_TYPES.has((value as MetaEntry).type) && typeof (value as { uuid?: unknown }).uuid === "string") {
-      entries.push(value as SessionEntry);
+      const bad = malformed(value as Record<string, unknown>);
+      if (bad) warnings.push(`${path}:${lineNo}: ${bad}, skipped`);
+      else entries.push(value as SessionEntry);
     } else {
       meta.push(value as MetaEntry);
     }

@@ -152,3 +152,11 @@ test("resumeSettings restores the last model and permission mode, but never plan
   expect(resumeSettings([...es, user("u2", "a1", "q2", { permissionMode: "plan" })])).toEqual({ model: "claude-x" });
   expect(resumeSettings([])).toEqual({});
 });
+
+test("user/assistant lines without a usable message are skipped with a warning", () => {
+  const p = write(`${jsonl([user("u1", null, "ok"), { type: "user", uuid: "u2", parentUuid: "u1" }, { type: "assistant", uuid: "a1", parentUuid: "u1", message: { content: [null] } }])}`);
+  const r = loadTranscript(p);
+  expect(r.entries.map((e) => e.uuid)).toEqual(["u1"]);
+  expect(r.warnings).toEqual([`${p}:2: user line has no "message", skipped`, `${p}:3: assistant line has malformed "message.content", skipped`]);
+  expect(() => conversationFromEntries(r.entries)).not.toThrow();
+});
