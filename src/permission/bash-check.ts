@@ -1,0 +1,251 @@
+import { basename } from "node:path";
+import { parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
+import { CODE_FLAGS, isReadOnlyCommand, pathArgs, renderArgv, SAFE_ENV, SHELLS, unwrap } from "./bash-words.ts";
+import { canonicalPaths, isInside, isProtectedPath } from "./paths.ts";
+import { findBashRule, findPathRule, type RuleSet } from "./rule-set.ts";
+import type { PermissionDecision, PermissionMode, PermissionRule } from "./types.ts";
+
+export type BashContext = {
+  set: RuleSet;
+  cwd: string;
+  home: string;
+  env: Record<string, string | undefined>;
+  workingDirs: string[];
+  mode: PermissionMode;
+};
+
+/** One command the shell would run, after wrappers, nested shells, xargs and find -exec were opened up. */
+type Unit = { argv: ShellWord[]; allowArgv: ShellWord[]; allowAssigns: string[]; raw: string; cmd: SimpleCommand; implicitArgs: boolean; opaque?: string };
+
+const MAX_PARTS = 50;
+const WRITE_OPS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
+const ACCEPT_EDITS_CMDS = new Set(["mkdir", "touch", "mv", "cp", "rm", "rmdir", "sed", "ln"]);
+const CRITICAL = (home: string) => new Set(["/", home, "/home", "/etc", "/usr", "/bin", "/sbin", "/lib", "/var", "/boot", "/root", "/opt", "/dev", "/proc", "/sys"]);
+
+type Verdict = { behavior: "allow" | "ask" | "deny"; reason: string; rule?: PermissionRule };
+
+function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out: Unit[]): string | undefined {
+  for (const cmd of cmds) {
+    const d = unwrap(cmd.argv, true);
+    const a = unwrap(cmd.argv, false);
+    const safeAssigns = cmd.assigns.map((x) => x.name).filter((n) => !SAFE_ENV.test(n));
+    const unit: Unit = { argv: d.argv, allowArgv: a.argv, allowAssigns: [...safeAssigns, ...a.assigns.filter((n) => !SAFE_ENV.test(n))], raw: cmd.raw, cmd, implicitArgs: d.implicitArgs };
+    out.push(unit);
+    const name = d.argv[0]?.static ? basename(d.argv[0].value) : "";
+    const rest = d.argv.slice(1);
+    const nested = (script: ShellWord | string | undefined, what: string) => {
+      if (depth > 4) return `${what} nested too deep`;
+      if (script === undefined) return `${what} with no script`;
+      const text = typeof script === "string" ? script : script.static ? script.value : undefined;
+      if (text === undefined) {
+        unit.opaque = `${what} runs a script built at run time`;
+        return;
+      }
+      const r = parseShell(text, { env: ctx.env, home: ctx.home });
+      if (!r.ok) return `${what}: ${r.reason}`;
+      return expandUnits(r.commands, ctx, depth + 1, out);
+    };
+    let err: string | undefined;
+    if (SHELLS.has(name)) {
+      const ci = rest.findIndex((x) => x.static && /^-[a-z]*c[a-z]*$/.test(x.value));
+      if (ci >= 0) err = nested(rest[ci + 1], `${name} -c`);
+      else if (rest.every((x) => x.static && x.value.startsWith("-"))) {
+        const hd = cmd.redirects.find((r) => r.op.startsWith("<<"));
+        if (hd?.op === "<<<") err = nested(hd.target, `${name} <<<`);
+        else if (hd?.heredoc !== undefined) err = nested(hd.heredoc, `${name} <<`);
+        else unit.opaque = `${name} reads its script from standard input`;
+      }
+    } else if (name === "eval") {
+      err = rest.every((x) => x.static) ? nested(rest.map((x) => x.value).join(" "), "eval") : nested(rest[0] ?? "", "eval");
+      if (!rest.every((x) => x.static)) unit.opaque = "eval of a string built at run time";
+    } else if (name === "find") {
+      for (let i = 0; i < rest.length; i++) {
+        if (/^-(exec|execdir|ok|okdir)$/.test(rest[i]!.value)) {
+          const end = rest.findIndex((x, j) => j > i && (x.value === ";" || x.value === "+"));
+          const sub = rest.slice(i + 1, end < 0 ? undefined : end);
+          const inner = unwrap(sub, true);
+          out.push({ argv: inner.argv, allowArgv: sub, allowAssigns: [], raw: renderArgv(sub, true), cmd, implicitArgs: true });
+        }
+      }
+    } else if (CODE_FLAGS[name]) {
+      const fi = rest.findIndex((x) => CODE_FLAGS[name]!.includes(x.value));
+      if (fi >= 0 && !rest[fi + 1]?.static) unit.opaque = `${name} runs code built at run time`;
+    }
+    if (err) return err;
+  }
+  return undefined;
+}
+
+/** Quoted strings in inline code (`python -c "open('.env')"`) that may name files. */
+function codeStrings(argv: ShellWord[]): string[] {
+  const name = argv[0]?.static ? basename(argv[0].value) : "";
+  const flags = CODE_FLAGS[name];
+  const code: string[] = [];
+  if (flags) argv.forEach((x, i) => i > 0 && flags.includes(argv[i - 1]!.value) && x.static && code.push(x.value));
+  if (name === "awk" || name === "gawk" || name === "sed") argv.slice(1).forEach((x) => x.static && !x.value.startsWith("-") && code.push(x.value));
+  return code.flatMap((c) => [...c.matchAll(/["']([^"'\s]+)["']|<\s*([^\s;|]+)/g)].map((m) => (m[1] ?? m[2])!));
+}
+
+function expandGlob(pattern: string, cwd: string): string[] | undefined {
+  try {
+    const out: string[] = [];
+    for (const f of new Bun.Glob(pattern).scanSync({ cwd, dot: true, onlyFiles: false, followSymlinks: false, absolute: true })) {
+      out.push(f);
+      if (out.length > 2000) return undefined;
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Decides a Bash command: every simple command it would run must be allowed; any denied part denies the whole.
+ * Never throws. The mode's final say (bypass, dontAsk) is applied by the caller.
+ */
+export function decideBash(command: string, ctx: BashContext): PermissionDecision & { bypassable: boolean } {
+  const set = ctx.set;
+  const whole = command.trim();
+  const exactDeny = findBashRule(set, "deny", [whole]);
+  const parsed = parseShell(command, { env: ctx.env, home: ctx.home });
+  if (!parsed.ok) {
+    if (exactDeny) return { behavior: "deny", reason: `Bash command denied by rule ${exactDeny.text}`, rule: exactDeny, bypassable: false };
+    return { behavior: "ask", reason: `The command could not be parsed (${parsed.reason}), so it needs the user's approval`, bypassable: true };
+  }
+  const units: Unit[] = [];
+  const err = expandUnits(parsed.commands, ctx, 0, units);
+  if (err) return { behavior: exactDeny ? "deny" : "ask", reason: exactDeny ? `denied by rule ${exactDeny.text}` : `The command needs approval: ${err}`, rule: exactDeny, bypassable: !exactDeny };
+  if (units.length > MAX_PARTS) return { behavior: "ask", reason: `The command has ${units.length} parts (more than ${MAX_PARTS}), so it needs the user's approval`, bypassable: true };
+
+  const hasPathDenies = set.pathRules.deny.Read.length + set.pathRules.deny.Edit.length > 0;
+  const wholeAllow = findBashRule(set, "allow", [whole]);
+  const compound = units.length > 1;
+  let cwd = ctx.cwd;
+  let cwdKnown = true;
+  const verdicts: Verdict[] = [];
+  if (exactDeny) verdicts.push({ behavior: "deny", reason: `denied by rule ${exactDeny.text}`, rule: exactDeny });
+  let critical = false;
+
+  for (const u of units) {
+    const denySubjects = [renderArgv(u.argv, false), renderArgv(u.argv, true), u.raw.trim()];
+    if (u.argv[0]?.static && u.argv[0].value.includes("/")) denySubjects.push([basename(u.argv[0].value), ...u.argv.slice(1).map((x) => x.value)].join(" "));
+    const deny = findBashRule(set, "deny", denySubjects);
+    if (deny) {
+      verdicts.push({ behavior: "deny", reason: `denied by rule ${deny.text}`, rule: deny });
+      continue;
+    }
+    // Paths this part reads and writes, resolved against the directory earlier `cd`s moved to.
+    const name = u.argv[0]?.static ? basename(u.argv[0].value) : "";
+    const reads: ShellWord[] = [...pathArgs(u.argv)];
+    const writes: ShellWord[] = [];
+    for (const r of u.cmd.redirects) {
+      if (!r.target || r.op.startsWith("<<")) continue;
+      if (r.op.endsWith("&") || /^(>&|<&)$/.test(r.op)) continue;
+      if (WRITE_OPS.has(r.op)) writes.push(r.target);
+      else if (r.op === "<") reads.push(r.target);
+    }
+    if (name === "tee") writes.push(...reads.splice(0));
+    for (const s of codeStrings(u.argv)) reads.push({ value: s, raw: s, static: true, glob: false });
+    const readOnly = isReadOnlyCommand(u.argv) && !u.opaque;
+    let partVerdict: Verdict | undefined;
+    let unknownPath: string | undefined = u.implicitArgs && hasPathDenies ? `${name || "xargs"} gets its file names at run time` : undefined;
+    let outside = false;
+    let protectedWrite = false;
+    let writesOk = true;
+    const check = (word: ShellWord, write: boolean) => {
+      if (!word.static) {
+        unknownPath ??= `cannot tell which file ${word.raw} names`;
+        return;
+      }
+      if (word.value.startsWith("/dev/") && /^\/dev\/(null|stdout|stderr|tty|fd\/\d)$/.test(word.value)) return;
+      if (!cwdKnown && !word.value.startsWith("/") && !word.value.startsWith("~")) unknownPath ??= `the directory is unknown after a cd to a run-time value`;
+      let list: string[][] = [canonicalPaths(word.value, cwd, ctx.home)];
+      if (word.glob) {
+        const found = expandGlob(word.value, cwd);
+        if (found === undefined) unknownPath ??= `cannot expand ${word.value}`;
+        else list = list.concat(found.map((f) => canonicalPaths(f, cwd, ctx.home)));
+      }
+      for (const paths of list) {
+        const rule = findPathRule(set, "deny", "Read", paths) ?? (write ? findPathRule(set, "deny", "Edit", paths) : undefined);
+        if (rule) {
+          partVerdict ??= { behavior: "deny", reason: `${write ? "writes" : "reads"} ${word.value}, which rule ${rule.text} denies`, rule };
+          return;
+        }
+        const ask = findPathRule(set, "ask", "Read", paths) ?? (write ? findPathRule(set, "ask", "Edit", paths) : undefined);
+        if (ask) partVerdict ??= { behavior: "ask", reason: `${word.value} is covered by ask rule ${ask.text}`, rule: ask };
+        const inside = paths.every((p) => ctx.workingDirs.some((d) => isInside(d, p)));
+        if (!inside) outside = true;
+        if (write && isProtectedPath(paths[paths.length - 1]!)) protectedWrite = true;
+        if (write && !inside) writesOk = false;
+        if (name === "rm" || name === "rmdir") if (paths.some((p) => CRITICAL(ctx.home).has(p))) critical = true;
+      }
+    };
+    const writeCmd = !readOnly;
+    for (const r of reads) check(r, writeCmd);
+    for (const wr of writes) check(wr, true);
+    if (name === "cd" || name === "pushd") {
+      const t = u.argv[1];
+      if (!t) cwd = ctx.home;
+      else if (!t.static) cwdKnown = false;
+      else {
+        cwd = canonicalPaths(t.value, cwd, ctx.home)[0]!;
+        if (!ctx.workingDirs.some((d) => isInside(d, cwd))) outside = true;
+      }
+    }
+    if (partVerdict?.behavior === "deny") {
+      verdicts.push(partVerdict);
+      continue;
+    }
+    if (unknownPath && hasPathDenies && !(name === "echo" || name === "printf")) {
+      verdicts.push({ behavior: "ask", reason: `${unknownPath}, and a deny rule protects some paths` });
+      continue;
+    }
+    const ask = findBashRule(set, "ask", denySubjects);
+    if (ask) {
+      verdicts.push({ behavior: "ask", reason: `rule ${ask.text} asks for approval`, rule: ask });
+      continue;
+    }
+    if (partVerdict) {
+      verdicts.push(partVerdict);
+      continue;
+    }
+    if (u.opaque) {
+      verdicts.push({ behavior: "ask", reason: `${u.opaque}, which cannot be checked` });
+      continue;
+    }
+    if (protectedWrite && ctx.mode !== "bypassPermissions") {
+      verdicts.push({ behavior: "ask", reason: `it writes a protected path (.git, .claude, shell rc files ...)` });
+      continue;
+    }
+    const allowSubjects = u.allowAssigns.length ? [] : [renderArgv(u.allowArgv, false), renderArgv(u.allowArgv, true)];
+    if (u.argv.length === 0 && writes.length === 0) {
+      verdicts.push({ behavior: "allow", reason: "no command runs" });
+      continue;
+    }
+    const allow = findBashRule(set, "allow", allowSubjects);
+    if (allow && (writesOk || writes.length === 0)) {
+      verdicts.push({ behavior: "allow", reason: `allowed by rule ${allow.text}`, rule: allow });
+      continue;
+    }
+    if (readOnly && writes.length === 0 && !outside) {
+      verdicts.push({ behavior: "allow", reason: `${name || "the command"} is read-only` });
+      continue;
+    }
+    if (ctx.mode === "acceptEdits" && writesOk && !outside && (ACCEPT_EDITS_CMDS.has(name) || readOnly)) {
+      verdicts.push({ behavior: "allow", reason: `acceptEdits mode allows ${name || "redirection"} inside the working directories` });
+      continue;
+    }
+    verdicts.push({ behavior: "ask", reason: outside ? `${name} touches paths outside the working directories` : `no rule allows ${renderArgv(u.argv, true).slice(0, 80)}` });
+  }
+
+  const denied = verdicts.find((v) => v.behavior === "deny");
+  if (denied) return { behavior: "deny", reason: `Permission to run this Bash command was denied: ${denied.reason}.`, rule: denied.rule, bypassable: false };
+  if (critical) return { behavior: "ask", reason: "The command removes a critical path (/, home or a system directory) and always needs the user's approval.", bypassable: false };
+  const asked = verdicts.find((v) => v.behavior === "ask" && v.rule);
+  if (asked) return { behavior: "ask", reason: `This Bash command needs approval: ${asked.reason}.`, rule: asked.rule, bypassable: false };
+  if (wholeAllow && (!compound || !wholeAllow.specifier!.includes("*"))) return { behavior: "allow", reason: `allowed by rule ${wholeAllow.text}`, rule: wholeAllow, bypassable: true };
+  const pending = verdicts.find((v) => v.behavior === "ask");
+  if (pending) return { behavior: "ask", reason: `This Bash command needs approval: ${pending.reason}.`, bypassable: true };
+  const byRule = verdicts.find((v) => v.rule);
+  return { behavior: "allow", reason: byRule ? byRule.reason : "every part of the command is read-only", rule: byRule?.rule, bypassable: true };
+}

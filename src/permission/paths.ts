@@ -1,0 +1,120 @@
+import { realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import ignore from "ignore";
+import type { PermissionRule } from "./types.ts";
+
+export const expandTilde = (p: string, home: string): string =>
+  p === "~" ? home : p.startsWith("~/") ? join(home, p.slice(2)) : p;
+
+/** Realpath of the longest existing prefix, with the rest appended: symlinks resolved even for files that do not exist yet. */
+function realpathLoose(abs: string): string {
+  let head = abs;
+  const tail: string[] = [];
+  for (;;) {
+    try {
+      return tail.length ? join(realpathSync(head), ...tail.reverse()) : realpathSync(head);
+    } catch {
+      const parent = dirname(head);
+      if (parent === head) return abs;
+      tail.push(basename(head));
+      head = parent;
+    }
+  }
+}
+
+/** Both spellings of a path that rules must see: the lexical absolute form and the symlink-resolved one. Never throws. */
+export function canonicalPaths(p: string, cwd: string, home: string): string[] {
+  const abs = resolve(cwd, expandTilde(p.normalize("NFC"), home));
+  const real = realpathLoose(abs);
+  return real === abs ? [abs] : [abs, real];
+}
+
+// Cyrillic and Greek letters that look like Latin ones, folded so a look-alike spelling of a denied name is caught.
+const CONFUSABLES: Record<string, string> = {
+  а: "a", е: "e", о: "o", р: "p", с: "c", х: "x", у: "y", і: "i", ј: "j", ѕ: "s", ԁ: "d", һ: "h", ӏ: "l", к: "k", м: "m", т: "t", в: "b", н: "h",
+  α: "a", ο: "o", ρ: "p", ν: "v", τ: "t", ι: "i", κ: "k", υ: "u", χ: "x", ϲ: "c",
+};
+
+/** Compatibility-folds a path (NFKC, case, look-alikes, zero-width chars) for deny matching only. */
+export function foldPath(p: string): string {
+  return p
+    .normalize("NFKC")
+    .replace(/[\u200b-\u200d\u2060\ufeff]/g, "")
+    .toLowerCase()
+    .replace(/[^\x00-\x7f]/g, (c) => CONFUSABLES[c] ?? c);
+}
+
+export type PathRuleContext = { cwd: string; home: string; ruleRoot: string };
+
+type CompiledPathRule = { root: string; pattern: string; folded: ReturnType<typeof ignore>; exact: ReturnType<typeof ignore> };
+
+/** Compiles a Read/Edit specifier into a root and a gitignore pattern (internals §9.1 path table). */
+export function compilePathRule(spec: string, ctx: PathRuleContext): CompiledPathRule {
+  let root: string;
+  let pattern: string;
+  if (spec.startsWith("//")) {
+    root = "/";
+    pattern = spec.slice(1);
+  } else if (spec === "~" || spec.startsWith("~/")) {
+    root = ctx.home;
+    pattern = spec === "~" ? "/" : spec.slice(1);
+  } else if (spec.startsWith("/")) {
+    root = ctx.ruleRoot;
+    pattern = spec;
+  } else {
+    root = ctx.cwd;
+    pattern = spec.startsWith("./") ? spec.slice(2) : spec;
+  }
+  if (pattern.endsWith("/**") && pattern.length > 3) pattern = pattern.slice(0, -3);
+  if (pattern === "/" || pattern === "" || pattern === "**") pattern = "**";
+  return { root, pattern, exact: ignore().add(pattern), folded: ignore({ ignorecase: true }).add(foldPath(pattern)) };
+}
+
+/** True when one absolute path is covered by the compiled rule. `fold` also tries the look-alike-folded spelling. */
+export function pathRuleMatches(rule: CompiledPathRule, abs: string, fold: boolean): boolean {
+  const roots = [rule.root];
+  let realRoot = rule.root;
+  try {
+    realRoot = realpathSync(rule.root);
+  } catch {}
+  if (realRoot !== rule.root) roots.push(realRoot);
+  for (const root of roots) {
+    const rel = relative(root, abs);
+    if (rel === "") {
+      if (rule.pattern === "**") return true;
+      continue;
+    }
+    if (rel.startsWith(`..${sep}`) || rel === ".." || isAbsolute(rel)) continue;
+    const posix = rel.split(sep).join("/");
+    if (rule.exact.ignores(posix)) return true;
+    if (fold && rule.folded.ignores(foldPath(posix))) return true;
+  }
+  return false;
+}
+
+export const isInside = (dir: string, abs: string): boolean => {
+  const rel = relative(dir, abs);
+  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+};
+
+/** A compiled path rule plus the rule it came from. */
+export type PathRule = { rule: PermissionRule; compiled: CompiledPathRule };
+
+const PROTECTED_DIRS = [".git", ".claude", ".vscode", ".idea", ".yoke"];
+const PROTECTED_FILES = new Set([
+  ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
+  ".cshrc", ".tcshrc", ".kshrc", ".inputrc", ".mcp.json", ".claude.json", ".gitconfig", ".gitmodules", ".npmrc", ".netrc",
+]);
+
+/** Paths never auto-approved except in bypassPermissions (contracts §3.2). `.claude/worktrees` is exempt. */
+export function isProtectedPath(abs: string): boolean {
+  const parts = abs.split(sep).map(foldPath);
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i] as string;
+    if (PROTECTED_DIRS.includes(p)) {
+      if (p === ".claude" && parts[i + 1] === "worktrees") continue;
+      return true;
+    }
+  }
+  return PROTECTED_FILES.has(parts[parts.length - 1] ?? "");
+}
