@@ -18,11 +18,12 @@ export type BashContext = {
 type Unit = { argv: ShellWord[]; allowArgv: ShellWord[]; allowAssigns: string[]; raw: string; cmd: SimpleCommand; implicitArgs: boolean; opaque?: string };
 
 const MAX_PARTS = 50;
+const DEV_FILES = /^\/dev\/(null|stdout|stderr|tty|fd\/[012])$/;
 const WRITE_OPS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
 const ACCEPT_EDITS_CMDS = new Set(["mkdir", "touch", "mv", "cp", "rm", "rmdir", "sed", "ln"]);
 const CRITICAL = (home: string) => new Set(["/", home, "/home", "/etc", "/usr", "/bin", "/sbin", "/lib", "/var", "/boot", "/root", "/opt", "/dev", "/proc", "/sys"]);
 
-type Verdict = { behavior: "allow" | "ask" | "deny"; reason: string; rule?: PermissionRule };
+type Verdict = { behavior: "allow" | "ask" | "deny"; reason: string; rule?: PermissionRule; unmatched?: boolean };
 
 function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out: Unit[]): string | undefined {
   for (const cmd of cmds) {
@@ -141,6 +142,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     for (const r of u.cmd.redirects) {
       if (!r.target || r.op.startsWith("<<")) continue;
       if (r.op.endsWith("&") || /^(>&|<&)$/.test(r.op)) continue;
+      if (r.target.static && DEV_FILES.test(r.target.value)) continue;
       if (WRITE_OPS.has(r.op)) writes.push(r.target);
       else if (r.op === "<") reads.push(r.target);
     }
@@ -157,7 +159,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
         unknownPath ??= `cannot tell which file ${word.raw} names`;
         return;
       }
-      if (word.value.startsWith("/dev/") && /^\/dev\/(null|stdout|stderr|tty|fd\/\d)$/.test(word.value)) return;
+      if (DEV_FILES.test(word.value)) return;
       if (!cwdKnown && !word.value.startsWith("/") && !word.value.startsWith("~")) unknownPath ??= `the directory is unknown after a cd to a run-time value`;
       let list: string[][] = [canonicalPaths(word.value, cwd, ctx.home)];
       if (word.glob) {
@@ -235,7 +237,8 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       verdicts.push({ behavior: "allow", reason: `acceptEdits mode allows ${name || "redirection"} inside the working directories` });
       continue;
     }
-    verdicts.push({ behavior: "ask", reason: outside ? `${name} touches paths outside the working directories` : `no rule allows ${renderArgv(u.argv, true).slice(0, 80)}` });
+    if (outside) verdicts.push({ behavior: "ask", reason: `${name} touches paths outside the working directories` });
+    else verdicts.push({ behavior: "ask", reason: `no rule allows ${renderArgv(u.argv, true).slice(0, 80)}`, unmatched: true });
   }
 
   const denied = verdicts.find((v) => v.behavior === "deny");
@@ -243,7 +246,9 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
   if (critical) return { behavior: "ask", reason: "The command removes a critical path (/, home or a system directory) and always needs the user's approval.", bypassable: false };
   const asked = verdicts.find((v) => v.behavior === "ask" && v.rule);
   if (asked) return { behavior: "ask", reason: `This Bash command needs approval: ${asked.reason}.`, rule: asked.rule, bypassable: false };
-  if (wholeAllow && (!compound || !wholeAllow.specifier!.includes("*"))) return { behavior: "allow", reason: `allowed by rule ${wholeAllow.text}`, rule: wholeAllow, bypassable: true };
+  // An exact allow of the whole command stands in for per-part rules, never for a safety check.
+  const onlyUnmatched = verdicts.every((v) => v.behavior === "allow" || v.unmatched);
+  if (wholeAllow && onlyUnmatched && (!compound || !wholeAllow.specifier!.includes("*"))) return { behavior: "allow", reason: `allowed by rule ${wholeAllow.text}`, rule: wholeAllow, bypassable: true };
   const pending = verdicts.find((v) => v.behavior === "ask");
   if (pending) return { behavior: "ask", reason: `This Bash command needs approval: ${pending.reason}.`, bypassable: true };
   const byRule = verdicts.find((v) => v.rule);
