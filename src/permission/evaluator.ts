@@ -83,7 +83,9 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
     const input = q.input ?? {};
     const qcwd = q.cwd || cwd;
     const readOnly = q.readOnly || opts.toolInfo?.(tool)?.readOnly === true;
-    const deny = toolRule("deny", tool, input);
+    // Whole-tool Edit rules govern every editing tool; a whole-tool Read deny also covers Grep/Glob.
+    const family = EDIT_TOOLS.has(tool) ? "Edit" : READ_TOOLS.has(tool) ? "Read" : undefined;
+    const deny = toolRule("deny", tool, input) ?? (family && family !== tool ? wholeToolRule(set, "deny", family) : undefined);
     if (deny) return { behavior: "deny", reason: `Permission to use ${tool} has been denied by rule ${deny.text}.`, rule: deny };
     if (EDIT_TOOLS.has(tool) || READ_TOOLS.has(tool)) {
       const raw = pathOf(tool, input, qcwd);
@@ -92,7 +94,7 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       const edit = EDIT_TOOLS.has(tool);
       const pdeny = findPathRule(set, "deny", "Read", paths) ?? (edit ? findPathRule(set, "deny", "Edit", paths) : undefined);
       if (pdeny) return { behavior: "deny", reason: `Permission to ${edit ? "edit" : "read"} ${raw} has been denied by rule ${pdeny.text}.`, rule: pdeny };
-      const ask = toolRule("ask", tool, input) ?? (edit ? findPathRule(set, "ask", "Edit", paths) : findPathRule(set, "ask", "Read", paths));
+      const ask = toolRule("ask", tool, input) ?? (family && family !== tool ? wholeToolRule(set, "ask", family) : undefined) ?? (edit ? findPathRule(set, "ask", "Edit", paths) : findPathRule(set, "ask", "Read", paths));
       if (ask) return { behavior: "ask", reason: `Rule ${ask.text} asks before ${tool} on ${raw}.`, rule: ask, bypassable: false };
       if (q.hookDecision === "allow") return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
       if (mode === "bypassPermissions") return { behavior: "allow", reason: "bypassPermissions mode" };

@@ -67,7 +67,7 @@ export function bashSpecMatches(spec: string, subject: string): boolean {
     const stars = spec.match(/(^|[^\\])\*/g)?.length ?? 0;
     return spec.endsWith(" *") && stars === 1 && s === spec.slice(0, -2);
   }
-  return s === spec;
+  return s === spec.replace(/\\([*\\])/g, "$1");
 }
 
 export const wholeToolRule = (set: RuleSet, list: RuleList, toolName: string) =>
