@@ -1,7 +1,8 @@
+import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
 import { CODE_FLAGS, isReadOnlyCommand, pathArgs, renderArgv, SAFE_ENV, SHELLS, unwrap } from "./bash-words.ts";
-import { canonicalPaths, isInside, isProtectedPath } from "./paths.ts";
+import { canonicalPaths, isInside, isProtectedPath, ruleMayCoverInside } from "./paths.ts";
 import { findBashRule, findPathRule, type RuleSet } from "./rule-set.ts";
 import type { PermissionDecision, PermissionMode, PermissionRule } from "./types.ts";
 
@@ -85,6 +86,30 @@ function codeStrings(argv: ShellWord[]): string[] {
   if (flags) argv.forEach((x, i) => i > 0 && flags.includes(argv[i - 1]!.value) && x.static && code.push(x.value));
   if (name === "awk" || name === "gawk" || name === "sed") argv.slice(1).forEach((x) => x.static && !x.value.startsWith("-") && code.push(x.value));
   return code.flatMap((c) => [...c.matchAll(/["']([^"'\s]+)["']|<\s*([^\s;|]+)/g)].map((m) => (m[1] ?? m[2])!));
+}
+
+const isDirectory = (p: string) => {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/** Directories a command reads recursively (`grep -r`, `rg`, `cp -r`, `tar`, ...): undefined when it does not recurse. */
+function recursiveTargets(argv: ShellWord[], name: string): ShellWord[] | undefined {
+  const flags = argv.slice(1).filter((x) => x.static && x.value.startsWith("-")).map((x) => x.value);
+  const short = (c: string) => flags.some((f) => /^-[^-]/.test(f) && f.includes(c));
+  const recursive =
+    ["rg", "ag", "ack", "tar", "rsync", "zip", "7z"].includes(name)
+      ? true
+      : ["grep", "egrep", "fgrep"].includes(name)
+        ? short("r") || short("R") || flags.some((f) => /^--(recursive|dereference-recursive|directories=recurse)$/.test(f))
+        : ["cp", "scp"].includes(name)
+          ? short("r") || short("R") || short("a") || flags.some((f) => f === "--recursive" || f === "--archive")
+          : false;
+  if (!recursive) return undefined;
+  return pathArgs(argv);
 }
 
 function expandGlob(pattern: string, cwd: string): string[] | undefined {
@@ -185,6 +210,26 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     const writeCmd = !readOnly;
     for (const r of reads) check(r, writeCmd);
     for (const wr of writes) check(wr, true);
+    const recursive = recursiveTargets(u.argv, name);
+    if (recursive && !partVerdict) {
+      const targets = recursive.length ? recursive : [{ value: cwd, raw: ".", static: true, glob: false }];
+      for (const tw of targets) {
+        if (!tw.static) continue;
+        const dir = canonicalPaths(tw.value, cwd, ctx.home).at(-1)!;
+        if (!isDirectory(dir)) continue;
+        for (const pr of set.pathRules.deny.Read) {
+          const hit = ruleMayCoverInside(pr.compiled, dir);
+          if (hit === "no") continue;
+          partVerdict = {
+            behavior: "ask",
+            reason: hit === "yes" ? `${name} reads ${tw.raw} recursively, which holds a path rule ${pr.rule.text} denies; search a narrower path` : `${name} reads ${tw.raw} recursively, too big to check against rule ${pr.rule.text}`,
+            rule: pr.rule,
+          };
+          break;
+        }
+        if (partVerdict) break;
+      }
+    }
     if (name === "cd" || name === "pushd") {
       const t = u.argv[1];
       if (!t) cwd = ctx.home;

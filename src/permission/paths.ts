@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { readdirSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import ignore from "ignore";
 import type { PermissionRule } from "./types.ts";
@@ -46,7 +46,7 @@ export function foldPath(p: string): string {
 
 export type PathRuleContext = { cwd: string; home: string; ruleRoot: string };
 
-type CompiledPathRule = { root: string; pattern: string; folded: ReturnType<typeof ignore>; exact: ReturnType<typeof ignore> };
+export type CompiledPathRule = { root: string; realRoot: string; pattern: string; folded: ReturnType<typeof ignore>; exact: ReturnType<typeof ignore> };
 
 /** Compiles a Read/Edit specifier into a root and a gitignore pattern (internals §9.1 path table). */
 export function compilePathRule(spec: string, ctx: PathRuleContext): CompiledPathRule {
@@ -67,18 +67,16 @@ export function compilePathRule(spec: string, ctx: PathRuleContext): CompiledPat
   }
   if (pattern.endsWith("/**") && pattern.length > 3) pattern = pattern.slice(0, -3);
   if (pattern === "/" || pattern === "" || pattern === "**") pattern = "**";
-  return { root, pattern, exact: ignore().add(pattern), folded: ignore({ ignorecase: true }).add(foldPath(pattern)) };
+  let realRoot = root;
+  try {
+    realRoot = realpathSync(root);
+  } catch {}
+  return { root, realRoot, pattern, exact: ignore().add(pattern), folded: ignore({ ignorecase: true }).add(foldPath(pattern)) };
 }
 
 /** True when one absolute path is covered by the compiled rule. `fold` also tries the look-alike-folded spelling. */
 export function pathRuleMatches(rule: CompiledPathRule, abs: string, fold: boolean): boolean {
-  const roots = [rule.root];
-  let realRoot = rule.root;
-  try {
-    realRoot = realpathSync(rule.root);
-  } catch {}
-  if (realRoot !== rule.root) roots.push(realRoot);
-  for (const root of roots) {
+  for (const root of rule.realRoot === rule.root ? [rule.root] : [rule.root, rule.realRoot]) {
     const rel = relative(root, abs);
     if (rel === "") {
       if (rule.pattern === "**") return true;
@@ -117,4 +115,47 @@ export function isProtectedPath(abs: string): boolean {
     }
   }
   return PROTECTED_FILES.has(parts[parts.length - 1] ?? "");
+}
+
+const WALK_BUDGET = 20000;
+
+/**
+ * Whether a rule may cover something inside `dir` (for recursive readers like `grep -r`, `rg`, `cp -r`).
+ * Anchored rules are decided from their literal base; others by walking `dir` with a budget.
+ * Returns "yes", "no", or "unknown" (budget exhausted). Never throws.
+ */
+export function ruleMayCoverInside(rule: CompiledPathRule, dir: string): "yes" | "no" | "unknown" {
+  if (!isInside(rule.root, dir) && !isInside(dir, rule.root)) return "no";
+  if (pathRuleMatches(rule, dir, true)) return "yes";
+  if (rule.pattern === "**") return isInside(dir, rule.root) ? "yes" : "no";
+  const p = rule.pattern.replace(/\/$/, "");
+  const anchored = p.startsWith("/") || p.includes("/");
+  if (anchored) {
+    const segs = p.replace(/^\//, "").split("/");
+    const lit: string[] = [];
+    for (const s of segs) {
+      if (/[*?[\\]/.test(s)) break;
+      lit.push(s);
+    }
+    const base = join(rule.root, ...lit);
+    return isInside(dir, base) || isInside(base, dir) ? "yes" : "no";
+  }
+  let budget = WALK_BUDGET;
+  const stack = [dir];
+  while (stack.length) {
+    const d = stack.pop()!;
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (--budget < 0) return "unknown";
+      const abs = join(d, e.name);
+      if (pathRuleMatches(rule, abs, true)) return "yes";
+      if (e.isDirectory()) stack.push(abs);
+    }
+  }
+  return "no";
 }
