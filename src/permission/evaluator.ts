@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import type { LoadedSettings } from "../config/load.ts";
 import { decideBash } from "./bash-check.ts";
-import { canonicalPaths, isInside, isProtectedPath } from "./paths.ts";
+import { canonicalPaths, grepExcludeGlobs, isInside, isProtectedPath } from "./paths.ts";
 import { canonicalToolName } from "./rule-parse.ts";
 import { buildRuleSet, domainMatches, findPathRule, paramSpecMatches, type RuleList, type RuleSet, wholeToolRule } from "./rule-set.ts";
 import { PERMISSION_MODES, type PermissionDecision, type PermissionEvaluator, type PermissionMode, type PermissionQuery, type PermissionRule } from "./types.ts";
@@ -24,6 +24,8 @@ export type Evaluator = PermissionEvaluator & {
   workingDirectories: string[];
   /** Problems found while reading rules (bad rule skipped), each naming file and index. */
   warnings: string[];
+  /** ripgrep `--glob` exclusions (`!x`) for a search rooted at `searchDir`, from Read deny rules. Never throws. */
+  grepExcludes(searchDir: string): string[];
 };
 
 const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
@@ -163,6 +165,10 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
     isToolHidden: (toolName: string) => !!wholeToolRule(set, "deny", canonicalToolName(toolName)),
     rules: set.all,
     workingDirectories,
+    grepExcludes: (searchDir: string) => {
+      const dir = canonicalPaths(searchDir, cwd, home).at(-1)!;
+      return [...new Set(set.pathRules.deny.Read.flatMap((pr) => grepExcludeGlobs(pr.compiled, dir)))];
+    },
     warnings: set.warnings,
   };
 }

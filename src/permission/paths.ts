@@ -159,3 +159,23 @@ export function ruleMayCoverInside(rule: CompiledPathRule, dir: string): "yes" |
   }
   return "no";
 }
+
+/**
+ * ripgrep `--glob` exclusions that keep a search under `searchDir` out of paths the rule denies,
+ * so the Grep tool can honour Read deny rules without refusing whole-tree searches. Pure apart from realpath.
+ */
+export function grepExcludeGlobs(rule: CompiledPathRule, searchDir: string): string[] {
+  if (!isInside(rule.root, searchDir) && !isInside(searchDir, rule.root)) return [];
+  const p = rule.pattern.replace(/\/$/, "");
+  if (p === "**") {
+    const rel = relative(searchDir, rule.root).split(sep).join("/");
+    return isInside(rule.root, searchDir) ? ["!**"] : [`!${rel}`, `!${rel}/**`];
+  }
+  const anchored = p.startsWith("/") || p.includes("/");
+  if (!anchored) return [`!${p}`, `!${p}/**`];
+  const abs = join(rule.root, p.replace(/^\//, ""));
+  if (!isInside(searchDir, abs)) return isInside(abs.replace(/\/[^/]*[*?[].*$/, ""), searchDir) ? ["!**"] : [];
+  const rel = relative(searchDir, abs);
+  const posix = rel.split(sep).join("/");
+  return [`!${posix}`, `!${posix}/**`];
+}

@@ -192,3 +192,12 @@ describe("other tools", () => {
     expect(ev({ deny: ["KillShell"] }).decide(q("KillBash", {})).behavior).toBe("deny");
   });
 });
+
+describe("grepExcludes (Read deny honoured by whole-tree searches)", () => {
+  test("unanchored names exclude at any depth; anchored paths relative to the search root", () => {
+    const e = ev({ deny: ["Read(.env)", "Read(./secrets/**)", "Read(//etc/shadow)"] });
+    expect(e.grepExcludes(t.cwd)).toEqual(["!.env", "!.env/**", "!secrets", "!secrets/**"]);
+    expect(e.grepExcludes(join(t.cwd, "secrets"))).toEqual(["!.env", "!.env/**", "!**"]);
+    expect(e.grepExcludes(other)).toEqual([]);
+  });
+});
