@@ -1,5 +1,5 @@
 export { createPermissionEvaluator, type Evaluator, type EvaluatorOptions } from "./evaluator.ts";
-export { checkModeAllowed, resolveHeadless } from "./modes.ts";
+export { bypassDisabledBy, checkModeAllowed, denyInsteadOfPromptingFrom, resolveHeadless } from "./modes.ts";
 export { explainDecision, type Explanation, formatExplanation } from "./explain.ts";
 export { persistAllowRule, type PermissionRequest, type Prompter, type PromptAnswer, promptForDecision, suggestRule } from "./prompter.ts";
 export { canonicalToolName, parseRule, splitToolList } from "./rule-parse.ts";

@@ -1,3 +1,4 @@
+import type { LoadedSettings } from "../config/load.ts";
 import type { PermissionDecision, PermissionMode } from "./types.ts";
 
 /**
@@ -27,4 +28,21 @@ export function resolveHeadless(decision: PermissionDecision, opts: { denyInstea
     reason: `${lead}${why}. ${decision.reason} Do not retry the same action; find another way that the current permissions allow, or explain what you need approved.`,
     rule: decision.rule,
   };
+}
+
+const TRUSTED_LEVELS = new Set(["user", "flag", "managed"]);
+
+/** `permissions.denyInsteadOfPrompting`, honoured from user, flag and managed settings only (contracts §2.2). Pure. */
+export function denyInsteadOfPromptingFrom(settings: LoadedSettings): boolean {
+  let v = false;
+  for (const s of settings.sources) {
+    const d = s.settings.permissions?.denyInsteadOfPrompting;
+    if (d !== undefined && TRUSTED_LEVELS.has(s.level)) v = d;
+  }
+  return v;
+}
+
+/** True when any settings file sets `permissions.disableBypassPermissionsMode: "disable"`. Pure. */
+export function bypassDisabledBy(settings: LoadedSettings): boolean {
+  return settings.sources.some((s) => s.settings.permissions?.disableBypassPermissionsMode === "disable");
 }

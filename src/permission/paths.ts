@@ -65,7 +65,11 @@ export function compilePathRule(spec: string, ctx: PathRuleContext): CompiledPat
     root = ctx.cwd;
     pattern = spec.startsWith("./") ? spec.slice(2) : spec;
   }
-  if (pattern.endsWith("/**") && pattern.length > 3) pattern = pattern.slice(0, -3);
+  if (pattern.endsWith("/**") && pattern.length > 3) {
+    pattern = pattern.slice(0, -3);
+    // `secrets/**` is anchored in gitignore terms; `secrets` alone would match at any depth.
+    if (!pattern.includes("/")) pattern = `/${pattern}`;
+  }
   if (pattern === "/" || pattern === "" || pattern === "**") pattern = "**";
   let realRoot = root;
   try {
@@ -176,6 +180,7 @@ export function grepExcludeGlobs(rule: CompiledPathRule, searchDir: string): str
   const abs = join(rule.root, p.replace(/^\//, ""));
   if (!isInside(searchDir, abs)) return isInside(abs.replace(/\/[^/]*[*?[].*$/, ""), searchDir) ? ["!**"] : [];
   const rel = relative(searchDir, abs);
+  if (rel === "") return ["!**"];
   const posix = rel.split(sep).join("/");
   return [`!${posix}`, `!${posix}/**`];
 }

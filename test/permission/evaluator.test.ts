@@ -128,6 +128,12 @@ describe("working directories and path roots", () => {
     expect(ev({ deny: ["Read(/src/**)"] }).decide(q("Read", { file_path: "src/a.ts" })).behavior).toBe("deny");
     expect(ev({ deny: ["Read(*.ts)"] }).decide(q("Grep", { pattern: "x", path: "src/a.ts" })).behavior).toBe("deny");
   });
+  test("dir/** rules stay anchored to their root (gitignore), bare names match at any depth", () => {
+    const e = ev({ deny: ["Read(./secrets/**)", "Read(*.pem)"] });
+    expect(e.decide(q("Read", { file_path: "secrets/a/b.txt" })).behavior).toBe("deny");
+    expect(e.decide(q("Read", { file_path: "src/secrets/b.txt" })).behavior).toBe("allow");
+    expect(e.decide(q("Read", { file_path: "src/deep/k.pem" })).behavior).toBe("deny");
+  });
   test("Read deny blocks edits of that path; Edit allow implies Read", () => {
     expect(ev({ deny: ["Read(src/**)"], allow: ["Edit"] }).decide(q("Edit", { file_path: "src/a.ts" })).behavior).toBe("deny");
     expect(ev({ allow: [`Edit(/${other}/**)`] }).decide(q("Read", { file_path: join(other, "z") })).behavior).toBe("allow");

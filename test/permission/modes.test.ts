@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { checkModeAllowed, resolveHeadless } from "../../src/permission/modes.ts";
+import { bypassDisabledBy, checkModeAllowed, denyInsteadOfPromptingFrom, resolveHeadless } from "../../src/permission/modes.ts";
+import { settingsOf } from "./settings-fixture.ts";
 import type { PermissionDecision } from "../../src/permission/types.ts";
 
 describe("checkModeAllowed (contracts §3.3)", () => {
@@ -28,5 +29,16 @@ describe("resolveHeadless (contracts §3.4, user-demand need 3)", () => {
     expect(resolveHeadless(allow)).toBe(allow);
     const deny: PermissionDecision = { behavior: "deny", reason: "no" };
     expect(resolveHeadless(deny)).toBe(deny);
+  });
+});
+
+describe("settings helpers (contracts §2.2)", () => {
+  test("denyInsteadOfPrompting only from user/flag/managed", () => {
+    expect(denyInsteadOfPromptingFrom(settingsOf({ level: "project", ruleRoot: "/p", permissions: { denyInsteadOfPrompting: true } }))).toBe(false);
+    expect(denyInsteadOfPromptingFrom(settingsOf({ level: "user", ruleRoot: "/h", permissions: { denyInsteadOfPrompting: true } }))).toBe(true);
+  });
+  test("disableBypassPermissionsMode from any level", () => {
+    expect(bypassDisabledBy(settingsOf({ level: "project", ruleRoot: "/p", permissions: { disableBypassPermissionsMode: "disable" } }))).toBe(true);
+    expect(bypassDisabledBy(settingsOf({ ruleRoot: "/p", permissions: {} }))).toBe(false);
   });
 });
