@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
-import { CODE_FLAGS, isReadOnlyCommand, pathArgs, renderArgv, SAFE_ENV, SHELLS, unwrap } from "./bash-words.ts";
+import { CODE_FLAGS, EXEC_STRING, isReadOnlyCommand, pathArgs, renderArgv, SAFE_ENV, SHELLS, unwrap } from "./bash-words.ts";
 import { canonicalPaths, isInside, isProtectedPath, ruleMayCoverInside } from "./paths.ts";
 import { findBashRule, findPathRule, type RuleSet } from "./rule-set.ts";
 import type { PermissionDecision, PermissionMode, PermissionRule } from "./types.ts";
@@ -56,6 +56,16 @@ function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out
         if (hd?.op === "<<<") err = nested(hd.target, `${name} <<<`);
         else if (hd?.heredoc !== undefined) err = nested(hd.heredoc, `${name} <<`);
         else unit.opaque = `${name} reads its script from standard input`;
+      }
+    } else if (EXEC_STRING[name]) {
+      const how = EXEC_STRING[name]!;
+      if (how === "all") {
+        const pos = rest.filter((x) => !(x.static && x.value.startsWith("-")));
+        if (!pos.every((x) => x.static)) unit.opaque = `${name} runs a command built at run time`;
+        else if (pos.length) err = nested(pos.map((x) => x.value).join(" "), name);
+      } else {
+        const ci = rest.findIndex((x) => x.static && x.value === how);
+        if (ci >= 0) err = nested(rest[ci + 1], `${name} ${how}`);
       }
     } else if (name === "eval") {
       err = rest.every((x) => x.static) ? nested(rest.map((x) => x.value).join(" "), "eval") : nested(rest[0] ?? "", "eval");
@@ -179,7 +189,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     let outside = false;
     let protectedWrite = false;
     let writesOk = true;
-    const check = (word: ShellWord, write: boolean) => {
+    const check = (word: ShellWord, write: boolean, verb: string) => {
       if (!word.static) {
         unknownPath ??= `cannot tell which file ${word.raw} names`;
         return;
@@ -195,7 +205,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       for (const paths of list) {
         const rule = findPathRule(set, "deny", "Read", paths) ?? (write ? findPathRule(set, "deny", "Edit", paths) : undefined);
         if (rule) {
-          partVerdict ??= { behavior: "deny", reason: `${write ? "writes" : "reads"} ${word.value}, which rule ${rule.text} denies`, rule };
+          partVerdict ??= { behavior: "deny", reason: `${name || "the command"} ${verb} ${word.value}, which rule ${rule.text} denies`, rule };
           return;
         }
         const ask = findPathRule(set, "ask", "Read", paths) ?? (write ? findPathRule(set, "ask", "Edit", paths) : undefined);
@@ -208,8 +218,8 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       }
     };
     const writeCmd = !readOnly;
-    for (const r of reads) check(r, writeCmd);
-    for (const wr of writes) check(wr, true);
+    for (const r of reads) check(r, writeCmd, writeCmd ? "uses" : "reads");
+    for (const wr of writes) check(wr, true, "writes");
     const recursive = recursiveTargets(u.argv, name);
     if (recursive && !partVerdict) {
       const targets = recursive.length ? recursive : [{ value: cwd, raw: ".", static: true, glob: false }];
@@ -231,9 +241,9 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       }
     }
     if (name === "cd" || name === "pushd") {
-      const t = u.argv[1];
+      const t = u.argv.slice(1).find((x) => !(x.static && /^-[LPe@]+$/.test(x.value)));
       if (!t) cwd = ctx.home;
-      else if (!t.static) cwdKnown = false;
+      else if (!t.static || t.value === "-" || (ctx.env.CDPATH && !/^[/.~]/.test(t.value))) cwdKnown = false;
       else {
         cwd = canonicalPaths(t.value, cwd, ctx.home)[0]!;
         if (!ctx.workingDirs.some((d) => isInside(d, cwd))) outside = true;
@@ -297,5 +307,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
   const pending = verdicts.find((v) => v.behavior === "ask");
   if (pending) return { behavior: "ask", reason: `This Bash command needs approval: ${pending.reason}.`, bypassable: true };
   const byRule = verdicts.find((v) => v.rule);
-  return { behavior: "allow", reason: byRule ? byRule.reason : "every part of the command is read-only", rule: byRule?.rule, bypassable: true };
+  const other = [...new Set(verdicts.map((v) => v.reason).filter((r) => !r.endsWith("is read-only") && r !== "no command runs"))];
+  const reason = byRule ? byRule.reason : other.length ? other.join("; ") : "every part of the command is read-only";
+  return { behavior: "allow", reason, rule: byRule?.rule, bypassable: true };
 }

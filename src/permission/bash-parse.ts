@@ -55,6 +55,8 @@ function paramValue(ctx: Ctx, p: ShNode): string | undefined {
   if (!name) return undefined;
   if (ctx.vars.has(name)) return ctx.vars.get(name);
   if (name === "HOME") return ctx.home;
+  // The shell sets these itself from where it runs, not from our environment.
+  if (name === "PWD" || name === "OLDPWD" || name === "CDPATH") return undefined;
   const v = ctx.env[name];
   return typeof v === "string" ? v : undefined;
 }

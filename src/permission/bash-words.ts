@@ -48,6 +48,14 @@ export function unwrap(argv: ShellWord[], forDeny: boolean): Unwrapped {
         if (!v.static) break;
         if (v.value === "-u" || v.value === "--unset") i++;
         else if (v.value === "-C" || v.value === "--chdir") chdir = rest[++i]?.value;
+        else if (v.value === "-S" || v.value === "--split-string" || v.value.startsWith("--split-string=") || /^-S./.test(v.value)) {
+          // `env -S "cat .env"` splits one string into the command line.
+          const str = v.value.startsWith("--split-string=") ? v.value.slice(15) : /^-S./.test(v.value) ? v.value.slice(2) : (rest[++i]?.value ?? "");
+          const split = str.split(/\s+/).filter(Boolean).map(w);
+          rest.splice(0, i + 1, ...split);
+          i = -1;
+          continue;
+        }
         else if (v.value === "--") {
           i++;
           break;
@@ -57,6 +65,11 @@ export function unwrap(argv: ShellWord[], forDeny: boolean): Unwrapped {
       }
       if (i >= rest.length) break;
       a = rest.slice(i);
+    } else if (name === "busybox" && rest[0]?.static && !SHELLS.has(rest[0].value)) {
+      a = rest;
+    } else if (["setsid", "ionice", "chrt", "taskset", "unbuffer", "strace", "ltrace"].includes(name) && forDeny) {
+      a = rest.slice(skipFlags(["-c", "-n", "-p", "-o", "-e", "-s"]));
+      if ((name === "chrt" || name === "taskset") && a.length > 1) a = a.slice(1);
     } else if (forDeny && (name === "sudo" || name === "doas")) {
       a = rest.slice(skipFlags(["-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t"]));
     } else if (name === "xargs") {
@@ -140,6 +153,10 @@ export const NO_FILE_ARGS = new Set(["echo", "printf", "true", "false", "test", 
 /** Positional arguments that may be paths the command opens. */
 export function pathArgs(argv: ShellWord[]): ShellWord[] {
   const name = argv[0]?.static ? basename(argv[0].value) : "";
+  if (name === "git") {
+    // `git show HEAD:.env` and `git cat-file -p :secret` print file contents.
+    return argv.slice(2).flatMap((x) => (x.static && /^[^-][^:]*:./.test(x.value) && !x.value.includes("://") ? [w(x.value.slice(x.value.indexOf(":") + 1))] : []));
+  }
   if (NO_FILE_ARGS.has(name)) return [];
   const out: ShellWord[] = [];
   let patternSkipped = !["grep", "egrep", "fgrep", "rg", "sed", "awk", "gawk", "jq"].includes(name);
@@ -175,3 +192,5 @@ export const CODE_FLAGS: Record<string, string[]> = {
   python: ["-c"], python3: ["-c"], node: ["-e", "--eval", "-p", "--print"], bun: ["-e", "--eval"], perl: ["-e", "-E"], ruby: ["-e"], php: ["-r"],
 };
 export const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox"]);
+/** Programs that run a command given as one string: the flag that carries it, or "all" for every positional joined. */
+export const EXEC_STRING: Record<string, string> = { watch: "all", su: "-c", runuser: "-c", script: "-c", flock: "-c", fish: "-c", tmux: "all", screen: "all" };

@@ -24,7 +24,10 @@ function realpathLoose(abs: string): string {
 
 /** Both spellings of a path that rules must see: the lexical absolute form and the symlink-resolved one. Never throws. */
 export function canonicalPaths(p: string, cwd: string, home: string): string[] {
-  const abs = resolve(cwd, expandTilde(p.normalize("NFC"), home));
+  let abs = resolve(cwd, expandTilde(p.normalize("NFC"), home));
+  // /proc/self/cwd means the shell's or tool's directory, not ours.
+  const m = /^\/proc\/(?:self|thread-self)\/(cwd|root)(?=\/|$)/.exec(abs);
+  if (m) abs = resolve(m[1] === "cwd" ? cwd : "/", `.${abs.slice(m[0].length)}`);
   const real = realpathLoose(abs);
   return real === abs ? [abs] : [abs, real];
 }
