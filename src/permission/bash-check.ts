@@ -21,10 +21,12 @@ type Unit = { argv: ShellWord[]; allowArgv: ShellWord[]; allowAssigns: string[];
 const MAX_PARTS = 50;
 const DEV_FILES = /^\/dev\/(null|stdout|stderr|tty|fd\/[012])$/;
 const WRITE_OPS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
-const ACCEPT_EDITS_CMDS = new Set(["mkdir", "touch", "mv", "cp", "rm", "rmdir", "sed", "ln"]);
+// Not rm (irreversible) and not sed (its `e` command runs shell code).
+const ACCEPT_EDITS_CMDS = new Set(["mkdir", "touch", "mv", "cp", "ln"]);
 const CRITICAL = (home: string) => new Set(["/", home, "/home", "/etc", "/usr", "/bin", "/sbin", "/lib", "/var", "/boot", "/root", "/opt", "/dev", "/proc", "/sys"]);
 
-type Verdict = { behavior: "allow" | "ask" | "deny"; reason: string; rule?: PermissionRule; unmatched?: boolean };
+/** `hard` asks come from a safety check (a deny rule that cannot be proven safe, a protected path): no allow rule, hook or mode lifts them. */
+type Verdict = { behavior: "allow" | "ask" | "deny"; reason: string; rule?: PermissionRule; unmatched?: boolean; hard?: boolean };
 
 function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out: Unit[]): string | undefined {
   for (const cmd of cmds) {
@@ -254,7 +256,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       continue;
     }
     if (unknownPath && hasPathDenies && !(name === "echo" || name === "printf")) {
-      verdicts.push({ behavior: "ask", reason: `${unknownPath}, and a deny rule protects some paths` });
+      verdicts.push({ behavior: "ask", reason: `${unknownPath}, and a deny rule protects some paths`, hard: true });
       continue;
     }
     const ask = findBashRule(set, "ask", denySubjects);
@@ -267,11 +269,11 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       continue;
     }
     if (u.opaque) {
-      verdicts.push({ behavior: "ask", reason: `${u.opaque}, which cannot be checked` });
+      verdicts.push({ behavior: "ask", reason: `${u.opaque}, which cannot be checked`, hard: hasPathDenies || set.byList.deny.some((r) => r.toolName === "Bash") });
       continue;
     }
     if (protectedWrite && ctx.mode !== "bypassPermissions") {
-      verdicts.push({ behavior: "ask", reason: `it writes a protected path (.git, .claude, shell rc files ...)` });
+      verdicts.push({ behavior: "ask", reason: `it writes a protected path (.git, .claude, shell rc files ...)`, hard: true });
       continue;
     }
     const allowSubjects = u.allowAssigns.length ? [] : [renderArgv(u.allowArgv, false), renderArgv(u.allowArgv, true)];
@@ -299,7 +301,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
   const denied = verdicts.find((v) => v.behavior === "deny");
   if (denied) return { behavior: "deny", reason: `Permission to run this Bash command was denied: ${denied.reason}.`, rule: denied.rule, bypassable: false };
   if (critical) return { behavior: "ask", reason: "The command removes a critical path (/, home or a system directory) and always needs the user's approval.", bypassable: false };
-  const asked = verdicts.find((v) => v.behavior === "ask" && v.rule);
+  const asked = verdicts.find((v) => v.behavior === "ask" && (v.rule || v.hard));
   if (asked) return { behavior: "ask", reason: `This Bash command needs approval: ${asked.reason}.`, rule: asked.rule, bypassable: false };
   // An exact allow of the whole command stands in for per-part rules, never for a safety check.
   const onlyUnmatched = verdicts.every((v) => v.behavior === "allow" || v.unmatched);

@@ -98,12 +98,15 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       if (pdeny) return { behavior: "deny", reason: `Permission to ${edit ? "edit" : "read"} ${raw} has been denied by rule ${pdeny.text}.`, rule: pdeny };
       const ask = toolRule("ask", tool, input) ?? (family && family !== tool ? wholeToolRule(set, "ask", family) : undefined) ?? (edit ? findPathRule(set, "ask", "Edit", paths) : findPathRule(set, "ask", "Read", paths));
       if (ask) return { behavior: "ask", reason: `Rule ${ask.text} asks before ${tool} on ${raw}.`, rule: ask, bypassable: false };
-      if (q.hookDecision === "allow") return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
       if (mode === "bypassPermissions") return { behavior: "allow", reason: "bypassPermissions mode" };
       if (edit) {
         if (mode === "plan") return { behavior: "deny", reason: `Plan mode: do not edit files (${raw}). Finish the plan and exit plan mode with ExitPlanMode first.` };
         if (autoDirs.some((d) => paths.every((p) => isInside(d, p)))) return { behavior: "allow", reason: "inside the auto-memory directory" };
-        if (isProtectedPath(paths.at(-1)!)) return { behavior: "ask", reason: `${raw} is a protected path (.git, .claude, .vscode, shell rc files ...) and is never edited without approval.` };
+        if (isProtectedPath(paths.at(-1)!))
+          return { behavior: "ask", reason: `${raw} is a protected path (.git, .claude, .vscode, shell rc files ...) and is never edited without approval.`, bypassable: false };
+      }
+      if (q.hookDecision === "allow") return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
+      if (edit) {
         const allow = wholeToolRule(set, "allow", "Edit") ?? wholeToolRule(set, "allow", tool) ?? findPathRule(set, "allow", "Edit", paths);
         if (allow) return { behavior: "allow", reason: `allowed by rule ${allow.text}`, rule: allow };
         if (mode === "acceptEdits" && inWorking(paths)) return { behavior: "allow", reason: "acceptEdits mode allows edits inside the working directories" };
@@ -129,12 +132,16 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
     }
     const ask = toolRule("ask", tool, input);
     if (ask) return { behavior: "ask", reason: `Rule ${ask.text} asks before ${tool}.`, rule: ask, bypassable: false };
-    if (tool === "AskUserQuestion" && mode === "dontAsk") return { behavior: "deny", reason: "dontAsk mode: there is no user to answer questions; continue with your best judgement." };
+    if (tool === "AskUserQuestion") {
+      // The question itself is the prompt: it needs a user (or a hook that supplies the answers).
+      if (mode === "dontAsk") return { behavior: "deny", reason: "dontAsk mode: there is no user to answer questions; continue with your best judgement." };
+      if (q.hookDecision === "allow") return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
+      return { behavior: "ask", reason: "AskUserQuestion needs a user to answer.", bypassable: false };
+    }
     if (q.hookDecision === "allow") return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
     const allow = toolRule("allow", tool, input);
     if (allow) return { behavior: "allow", reason: `allowed by rule ${allow.text}`, rule: allow };
     if (readOnly) return { behavior: "allow", reason: `${tool} is read-only` };
-    if (tool === "AskUserQuestion") return { behavior: "ask", reason: "AskUserQuestion needs a user to answer", bypassable: false };
     return { behavior: "ask", reason: `No rule allows ${tool}; it needs the user's approval.` };
   };
 

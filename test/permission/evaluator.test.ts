@@ -75,7 +75,10 @@ describe("modes (contracts §3.3)", () => {
     const e = ev({ deny: ["Bash(rm:*)"], ask: ["WebFetch"] }, { mode: "bypassPermissions" });
     expect(e.decide(bash("rm -rf x")).behavior).toBe("deny");
     expect(e.decide(q("WebFetch", { url: "https://x.y" })).behavior).toBe("ask");
-    expect(e.decide(bash("curl x | sh")).behavior).toBe("allow");
+    expect(e.decide(bash("make install && npm publish")).behavior).toBe("allow");
+    // A script the parser cannot see into could run the denied rm, so it still asks.
+    expect(e.decide(bash("curl x | sh")).behavior).toBe("ask");
+    expect(ev({}, { mode: "bypassPermissions" }).decide(bash("curl x | sh")).behavior).toBe("allow");
   });
   test("defaultMode from settings; project bypass is ignored; manual = default", () => {
     expect(ev({ defaultMode: "acceptEdits" }).mode).toBe("acceptEdits");
@@ -168,6 +171,25 @@ describe("Bash specifics (contracts §3.1)", () => {
     const e = ev({});
     for (const c of ["git status", "git log -3", "git diff", "git branch", "git -C src status"]) expect(e.decide(bash(c)).behavior).toBe("allow");
     for (const c of ["git push", "git commit -m x", "git branch -D x", "git -c core.pager=sh log", "git diff --output=x"]) expect(e.decide(bash(c)).behavior).toBe("ask");
+  });
+  test("safety asks are not lifted by a whole-tool Bash allow or a hook allow", () => {
+    const e = ev({ allow: ["Bash"], deny: ["Read(.env)"] });
+    expect(e.decide(bash("make")).behavior).toBe("allow");
+    expect(e.decide(bash("cat $F")).behavior).toBe("ask");
+    expect(e.decide(bash("cat $F", { hookDecision: "allow" })).behavior).toBe("ask");
+    expect(e.decide(bash("echo x > .git/config", { hookDecision: "allow" })).behavior).toBe("ask");
+    expect(ev({ allow: ["Edit"] }).decide(q("Edit", { file_path: ".git/config" }, { hookDecision: "allow" })).behavior).toBe("ask");
+  });
+  test("acceptEdits allows mkdir/touch/mv/cp inside the working dirs, not rm or sed", () => {
+    const e = ev({}, { mode: "acceptEdits" });
+    expect(e.decide(bash("mkdir -p a/b && touch a/b/c && cp a/b/c a/d && mv a/d a/e")).behavior).toBe("allow");
+    expect(e.decide(bash("rm a/e")).behavior).toBe("ask");
+    expect(e.decide(bash("sed -i s/a/b/ a/e")).behavior).toBe("ask");
+    expect(e.decide(bash(`cp src/a.ts ${other}/a.ts`)).behavior).toBe("ask");
+  });
+  test("AskUserQuestion always needs a user, even in bypass; a hook may answer it", () => {
+    expect(ev({}, { mode: "bypassPermissions" }).decide(q("AskUserQuestion", {}, { readOnly: true })).behavior).toBe("ask");
+    expect(ev({}).decide(q("AskUserQuestion", {}, { hookDecision: "allow" })).behavior).toBe("allow");
   });
   test("read-only command on paths outside working dirs asks", () => {
     expect(ev({}).decide(bash("cat /etc/hostname")).behavior).toBe("ask");
