@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
 import { CODE_FLAGS, EXEC_STRING, isReadOnlyCommand, pathArgs, renderArgv, SAFE_ENV, SHELLS, unwrap } from "./bash-words.ts";
-import { canonicalPaths, isInside, isProtectedPath, ruleMayCoverInside } from "./paths.ts";
+import { isInside, isProtectedPath, type ResolvedPath, resolvePath, ruleMayCoverInside } from "./paths.ts";
 import { findBashRule, findPathRule, type RuleSet } from "./rule-set.ts";
 import type { PermissionDecision, PermissionMode, PermissionRule } from "./types.ts";
 
@@ -198,13 +198,14 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       }
       if (DEV_FILES.test(word.value)) return;
       if (!cwdKnown && !word.value.startsWith("/") && !word.value.startsWith("~")) unknownPath ??= `the directory is unknown after a cd to a run-time value`;
-      let list: string[][] = [canonicalPaths(word.value, cwd, ctx.home)];
+      let list: ResolvedPath[] = [resolvePath(word.value, cwd, ctx.home)];
       if (word.glob) {
         const found = expandGlob(word.value, cwd);
         if (found === undefined) unknownPath ??= `cannot expand ${word.value}`;
-        else list = list.concat(found.map((f) => canonicalPaths(f, cwd, ctx.home)));
+        else list = list.concat(found.map((f) => resolvePath(f, cwd, ctx.home)));
       }
-      for (const paths of list) {
+      for (const rp of list) {
+        const paths = rp.all;
         const rule = findPathRule(set, "deny", "Read", paths) ?? (write ? findPathRule(set, "deny", "Edit", paths) : undefined);
         if (rule) {
           partVerdict ??= { behavior: "deny", reason: `${name || "the command"} ${verb} ${word.value}, which rule ${rule.text} denies`, rule };
@@ -212,9 +213,9 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
         }
         const ask = findPathRule(set, "ask", "Read", paths) ?? (write ? findPathRule(set, "ask", "Edit", paths) : undefined);
         if (ask) partVerdict ??= { behavior: "ask", reason: `${word.value} is covered by ask rule ${ask.text}`, rule: ask };
-        const inside = paths.every((p) => ctx.workingDirs.some((d) => isInside(d, p)));
+        const inside = rp.physical.every((p) => ctx.workingDirs.some((d) => isInside(d, p)));
         if (!inside) outside = true;
-        if (write && isProtectedPath(paths[paths.length - 1]!)) protectedWrite = true;
+        if (write && paths.some(isProtectedPath)) protectedWrite = true;
         if (write && !inside) writesOk = false;
         if (name === "rm" || name === "rmdir") if (paths.some((p) => CRITICAL(ctx.home).has(p))) critical = true;
       }
@@ -227,7 +228,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       const targets = recursive.length ? recursive : [{ value: cwd, raw: ".", static: true, glob: false }];
       for (const tw of targets) {
         if (!tw.static) continue;
-        const dir = canonicalPaths(tw.value, cwd, ctx.home).at(-1)!;
+        const dir = resolvePath(tw.value, cwd, ctx.home).real;
         if (!isDirectory(dir)) continue;
         for (const pr of set.pathRules.deny.Read) {
           const hit = ruleMayCoverInside(pr.compiled, dir);
@@ -247,7 +248,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       if (!t) cwd = ctx.home;
       else if (!t.static || t.value === "-" || (ctx.env.CDPATH && !/^[/.~]/.test(t.value))) cwdKnown = false;
       else {
-        cwd = canonicalPaths(t.value, cwd, ctx.home)[0]!;
+        cwd = resolvePath(t.value, cwd, ctx.home).real;
         if (!ctx.workingDirs.some((d) => isInside(d, cwd))) outside = true;
       }
     }

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import type { LoadedSettings } from "../config/load.ts";
 import { decideBash } from "./bash-check.ts";
-import { canonicalPaths, grepExcludeGlobs, isInside, isProtectedPath } from "./paths.ts";
+import { grepExcludeGlobs, isInside, isProtectedPath, resolvePath } from "./paths.ts";
 import { canonicalToolName } from "./rule-parse.ts";
 import { buildRuleSet, domainMatches, findPathRule, paramSpecMatches, type RuleList, type RuleSet, wholeToolRule } from "./rule-set.ts";
 import { PERMISSION_MODES, type PermissionDecision, type PermissionEvaluator, type PermissionMode, type PermissionQuery, type PermissionRule } from "./types.ts";
@@ -56,16 +56,17 @@ function modeFromSettings(settings: LoadedSettings): PermissionMode | undefined 
 export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
   const env = opts.env ?? process.env;
   const home = env.HOME ?? homedir();
-  const cwd = canonicalPaths(opts.cwd, "/", home).at(-1)!;
+  const real = (p: string, base: string) => resolvePath(p, base, home).real;
+  const cwd = real(opts.cwd, "/");
   const set: RuleSet = buildRuleSet({ settings: opts.settings, cwd, home, allowedTools: opts.allowedTools, disallowedTools: opts.disallowedTools });
   let mode: PermissionMode = opts.mode ?? modeFromSettings(opts.settings) ?? "default";
   if (!PERMISSION_MODES.includes(mode)) mode = "default";
   const dirs = [cwd];
   for (const s of opts.settings.sources)
-    for (const d of s.settings.permissions?.additionalDirectories ?? []) dirs.push(canonicalPaths(d, s.ruleRoot, home).at(-1)!);
-  for (const d of opts.addDirs ?? []) dirs.push(canonicalPaths(d, cwd, home).at(-1)!);
+    for (const d of s.settings.permissions?.additionalDirectories ?? []) dirs.push(real(d, s.ruleRoot));
+  for (const d of opts.addDirs ?? []) dirs.push(real(d, cwd));
   const workingDirectories = [...new Set(dirs)];
-  const autoDirs = (opts.autoAllowWriteDirs ?? []).map((d) => canonicalPaths(d, cwd, home).at(-1)!);
+  const autoDirs = (opts.autoAllowWriteDirs ?? []).map((d) => real(d, cwd));
   const inWorking = (paths: string[]) => paths.every((p) => workingDirectories.some((d) => isInside(d, p)));
 
   const toolRule = (list: RuleList, tool: string, input: Record<string, unknown>): PermissionRule | undefined => {
@@ -83,7 +84,7 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
 
   const core = (q: PermissionQuery, tool: string): PermissionDecision & { bypassable?: boolean } => {
     const input = q.input ?? {};
-    const qcwd = q.cwd || cwd;
+    const qcwd = q.cwd ? real(q.cwd, cwd) : cwd;
     const readOnly = q.readOnly || opts.toolInfo?.(tool)?.readOnly === true;
     // Whole-tool Edit rules govern every editing tool; a whole-tool Read deny also covers Grep/Glob.
     const family = EDIT_TOOLS.has(tool) ? "Edit" : READ_TOOLS.has(tool) ? "Read" : undefined;
@@ -92,7 +93,9 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
     if (EDIT_TOOLS.has(tool) || READ_TOOLS.has(tool)) {
       const raw = pathOf(tool, input, qcwd);
       if (raw === undefined) return { behavior: "ask", reason: `${tool} was called without a path` };
-      const paths = canonicalPaths(raw, qcwd, home);
+      const rp = resolvePath(raw, qcwd, home);
+      const paths = rp.all;
+      const physical = rp.physical;
       const edit = EDIT_TOOLS.has(tool);
       const pdeny = findPathRule(set, "deny", "Read", paths) ?? (edit ? findPathRule(set, "deny", "Edit", paths) : undefined);
       if (pdeny) return { behavior: "deny", reason: `Permission to ${edit ? "edit" : "read"} ${raw} has been denied by rule ${pdeny.text}.`, rule: pdeny };
@@ -101,28 +104,28 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       if (mode === "bypassPermissions") return { behavior: "allow", reason: "bypassPermissions mode" };
       if (edit) {
         if (mode === "plan") return { behavior: "deny", reason: `Plan mode: do not edit files (${raw}). Finish the plan and exit plan mode with ExitPlanMode first.` };
-        if (autoDirs.some((d) => paths.every((p) => isInside(d, p)))) return { behavior: "allow", reason: "inside the auto-memory directory" };
-        if (isProtectedPath(paths.at(-1)!))
+        if (autoDirs.some((d) => physical.every((p) => isInside(d, p)))) return { behavior: "allow", reason: "inside the auto-memory directory" };
+        if (paths.some(isProtectedPath))
           return { behavior: "ask", reason: `${raw} is a protected path (.git, .claude, .vscode, shell rc files ...) and is never edited without approval.`, bypassable: false };
       }
       if (q.hookDecision === "allow") return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
       if (edit) {
-        const allow = wholeToolRule(set, "allow", "Edit") ?? wholeToolRule(set, "allow", tool) ?? findPathRule(set, "allow", "Edit", paths);
+        const allow = wholeToolRule(set, "allow", "Edit") ?? wholeToolRule(set, "allow", tool) ?? findPathRule(set, "allow", "Edit", physical);
         if (allow) return { behavior: "allow", reason: `allowed by rule ${allow.text}`, rule: allow };
-        if (mode === "acceptEdits" && inWorking(paths)) return { behavior: "allow", reason: "acceptEdits mode allows edits inside the working directories" };
-        return { behavior: "ask", reason: inWorking(paths) ? `Editing ${raw} needs approval.` : `${raw} is outside the working directories (${workingDirectories.join(", ")}).` };
+        if (mode === "acceptEdits" && inWorking(physical)) return { behavior: "allow", reason: "acceptEdits mode allows edits inside the working directories" };
+        return { behavior: "ask", reason: inWorking(physical) ? `Editing ${raw} needs approval.` : `${raw} is outside the working directories (${workingDirectories.join(", ")}).` };
       }
       const allow =
-        wholeToolRule(set, "allow", tool) ?? findPathRule(set, "allow", "Read", paths) ?? findPathRule(set, "allow", "Edit", paths);
+        wholeToolRule(set, "allow", tool) ?? findPathRule(set, "allow", "Read", physical) ?? findPathRule(set, "allow", "Edit", physical);
       if (allow) return { behavior: "allow", reason: `allowed by rule ${allow.text}`, rule: allow };
-      if (inWorking(paths)) return { behavior: "allow", reason: `${tool} is read-only and ${raw} is inside the working directories` };
+      if (inWorking(physical)) return { behavior: "allow", reason: `${tool} is read-only and ${raw} is inside the working directories` };
       return { behavior: "ask", reason: `${raw} is outside the working directories (${workingDirectories.join(", ")}).` };
     }
     if (tool === "Bash") {
       const command = typeof input.command === "string" ? input.command : "";
       const ask = toolRule("ask", tool, input);
       if (ask) return { behavior: "ask", reason: `Rule ${ask.text} asks before running Bash.`, rule: ask, bypassable: false };
-      const d = decideBash(command, { set, cwd: qcwd === cwd ? cwd : canonicalPaths(qcwd, cwd, home).at(-1)!, home, env, workingDirs: workingDirectories, mode });
+      const d = decideBash(command, { set, cwd: qcwd, home, env, workingDirs: workingDirectories, mode });
       if (d.behavior !== "allow" && wholeToolRule(set, "allow", "Bash") && d.bypassable) {
         const r = wholeToolRule(set, "allow", "Bash")!;
         return { behavior: "allow", reason: `allowed by rule ${r.text}`, rule: r };
@@ -173,7 +176,7 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
     rules: set.all,
     workingDirectories,
     grepExcludes: (searchDir: string) => {
-      const dir = canonicalPaths(searchDir, cwd, home).at(-1)!;
+      const dir = real(searchDir, cwd);
       return [...new Set(set.pathRules.deny.Read.flatMap((pr) => grepExcludeGlobs(pr.compiled, dir)))];
     },
     warnings: set.warnings,

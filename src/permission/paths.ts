@@ -6,31 +6,63 @@ import type { PermissionRule } from "./types.ts";
 export const expandTilde = (p: string, home: string): string =>
   p === "~" ? home : p.startsWith("~/") ? join(home, p.slice(2)) : p;
 
-/** Realpath of the longest existing prefix, with the rest appended: symlinks resolved even for files that do not exist yet. */
-function realpathLoose(abs: string): string {
-  let head = abs;
-  const tail: string[] = [];
-  for (;;) {
-    try {
-      return tail.length ? join(realpathSync(head), ...tail.reverse()) : realpathSync(head);
-    } catch {
-      const parent = dirname(head);
-      if (parent === head) return abs;
-      tail.push(basename(head));
-      head = parent;
+/** One path as rules must see it. `all` feeds deny/ask checks; `physical` feeds allow and inside-the-working-dirs checks. */
+export type ResolvedPath = {
+  /** Absolute, `..` removed by text (what a naive check would see). */
+  lexical: string;
+  /** Parent directories resolved through symlinks as the kernel walks them; the last component kept as named. */
+  link: string;
+  /** Fully resolved, including a symlinked last component; missing tails appended as written. */
+  real: string;
+  all: string[];
+  physical: string[];
+};
+
+/** Walks the path component by component as the kernel does, so `link/..` goes where the link points. Never throws. */
+function walkPhysical(raw: string): { link: string; real: string } {
+  const parts = raw.split("/").filter(Boolean);
+  let cur = "/";
+  let link = "/";
+  let exists = true;
+  for (const part of parts) {
+    if (part === ".") {
+      link = cur;
+      continue;
     }
+    if (part === "..") {
+      cur = dirname(cur);
+      link = cur;
+      continue;
+    }
+    const next = join(cur, part);
+    link = next;
+    if (exists) {
+      try {
+        cur = realpathSync(next);
+        continue;
+      } catch {
+        exists = false;
+      }
+    }
+    cur = next;
   }
+  return { link, real: cur };
 }
 
-/** Both spellings of a path that rules must see: the lexical absolute form and the symlink-resolved one. Never throws. */
-export function canonicalPaths(p: string, cwd: string, home: string): string[] {
-  let abs = resolve(cwd, expandTilde(p.normalize("NFC"), home));
+/** Resolves `~`, relative forms, `..`, symlinks and /proc/self/cwd. Never throws. */
+export function resolvePath(p: string, cwd: string, home: string): ResolvedPath {
+  const expanded = expandTilde(p.normalize("NFC"), home);
+  let raw = (isAbsolute(expanded) ? expanded : `${cwd}/${expanded}`).replace(/\/+/g, "/");
   // /proc/self/cwd means the shell's or tool's directory, not ours.
-  const m = /^\/proc\/(?:self|thread-self)\/(cwd|root)(?=\/|$)/.exec(abs);
-  if (m) abs = resolve(m[1] === "cwd" ? cwd : "/", `.${abs.slice(m[0].length)}`);
-  const real = realpathLoose(abs);
-  return real === abs ? [abs] : [abs, real];
+  const m = /^\/proc\/(?:self|thread-self)\/(cwd|root)(?=\/|$)/.exec(raw);
+  if (m) raw = `${m[1] === "cwd" ? cwd : ""}/${raw.slice(m[0].length)}`;
+  const lexical = resolve(raw);
+  const { link, real } = walkPhysical(raw);
+  return { lexical, link, real, all: [...new Set([lexical, link, real])], physical: [...new Set([link, real])] };
 }
+
+/** Every spelling a deny rule must see (lexical, link and resolved). Never throws. */
+export const canonicalPaths = (p: string, cwd: string, home: string): string[] => resolvePath(p, cwd, home).all;
 
 // Cyrillic and Greek letters that look like Latin ones, folded so a look-alike spelling of a denied name is caught.
 const CONFUSABLES: Record<string, string> = {

@@ -110,6 +110,15 @@ describe("working directories and path roots", () => {
     symlinkSync(other, join(t.cwd, "out-link"));
     expect(ev({}, { mode: "acceptEdits" }).decide(q("Write", { file_path: "out-link/f.txt", content: "" })).behavior).toBe("ask");
   });
+  test("a cwd spelled through a symlink still matches rules rooted at the real project", () => {
+    const alias = join(t.root, "proj-alias");
+    symlinkSync(t.cwd, alias);
+    const e = createPermissionEvaluator({ settings: settingsOf({ ruleRoot: alias, permissions: { allow: ["Edit(/src/**)"], deny: ["Read(/src/secret.txt)"] } }), cwd: alias, env: t.env });
+    expect(e.workingDirectories).toEqual([t.cwd]);
+    expect(e.decide(q("Edit", { file_path: join(alias, "src", "a.ts") }, { cwd: alias })).behavior).toBe("allow");
+    expect(e.decide(q("Read", { file_path: "src/secret.txt" }, { cwd: alias })).behavior).toBe("deny");
+    expect(e.decide(q("Write", { file_path: join(alias, "src", "n.ts"), content: "" }, { cwd: alias })).behavior).toBe("allow");
+  });
   test("autoAllowWriteDirs: writes there need no approval, deny still applies, nowhere else", () => {
     const mem = join(t.home, ".yoke", "projects", "p", "memory");
     const e = ev({ deny: [`Edit(//${mem.slice(1)}/secret.md)`] }, { autoAllowWriteDirs: [mem] });
