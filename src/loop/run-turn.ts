@@ -23,6 +23,8 @@ export type LoopDeps = ToolRunnerDeps & {
   /** The plan given to ExitPlanMode in this turn, if any: the run ends with it. */
   takePlan?: () => string | undefined;
   maxStopBlocks?: number;
+  /** The transcript uuid of each prompt as it is recorded (checkpoints key on it). */
+  onPrompt?: (uuid: string) => void;
 };
 
 export type Conversation = { messages: Message[] };
@@ -93,6 +95,7 @@ export async function* runTurn(
   const userMsg: UserMessage = { role: "user", content: extra.length ? [...extra, ...promptBlocks] : prompt };
   convo.messages.push(userMsg);
   const uuid = deps.transcript.user(userMsg);
+  deps.onPrompt?.(uuid);
   yield { type: "user", message: userMsg, uuid };
 
   for (;;) {

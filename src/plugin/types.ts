@@ -4,16 +4,9 @@ import type { PermissionMode } from "../permission/types.ts";
 import type { Message } from "../provider/types.ts";
 import type { SideQuery, Tool } from "../tool/types.ts";
 
+import type { HookJsonOutput } from "../hook/events/common.ts";
 /** What an in-process hook handler may answer: the same JSON a command hook prints (contracts §1.6). */
-export type HookJsonOutput = {
-  continue?: boolean;
-  stopReason?: string;
-  suppressOutput?: boolean;
-  systemMessage?: string;
-  decision?: "block" | "approve";
-  reason?: string;
-  hookSpecificOutput?: { hookEventName?: string; [k: string]: unknown };
-};
+export type { HookJsonOutput };
 
 /** May throw: in PreToolUse a throw blocks the tool (fails closed); elsewhere it is logged with the plugin's name and skipped. */
 export type InProcessHookHandler = (
