@@ -10,7 +10,7 @@ import type { LoadedSettings } from "../config/load.ts";
 import type { PermissionEvaluator } from "../permission/types.ts";
 import { createBackgroundTasks, createPluginHost, type BackgroundTasks, type PromptSection } from "../plugin/host.ts";
 import { discoverPlugins, type LoadedPlugin } from "../plugin/loader.ts";
-import type { ForkOptions, ForkResult, Plugin, SessionView } from "../plugin/types.ts";
+import type { ForkOptions, ForkResult, Plugin, SessionView, SummaryProvider } from "../plugin/types.ts";
 import { resolveModel } from "../provider/models.ts";
 import { createSessionStore, subagentTranscriptPath } from "../session/index.ts";
 import { createTranscript } from "../session/transcript.ts";
@@ -22,6 +22,7 @@ import { bundledPlugins } from "../plugin/bundled.ts";
 
 export type PluginRuntime = {
   loaded: LoadedPlugin[];
+  summaryProviders: Array<{ plugin: string; fn: SummaryProvider }>;
   errors: Array<{ path: string; message: string }>;
   disabled: string[];
   background: BackgroundTasks;
@@ -87,6 +88,7 @@ let forkSeq = 0;
 
 export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime> {
   const background = createBackgroundTasks((m) => process.stderr.write(`yoke: ${m}\n`));
+  const summaryProviders: PluginRuntime["summaryProviders"] = [];
   const { plugins, errors, disabled } = await discoverPlugins({
     cwd: o.cwd,
     yokeDir: o.yokeDir,
@@ -166,6 +168,7 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
       },
       background,
       debug: o.debug,
+      summaryProviders,
     });
     try {
       await p.plugin.setup(host);
@@ -174,7 +177,7 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
       process.stderr.write(`yoke: plugin ${p.plugin.name} (${p.path}) failed in setup: ${(err as Error).message}\n`);
     }
   }
-  return { loaded: plugins, errors, disabled, background };
+  return { loaded: plugins, errors, disabled, background, summaryProviders };
 }
 
 export const pluginName = (p: LoadedPlugin): string => (p.kind === "yoke" ? p.plugin.name : p.info.name);

@@ -1,11 +1,21 @@
 import { SettingsError } from "../config/load.ts";
 import { UsageError } from "./args.ts";
 
-const COMMANDS: Record<string, () => Promise<(argv: string[]) => Promise<number>>> = {
+type Command = (argv: string[]) => Promise<number>;
+
+/** Each command module is loaded only when asked for, so `yoke -p` never pays for them. */
+const COMMANDS: Record<string, () => Promise<Command>> = {
   context: async () => (await import("./commands/context.ts")).contextCommand,
+  hooks: async () => (await import("./commands/hooks.ts")).hooksCommand,
+  plugins: async () => (await import("./commands/plugins.ts")).pluginsCommand,
+  permissions: async () => (await import("./commands/permissions.ts")).permissionsCommand,
+  sessions: async () => (await import("./commands/sessions.ts")).sessionsCommand,
+  rewind: async () => (await import("./commands/rewind.ts")).rewindCommand,
 };
 
-/** `yoke <command>`: each command module is loaded only when asked for. */
+export const SUBCOMMAND_NAMES = Object.keys(COMMANDS);
+
+/** `yoke <command>`. Returns the exit code; usage and settings errors print one clear line. */
 export async function runSubcommand(name: string, argv: string[]): Promise<number> {
   const load = COMMANDS[name];
   if (!load) {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Settings } from "../config/schema.ts";
 import type { HookEventName } from "../hook/types.ts";
 import type { SideQuery, Tool } from "../tool/types.ts";
-import type { ForkOptions, ForkResult, InProcessHookHandler, PluginHost, SessionView } from "./types.ts";
+import type { ForkOptions, ForkResult, InProcessHookHandler, PluginHost, SessionView, SummaryProvider } from "./types.ts";
 
 export type PromptSection = { plugin: string; name: string; text: string | (() => string | null | undefined) };
 
@@ -21,6 +21,7 @@ export type HostDeps = {
   notify(plugin: string, message: string): void;
   background: BackgroundTasks;
   debug: boolean;
+  summaryProviders: Array<{ plugin: string; fn: SummaryProvider }>;
 };
 
 /** Background work of plugins, drained (with a cap) before a headless run exits. */
@@ -80,6 +81,7 @@ export function createPluginHost(name: string, deps: HostDeps): PluginHost {
     sideQuery: deps.sideQuery,
     notify: (message) => deps.notify(name, message),
     background: (task, work) => deps.background.add(`${name}/${task}`, work),
+    compaction: { provideSummary: (fn) => void deps.summaryProviders.push({ plugin: name, fn }) },
   };
 }
 

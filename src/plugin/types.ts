@@ -78,12 +78,24 @@ export type PluginHost = {
   sideQuery: SideQuery;
   /** A notice for the user: a `system`/`notification` line in stream-json, a stderr line with --verbose. */
   notify(message: string): void;
+  compaction: {
+    /** Offer summaries for compaction; the first provider that answers wins, else the model summarizes. */
+    provideSummary(fn: SummaryProvider): void;
+  };
   /**
    * Work that must not delay the user's next turn but should finish before a headless run exits
    * (awaited at exit up to a time cap).
    */
   background(name: string, work: () => Promise<void>): void;
 };
+
+/** A compaction summary offered by a plugin (session memory) instead of a summarizing model call. */
+export type SummaryProvider = (req: {
+  trigger: "manual" | "auto";
+  focus?: string;
+  messages: readonly Message[];
+  signal: AbortSignal;
+}) => Promise<{ summary: string; keepRecent?: number } | null>;
 
 export type Plugin = {
   name: string;
