@@ -1,0 +1,95 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Message } from "../../src/provider/types.ts";
+import type { Plugin, PluginHost } from "../../src/plugin/types.ts";
+import { conversationText, countVisibleMessages, createCoalescer, indexAfter, switchedOn, wroteInto } from "../shared/conversation-text.ts";
+import { changedFiles, EXTRACTION_SYSTEM, extractionPrompt, fingerprint, listMemories } from "./prompt.ts";
+
+export { EXTRACTION_MARKER, EXTRACTION_SYSTEM } from "./prompt.ts";
+
+/** Off unless switched on: like Claude Code in `-p` runs, every extraction is an extra model call. */
+export const EXTRACTION_DEFAULT_ON = false;
+export const EXTRACTION_MAX_TURNS = 5;
+export const EXTRACTION_TOOLS = ["Read", "Grep", "Glob", "Bash", "Write", "Edit"];
+
+/** `YOKE_MEMORY_EXTRACTION=0|1` wins over the `memoryExtraction` setting; auto memory off (no memory dir) means off. */
+export function extractionEnabled(host: Pick<PluginHost, "env" | "settings" | "session">): boolean {
+  if (!host.session.memoryDir) return false;
+  return switchedOn(host.env.YOKE_MEMORY_EXTRACTION, host.settings.memoryExtraction, EXTRACTION_DEFAULT_ON);
+}
+
+export type Extraction = {
+  /** What the Stop hook does: schedule a run in host.background unless there is nothing to do. */
+  onTurnEnd(): void;
+  /** Runs (or joins) an extraction now; settles when the covering run has finished. Never rejects. */
+  request(): Promise<void>;
+  /** How many forks were started (for tests and --debug). */
+  runs(): number;
+};
+
+/**
+ * Background memory extraction (internals §3) through PluginHost only. A run looks at the messages since
+ * the last successful run, skips them when the main agent already wrote into the memory directory, and
+ * otherwise asks a forked agent (≤5 turns, writes confined to the memory directory) to save what lasts.
+ * Never throws; failures are logged with the plugin's name and the same messages are tried again next time.
+ */
+export function createExtraction(host: PluginHost): Extraction {
+  let cursor: Message | null = null;
+  let started = 0;
+
+  const runOnce = async () => {
+    const dir = host.session.memoryDir;
+    if (!dir) return;
+    const all = host.session.messages();
+    const fresh = all.slice(indexAfter(all, cursor));
+    const last = all[all.length - 1] ?? null;
+    if (countVisibleMessages(fresh) === 0) return;
+    if (wroteInto(fresh, dir)) {
+      host.log.debug("the main agent wrote memory itself in this turn; no extraction");
+      cursor = last;
+      return;
+    }
+    const before = fingerprint(dir);
+    const indexPath = join(dir, "MEMORY.md");
+    const index = existsSync(indexPath) ? readFileSync(indexPath, "utf8") : null;
+    started++;
+    const res = await host.agents.fork({
+      name: "memory-extraction",
+      system: EXTRACTION_SYSTEM,
+      prompt: extractionPrompt({ dir, memories: listMemories(dir), index, conversation: conversationText(fresh), count: fresh.length }),
+      tools: EXTRACTION_TOOLS,
+      maxTurns: EXTRACTION_MAX_TURNS,
+      writeDirs: [dir],
+      readOnlyBash: true,
+    });
+    const changed = changedFiles(before, fingerprint(dir));
+    // A failed run leaves the cursor, so the same messages are considered again; a run that wrote counts as done.
+    if (!res.isError || changed.length) cursor = last;
+    if (res.isError) host.log.warn(`extraction ended with an error after ${res.numTurns} turn(s): ${res.text.slice(0, 200)}`);
+    if (changed.length) host.notify(`Memory updated: ${changed.join(", ")} (in ${dir})`);
+  };
+
+  const coalescer = createCoalescer(runOnce, (err) => host.log.error(`extraction failed: ${(err as Error).message}`));
+  return {
+    onTurnEnd() {
+      if (!extractionEnabled(host)) return;
+      host.background("extract", () => coalescer.request());
+    },
+    request: () => coalescer.request(),
+    runs: () => started,
+  };
+}
+
+const memoryExtraction: Plugin = {
+  name: "memory-extraction",
+  version: "1.0.0",
+  description: "Saves lasting facts from the conversation as auto-memory files after each turn (memoryExtraction, YOKE_MEMORY_EXTRACTION)",
+  setup(host) {
+    if (!extractionEnabled(host)) return;
+    const ex = createExtraction(host);
+    host.hooks.on("Stop", () => {
+      ex.onTurnEnd();
+    });
+  },
+};
+export default memoryExtraction;
