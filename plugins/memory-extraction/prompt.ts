@@ -66,7 +66,7 @@ export function listMemories(dir: string): MemoryEntry[] {
   return out.sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, 200);
 }
 
-/** Every *.md under the memory directory with a fingerprint, to tell afterwards what the fork changed. Never throws. */
+/** Every *.md under the memory directory with a content hash, to tell afterwards what the fork changed. Never throws. */
 export function fingerprint(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (d: string) => {
@@ -81,8 +81,7 @@ export function fingerprint(dir: string): Map<string, string> {
       if (e.isDirectory()) walk(p);
       else if (e.isFile() && e.name.endsWith(".md")) {
         try {
-          const s = statSync(p);
-          out.set(relative(dir, p), `${s.mtimeMs}:${s.size}`);
+          out.set(relative(dir, p), String(Bun.hash(readFileSync(p))));
         } catch {}
       }
     }

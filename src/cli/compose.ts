@@ -303,6 +303,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     sections: pluginSections,
     session: view,
     deps: () => deps,
+    forkUsage: usage,
     sideQuery,
     outbox: (ev) => outbox.push(ev),
     verbose: !!args.flags.verbose,

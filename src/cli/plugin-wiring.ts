@@ -41,6 +41,8 @@ export type PluginWiringOptions = {
   sections: PromptSection[];
   session: SessionView;
   deps: () => LoopDeps;
+  /** Usage tracker for forks: their cost counts, but their requests must not move the session's context-size reading. */
+  forkUsage?: LoopDeps["usage"];
   sideQuery: SideQuery;
   outbox: (ev: LoopEvent) => void;
   verbose: boolean;
@@ -102,7 +104,7 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
   for (const e of errors) process.stderr.write(`yoke: plugin ${e.path} failed to load: ${e.message}\n`);
 
   const fork = async (f: ForkOptions): Promise<ForkResult> => {
-    const parent = o.deps();
+    const parent = { ...o.deps(), ...(o.forkUsage ? { usage: o.forkUsage } : {}) };
     const picked = f.tools.map((n) => o.tools.get(n)).filter((t): t is NonNullable<typeof t> => !!t);
     const tools = createToolRegistry([...picked, ...(f.extraTools ?? [])]);
     const agentId = `fork-${f.name.replace(/[^A-Za-z0-9_-]/g, "-")}-${++forkSeq}`;

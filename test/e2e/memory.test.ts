@@ -1,0 +1,289 @@
+// Issue 8 points 2–5 end to end: the memory plugins in the compiled binary against the fake API.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { EXTRACTION_MARKER } from "../../plugins/memory-extraction/index.ts";
+import { NOTES_MARKER } from "../../plugins/session-memory/index.ts";
+import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic, type LoggedRequest } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+import { tempDir, writeTree } from "../helpers/tmp.ts";
+
+let fake: FakeAnthropic;
+beforeAll(async () => {
+  yokeBin();
+  fake = await startFakeAnthropic();
+});
+afterAll(() => fake.stop());
+
+const sanitize = (p: string) => p.replace(/[^a-zA-Z0-9]/g, "-");
+const memDirOf = (env: Record<string, string>, cwd: string) => join(env.YOKE_CONFIG_DIR!, "projects", sanitize(cwd), "memory");
+const systemText = (req: LoggedRequest): string => (req.body.system ?? []).map((b: any) => b.text).join("\n");
+const userText = (msg: any): string =>
+  typeof msg.content === "string" ? msg.content : msg.content.map((b: any) => b.text ?? JSON.stringify(b.content ?? "")).join("\n");
+const isExtraction = (req: LoggedRequest) => systemText(req).startsWith(EXTRACTION_MARKER);
+const lines = (stdout: string) => stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+
+function transcript(env: Record<string, string>, cwd: string): any[] {
+  const dir = join(env.YOKE_CONFIG_DIR!, "projects", sanitize(cwd));
+  const [file] = readdirSync(dir).filter((f) => f.endsWith(".jsonl"));
+  return readFileSync(join(dir, file!), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+}
+
+/** The extraction fork's two replies: it writes a feedback memory and its index line, then stops. */
+function extractionScript(memDir: string, seen: LoggedRequest[]) {
+  return [
+    (req: LoggedRequest) => {
+      seen.push(req);
+      if (!isExtraction(req)) throw new Error(`expected the extraction fork, got system: ${systemText(req).slice(0, 80)}`);
+      return {
+        content: [
+          {
+            type: "tool_use" as const,
+            name: "Write",
+            input: {
+              file_path: join(memDir, "indent-with-tabs.md"),
+              content:
+                "---\nname: indent-with-tabs\ndescription: The user wants tabs, never spaces, for indentation in every language\ntype: feedback\n---\nIndent with tabs, never spaces.\n**Why:** the user said so and wants it in every project.\n**How to apply:** any file you write or edit.\n",
+            },
+          },
+          { type: "tool_use" as const, name: "Write", input: { file_path: join(memDir, "MEMORY.md"), content: "- [Tabs, not spaces](indent-with-tabs.md) — the user's indentation rule\n" } },
+        ],
+      };
+    },
+    (req: LoggedRequest) => {
+      seen.push(req);
+      if (!isExtraction(req)) throw new Error("expected the extraction fork's second turn");
+      return { content: [{ type: "text" as const, text: "saved" }] };
+    },
+  ];
+}
+
+describe("memory extraction (issue 8 point 2, point 5)", () => {
+  test("a stated preference is saved by the extraction fork and reaches a later session's request", async () => {
+    const cwd = tempDir();
+    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "1" });
+    const memDir = memDirOf(env, cwd);
+    const seen: LoggedRequest[] = [];
+    const before = fake.requests.length;
+    fake.push({ content: [{ type: "text", text: "Understood: tabs from now on." }] }, ...extractionScript(memDir, seen));
+    const r = await runYoke(["-p", "From now on always indent with tabs, in every project.", "--output-format", "stream-json", "--verbose"], { cwd, env });
+    expect(r.code).toBe(0);
+    expect(fake.unexpected).toBe(0);
+    expect(fake.pending).toBe(0);
+
+    // The fork got our prompt with the conversation, the restricted tools, and its writes were allowed.
+    expect(seen).toHaveLength(2);
+    const forkReq = seen[0]!.body;
+    expect(userText(forkReq.messages[0])).toContain("always indent with tabs");
+    expect(userText(forkReq.messages[0])).toContain(memDir);
+    const tools = forkReq.tools.map((t: any) => t.name);
+    for (const t of ["Read", "Bash", "Write", "Edit"]) expect(tools).toContain(t);
+    expect(tools).not.toContain("TodoWrite");
+    expect(toolResultsOf(seen[1]!).every((t) => !t.is_error)).toBe(true);
+    // The main conversation was not touched by the fork.
+    expect(fake.requests.slice(before).filter((q) => !isExtraction(q))).toHaveLength(1);
+
+    // On disk: the typed memory file and its one-line pointer.
+    const file = readFileSync(join(memDir, "indent-with-tabs.md"), "utf8");
+    expect(file).toContain("type: feedback");
+    expect(readFileSync(join(memDir, "MEMORY.md"), "utf8")).toContain("(indent-with-tabs.md)");
+
+    // stream-json: a notice, then the result, which still carries the main agent's answer.
+    const out = lines(r.stdout);
+    const note = out.find((l) => l.type === "system" && l.subtype === "notification");
+    expect(note?.message).toContain("Memory updated: indent-with-tabs.md");
+    expect(note?.source).toBe("plugin:memory-extraction");
+    const result = out.find((l) => l.type === "result");
+    expect(result.result).toBe("Understood: tabs from now on.");
+    expect(out.indexOf(note)).toBeLessThan(out.indexOf(result));
+
+    // A second, new session: the index is in the first message; the side query picks the file and it is attached.
+    const env2 = isolatedEnv({ ...fakeApiEnv(fake), HOME: env.HOME, YOKE_CONFIG_DIR: env.YOKE_CONFIG_DIR });
+    const start2 = fake.requests.length;
+    fake.push(
+      (req) => {
+        if (!systemText(req).includes("saved memory files")) throw new Error("expected the relevant-memory side query");
+        expect(userText(req.body.messages[0])).toContain("indent-with-tabs.md");
+        return { content: [{ type: "text", text: '{"selected_memories":["indent-with-tabs.md"]}' }] };
+      },
+      { content: [{ type: "text", text: "Here is the function, indented with tabs." }] },
+    );
+    const r2 = await runYoke(["-p", "write a hello world function in main.go"], { cwd, env: env2 });
+    expect(r2.code).toBe(0);
+    expect(r2.stdout).toBe("Here is the function, indented with tabs.\n");
+    expect(fake.unexpected).toBe(0);
+    const main2 = fake.requests.slice(start2).find((q) => !systemText(q).includes("saved memory files"))!.body;
+    const first = userText(main2.messages[0]);
+    expect(first).toContain("- [Tabs, not spaces](indent-with-tabs.md)");
+    expect(first).toContain("Indent with tabs, never spaces.");
+    expect(first.indexOf("Indent with tabs, never spaces.")).toBeLessThan(first.indexOf("write a hello world function"));
+    // Extraction is off by default: no fork ran in the second session.
+    expect(fake.requests.slice(start2).some(isExtraction)).toBe(false);
+  });
+
+  test("no extraction when the main agent saved memory itself in that turn", async () => {
+    const cwd = tempDir();
+    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "1" });
+    const memDir = memDirOf(env, cwd);
+    const start = fake.requests.length;
+    fake.push(
+      { content: [{ type: "tool_use", name: "Write", input: { file_path: join(memDir, "me.md"), content: "---\nname: me\ndescription: d\ntype: user\n---\nx\n" } }] },
+      { content: [{ type: "text", text: "Saved it myself." }] },
+    );
+    const r = await runYoke(["-p", "remember that I am a Go developer"], { cwd, env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("Saved it myself.\n");
+    expect(existsSync(join(memDir, "me.md"))).toBe(true);
+    expect(fake.unexpected).toBe(0);
+    expect(fake.requests.slice(start).some(isExtraction)).toBe(false);
+  });
+
+  test("memoryExtraction: false in settings and YOKE_MEMORY_EXTRACTION=0 keep it off; the env wins over the setting", async () => {
+    const cwd = tempDir();
+    writeTree(cwd, { ".claude/settings.json": JSON.stringify({ memoryExtraction: true }) });
+    const start = fake.requests.length;
+    fake.push({ content: [{ type: "text", text: "ok" }] });
+    const r = await runYoke(["-p", "I prefer short answers always"], { cwd, env: isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "0" }) });
+    expect(r.code).toBe(0);
+    expect(fake.unexpected).toBe(0);
+    expect(fake.requests.slice(start).some(isExtraction)).toBe(false);
+  });
+
+  test("a failing extraction fork never costs the user's answer or transcript", async () => {
+    const cwd = tempDir();
+    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "1", YOKE_RETRY_BASE_MS: "5" });
+    fake.push({ content: [{ type: "text", text: "Answer survives." }] }, { fault: 400, message: "extraction request refused" });
+    const r = await runYoke(["-p", "I like my commits small and frequent"], { cwd, env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("Answer survives.\n");
+    expect(r.stderr).toContain("[plugin memory-extraction]");
+    const t = transcript(env, cwd).filter((l) => (l.type === "user" || l.type === "assistant") && !l.isSidechain);
+    expect(t.map((l) => l.type)).toEqual(["user", "assistant"]);
+    expect(existsSync(join(memDirOf(env, cwd), "MEMORY.md"))).toBe(false);
+  });
+
+  test("a hanging extraction fork is cut off by the cap; the answer still prints", async () => {
+    const cwd = tempDir();
+    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "1", YOKE_BACKGROUND_CAP_MS: "800" });
+    fake.push({ content: [{ type: "text", text: "Still here." }] }, { fault: "hang" });
+    const r = await runYoke(["-p", "call me Sam from now on", "--output-format", "json"], { cwd, env, timeoutMs: 15_000 });
+    expect(r.timedOut).toBe(false);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).result).toBe("Still here.");
+    expect(r.durationMs).toBeLessThan(8000);
+    const t = transcript(env, cwd).filter((l) => (l.type === "user" || l.type === "assistant") && !l.isSidechain);
+    expect(t.map((l) => l.type)).toEqual(["user", "assistant"]);
+  });
+});
+
+describe("session memory (issue 8 point 3)", () => {
+  test("past the token threshold the notes fork fills summary.md beside the transcript, headings intact", async () => {
+    const cwd = tempDir();
+    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_SESSION_MEMORY: "1" });
+    const forkReqs: LoggedRequest[] = [];
+    fake.push(
+      { content: [{ type: "text", text: "The parser is fixed." }], usage: { input_tokens: 12_000 } },
+      (req) => {
+        forkReqs.push(req);
+        if (!systemText(req).startsWith(NOTES_MARKER)) throw new Error("expected the session-notes fork");
+        return {
+          content: [
+            {
+              type: "tool_use",
+              name: "SaveSessionNotes",
+              input: {
+                updates: [
+                  { section: "Current State", content: "Parser fix done; next: run the full test suite." },
+                  { section: "Task", content: "Fix the off-by-one in parse()." },
+                ],
+              },
+            },
+          ],
+        };
+      },
+      (req) => {
+        forkReqs.push(req);
+        return { content: [{ type: "text", text: "done" }] };
+      },
+    );
+    const r = await runYoke(["-p", "fix the off-by-one in parse()", "--output-format", "json"], { cwd, env });
+    expect(r.code).toBe(0);
+    expect(fake.unexpected).toBe(0);
+    const sid = JSON.parse(r.stdout).session_id;
+    expect(forkReqs).toHaveLength(2);
+    expect(forkReqs[0]!.body.tools.map((t: any) => t.name)).toEqual(["SaveSessionNotes"]);
+    expect(userText(forkReqs[0]!.body.messages[0])).toContain("fix the off-by-one in parse()");
+    expect(toolResultsOf(forkReqs[1]!)[0]!.is_error).toBe(false);
+    const path = join(env.YOKE_CONFIG_DIR!, "projects", sanitize(cwd), sid, "session-memory", "summary.md");
+    const notes = readFileSync(path, "utf8");
+    expect(notes).toContain("# Current State\n_");
+    expect(notes).toContain("Parser fix done; next: run the full test suite.");
+    expect(notes).toContain("# Errors and Corrections");
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  test("below the threshold nothing runs", async () => {
+    const cwd = tempDir();
+    const start = fake.requests.length;
+    fake.push({ content: [{ type: "text", text: "small" }], usage: { input_tokens: 500 } });
+    const r = await runYoke(["-p", "hi there"], { cwd, env: isolatedEnv({ ...fakeApiEnv(fake), YOKE_SESSION_MEMORY: "1" }) });
+    expect(r.code).toBe(0);
+    expect(fake.unexpected).toBe(0);
+    expect(fake.requests.length - start).toBe(1);
+  });
+});
+
+describe("replaceable first-party plugins (issue 8 point 4)", () => {
+  test("a project plugin named memory-extraction takes the first-party one's place", async () => {
+    const cwd = tempDir();
+    writeTree(cwd, {
+      ".yoke/plugins/memory-extraction.ts": `
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+export default {
+  name: "memory-extraction",
+  version: "0.1.0",
+  setup(host) {
+    host.hooks.on("Stop", () => {
+      host.background("save", async () => {
+        if (!host.session.memoryDir) return;
+        writeFileSync(join(host.session.memoryDir, "replaced.md"), "by the replacement\\n");
+        host.notify("replacement saved " + host.session.messages().length + " messages");
+      });
+    });
+  },
+};
+`,
+    });
+    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "1" });
+    const start = fake.requests.length;
+    fake.push({ content: [{ type: "text", text: "hello" }] });
+    const r = await runYoke(["-p", "hi, I am Ann", "--output-format", "stream-json", "--verbose"], { cwd, env });
+    expect(r.code).toBe(0);
+    expect(fake.unexpected).toBe(0);
+    expect(fake.requests.slice(start).some(isExtraction)).toBe(false);
+    const out = lines(r.stdout);
+    const init = out.find((l) => l.subtype === "init");
+    const mine = init.plugins.filter((p: any) => p.name === "memory-extraction");
+    expect(mine).toEqual([{ name: "memory-extraction", path: join(cwd, ".yoke/plugins/memory-extraction.ts") }]);
+    expect(out.find((l) => l.subtype === "notification")?.message).toBe("replacement saved 2 messages");
+    expect(readFileSync(join(memDirOf(env, cwd), "replaced.md"), "utf8")).toBe("by the replacement\n");
+  });
+
+  test("each memory plugin can be switched off by name (YOKE_DISABLE_PLUGINS, settings plugins)", async () => {
+    const cwd = tempDir();
+    writeTree(cwd, { ".claude/settings.json": JSON.stringify({ plugins: { "session-memory": false } }) });
+    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "1", YOKE_SESSION_MEMORY: "1", YOKE_DISABLE_PLUGINS: "memory-extraction" });
+    const start = fake.requests.length;
+    fake.push({ content: [{ type: "text", text: "ok" }], usage: { input_tokens: 50_000 } });
+    const r = await runYoke(["-p", "I always want tests first", "--output-format", "stream-json", "--verbose"], { cwd, env });
+    expect(r.code).toBe(0);
+    expect(fake.unexpected).toBe(0);
+    expect(fake.requests.length - start).toBe(1);
+    const init = lines(r.stdout).find((l) => l.subtype === "init");
+    const names = init.plugins.map((p: any) => p.name);
+    expect(names).toContain("attribution");
+    expect(names).not.toContain("memory-extraction");
+    expect(names).not.toContain("session-memory");
+  });
+});
