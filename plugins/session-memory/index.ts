@@ -105,6 +105,15 @@ export function planKeep(messages: readonly Message[], coveredUpTo: number, cfg:
   return i <= 0 ? null : i;
 }
 
+/** Where `target` sits: by identity, else (compaction may hand over copies) by equal content, searching from the end. */
+export function findMessage(messages: readonly Message[], target: Message): number {
+  const i = messages.lastIndexOf(target);
+  if (i >= 0) return i;
+  const want = JSON.stringify(target);
+  for (let j = messages.length - 1; j >= 0; j--) if (messages[j]!.role === target.role && JSON.stringify(messages[j]) === want) return j;
+  return -1;
+}
+
 function ensureNotesFile(path: string): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   try {
@@ -249,7 +258,7 @@ export function createSessionMemory(host: PluginHost, cfg: SessionMemoryConfig =
     const notes = readFileSync(path, "utf8");
     if (isEmptyNotes(notes)) return null;
     // What the notes cover: up to the last message the latest update saw; a resumed session's notes cover everything loaded.
-    const at = seen ? req.messages.lastIndexOf(seen) : -1;
+    const at = seen ? findMessage(req.messages, seen) : -1;
     const covered = at >= 0 ? at + 1 : !updatedOnce ? req.messages.length : -1;
     if (covered < 0) return null; // the covered message is gone (an earlier compaction): let the model summarize
     const keepFrom = planKeep(req.messages, covered, cfg);

@@ -14,7 +14,8 @@ export type TestHost = {
   notices: string[];
   logs: string[];
   hooks: Array<{ event: string; handler: InProcessHookHandler }>;
-  providers: SummaryProvider[];
+  /** Summary providers the plugin offered (live list). */
+  providers: Array<{ plugin: string; fn: SummaryProvider }>;
   background: ReturnType<typeof createBackgroundTasks>;
   memoryDir: string | null;
   yokeDir: string;
@@ -78,9 +79,7 @@ export function testHost(o: {
     notices,
     logs,
     hooks,
-    get providers() {
-      return summaryProviders.map((p) => p.fn);
-    },
+    providers: summaryProviders,
     background,
     memoryDir,
     yokeDir,
