@@ -73,6 +73,7 @@ export async function runPrint(rt: Runtime, prompts: AsyncIterable<string>, form
   flush();
   if (format === "stream-json") write(JSON.stringify(initMessage(rt)));
   let last: TurnResult | null = null;
+  const streamedInput = args.flags["input-format"] === "stream-json";
   for await (const prompt of prompts) {
     const gen = runTurn(rt.deps, rt.convo, prompt, signal);
     for (;;) {
@@ -83,12 +84,15 @@ export async function runPrint(rt: Runtime, prompts: AsyncIterable<string>, form
       }
       emit(step.value);
     }
-    // Plugin work started in this turn (memory extraction) finishes before a headless run moves on or exits.
-    if (!signal.aborted) await rt.plugins.background.drain(backgroundCapMs(rt.env));
+    // Plugin work started in this turn (memory extraction) finishes before a one-shot run reports. With streamed
+    // input the client waits for this result before its next prompt, so the work runs on beside it and is drained at exit.
+    if (!signal.aborted && !streamedInput) await rt.plugins.background.drain(backgroundCapMs(rt.env));
     flush();
     if (format === "stream-json") emit({ type: "result", result: last });
     if (signal.aborted) break;
   }
+  if (streamedInput && !signal.aborted) await rt.plugins.background.drain(backgroundCapMs(rt.env));
+  flush();
   if (rt.hooks.has("SessionEnd"))
     await rt.hooks.emit("SessionEnd", rt.hookPayload("SessionEnd", { reason: "other" }), { matchValue: "other" });
   await rt.hooks.drainAsync(5000);

@@ -138,7 +138,52 @@ describe("memory extraction (issue 8 point 2, point 5)", () => {
     expect(fake.requests.slice(start).some(isExtraction)).toBe(false);
   });
 
-  test("memoryExtraction: false in settings and YOKE_MEMORY_EXTRACTION=0 keep it off; the env wins over the setting", async () => {
+  test("the memoryExtraction setting alone turns it on; the --verbose text run shows the notice on stderr", async () => {
+    const cwd = tempDir();
+    writeTree(cwd, { ".claude/settings.json": JSON.stringify({ memoryExtraction: true }) });
+    const env = isolatedEnv({ ...fakeApiEnv(fake) });
+    const seen: LoggedRequest[] = [];
+    fake.push({ content: [{ type: "text", text: "Noted." }] }, ...extractionScript(memDirOf(env, cwd), seen));
+    const r = await runYoke(["-p", "tabs everywhere, always", "--verbose"], { cwd, env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("Noted.\n");
+    expect(seen).toHaveLength(2);
+    expect(r.stderr).toContain("[memory-extraction] Memory updated: indent-with-tabs.md");
+  });
+
+  test("with streamed input the next prompt is not held up by a slow extraction (drained at exit instead)", async () => {
+    const cwd = tempDir();
+    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "1" });
+    let mains = 0;
+    const forkAt: number[] = [];
+    const router = (req: LoggedRequest) => {
+      if (isExtraction(req)) {
+        forkAt.push(req.at);
+        return { content: [{ type: "text" as const, text: "nothing to save" }], delayMs: 1500 };
+      }
+      return { content: [{ type: "text" as const, text: `answer ${++mains}` }] };
+    };
+    const start = fake.requests.length;
+    fake.push(router, router, router, router);
+    const stdin = ["first: I like tabs", "second: and short names"].map((t) => JSON.stringify({ type: "user", message: { role: "user", content: t } })).join("\n") + "\n";
+    const r = await runYoke(["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"], { cwd, env, stdin, timeoutMs: 15_000 });
+    expect(r.code).toBe(0);
+    expect(fake.unexpected).toBe(0);
+    const results = lines(r.stdout).filter((l) => l.type === "result").map((l) => l.result);
+    expect(results).toEqual(["answer 1", "answer 2"]);
+    const reqs = fake.requests.slice(start);
+    const secondMain = reqs.filter((q) => !isExtraction(q))[1]!;
+    // The second prompt went to the model while the first extraction was still answering.
+    expect(forkAt.length).toBeGreaterThanOrEqual(1);
+    expect(secondMain.at - forkAt[0]!).toBeLessThan(1000);
+    // Both turns were considered before exit (the second request coalesced or ran after the first).
+    expect(reqs.filter(isExtraction).length).toBe(2);
+    const secondFork = reqs.filter(isExtraction)[1]!;
+    expect(userText(secondFork.body.messages[0])).toContain("second: and short names");
+    expect(userText(secondFork.body.messages[0])).not.toContain("first: I like tabs");
+  });
+
+  test("YOKE_MEMORY_EXTRACTION=0 wins over memoryExtraction: true in settings", async () => {
     const cwd = tempDir();
     writeTree(cwd, { ".claude/settings.json": JSON.stringify({ memoryExtraction: true }) });
     const start = fake.requests.length;
