@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { EXTRACTION_MARKER } from "../../plugins/memory-extraction/index.ts";
 import { NOTES_MARKER } from "../../plugins/session-memory/index.ts";
 import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic, type LoggedRequest } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+import { isolatedEnv, repoRoot, runYoke, yokeBin } from "../helpers/binary.ts";
 import { tempDir, writeTree } from "../helpers/tmp.ts";
 
 let fake: FakeAnthropic;
@@ -275,6 +275,49 @@ describe("session memory (issue 8 point 3)", () => {
     expect(r.code).toBe(0);
     expect(fake.unexpected).toBe(0);
     expect(fake.requests.length - start).toBe(1);
+  });
+});
+
+// Compaction itself comes from another branch (issue 7); this runs once src/loop/compaction.ts is there.
+const compactionLanded = existsSync(join(repoRoot(), "src", "loop", "compaction.ts"));
+
+describe("session memory in compaction (issue 8 point 5)", () => {
+  test.skipIf(!compactionLanded)("/compact uses the session notes instead of a summarizing call and keeps the uncovered messages verbatim", async () => {
+    const cwd = tempDir();
+    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_SESSION_MEMORY: "1" });
+    // Over the 40K-token window of kept messages, so the notes replace it rather than it being kept.
+    const huge = "HUGE-EARLY-OUTPUT ".repeat(11_000);
+    let mains = 0;
+    let notes = 0;
+    const router = (req: LoggedRequest) => {
+      if (systemText(req).startsWith(NOTES_MARKER)) {
+        notes++;
+        if (notes === 1)
+          return { content: [{ type: "tool_use" as const, name: "SaveSessionNotes", input: { updates: [{ section: "Current State", content: "NOTES-STATE: parser rewritten, tests next" }] } }] };
+        return { content: [{ type: "text" as const, text: "done" }] };
+      }
+      mains++;
+      if (mains === 1) return { content: [{ type: "text" as const, text: `DONE-1 ${huge}` }], usage: { input_tokens: 12_000 } };
+      return { content: [{ type: "text" as const, text: `DONE-${mains}` }], usage: { input_tokens: 500 } };
+    };
+    const start = fake.requests.length;
+    fake.push(...Array.from({ length: 5 }, () => router));
+    const prompts = ["TASK-PROMPT rewrite the parser", "SECOND-PROMPT how is it going", "/compact", "AFTER-PROMPT carry on"];
+    const stdin = prompts.map((t) => JSON.stringify({ type: "user", message: { role: "user", content: t } })).join("\n") + "\n";
+    const r = await runYoke(["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"], { cwd, env, stdin, timeoutMs: 20_000 });
+    expect(r.code).toBe(0);
+    expect(notes).toBe(2);
+    expect(mains).toBe(3); // three turns, and no summarizing model call for /compact
+    const reqs = fake.requests.slice(start).filter((q) => !systemText(q).startsWith(NOTES_MARKER));
+    const after = reqs.at(-1)!.body;
+    const all = after.messages.map(userText).join("\n");
+    expect(userText(after.messages[0])).toContain("NOTES-STATE: parser rewritten, tests next");
+    expect(all).not.toContain("HUGE-EARLY-OUTPUT");
+    expect(all).toContain("SECOND-PROMPT how is it going");
+    expect(all).toContain("DONE-2");
+    expect(all).toContain("AFTER-PROMPT carry on");
+    expect(fake.pending).toBe(0);
+    expect(fake.unexpected).toBe(0);
   });
 });
 
