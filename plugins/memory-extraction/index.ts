@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Message } from "../../src/provider/types.ts";
 import type { Plugin, PluginHost } from "../../src/plugin/types.ts";
-import { conversationText, countVisibleMessages, createCoalescer, indexAfter, switchedOn, wroteInto } from "../shared/conversation-text.ts";
+import { conversationText, countVisibleMessages, createCoalescer, indexAfter, redactSecrets, switchedOn, wroteInto } from "../shared/conversation-text.ts";
 import { changedFiles, EXTRACTION_SYSTEM, extractionPrompt, fingerprint, listMemories } from "./prompt.ts";
 
 export { EXTRACTION_MARKER, EXTRACTION_SYSTEM } from "./prompt.ts";
@@ -62,11 +62,25 @@ export function createExtraction(host: PluginHost): Extraction {
       writeDirs: [dir],
       readOnlyBash: true,
     });
-    const changed = changedFiles(before, fingerprint(dir));
+    const after = fingerprint(dir);
+    const changed = changedFiles(before, after);
+    // The prompt forbids secrets; this makes sure none that slipped through stays on disk.
+    for (const rel of [...after.keys()].filter((k) => before.get(k) !== after.get(k))) scrub(join(dir, rel));
     // A failed run leaves the cursor, so the same messages are considered again; a run that wrote counts as done.
     if (!res.isError || changed.length) cursor = last;
     if (res.isError) host.log.warn(`extraction ended with an error after ${res.numTurns} turn(s): ${res.text.slice(0, 200)}`);
     if (changed.length) host.notify(`Memory updated: ${changed.join(", ")} (in ${dir})`);
+  };
+
+  const scrub = (file: string) => {
+    try {
+      const r = redactSecrets(readFileSync(file, "utf8"));
+      if (!r.count) return;
+      writeFileSync(file, r.text);
+      host.log.warn(`removed ${r.count} credential-like value(s) from ${file}`);
+    } catch (err) {
+      host.log.warn(`could not check ${file} for secrets: ${(err as Error).message}`);
+    }
   };
 
   const coalescer = createCoalescer(runOnce, (err) => host.log.error(`extraction failed: ${(err as Error).message}`));

@@ -5,7 +5,7 @@ import type { Plugin, PluginHost, SummaryProvider } from "../../src/plugin/types
 import type { ContentBlock, Message } from "../../src/provider/types.ts";
 import { defineTool } from "../../src/tool/define-tool.ts";
 import type { Tool } from "../../src/tool/types.ts";
-import { conversationText, createCoalescer, indexAfter, switchedOn } from "../shared/conversation-text.ts";
+import { conversationText, createCoalescer, indexAfter, redactSecrets, switchedOn } from "../shared/conversation-text.ts";
 import { applyUpdates, isEmptyNotes, NOTES_MAX_TOKENS, notesForCompaction, parseNotes, SECTION_MAX_TOKENS, SECTIONS, sectionTokens, TEMPLATE } from "./template.ts";
 
 export { TEMPLATE, SECTIONS, parseNotes, applyUpdates, notesForCompaction, isEmptyNotes } from "./template.ts";
@@ -138,7 +138,8 @@ export function saveNotesTool(path: string): Tool {
     concurrencySafe: false,
     execute({ updates }) {
       ensureNotesFile(path);
-      const r = applyUpdates(readFileSync(path, "utf8"), updates);
+      // Credentials never go into the notes, whatever the conversation held (user-demand §20).
+      const r = applyUpdates(readFileSync(path, "utf8"), updates.map((u) => ({ ...u, content: redactSecrets(u.content).text })));
       if (r.unknown.length)
         return {
           content: `No section is called ${r.unknown.map((u) => `"${u}"`).join(", ")}; nothing was saved. Use these headings exactly: ${SECTIONS.map((s) => s.heading).join(", ")}. Call SaveSessionNotes again.`,

@@ -121,6 +121,42 @@ describe("memory extraction (issue 8 point 2, point 5)", () => {
     expect(fake.requests.slice(start2).some(isExtraction)).toBe(false);
   });
 
+  test("the extraction fork may write only inside the memory directory, and Bash only read-only", async () => {
+    const cwd = tempDir();
+    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "1" });
+    const memDir = memDirOf(env, cwd);
+    const second: LoggedRequest[] = [];
+    fake.push(
+      { content: [{ type: "text", text: "ok" }] },
+      {
+        content: [
+          { type: "tool_use", id: "toolu_out", name: "Write", input: { file_path: join(cwd, "outside.md"), content: "x" } },
+          { type: "tool_use", id: "toolu_in", name: "Write", input: { file_path: join(memDir, "inside.md"), content: "---\nname: inside\ndescription: d\ntype: user\n---\nx\n" } },
+          { type: "tool_use", id: "toolu_rm", name: "Bash", input: { command: `rm -f ${join(cwd, "keep.txt")}` } },
+          { type: "tool_use", id: "toolu_ls", name: "Bash", input: { command: `ls ${memDir}` } },
+        ],
+      },
+      (req) => {
+        second.push(req);
+        return { content: [{ type: "text", text: "done" }] };
+      },
+    );
+    writeTree(cwd, { "keep.txt": "keep\n" });
+    const r = await runYoke(["-p", "I am a data engineer"], { cwd, env });
+    expect(r.code).toBe(0);
+    expect(fake.unexpected).toBe(0);
+    const results = Object.fromEntries(toolResultsOf(second[0]!).map((t) => [t.tool_use_id, t]));
+    expect(results.toolu_out!.is_error).toBe(true);
+    expect(results.toolu_out!.text).toContain("may only write inside");
+    expect(results.toolu_in!.is_error).toBe(false);
+    expect(results.toolu_rm!.is_error).toBe(true);
+    expect(results.toolu_ls!.is_error).toBe(false);
+    expect(results.toolu_ls!.text).toContain("inside.md");
+    expect(existsSync(join(cwd, "outside.md"))).toBe(false);
+    expect(existsSync(join(cwd, "keep.txt"))).toBe(true);
+    expect(existsSync(join(memDir, "inside.md"))).toBe(true);
+  });
+
   test("no extraction when the main agent saved memory itself in that turn", async () => {
     const cwd = tempDir();
     const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "1" });

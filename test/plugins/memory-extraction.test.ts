@@ -207,3 +207,35 @@ describe("createExtraction (internals §3)", () => {
     expect(on.forks).toHaveLength(1);
   });
 });
+
+describe("secrets (user-demand §20)", () => {
+  test("redactSecrets masks credential shapes and keeps ordinary text", async () => {
+    const { redactSecrets } = await import("../../plugins/shared/conversation-text.ts");
+    const r = redactSecrets(
+      "key sk-ant-api03-abcdefghijklmnop and AKIAABCDEFGHIJKLMNOP, ghp_abcdefghijklmnopqrstuvwxyz012345\npassword: hunter2222\nThe user likes tabs.",
+    );
+    expect(r.count).toBe(4);
+    expect(r.text).not.toContain("sk-ant-api03");
+    expect(r.text).not.toContain("AKIAABCDEFGHIJKLMNOP");
+    expect(r.text).not.toContain("hunter2222");
+    expect(r.text).toContain("password: [REDACTED]");
+    expect(r.text).toContain("The user likes tabs.");
+    expect(redactSecrets("a token of thanks").count).toBe(0);
+  });
+
+  test("a memory file the fork wrote with a secret in it is scrubbed on disk", async () => {
+    let dir = "";
+    const t = testHost({
+      env: { YOKE_MEMORY_EXTRACTION: "1" },
+      fork: async () => {
+        writeFileSync(join(dir, "deploy.md"), "---\nname: deploy\ndescription: d\ntype: reference\n---\nDeploy with token=abcdef123456 via the dashboard.\n");
+        return { text: "saved", isError: false, numTurns: 2, toolUses: [] };
+      },
+    });
+    dir = t.memoryDir!;
+    t.messages.push(user("deploy uses token=abcdef123456"), assistant("ok"));
+    await createExtraction(t.host).request();
+    const { readFileSync } = await import("node:fs");
+    expect(readFileSync(join(dir, "deploy.md"), "utf8")).toContain("token=[REDACTED] via the dashboard");
+  });
+});
