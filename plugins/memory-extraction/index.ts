@@ -2,7 +2,10 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Message } from "../../src/provider/types.ts";
 import type { Plugin, PluginHost } from "../../src/plugin/types.ts";
-import { conversationText, countVisibleMessages, createCoalescer, indexAfter, redactSecrets, switchedOn, wroteInto } from "../shared/conversation-text.ts";
+import { createCoalescer } from "../shared/coalesce.ts";
+import { conversationText, countVisibleMessages, indexAfter, wroteInto } from "../shared/conversation-text.ts";
+import { redactSecrets } from "../shared/redact.ts";
+import { switchedOn } from "../shared/switch.ts";
 import { changedFiles, EXTRACTION_SYSTEM, extractionPrompt, fingerprint, listMemories } from "./prompt.ts";
 
 export { EXTRACTION_MARKER, EXTRACTION_SYSTEM } from "./prompt.ts";

@@ -5,7 +5,10 @@ import type { Plugin, PluginHost, SummaryProvider } from "../../src/plugin/types
 import type { ContentBlock, Message } from "../../src/provider/types.ts";
 import { defineTool } from "../../src/tool/define-tool.ts";
 import type { Tool } from "../../src/tool/types.ts";
-import { conversationText, createCoalescer, indexAfter, redactSecrets, switchedOn } from "../shared/conversation-text.ts";
+import { createCoalescer } from "../shared/coalesce.ts";
+import { conversationText, indexAfter } from "../shared/conversation-text.ts";
+import { redactSecrets } from "../shared/redact.ts";
+import { switchedOn } from "../shared/switch.ts";
 import { applyUpdates, isEmptyNotes, NOTES_MAX_TOKENS, notesForCompaction, parseNotes, SECTION_MAX_TOKENS, SECTIONS, sectionTokens, TEMPLATE } from "./template.ts";
 
 export { TEMPLATE, SECTIONS, parseNotes, applyUpdates, notesForCompaction, isEmptyNotes } from "./template.ts";
@@ -114,6 +117,25 @@ export function findMessage(messages: readonly Message[], target: Message): numb
   return -1;
 }
 
+type NotesState = { coveredMessages: number; tokensAtLastUpdate: number };
+
+function readState(file: string): NotesState | null {
+  try {
+    const v = JSON.parse(readFileSync(file, "utf8")) as Partial<NotesState>;
+    return typeof v.coveredMessages === "number" && typeof v.tokensAtLastUpdate === "number" ? (v as NotesState) : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeState(file: string, state: NotesState): void {
+  try {
+    writeFileSync(file, JSON.stringify(state), { mode: 0o600 });
+  } catch {
+    /* without it a resumed session re-reads more conversation; nothing breaks */
+  }
+}
+
 function ensureNotesFile(path: string): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   try {
@@ -190,15 +212,18 @@ export type SessionMemory = {
  */
 export function createSessionMemory(host: PluginHost, cfg: SessionMemoryConfig = SESSION_MEMORY_CONFIG): SessionMemory {
   const path = notesPathFor(host);
-  let tokensAtLastUpdate = 0;
+  const statePath = join(dirname(path), "state.json");
+  // A resumed session (same id) picks up where the last process left its notes.
+  const saved = readState(statePath);
+  let tokensAtLastUpdate = saved?.tokensAtLastUpdate ?? 0;
   let seen: Message | null = null;
-  let updatedOnce = false;
   let runningSince = 0;
   let forced = false;
 
   const measure = () => {
     const all = host.session.messages();
-    const fresh = all.slice(indexAfter(all, seen));
+    const from = seen ? indexAfter(all, seen) : Math.min(saved?.coveredMessages ?? 0, all.length);
+    const fresh = all.slice(from);
     const toolCallsSince = fresh.reduce((n, m) => n + (m.role === "assistant" ? m.content.filter((b) => b.type === "tool_use").length : 0), 0);
     const last = all[all.length - 1];
     const endOfTurn = !!last && last.role === "assistant" && !last.content.some((b) => b.type === "tool_use");
@@ -230,7 +255,7 @@ export function createSessionMemory(host: PluginHost, cfg: SessionMemoryConfig =
       }
       tokensAtLastUpdate = m.tokens;
       seen = m.all[m.all.length - 1] ?? null;
-      updatedOnce = true;
+      writeState(statePath, { coveredMessages: m.all.length, tokensAtLastUpdate });
     } finally {
       runningSince = 0;
     }
@@ -258,9 +283,9 @@ export function createSessionMemory(host: PluginHost, cfg: SessionMemoryConfig =
     if (!existsSync(path)) return null;
     const notes = readFileSync(path, "utf8");
     if (isEmptyNotes(notes)) return null;
-    // What the notes cover: up to the last message the latest update saw; a resumed session's notes cover everything loaded.
+    // What the notes cover: up to the last message the latest update saw; after a resume, what the saved state says.
     const at = seen ? findMessage(req.messages, seen) : -1;
-    const covered = at >= 0 ? at + 1 : !updatedOnce ? req.messages.length : -1;
+    const covered = at >= 0 ? at + 1 : seen ? -1 : Math.min(saved?.coveredMessages ?? req.messages.length, req.messages.length);
     if (covered < 0) return null; // the covered message is gone (an earlier compaction): let the model summarize
     const keepFrom = planKeep(req.messages, covered, cfg);
     if (keepFrom === null) return null;

@@ -4,7 +4,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import memoryExtraction, { createExtraction, EXTRACTION_MARKER, EXTRACTION_MAX_TURNS, extractionEnabled } from "../../plugins/memory-extraction/index.ts";
 import { changedFiles, extractionPrompt, fingerprint, listMemories } from "../../plugins/memory-extraction/prompt.ts";
-import { conversationText, countVisibleMessages, createCoalescer, indexAfter, switchedOn, wroteInto } from "../../plugins/shared/conversation-text.ts";
+import { createCoalescer } from "../../plugins/shared/coalesce.ts";
+import { conversationText, countVisibleMessages, indexAfter, wroteInto } from "../../plugins/shared/conversation-text.ts";
+import { switchedOn } from "../../plugins/shared/switch.ts";
 import type { ForkOptions } from "../../src/plugin/types.ts";
 import type { Message } from "../../src/provider/types.ts";
 import { assistant, gate, testHost, toolCall, toolResult, user } from "./host-helper.ts";
@@ -210,7 +212,7 @@ describe("createExtraction (internals §3)", () => {
 
 describe("secrets (user-demand §20)", () => {
   test("redactSecrets masks credential shapes and keeps ordinary text", async () => {
-    const { redactSecrets } = await import("../../plugins/shared/conversation-text.ts");
+    const { redactSecrets } = await import("../../plugins/shared/redact.ts");
     const r = redactSecrets(
       "key sk-ant-api03-abcdefghijklmnop and AKIAABCDEFGHIJKLMNOP, ghp_abcdefghijklmnopqrstuvwxyz012345\npassword: hunter2222\nThe user likes tabs.",
     );

@@ -258,3 +258,29 @@ describe("compaction hands over copies", () => {
     expect(r?.keepRecent).toBe(2);
   });
 });
+
+describe("resume", () => {
+  test("a new process for the same session continues from the saved state: thresholds and what the notes cover", async () => {
+    const first = testHost({ fork: notingFork("before resume") });
+    const sm1 = createSessionMemory(first.host, { ...SESSION_MEMORY_CONFIG, keepMinTokens: 0, keepMinTextMessages: 0 });
+    first.messages.push(user("one"), assistant("a1"));
+    first.tokens.value = 12_000;
+    await sm1.update();
+    expect(first.forks).toHaveLength(1);
+    // Same yokeDir and session id, fresh plugin state, the conversation loaded again (as copies) plus a new turn.
+    const second = testHost({ fork: notingFork("after resume"), transcriptPath: join(first.yokeDir, "projects", "p", "sess-1.jsonl") });
+    const sm2 = createSessionMemory(second.host, { ...SESSION_MEMORY_CONFIG, keepMinTokens: 0, keepMinTextMessages: 0 });
+    expect(sm2.path).toBe(sm1.path);
+    second.messages.push(user("one"), assistant("a1"), user("two"), assistant("a2"));
+    second.tokens.value = 14_000; // under 5K growth since the saved update
+    sm2.check(true);
+    expect(second.background.size()).toBe(0);
+    const r = await sm2.provider({ trigger: "auto", messages: second.messages, signal: signal() });
+    expect(r?.summary).toContain("before resume");
+    expect(r?.keepRecent).toBe(2);
+    second.tokens.value = 18_000;
+    await sm2.update();
+    expect(second.forks[0]!.prompt).toContain("User: two");
+    expect(second.forks[0]!.prompt).not.toContain("User: one");
+  });
+});
