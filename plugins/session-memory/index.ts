@@ -225,9 +225,12 @@ export function createSessionMemory(host: PluginHost, cfg: SessionMemoryConfig =
     const from = seen ? indexAfter(all, seen) : Math.min(saved?.coveredMessages ?? 0, all.length);
     const fresh = all.slice(from);
     const toolCallsSince = fresh.reduce((n, m) => n + (m.role === "assistant" ? m.content.filter((b) => b.type === "tool_use").length : 0), 0);
+    const tokens = host.session.contextTokens();
+    // The context shrank (compaction): growth counts from the smaller size, or no update would come for a long time.
+    if (tokens > 0 && tokens < tokensAtLastUpdate) tokensAtLastUpdate = tokens;
     const last = all[all.length - 1];
     const endOfTurn = !!last && last.role === "assistant" && !last.content.some((b) => b.type === "tool_use");
-    return { all, fresh, tokens: host.session.contextTokens(), toolCallsSince, endOfTurn };
+    return { all, fresh, tokens, toolCallsSince, endOfTurn };
   };
 
   const runOnce = async () => {

@@ -219,6 +219,23 @@ describe("createSessionMemory", () => {
     expect(r!.summary).toContain("fresh");
   });
 
+  test("after compaction shrinks the context, growth is counted from the smaller size", async () => {
+    const t = testHost({ fork: notingFork("n") });
+    const sm = createSessionMemory(t.host);
+    t.messages.push(user("a b"), assistant("c"));
+    t.tokens.value = 150_000;
+    await sm.update();
+    expect(t.forks).toHaveLength(1);
+    t.messages.push(user("d e"), assistant("f"));
+    t.tokens.value = 20_000; // compacted
+    sm.check(true);
+    expect(t.background.size()).toBe(0);
+    t.tokens.value = 25_000;
+    sm.check(true);
+    expect(await t.background.drain(5000)).toBe(0);
+    expect(t.forks).toHaveLength(2);
+  });
+
   test("a failed update leaves the thresholds, so the next check tries again", async () => {
     const t = testHost({ fork: async () => ({ text: "API Error", isError: true, numTurns: 1, toolUses: [] }) });
     const sm = createSessionMemory(t.host);
