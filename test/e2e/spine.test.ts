@@ -167,3 +167,39 @@ describe("bad input is a clear error", () => {
     expect(h.stdout).toContain("--output-format");
   });
 });
+
+describe("Write → Bash → text in all three output formats (issue 2, done means)", () => {
+  const script = (file: string) => [
+    { content: [{ type: "tool_use" as const, name: "Write", input: { file_path: file, content: "echo from-script\n" } }] },
+    { content: [{ type: "tool_use" as const, name: "Bash", input: { command: `sh ${file}`, description: "run it" } }] },
+    { content: [{ type: "text" as const, text: "All done." }] },
+  ];
+  for (const format of ["text", "json", "stream-json"] as const) {
+    test(format, async () => {
+      const cwd = tempDir();
+      const file = join(cwd, "run.sh");
+      const before = fake.requests.length;
+      fake.push(...script(file));
+      const env = envFor();
+      const args = ["-p", "write and run a script", "--output-format", format, "--permission-mode", "acceptEdits", "--allowedTools", "Bash(sh:*)"];
+      if (format === "stream-json") args.push("--verbose");
+      const r = await runYoke(args, { cwd, env });
+      expect(r.code).toBe(0);
+      const bashResult = toolResultsOf(fake.requests[before + 2]!)[0]!;
+      expect(bashResult).toMatchObject({ is_error: false });
+      expect(bashResult.text).toContain("from-script");
+      if (format === "text") expect(r.stdout).toBe("All done.\n");
+      if (format === "json") expect(JSON.parse(r.stdout)).toMatchObject({ result: "All done.", num_turns: 3, is_error: false });
+      if (format === "stream-json") {
+        const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+        const bashUser = lines.find((l) => l.type === "user" && l.tool_use_result?.stdout !== undefined);
+        expect(bashUser.tool_use_result).toMatchObject({ stdout: "from-script", stderr: "", interrupted: false }); // trimmed, as contracts §5.2 shows
+        expect(lines.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "All done." });
+      }
+      const conv = transcriptLines(env).filter((l) => l.type === "user" || l.type === "assistant");
+      expect(conv.map((l) => l.type)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
+      expect(conv[4].toolUseResult.stdout).toBe("from-script");
+      for (let i = 1; i < conv.length; i++) expect(conv[i].parentUuid).toBe(conv[i - 1].uuid);
+    });
+  }
+});
