@@ -6,6 +6,30 @@ import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import type { Runtime } from "./compose.ts";
 import { resultMessage, streamJsonLines } from "./render.ts";
+import type { StdinSession } from "./stdin.ts";
+
+/** Host → CLI control requests (contracts §4.6). Throws for subtypes yoke does not implement; the caller sends an error response. */
+async function answerControl(rt: Runtime, req: Record<string, unknown>, interrupt: () => void): Promise<Record<string, unknown>> {
+  switch (req.subtype) {
+    case "initialize":
+      return {
+        commands: [{ name: "compact", description: "Compact the conversation", argumentHint: "[focus]" }],
+        agents: [],
+        output_style: "default",
+        available_output_styles: ["default"],
+        models: [],
+        account: {},
+        pid: process.pid,
+        claude_code_version: VERSION,
+        current_permission_mode: rt.permissionMode,
+      };
+    case "interrupt":
+      interrupt();
+      return { still_queued: [] };
+    default:
+      throw new Error(`yoke does not support the control request "${String(req.subtype)}" yet`);
+  }
+}
 
 export type OutputFormat = "text" | "json" | "stream-json";
 
@@ -52,7 +76,16 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
 }
 
 /** Runs one headless turn per prompt and renders it. Returns the process exit code. */
-export async function runPrint(rt: Runtime, prompts: AsyncIterable<string>, format: OutputFormat, args: ParsedArgs, signal: AbortSignal): Promise<number> {
+export async function runPrint(
+  rt: Runtime,
+  prompts: AsyncIterable<string>,
+  format: OutputFormat,
+  args: ParsedArgs,
+  signal: AbortSignal,
+  control?: StdinSession,
+): Promise<number> {
+  let turnCtrl: AbortController | null = null;
+  if (control) control.onControl = (req) => answerControl(rt, req, () => turnCtrl?.abort());
   const sj = { sessionId: rt.sessionId, uuid: randomUUID, partial: !!args.flags["include-partial-messages"], now: () => new Date() };
   const render = (ev: LoopEvent) => {
     if (format === "stream-json") for (const line of streamJsonLines(ev, sj)) write(JSON.stringify(line));
@@ -74,7 +107,10 @@ export async function runPrint(rt: Runtime, prompts: AsyncIterable<string>, form
   if (format === "stream-json") write(JSON.stringify(initMessage(rt)));
   let last: TurnResult | null = null;
   for await (const prompt of prompts) {
-    const gen = runTurn(rt.deps, rt.convo, prompt, signal);
+    turnCtrl = new AbortController();
+    const onAbort = () => turnCtrl?.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    const gen = runTurn(rt.deps, rt.convo, prompt, turnCtrl.signal);
     for (;;) {
       const step = await gen.next();
       if (step.done) {
@@ -83,6 +119,8 @@ export async function runPrint(rt: Runtime, prompts: AsyncIterable<string>, form
       }
       emit(step.value);
     }
+    signal.removeEventListener("abort", onAbort);
+    turnCtrl = null;
     // Plugin work started in this turn (memory extraction) finishes before a headless run moves on or exits.
     if (!signal.aborted) await rt.plugins.background.drain(backgroundCapMs(rt.env));
     flush();

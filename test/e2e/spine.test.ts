@@ -203,3 +203,27 @@ describe("Write → Bash → text in all three output formats (issue 2, done mea
     });
   }
 });
+
+test("stream-json input: control initialize answered, each user line is a turn with its own result (contracts §4.5, §4.6)", async () => {
+  fake.push({ content: [{ type: "text", text: "first" }] }, { content: [{ type: "text", text: "second" }] });
+  const before = fake.requests.length;
+  const stdin = [
+    { type: "control_request", request_id: "req_1", request: { subtype: "initialize" } },
+    { type: "user", session_id: "", message: { role: "user", content: [{ type: "text", text: "one" }] }, parent_tool_use_id: null },
+    { type: "control_request", request_id: "req_2", request: { subtype: "no_such_thing" } },
+    { type: "user", session_id: "", message: { role: "user", content: "two" }, parent_tool_use_id: null },
+  ]
+    .map((l) => JSON.stringify(l))
+    .join("\n");
+  const r = await runYoke(["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"], { cwd: tempDir(), env: envFor(), stdin });
+  expect(r.code).toBe(0);
+  const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  const init = lines.find((l) => l.type === "control_response" && l.response.request_id === "req_1");
+  expect(init.response).toMatchObject({ subtype: "success", response: { pid: expect.any(Number) } });
+  const bad = lines.find((l) => l.type === "control_response" && l.response.request_id === "req_2");
+  expect(bad.response).toMatchObject({ subtype: "error" });
+  expect(bad.response.error).toContain("no_such_thing");
+  expect(lines.filter((l) => l.type === "result").map((l) => l.result)).toEqual(["first", "second"]);
+  // The second turn carries the first turn's history.
+  expect(fake.requests[before + 1]!.body.messages).toHaveLength(3);
+});
