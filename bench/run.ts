@@ -11,7 +11,7 @@
 import { readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, platform, release } from "node:os";
 import { join } from "node:path";
-import { fakeApiEnv, startFakeAnthropic } from "../test/helpers/fake-anthropic.ts";
+import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../test/helpers/fake-anthropic.ts";
 import { isolatedEnv, repoRoot, yokeBin } from "../test/helpers/binary.ts";
 import { detectRssMethod, measure, stats, type RssMethod } from "./measure.ts";
 import { renderPreamble, renderTable, TARGETS, type CliFigures, type Results } from "./report.ts";
@@ -49,7 +49,13 @@ function parseOpts(argv: string[]): Opts {
   return o;
 }
 
-type Cli = { name: "yoke" | "claude"; bin: string; env: (fakeEnv: Record<string, string>) => Record<string, string> };
+type Cli = {
+  name: "yoke" | "claude";
+  bin: string;
+  fake: FakeAnthropic;
+  restock: () => void;
+  env: (fakeEnv: Record<string, string>) => Record<string, string>;
+};
 
 const SCENARIOS: ScenarioId[] = ["version", "oneTurn", "threeTurns"];
 
@@ -64,16 +70,24 @@ async function main(): Promise<number> {
   const loadAvg1 = loadavg()[0]!;
   const rss: RssMethod = detectRssMethod();
   const yokePath = realpathSync(opts.bin ?? yokeBin());
-  const fake = await startFakeAnthropic();
   let current: RunLog | null = null;
   let tool: ThreeTurnTool = "Read";
-  const restock = installResponder(fake, () => current, () => tool);
-  const clis: Cli[] = [{ name: "yoke", bin: yokePath, env: (f) => isolatedEnv({ ...f, YOKE_RETRY_BASE_MS: "5" }) }];
+  const fake = await startFakeAnthropic();
+  const fakes = [fake];
+  const clis: Cli[] = [
+    { name: "yoke", bin: yokePath, fake, restock: installResponder(fake, () => current, () => tool), env: (f) => isolatedEnv({ ...f, YOKE_RETRY_BASE_MS: "5" }) },
+  ];
   const claudeBin = process.env.CLAUDE_BIN;
   if (claudeBin) {
+    // Its own fake without request validation: Claude Code 2.1.197 sends `role: "system"` entries in
+    // `messages`, which the real API takes but fake-validate.ts refuses.
+    const claudeFake = await startFakeAnthropic({ validate: false });
+    fakes.push(claudeFake);
     clis.push({
       name: "claude",
       bin: realpathSync(Bun.which(claudeBin) ?? claudeBin),
+      fake: claudeFake,
+      restock: installResponder(claudeFake, () => current, () => tool),
       // No telemetry or update checks: there is no network, and a CI user would switch them off too.
       env: (f) => isolatedEnv({ ...f, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_AUTOUPDATER: "1", DISABLE_TELEMETRY: "1" }),
     });
@@ -83,11 +97,11 @@ async function main(): Promise<number> {
   const once = async (cli: Cli, id: ScenarioId) => {
     const cwd = freshCwd();
     scratch.push(cwd);
-    const env = cli.env(fakeApiEnv(fake));
+    const env = cli.env(fakeApiEnv(cli.fake));
     scratch.push(env.HOME!);
     const log = newRunLog(id, cwd);
     current = log;
-    restock();
+    cli.restock();
     const s = await measure([cli.bin, ...scenarioArgs(id)], { cwd, env, rss });
     current = null;
     const problem = runProblem(id, s, log);
@@ -101,7 +115,7 @@ async function main(): Promise<number> {
     scratch.push(probeCwd);
     const probeEnv = clis[0]!.env(fakeApiEnv(fake));
     scratch.push(probeEnv.HOME!);
-    restock();
+    clis[0]!.restock();
     const probe = await measure([yokePath, "-p", "probe", "--output-format", "stream-json", "--verbose"], { cwd: probeCwd, env: probeEnv, rss: "none" });
     const init = probe.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.type === "system" && l.subtype === "init");
     if (!init) throw new Error(`bench: no init line from ${yokePath}:\n${probe.stdout}${probe.stderr}`);
@@ -155,7 +169,7 @@ async function main(): Promise<number> {
     }
     return 0;
   } finally {
-    await fake.stop();
+    for (const f of fakes) await f.stop();
     for (const d of scratch) rmSync(d, { recursive: true, force: true });
   }
 }
