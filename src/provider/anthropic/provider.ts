@@ -55,6 +55,7 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
     if (client) return client;
     // Loaded on first use so `--version`, `--help` and config errors never pay for the SDK.
     const { default: Anthropic } = await import("@anthropic-ai/sdk");
+    performance.mark("yoke:sdk-loaded");
     client = new Anthropic({
       apiKey: cfg.apiKey ?? (cfg.authToken ? null : "no-key"),
       authToken: cfg.authToken ?? null,
@@ -88,7 +89,9 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
         let sawStop = false;
         try {
           const c = await getClient();
+          performance.mark("yoke:request");
           const stream = await c.messages.create(body, { signal });
+          performance.mark("yoke:response");
           for await (const ev of stream) {
             acc.push(ev);
             if (ev.type === "message_stop") sawStop = true;
@@ -96,6 +99,7 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
           }
           const message = acc.finish();
           if (!sawStop || !message) throw Object.assign(new Error("The response stream ended before the message was complete."), { status: null });
+          performance.mark("yoke:message-done");
           yield { type: "done", message, durationMs: Date.now() - started };
           return;
         } catch (err) {
