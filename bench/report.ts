@@ -19,6 +19,8 @@ export type Results = {
   rssMethod: string;
   machine: { cpus: number; cpuModel: string; loadAvg1: number; os: string; bun: string };
   threeTurnScript: `Write → ${ThreeTurnTool} → text`;
+  /** Whether Bash was in the tool list of yoke's init line. */
+  yokeHasBash: boolean;
   /** Whether the Bash step's tool_result was an error (e.g. denied); null when not scripted. */
   bashResultIsError: { yoke: boolean | null; claude: boolean | null };
   yoke: CliFigures;
@@ -84,7 +86,7 @@ export function renderPreamble(r: Results): string {
   const lines = [
     `yoke ${r.yoke.version} — ${r.runs} runs per figure, medians; peak RSS via ${r.rssMethod}`,
     `machine: ${m.cpus} × ${m.cpuModel}, ${m.os}, bun ${m.bun}, load average ${m.loadAvg1.toFixed(2)} at start`,
-    `three-turn script: ${r.threeTurnScript}${r.threeTurnScript.includes("Read") ? " (Bash is not in yoke's tool list yet)" : ""}`,
+    `three-turn script: ${r.threeTurnScript}${r.threeTurnScript.includes("Read") && !r.yokeHasBash ? " (Bash is not in yoke's tool list yet)" : ""}`,
   ];
   if (r.bashResultIsError.yoke !== null) lines.push(`Bash step result: yoke ${r.bashResultIsError.yoke ? "is_error (denied or failed)" : "ok"}` + (r.bashResultIsError.claude === null ? "" : `, claude ${r.bashResultIsError.claude ? "is_error" : "ok"}`));
   if (r.claude) {

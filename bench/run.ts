@@ -1,5 +1,5 @@
 /**
- * `bun run bench [--runs N] [--json [FILE]] [--bin PATH]`: medians of wall time and peak RSS of the
+ * `bun run bench [--runs N] [--json [FILE]] [--bin PATH] [--three-turn-tool Bash|Read]`: medians of wall time and peak RSS of the
  * compiled yoke for `--version`, a one-turn `-p` run and a three-turn Write → Bash|Read → text run
  * against the fake Anthropic API, plus the binary's size. With CLAUDE_BIN set, the same runs of
  * that CLI side by side (same fake server, same flags, its own isolated HOME) and ratios.
@@ -26,10 +26,10 @@ import {
   type ThreeTurnTool,
 } from "./scenarios.ts";
 
-type Opts = { runs: number; json: string | null; bin: string | null; fromJson: string | null };
+type Opts = { runs: number; json: string | null; bin: string | null; fromJson: string | null; script: ThreeTurnTool | null };
 
 function parseOpts(argv: string[]): Opts {
-  const o: Opts = { runs: 7, json: null, bin: null, fromJson: null };
+  const o: Opts = { runs: 7, json: null, bin: null, fromJson: null, script: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const next = () => {
@@ -44,7 +44,11 @@ function parseOpts(argv: string[]): Opts {
       o.json = argv[i + 1] && !argv[i + 1]!.startsWith("--") ? argv[++i]! : join(repoRoot(), "bench", "results.json");
     } else if (a === "--bin") o.bin = next();
     else if (a === "--from-json") o.fromJson = next();
-    else throw new Error(`bench: unknown option ${a} (use --runs N, --json [FILE], --bin PATH, --from-json FILE)`);
+    else if (a === "--three-turn-tool") {
+      const v = next();
+      if (v !== "Bash" && v !== "Read") throw new Error(`bench: --three-turn-tool must be Bash or Read (got '${v}')`);
+      o.script = v;
+    } else throw new Error(`bench: unknown option ${a} (use --runs N, --json [FILE], --bin PATH, --from-json FILE, --three-turn-tool Bash|Read)`);
   }
   return o;
 }
@@ -72,6 +76,7 @@ async function main(): Promise<number> {
   const yokePath = realpathSync(opts.bin ?? yokeBin());
   let current: RunLog | null = null;
   let tool: ThreeTurnTool = "Read";
+  let hasBash = false;
   const fake = await startFakeAnthropic();
   const fakes = [fake];
   const clis: Cli[] = [
@@ -119,7 +124,9 @@ async function main(): Promise<number> {
     const probe = await measure([yokePath, "-p", "probe", "--output-format", "stream-json", "--verbose"], { cwd: probeCwd, env: probeEnv, rss: "none" });
     const init = probe.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.type === "system" && l.subtype === "init");
     if (!init) throw new Error(`bench: no init line from ${yokePath}:\n${probe.stdout}${probe.stderr}`);
-    tool = (init.tools as string[]).includes("Bash") ? "Bash" : "Read";
+    hasBash = (init.tools as string[]).includes("Bash");
+    tool = opts.script ?? (hasBash ? "Bash" : "Read");
+    if (tool === "Bash" && !hasBash) console.error("bench: note: Bash forced but not in yoke's tool list: yoke's second step gets an is_error result");
 
     const wall: Record<string, number[]> = {};
     const rssMiB: Record<string, number[]> = {};
@@ -157,6 +164,7 @@ async function main(): Promise<number> {
       rssMethod: rss === "gnu-time" ? "GNU time %M" : rss === "proc-vmhwm" ? "polling /proc/<pid>/status VmHWM" : "none (not measured)",
       machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? "unknown", loadAvg1, os: `${platform()} ${release()}`, bun: Bun.version },
       threeTurnScript: `Write → ${tool} → text`,
+      yokeHasBash: hasBash,
       bashResultIsError: { yoke: bashErr.yoke ?? null, claude: bashErr.claude ?? null },
       yoke: figures(clis[0]!),
       claude: clis[1] ? figures(clis[1]) : null,
