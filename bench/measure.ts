@@ -18,6 +18,8 @@ import { join } from "node:path";
 export type RssMethod = "gnu-time" | "proc-vmhwm" | "none";
 
 export type Sample = {
+  /** performance.now() just before the spawn: wall time and other marks count from here. */
+  startedAt: number;
   wallMs: number;
   /** Peak RSS in KiB, or null when it could not be measured. */
   rssKiB: number | null;
@@ -128,7 +130,7 @@ export async function measure(cmd: string[], opts: MeasureOptions): Promise<Samp
     }
     rmSync(scratch, { recursive: true, force: true });
   }
-  return { wallMs, rssKiB, code: proc.exitCode, stdout: await stdout, stderr: await stderr, timedOut };
+  return { startedAt: started, wallMs, rssKiB, code: proc.exitCode, stdout: await stdout, stderr: await stderr, timedOut };
 }
 
 export type Stats = { median: number; min: number; max: number; samples: number[] };

@@ -10,7 +10,7 @@ export type CliFigures = {
   version: string;
   sizeBytes: number;
   /** Per scenario: wall time in ms and peak RSS in MiB; null when not measured. */
-  scenarios: Record<ScenarioId, { wallMs: Stats | null; rssMiB: Stats | null; sideRequests: number } | undefined>;
+  scenarios: Record<ScenarioId, { wallMs: Stats | null; firstRequestMs: Stats | null; rssMiB: Stats | null; sideRequests: number } | undefined>;
 };
 
 export type Results = {
@@ -66,12 +66,16 @@ export function renderTable(r: Results): string {
     const wallTarget = id === "oneTurn" ? check(y?.wallMs, TARGETS.oneTurn.wallMs, "ms") : id === "threeTurns" ? check(y?.wallMs, TARGETS.threeTurns.wallMs, "ms") : "";
     const rssTarget = id === "oneTurn" ? check(y?.rssMiB, TARGETS.oneTurn.rssMiB, "MiB") : "";
     const wall = [`${name}: wall`, ms(y?.wallMs), spread(y?.wallMs, "ms"), wallTarget];
+    const first = [`${name}: spawn → first request`, ms(y?.firstRequestMs), spread(y?.firstRequestMs, "ms"), ""];
     const rss = [`${name}: peak RSS`, mib(y?.rssMiB), spread(y?.rssMiB, "MiB"), rssTarget];
     if (withClaude) {
       wall.push(ms(c?.wallMs), ratio(y?.wallMs, c?.wallMs));
       rss.push(mib(c?.rssMiB), ratio(y?.rssMiB, c?.rssMiB));
+      first.push(ms(c?.firstRequestMs), ratio(y?.firstRequestMs, c?.firstRequestMs));
     }
-    rows.push(wall, rss);
+    rows.push(wall);
+    if (id !== "version") rows.push(first);
+    rows.push(rss);
   }
   const size = ["binary size", `${(r.yoke.sizeBytes / 1048576).toFixed(1)} MiB`, "", ""];
   if (withClaude) size.push(`${(r.claude!.sizeBytes / 1048576).toFixed(1)} MiB`, `${(r.yoke.sizeBytes / r.claude!.sizeBytes).toFixed(2)}×`);

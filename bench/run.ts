@@ -130,6 +130,7 @@ async function main(): Promise<number> {
 
     const wall: Record<string, number[]> = {};
     const rssMiB: Record<string, number[]> = {};
+    const toFirst: Record<string, number[]> = {};
     const side: Record<string, number> = {};
     const bashErr: Record<string, boolean | null> = { yoke: null, claude: null };
     for (const id of SCENARIOS) {
@@ -141,6 +142,7 @@ async function main(): Promise<number> {
           const { s, log } = await once(cli, id);
           const key = `${cli.name}/${id}`;
           (wall[key] ??= []).push(s.wallMs);
+          if (log.firstRequestAt !== null) (toFirst[key] ??= []).push(log.firstRequestAt - s.startedAt);
           if (s.rssKiB !== null) (rssMiB[key] ??= []).push(s.rssKiB / 1024);
           side[key] = Math.max(side[key] ?? 0, log.sideRequests);
           if (id === "threeTurns" && tool === "Bash") bashErr[cli.name] = log.toolResults[1]?.isError ?? null;
@@ -154,7 +156,7 @@ async function main(): Promise<number> {
       const scenarios = {} as CliFigures["scenarios"];
       for (const id of SCENARIOS) {
         const key = `${cli.name}/${id}`;
-        scenarios[id] = { wallMs: stats(wall[key] ?? []), rssMiB: stats(rssMiB[key] ?? []), sideRequests: side[key] ?? 0 };
+        scenarios[id] = { wallMs: stats(wall[key] ?? []), firstRequestMs: stats(toFirst[key] ?? []), rssMiB: stats(rssMiB[key] ?? []), sideRequests: side[key] ?? 0 };
       }
       return { bin: cli.bin, version, sizeBytes: statSync(cli.bin).size, scenarios };
     };

@@ -27,6 +27,8 @@ export type RunLog = {
   cwd: string;
   mainRequests: number;
   sideRequests: number;
+  /** performance.now() when the first main-loop request arrived at the fake, or null. */
+  firstRequestAt: number | null;
   /** tool_result texts the CLI sent back, in order, with their is_error flag. */
   toolResults: Array<{ text: string; isError: boolean }>;
 };
@@ -61,7 +63,7 @@ export function installResponder(fake: FakeAnthropic, current: () => RunLog | nu
     }
     const messages = (req.body.messages ?? []) as Array<{ role?: string }>;
     const step = messages.filter((m) => m.role === "assistant").length;
-    log.mainRequests++;
+    if (log.mainRequests++ === 0) log.firstRequestAt = performance.now();
     if (step > 0) for (const r of toolResultsOf(req)) log.toolResults.push({ text: r.text, isError: r.is_error });
     return scriptedReply(log, step, tool());
   };
@@ -81,7 +83,7 @@ export function scenarioArgs(id: ScenarioId): string[] {
   return ["-p", `${MARKER(id)} write out.txt, then check it`, "--permission-mode", "acceptEdits"];
 }
 
-export const newRunLog = (scenario: ScenarioId, cwd: string): RunLog => ({ scenario, cwd, mainRequests: 0, sideRequests: 0, toolResults: [] });
+export const newRunLog = (scenario: ScenarioId, cwd: string): RunLog => ({ scenario, cwd, mainRequests: 0, sideRequests: 0, firstRequestAt: null, toolResults: [] });
 
 /** Why a finished run does not count, or null when it did what the scenario scripts. */
 export function runProblem(id: ScenarioId, s: { code: number | null; stdout: string; stderr: string; timedOut: boolean }, log: RunLog): string | null {

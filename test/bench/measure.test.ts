@@ -63,6 +63,9 @@ describe("scenarios against the compiled binary", () => {
       const s = await measure([yokeBin(), ...scenarioArgs(id)], { cwd, env: isolatedEnv(fakeApiEnv(fake)), rss: "none" });
       expect(runProblem(id, s, current)).toBeNull();
       expect(current.mainRequests).toBe(id === "oneTurn" ? 1 : 3);
+      // The first request arrives after the spawn and before the child has exited.
+      expect(current.firstRequestAt! - s.startedAt).toBeGreaterThan(0);
+      expect(current.firstRequestAt! - s.startedAt).toBeLessThan(s.wallMs);
       if (id === "threeTurns") expect(current.toolResults[1]!.text).toContain("1\thello");
     }
     const log = newRunLog("oneTurn", freshCwd());
