@@ -39,7 +39,8 @@ function parseOpts(argv: string[]): Opts {
     };
     if (a === "--runs") {
       o.runs = Number(next());
-      if (!Number.isInteger(o.runs) || o.runs < 1) throw new Error(`bench: --runs must be a positive integer`);
+      // Fewer runs make medians that one noisy neighbour can move: not worth printing as figures.
+      if (!Number.isInteger(o.runs) || o.runs < 5) throw new Error(`bench: --runs must be a whole number of at least 5 (got '${argv[i]}')`);
     } else if (a === "--json") {
       o.json = argv[i + 1] && !argv[i + 1]!.startsWith("--") ? argv[++i]! : join(repoRoot(), "bench", "results.json");
     } else if (a === "--bin") o.bin = next();
@@ -70,7 +71,6 @@ async function main(): Promise<number> {
     console.log(`${renderPreamble(r)}\n\n${renderTable(r)}`);
     return 0;
   }
-  if (opts.runs < 5) console.error(`bench: note: ${opts.runs} runs per figure; use at least 5 for figures worth quoting`);
   const loadAvg1 = loadavg()[0]!;
   const rss: RssMethod = detectRssMethod();
   const yokePath = realpathSync(opts.bin ?? yokeBin());
