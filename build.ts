@@ -30,6 +30,11 @@ async function compileOne(outfile: string, target?: Target, executablePath?: str
     entrypoints: [entry],
     minify: true,
     sourcemap: "none",
+    // Bytecode compiled at build time and embedded (ESM bytecode needs compile): the binary skips
+    // parsing its ~600 KB bundle at every start. Measured with `bun run bench` on Bun 1.4.5: medians of 9 runs,
+    // one-turn `-p` 68 → 35 ms, three turns 78 → 40 ms, `--version` 33 → 12 ms; +3.7 MiB of binary.
+    bytecode: true,
+    format: "esm",
     define: { YOKE_VERSION: JSON.stringify(pkg.version) },
     compile: {
       outfile,

@@ -28,6 +28,7 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
   let rt: Runtime;
   try {
     rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools() });
+    performance.mark("yoke:composed");
   } catch (e) {
     if (e instanceof SettingsError || e instanceof UsageError) return fail(`yoke: ${e.message}`);
     throw e;
