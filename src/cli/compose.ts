@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { execSync } from "node:child_process";
 import { join } from "node:path";
+import { sessionAgentTool } from "../agent/session-tool.ts";
 import { loadSettings, type LoadedSettings, type SettingsLevel } from "../config/load.ts";
 import { projectStateDir } from "../config/paths.ts";
 import type { HookBus, HookEventName } from "../hook/types.ts";
@@ -106,7 +107,14 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
 
   const disallowed = splitRules(flagList(args, "disallowedTools"));
   const permissions = modeOnlyEvaluator(permissionMode, disallowed.filter((r) => !r.includes("(")));
-  let tools = createToolRegistry(o.builtinTools).filter((t) => !permissions.isToolHidden(t.name));
+  // Subagents: the Agent tool reads the parent's deps at call time (deps is built below).
+  const agentTool = sessionAgentTool({
+    cwd, env, sessionId, persist, version: VERSION,
+    parent: () => deps,
+    mainModel: () => model,
+    warn: (m) => process.stderr.write(`yoke: ${m}\n`),
+  });
+  let tools = createToolRegistry([...o.builtinTools, agentTool.tool]).filter((t) => !permissions.isToolHidden(t.name));
   const only = flagList(args, "tools");
   if (only.length && !(only.length === 1 && only[0] === "default")) {
     const keep = new Set(splitRules(only));

@@ -1,0 +1,233 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { resolveSubagentModel } from "../../agent/model.ts";
+import { newAgentId, subagentTranscriptPath, writeAgentStore, writeSubagentMeta, type AgentStatus, type SubagentMeta } from "../../agent/store.ts";
+import { buildSubagentSystem } from "../../agent/system-prompt.ts";
+import { toolsForAgent } from "../../agent/tools.ts";
+import type { AgentDefinition } from "../../agent/types.ts";
+import type { LoopEvent, TerminalReason } from "../../loop/events.ts";
+import type { LoopDeps } from "../../loop/run-turn.ts";
+import { reminder } from "../../loop/run-turn.ts";
+import { runSubagent } from "../../loop/subagent.ts";
+import type { ContentBlock, Usage } from "../../provider/types.ts";
+import { createJsonlStore } from "../../session/jsonl-store.ts";
+import { createTranscript } from "../../session/transcript.ts";
+import { nullStore } from "../../session/types.ts";
+import { defineTool } from "../define-tool.ts";
+import { createFileState } from "../file-state.ts";
+import type { Tool } from "../types.ts";
+import baseDescription from "./agent.md" with { type: "text" };
+
+export const DEFAULT_AGENT_TYPE = "general-purpose";
+
+export type AgentToolOptions = {
+  /** The parent's loop deps, read at call time (the registry is built before them). */
+  parent: () => LoopDeps;
+  /** Agent types offered (loadAgents().agents). */
+  agents: AgentDefinition[];
+  /** The main conversation's resolved model. */
+  mainModel: () => string;
+  /** Settings env over process.env: CLAUDE_CODE_SUBAGENT_MODEL(_FORCE). */
+  env: Record<string, string | undefined>;
+  /** `<yokeDir>/projects/<sanitized cwd>/<session-id>`; null writes nothing (--no-session-persistence). */
+  sessionDir: string | null;
+  sessionId: string;
+  version: string;
+  entrypoint?: string;
+  /** Sections added to every subagent's system prompt (instruction files, memory). May throw: then none are added. */
+  systemSections?: (agent: AgentDefinition, cwd: string) => Promise<string[]> | string[];
+  /** Every loop event of every subagent, tagged with the Agent call's tool_use_id (stream-json progress). */
+  onEvent?: (toolUseId: string, agentId: string, ev: LoopEvent) => void;
+  /** Non-fatal problems (unknown tool names in an agent file, store write failures). */
+  warn?: (message: string) => void;
+  now?: () => Date;
+};
+
+/** PostToolUse `tool_response` of a foreground Agent call (contracts §7.2). */
+export type AgentToolResponse = {
+  status: "completed";
+  prompt: string;
+  agentId: string;
+  agentType: string;
+  content: Array<{ type: "text"; text: string }>;
+  resolvedModel: string;
+  totalDurationMs: number;
+  totalTokens: number;
+  totalToolUseCount: number;
+  usage: Usage;
+};
+
+const input = z.object({
+  description: z.string().describe("A short (3-5 word) label for the task"),
+  prompt: z.string().min(1).describe("The complete task for the agent to perform"),
+  subagent_type: z.string().optional().describe(`The type of agent to use (default ${DEFAULT_AGENT_TYPE})`),
+  model: z
+    .enum(["sonnet", "opus", "haiku", "fable"])
+    .optional()
+    .describe("Model for this agent; if omitted, the agent definition or the default subagent model applies"),
+});
+
+const statusOf = (r: TerminalReason): AgentStatus =>
+  r === "aborted_streaming" || r === "aborted_tools" ? "interrupted" : r === "max_turns" ? "max_turns" : r === "api_error" || r === "prompt_too_long" ? "failed" : "completed";
+
+const totalTokens = (u: Usage) => u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+
+/** The model-facing description: ours, plus every agent type with its description and tools. */
+export function agentToolDescription(agents: AgentDefinition[]): string {
+  const lines = agents.map((a) => {
+    const tools = a.tools
+      ? a.tools.join(", ")
+      : a.toolPolicy === "read-only"
+        ? "read-only tools"
+        : a.toolPolicy === "read-only+bash"
+          ? "read-only tools and Bash"
+          : "all tools";
+    return `- ${a.name}: ${a.description.replace(/\s+/g, " ")} (Tools: ${tools})`;
+  });
+  return `${baseDescription.trim()}\n\nAvailable agent types:\n${lines.join("\n")}`;
+}
+
+/**
+ * The Agent tool (legacy name Task; contracts §7.2): runs one subagent in the foreground and
+ * returns its final text. Several calls in one message run concurrently. SubagentStart fires
+ * before, SubagentStop at the end (through runSubagent); the sidechain transcript, its meta file
+ * and the agent store are written under `sessionDir`. Failures of the subagent come back as
+ * is_error results; nothing here throws to the loop.
+ */
+export function createAgentTool(o: AgentToolOptions): Tool {
+  const now = o.now ?? (() => new Date());
+  const warn = o.warn ?? (() => {});
+  const find = (type: string) => o.agents.find((a) => a.name === type) ?? o.agents.find((a) => a.name.toLowerCase() === type.toLowerCase());
+  return defineTool({
+    name: "Agent",
+    aliases: ["Task"],
+    description: agentToolDescription(o.agents),
+    input,
+    // Starting an agent changes nothing by itself; each of its tool calls is checked on its own.
+    readOnly: true,
+    concurrencySafe: true,
+    maxResultChars: 100_000,
+    async execute(inp, ctx) {
+      const type = inp.subagent_type?.trim() || DEFAULT_AGENT_TYPE;
+      const agent = find(type);
+      if (!agent) {
+        const names = o.agents.map((a) => a.name).join(", ");
+        return { content: `Agent type '${type}' not found. Use one of: ${names}.`, isError: true };
+      }
+      const parent = o.parent();
+      const agentId = newAgentId();
+      const model = resolveSubagentModel({ callModel: inp.model, agentModel: agent.model, mainModel: o.mainModel(), env: o.env });
+      const { registry, unknown } = toolsForAgent(agent, parent.tools);
+      if (unknown.length) warn(`${agent.file ?? `agent ${agent.name}`}: unknown tool name(s) ${unknown.join(", ")} ignored`);
+
+      let startContext: string[] = [];
+      if (parent.hooks.has("SubagentStart")) {
+        const out = await parent.hooks.emit(
+          "SubagentStart",
+          parent.hookPayload("SubagentStart", { agent_id: agentId, agent_type: agent.name }),
+          { matchValue: agent.name, signal: ctx.signal },
+        );
+        startContext = out.additionalContext.map((c) => `SubagentStart hook additional context: ${c}`);
+      }
+
+      const started = now();
+      const transcriptPath = o.sessionDir ? subagentTranscriptPath(o.sessionDir, agentId) : "";
+      const store = o.sessionDir ? createJsonlStore(transcriptPath, o.sessionId) : nullStore(o.sessionId);
+      const transcript = createTranscript(store, {
+        cwd: () => ctx.cwd,
+        version: o.version,
+        entrypoint: o.entrypoint ?? "sdk-cli",
+        uuid: randomUUID,
+        now,
+        isSidechain: true,
+        agentId,
+      });
+      const meta: SubagentMeta = {
+        agentType: agent.name,
+        description: inp.description,
+        toolUseId: ctx.toolUseId,
+        spawnDepth: 1,
+        model,
+        finished: false,
+        startedAt: started.toISOString(),
+      };
+      const note = (e: string | null) => e && warn(e);
+      if (o.sessionDir) note(writeSubagentMeta(o.sessionDir, agentId, meta));
+
+      let extra: string[] = [];
+      try {
+        extra = (await o.systemSections?.(agent, ctx.cwd)) ?? [];
+      } catch (e) {
+        warn(`subagent ${agent.name}: system prompt sections failed: ${(e as Error).message}`);
+      }
+      const system = buildSubagentSystem(agent, { cwd: ctx.cwd, platform: process.platform, date: started.toISOString().slice(0, 10), extra });
+      const prompt: string | ContentBlock[] = startContext.length ? [...startContext.map(reminder), { type: "text", text: inp.prompt }] : inp.prompt;
+
+      const t0 = parent.clock();
+      const run = await runSubagent(parent, {
+        agentType: agent.name,
+        agentId,
+        prompt,
+        system,
+        tools: registry,
+        model,
+        maxTurns: agent.maxTurns,
+        transcript,
+        signal: ctx.signal,
+        fileState: createFileState(),
+        onEvent: o.onEvent ? (ev) => o.onEvent!(ctx.toolUseId, agentId, ev) : undefined,
+      });
+      (store as { close?: () => void }).close?.();
+      const durationMs = parent.clock() - t0;
+      const status = statusOf(run.result.terminalReason);
+      const error = status === "completed" ? null : status === "failed" ? run.result.result : (run.result.errors[0] ?? status);
+
+      if (o.sessionDir) {
+        const finishedAt = now().toISOString();
+        note(writeSubagentMeta(o.sessionDir, agentId, { ...meta, finished: true, finishedAt, status }));
+        const saved = writeAgentStore(
+          o.sessionDir,
+          {
+            agentId,
+            description: inp.description,
+            subagentType: agent.name,
+            model,
+            status,
+            prompt: inp.prompt,
+            transcriptFile: transcriptPath || null,
+            createdAt: meta.startedAt,
+            completedAt: finishedAt,
+            totalDurationMs: durationMs,
+            totalTokens: totalTokens(run.result.usage),
+            totalToolUseCount: run.toolUseCount,
+            error,
+          },
+          run.text,
+        );
+        saved.errors.forEach(warn);
+      }
+
+      if (status === "interrupted")
+        return { content: `The ${agent.name} agent was interrupted before it finished.${run.text ? ` Its last message:\n${run.text}` : ""}`, isError: true };
+      if (status === "failed")
+        return { content: `The ${agent.name} agent failed: ${run.result.result}. You may retry the Agent call or do the task yourself.`, isError: true };
+
+      let text = run.text || `(The ${agent.name} agent finished without a text answer.)`;
+      if (status === "max_turns")
+        text += `\n\n[The ${agent.name} agent stopped after reaching its limit of ${run.result.numTurns - 1} turns; its work may be incomplete.]`;
+      const details: AgentToolResponse = {
+        status: "completed",
+        prompt: inp.prompt,
+        agentId,
+        agentType: agent.name,
+        content: [{ type: "text", text }],
+        resolvedModel: model,
+        totalDurationMs: durationMs,
+        totalTokens: totalTokens(run.result.usage),
+        totalToolUseCount: run.toolUseCount,
+        usage: run.result.usage,
+      };
+      return { content: [{ type: "text", text }], details };
+    },
+  });
+}
