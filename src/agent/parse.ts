@@ -62,7 +62,7 @@ export function parseAgentFile(text: string, file: string, source: AgentSource):
     const loose = looseFrontmatter(parts.yaml);
     if (!loose) {
       const line = e instanceof YAMLParseError && e.linePos ? `:${e.linePos[0].line + 1}` : "";
-      return { ok: false, error: `${file}${line}: invalid YAML frontmatter: ${(e as Error).message.split("\n")[0]}` };
+      return { ok: false, error: `${file}${line}: invalid YAML frontmatter: ${(e as Error).message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}` };
     }
     fm = loose;
   }
