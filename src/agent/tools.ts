@@ -3,10 +3,14 @@ import type { Tool } from "../tool/types.ts";
 import type { AgentDefinition } from "./types.ts";
 
 /**
- * Tools no subagent gets: Agent keeps nesting at depth 1; the others talk to the user or change the
- * parent's mode, and a subagent has no user to talk to.
+ * Tools no subagent gets: Agent keeps nesting at depth 1; AskUserQuestion and the plan-mode tools
+ * talk to the user or change the parent's mode, and a subagent has no user to talk to; TodoWrite
+ * would overwrite the parent's todo list, which lives in the shared session state.
  */
-export const NEVER_IN_SUBAGENTS = new Set(["Agent", "AskUserQuestion", "EnterPlanMode", "ExitPlanMode"]);
+export const NEVER_IN_SUBAGENTS = new Set(["Agent", "AskUserQuestion", "EnterPlanMode", "ExitPlanMode", "TodoWrite"]);
+
+/** What `read-only+bash` adds to the read-only tools: the shell and the means to stop its background jobs. */
+const SHELL_TOOLS = new Set(["Bash", "KillShell"]);
 
 /** Tool names of a rule-like entry: `Bash(git *)` → `Bash`, legacy names → canonical (contracts §7.1). */
 export function canonicalToolName(entry: string): string {
@@ -25,7 +29,7 @@ export type AgentTools = {
 /**
  * The tool set of one agent type, cut from the parent's registry: `tools` (omitted = all) minus
  * `disallowedTools` minus NEVER_IN_SUBAGENTS. Built-in policies: `read-only` keeps tools whose
- * readOnly is always true (Explore, Plan); `read-only+bash` adds Bash (Verify, Review).
+ * readOnly is always true (Explore, Plan); `read-only+bash` adds Bash and KillShell (Verify, Review).
  * Specifiers in entries (`Bash(git *)`) select the tool only; enforcing them is the permission layer's job.
  * Pure; never throws.
  */
@@ -39,7 +43,7 @@ export function toolsForAgent(agent: AgentDefinition, parent: ToolRegistry): Age
     for (const n of names) if (!known(n)) unknown.push(n);
     keep = (t) => names.some((n) => has(t, n));
   } else if (agent.toolPolicy === "read-only") keep = staticReadOnly;
-  else if (agent.toolPolicy === "read-only+bash") keep = (t) => staticReadOnly(t) || t.name === "Bash";
+  else if (agent.toolPolicy === "read-only+bash") keep = (t) => staticReadOnly(t) || SHELL_TOOLS.has(t.name);
   else keep = () => true;
   const denied = (agent.disallowedTools ?? []).map(canonicalToolName);
   for (const n of denied) if (!known(n)) unknown.push(n);

@@ -16,6 +16,9 @@ const parent = createToolRegistry([
   fake("Glob", true),
   fake("Grep", true),
   fake("Bash", () => false),
+  fake("BashOutput", true),
+  fake("KillShell", false),
+  fake("TodoWrite", true),
   fake("AskUserQuestion", true),
   fake("Agent", true, ["Task"]),
   fake("WebFetch", true),
@@ -26,15 +29,15 @@ const custom = (over: Partial<AgentDefinition>): AgentDefinition => ({ name: "c"
 
 describe("toolsForAgent", () => {
   test("Explore and Plan: tools that are always read-only; never Agent or AskUserQuestion", () => {
-    expect(names(builtin("Explore"))).toEqual(["Read", "Glob", "Grep", "WebFetch"]);
-    expect(names(builtin("Plan"))).toEqual(["Read", "Glob", "Grep", "WebFetch"]);
+    expect(names(builtin("Explore"))).toEqual(["Read", "Glob", "Grep", "BashOutput", "WebFetch"]);
+    expect(names(builtin("Plan"))).toEqual(["Read", "Glob", "Grep", "BashOutput", "WebFetch"]);
   });
-  test("Verify and Review: read-only plus Bash", () => {
-    expect(names(builtin("Verify"))).toEqual(["Read", "Glob", "Grep", "Bash", "WebFetch"]);
-    expect(names(builtin("Review"))).toEqual(["Read", "Glob", "Grep", "Bash", "WebFetch"]);
+  test("Verify and Review: read-only plus Bash and KillShell", () => {
+    expect(names(builtin("Verify"))).toEqual(["Read", "Glob", "Grep", "Bash", "BashOutput", "KillShell", "WebFetch"]);
+    expect(names(builtin("Review"))).toEqual(["Read", "Glob", "Grep", "Bash", "BashOutput", "KillShell", "WebFetch"]);
   });
-  test("general-purpose: everything but Agent (depth 1) and the user-facing tools", () => {
-    expect(names(builtin("general-purpose"))).toEqual(["Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep", "Bash", "WebFetch"]);
+  test("general-purpose: everything but Agent (depth 1), the user-facing tools and TodoWrite", () => {
+    expect(names(builtin("general-purpose"))).toEqual(["Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep", "Bash", "BashOutput", "KillShell", "WebFetch"]);
   });
   test("custom tools list: legacy names and specifiers map to tools; Agent/Task never granted; unknown names reported", () => {
     const r = toolsForAgent(custom({ tools: ["Read", "Bash(git *)", "Task", "Nope"] }), parent);
@@ -42,7 +45,7 @@ describe("toolsForAgent", () => {
     expect(r.unknown).toEqual(["Nope"]);
   });
   test("omitted tools inherit all; disallowedTools removes; '*' means all", () => {
-    expect(names(custom({ disallowedTools: ["Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"] }))).toEqual(["Read", "Glob", "Grep", "WebFetch"]);
+    expect(names(custom({ disallowedTools: ["Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "KillShell"] }))).toEqual(["Read", "Glob", "Grep", "BashOutput", "WebFetch"]);
     expect(names(custom({ tools: ["*"], disallowedTools: ["WebFetch"] }))).toContain("Write");
     expect(names(custom({ tools: ["*"], disallowedTools: ["WebFetch"] }))).not.toContain("WebFetch");
   });

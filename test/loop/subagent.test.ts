@@ -159,4 +159,33 @@ describe("runSubagent", () => {
     expect(run.result.terminalReason).toBe("max_turns");
     expect(provider.requests).toHaveLength(2);
   });
+
+  test("a fork starts from the given history; onEvent sees every event; stream deltas are not kept", async () => {
+    const { deps, provider } = parentDeps({ script: [{ content: [{ type: "text", text: "summary" }] }] });
+    const seen: string[] = [];
+    const run = await runSubagent(deps, {
+      agentType: "memory",
+      agentId: "a1",
+      prompt: "summarise",
+      system: [{ type: "text", text: "S" }],
+      tools: createToolRegistry([]),
+      model: "m",
+      history: [
+        { role: "user", content: "earlier question" },
+        { role: "assistant", content: [{ type: "text", text: "earlier answer" }] },
+      ],
+      transcript: sidechain().transcript,
+      signal: new AbortController().signal,
+      onEvent: (ev) => {
+        seen.push(ev.type);
+        throw new Error("a throwing display must not end the run");
+      },
+    });
+    expect(run.text).toBe("summary");
+    expect(provider.requests[0]!.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(run.messages).toHaveLength(4);
+    expect(seen).toContain("stream_event");
+    expect(run.events.some((e) => e.type === "stream_event")).toBe(false);
+    expect(run.events.map((e) => e.type)).toEqual(["user", "assistant"]);
+  });
 });

@@ -8,7 +8,7 @@ import type { AgentDefinition } from "../../agent/types.ts";
 import type { LoopEvent, TerminalReason } from "../../loop/events.ts";
 import type { LoopDeps } from "../../loop/run-turn.ts";
 import { reminder } from "../../loop/run-turn.ts";
-import { runSubagent } from "../../loop/subagent.ts";
+import { DEFAULT_SUBAGENT_MAX_TURNS, runSubagent } from "../../loop/subagent.ts";
 import type { ContentBlock, Usage } from "../../provider/types.ts";
 import { createJsonlStore } from "../../session/jsonl-store.ts";
 import { createTranscript } from "../../session/transcript.ts";
@@ -214,7 +214,7 @@ export function createAgentTool(o: AgentToolOptions): Tool {
 
       let text = run.text || `(The ${agent.name} agent finished without a text answer.)`;
       if (status === "max_turns")
-        text += `\n\n[The ${agent.name} agent stopped after reaching its limit of ${run.result.numTurns - 1} turns; its work may be incomplete.]`;
+        text += `\n\n[The ${agent.name} agent stopped after reaching its limit of ${agent.maxTurns ?? DEFAULT_SUBAGENT_MAX_TURNS} turns; its work may be incomplete.]`;
       const details: AgentToolResponse = {
         status: "completed",
         prompt: inp.prompt,
