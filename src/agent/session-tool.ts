@@ -1,5 +1,3 @@
-import { join } from "node:path";
-import { projectStateDir } from "../config/paths.ts";
 import type { LoopDeps } from "../loop/run-turn.ts";
 import { createAgentTool, type AgentToolOptions } from "../tool/builtin/agent.ts";
 import type { Tool } from "../tool/types.ts";
@@ -8,18 +6,20 @@ import type { AgentDefinition } from "./types.ts";
 
 /**
  * The composition root's one call for subagents: loads the agent catalog for cwd and makes the
- * Agent tool writing under `<yokeDir>/projects/<sanitized cwd>/<session-id>/`. Bad agent files are
+ * Agent tool writing beside the session transcript, under `<project dir>/<session-id>/`. Bad agent files are
  * reported through `warn` and skipped. Never throws.
  */
 export function sessionAgentTool(o: {
   cwd: string;
   env: Record<string, string>;
   sessionId: string;
-  /** False with --no-session-persistence: no sidechain transcripts or agent store. */
-  persist: boolean;
+  /** The session transcript (`<project dir>/<session-id>.jsonl`); '' when nothing is persisted. */
+  transcriptPath: string;
   parent: () => LoopDeps;
   mainModel: () => string;
   version: string;
+  /** Context blocks (already wrapped) put before every subagent's prompt: instruction files. */
+  promptContext?: AgentToolOptions["promptContext"];
   warn: (message: string) => void;
   extra?: Partial<AgentToolOptions>;
 }): { tool: Tool; agents: AgentDefinition[] } {
@@ -30,10 +30,12 @@ export function sessionAgentTool(o: {
     agents: catalog.agents,
     mainModel: o.mainModel,
     env: o.env,
-    sessionDir: o.persist ? join(projectStateDir(o.cwd, o.env), o.sessionId) : null,
+    // Claude Code keeps a session's side files in a folder named like the transcript (contracts §5.1).
+    sessionDir: o.transcriptPath ? o.transcriptPath.replace(/\.jsonl$/, "") : null,
     sessionId: o.sessionId,
     version: o.version,
     warn: o.warn,
+    promptContext: o.promptContext,
     ...o.extra,
   });
   return { tool, agents: catalog.agents };

@@ -9,8 +9,8 @@ import type { AgentDefinition } from "./types.ts";
  */
 export const NEVER_IN_SUBAGENTS = new Set(["Agent", "AskUserQuestion", "EnterPlanMode", "ExitPlanMode", "TodoWrite"]);
 
-/** What `read-only+bash` adds to the read-only tools: the shell and the means to stop its background jobs. */
-const SHELL_TOOLS = new Set(["Bash", "KillShell"]);
+/** The shell family: only `read-only+bash` agents get it (BashOutput is read-only but useless without Bash). */
+const SHELL_TOOLS = new Set(["Bash", "BashOutput", "KillShell"]);
 
 /** Tool names of a rule-like entry: `Bash(git *)` → `Bash`, legacy names → canonical (contracts §7.1). */
 export function canonicalToolName(entry: string): string {
@@ -29,7 +29,7 @@ export type AgentTools = {
 /**
  * The tool set of one agent type, cut from the parent's registry: `tools` (omitted = all) minus
  * `disallowedTools` minus NEVER_IN_SUBAGENTS. Built-in policies: `read-only` keeps tools whose
- * readOnly is always true (Explore, Plan); `read-only+bash` adds Bash and KillShell (Verify, Review).
+ * readOnly is always true, shell tools aside (Explore, Plan); `read-only+bash` adds Bash, BashOutput and KillShell (Verify, Review).
  * Specifiers in entries (`Bash(git *)`) select the tool only; enforcing them is the permission layer's job.
  * Pure; never throws.
  */
@@ -42,7 +42,7 @@ export function toolsForAgent(agent: AgentDefinition, parent: ToolRegistry): Age
     const names = agent.tools.map(canonicalToolName);
     for (const n of names) if (!known(n)) unknown.push(n);
     keep = (t) => names.some((n) => has(t, n));
-  } else if (agent.toolPolicy === "read-only") keep = staticReadOnly;
+  } else if (agent.toolPolicy === "read-only") keep = (t) => staticReadOnly(t) && !SHELL_TOOLS.has(t.name);
   else if (agent.toolPolicy === "read-only+bash") keep = (t) => staticReadOnly(t) || SHELL_TOOLS.has(t.name);
   else keep = () => true;
   const denied = (agent.disallowedTools ?? []).map(canonicalToolName);

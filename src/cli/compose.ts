@@ -1,47 +1,62 @@
 import { randomUUID } from "node:crypto";
 import { execSync } from "node:child_process";
-import { join } from "node:path";
 import { sessionAgentTool } from "../agent/session-tool.ts";
 import { loadSettings, type LoadedSettings, type SettingsLevel } from "../config/load.ts";
-import { projectStateDir } from "../config/paths.ts";
-import type { HookBus, HookEventName } from "../hook/types.ts";
-import { nullHookBus } from "../hook/types.ts";
+import { claudeUserDir, yokeDir } from "../config/paths.ts";
+import { renderInstructions } from "../context/index.ts";
+import { createHookBus, type YokeHookBus } from "../hook/bus.ts";
+import { buildPayload } from "../hook/events/index.ts";
+import { sessionEnvFile } from "../hook/session-env.ts";
+import type { HookEventName } from "../hook/types.ts";
+import type { LoopEvent } from "../loop/events.ts";
 import type { Conversation, LoopDeps } from "../loop/run-turn.ts";
 import { createUsageTracker } from "../loop/usage.ts";
-import { modeOnlyEvaluator } from "../permission/mode-only.ts";
-import { PERMISSION_MODES, type PermissionEvaluator, type PermissionMode } from "../permission/types.ts";
-import { createAnthropicProvider, anthropicConfigFromEnv } from "../provider/anthropic/provider.ts";
+import { checkModeAllowed, createPermissionEvaluator, denyInsteadOfPromptingFrom, type Evaluator } from "../permission/index.ts";
+import { PERMISSION_MODES, type PermissionMode } from "../permission/types.ts";
+import type { PromptSection } from "../plugin/host.ts";
+import { renderSections } from "../plugin/host.ts";
+import type { SessionView } from "../plugin/types.ts";
+import { anthropicConfigFromEnv, createAnthropicProvider } from "../provider/anthropic/provider.ts";
 import { resolveModel, SMALL_MODEL_ALIAS } from "../provider/models.ts";
-import type { Provider, TextBlock } from "../provider/types.ts";
-import { createJsonlStore } from "../session/jsonl-store.ts";
+import type { Provider } from "../provider/types.ts";
 import { createTranscript, type Transcript } from "../session/transcript.ts";
-import { nullStore } from "../session/types.ts";
+import type { Checkpoints } from "../session/index.ts";
+import { killAllBackgroundShells } from "../tool/builtin/shell-tools.ts";
 import { createFileState, type FileState } from "../tool/file-state.ts";
 import { createToolRegistry, type ToolRegistry } from "../tool/registry.ts";
 import type { SessionToolState, SideQuery, Tool } from "../tool/types.ts";
 import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
-import { splitRules, UsageError } from "./args.ts";
+import { UsageError } from "./args.ts";
+import { createContextWiring, fileArg, type ContextWiring } from "./context-wiring.ts";
+import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
+import { setupSession, type SessionSetup } from "./session-wiring.ts";
 
 export type Runtime = {
   cwd: string;
   sessionId: string;
+  sessionSource: SessionSetup["source"];
   settings: LoadedSettings;
   env: Record<string, string>;
   model: string;
   permissionMode: PermissionMode;
   tools: ToolRegistry;
-  hooks: HookBus;
-  permissions: PermissionEvaluator;
+  hooks: YokeHookBus;
+  permissions: Evaluator;
   transcript: Transcript;
   provider: Provider;
   convo: Conversation;
   session: SessionToolState;
   fileState: FileState;
+  context: ContextWiring;
+  plugins: PluginRuntime;
+  checkpoints: Checkpoints | null;
   deps: LoopDeps;
   apiKeySource: string;
+  /** Out-of-band events (hook records, plugin notices) for the mode to render. */
+  outbox: LoopEvent[];
   hookPayload: (event: HookEventName, fields: Record<string, unknown>) => Record<string, unknown>;
-  /** Kill background work and close files. Never throws. */
+  /** Stops forks and background work, kills background shells, closes files. Never throws. */
   shutdown(): Promise<void>;
 };
 
@@ -70,11 +85,14 @@ export type ComposeOptions = {
   cwd: string;
   /** Built-in tools; the caller decides which families are present. */
   builtinTools: Tool[];
+  /** Subcommands that never call the model (context, hooks, permissions) skip the credentials check. */
+  requireCredentials?: boolean;
 };
 
-/** The composition root's work: settings → env → provider, tools, hooks, permissions, transcript. Throws SettingsError / UsageError. */
+/** The composition root's work: settings → env → provider, tools, hooks, permissions, plugins, transcript. Throws SettingsError / UsageError. */
 export async function compose(o: ComposeOptions): Promise<Runtime> {
   const { args, cwd } = o;
+  const bare = !!args.flags.bare;
   const sources = flagStr(args, "setting-sources");
   const settings = loadSettings({
     cwd,
@@ -84,69 +102,44 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   Object.assign(env, settings.merged.env ?? {});
+  // What Claude Code exports to its tools and hooks (contracts §1.8), so scripts can tell they run under an agent.
+  env.CLAUDECODE = "1";
+  env.CLAUDE_CODE_ENTRYPOINT = env.CLAUDE_CODE_ENTRYPOINT ?? "sdk-cli";
 
-  const model = resolveModel(flagStr(args, "model") ?? env.ANTHROPIC_MODEL ?? settings.merged.model ?? "default");
+  const ss = setupSession(args, cwd, env, VERSION);
+  const sessionId = ss.sessionId;
+  env.CLAUDE_CODE_SESSION_ID = sessionId;
+
+  const model = resolveModel(flagStr(args, "model") ?? env.ANTHROPIC_MODEL ?? ss.restored.model ?? settings.merged.model ?? "default");
   let permissionMode =
     parsePermissionMode(flagStr(args, "permission-mode"), "--permission-mode") ??
+    parsePermissionMode(ss.restored.permissionMode, "the resumed session's mode") ??
     parsePermissionMode(settings.merged.permissions?.defaultMode, "permissions.defaultMode") ??
     "default";
   if (args.flags["dangerously-skip-permissions"]) permissionMode = "bypassPermissions";
+  const modeProblem = checkModeAllowed(permissionMode, { uid: process.getuid?.() ?? 1000, env });
+  if (modeProblem) throw new UsageError(modeProblem);
 
-  const sessionId = flagStr(args, "session-id") ?? randomUUID();
-  const persist = !args.flags["no-session-persistence"];
-  const transcriptPath = join(projectStateDir(cwd, env), `${sessionId}.jsonl`);
-  const store = persist ? createJsonlStore(transcriptPath, sessionId) : nullStore(sessionId);
   const session: SessionToolState = { cwd, todos: [], envFiles: [], bag: new Map() };
-  const transcript = createTranscript(store, {
-    cwd: () => session.cwd,
-    version: VERSION,
-    entrypoint: "sdk-cli",
-    uuid: randomUUID,
-    now: () => new Date(),
-  });
-
-  const disallowed = splitRules(flagList(args, "disallowedTools"));
-  const permissions = modeOnlyEvaluator(permissionMode, disallowed.filter((r) => !r.includes("(")));
-  // Subagents: the Agent tool reads the parent's deps at call time (deps is built below).
-  const agentTool = sessionAgentTool({
-    cwd, env, sessionId, persist, version: VERSION,
-    parent: () => deps,
-    mainModel: () => model,
-    warn: (m) => process.stderr.write(`yoke: ${m}\n`),
-  });
-  let tools = createToolRegistry([...o.builtinTools, agentTool.tool]).filter((t) => !permissions.isToolHidden(t.name));
-  const only = flagList(args, "tools");
-  if (only.length && !(only.length === 1 && only[0] === "default")) {
-    const keep = new Set(splitRules(only));
-    tools = tools.filter((t) => keep.has(t.name));
-  }
+  const transcript = createTranscript(ss.store, { cwd: () => session.cwd, version: VERSION, entrypoint: "sdk-cli", uuid: randomUUID, now: () => new Date() });
+  transcript.setLastUuid(ss.lastUuid);
+  const convo: Conversation = { messages: ss.messages };
 
   const apiKey = env.ANTHROPIC_API_KEY || apiKeyFromHelper(settings.merged.apiKeyHelper, env);
   const apiKeySource = env.ANTHROPIC_API_KEY ? "ANTHROPIC_API_KEY" : apiKey ? "apiKeyHelper" : "none";
-  if (!apiKey && !env.ANTHROPIC_AUTH_TOKEN && !env.ANTHROPIC_BASE_URL)
+  if (o.requireCredentials !== false && !apiKey && !env.ANTHROPIC_AUTH_TOKEN && !env.ANTHROPIC_BASE_URL)
     throw new UsageError(
       "no credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, or apiKeyHelper in settings), or ANTHROPIC_BASE_URL for a gateway or local server that needs no key",
     );
-  const providerCfg = anthropicConfigFromEnv({ ...env, ANTHROPIC_API_KEY: apiKey }, VERSION);
-  const provider = createAnthropicProvider(providerCfg);
-  const hooks: HookBus = nullHookBus;
-  const fileState = createFileState();
+  const provider = createAnthropicProvider(anthropicConfigFromEnv({ ...env, ANTHROPIC_API_KEY: apiKey }, VERSION));
   const usage = createUsageTracker();
-
-  const hookPayload = (event: HookEventName, fields: Record<string, unknown>) => ({
-    session_id: sessionId,
-    transcript_path: store.path,
-    cwd: session.cwd,
-    permission_mode: permissionMode,
-    hook_event_name: event,
-    ...fields,
-  });
+  const fileState = createFileState();
 
   const sideQuery: SideQuery = async ({ system, prompt, maxTokens, signal }) => {
-    const ctrl = signal ?? new AbortController().signal;
+    const small = resolveModel(env.ANTHROPIC_SMALL_FAST_MODEL ?? SMALL_MODEL_ALIAS);
     for await (const ev of provider.stream(
-      { model: resolveModel(env.ANTHROPIC_SMALL_FAST_MODEL ?? SMALL_MODEL_ALIAS), system: [{ type: "text", text: system }], messages: [{ role: "user", content: prompt }], tools: [], maxTokens: maxTokens ?? 1024 },
-      ctrl,
+      { model: small, system: [{ type: "text", text: system }], messages: [{ role: "user", content: prompt }], tools: [], maxTokens: maxTokens ?? 1024 },
+      signal ?? new AbortController().signal,
     )) {
       if (ev.type === "error") throw new Error(ev.error.message);
       if (ev.type === "done") {
@@ -157,19 +150,92 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     throw new Error("side query ended without an answer");
   };
 
-  const systemText = flagStr(args, "system-prompt") ?? "You are yoke, a coding agent. Work in the user's repository with the tools given.";
-  const append = flagStr(args, "append-system-prompt");
-  const system = (): TextBlock[] => [{ type: "text", text: append ? `${systemText}\n\n${append}` : systemText }];
-
-  const convo: Conversation = { messages: [] };
-  const workingDirectories = [cwd, ...flagList(args, "add-dir")];
-  const maxTurnsRaw = flagStr(args, "max-turns");
-  let maxTurns: number | undefined;
-  if (maxTurnsRaw !== undefined) {
-    maxTurns = Number(maxTurnsRaw);
-    if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new UsageError(`error: --max-turns must be a positive whole number (got '${maxTurnsRaw}')`);
+  const pluginSections: PromptSection[] = [];
+  let ctx: ContextWiring;
+  try {
+    ctx = createContextWiring({
+      cwd,
+      env,
+      settings,
+      bare,
+      customSystemPrompt: flagStr(args, "system-prompt") ?? fileArg(flagStr(args, "system-prompt-file"), "--system-prompt-file"),
+      appendSystemPrompt:
+        [flagStr(args, "append-system-prompt"), fileArg(flagStr(args, "append-system-prompt-file"), "--append-system-prompt-file")].filter(Boolean).join("\n\n") ||
+        undefined,
+      addDirs: flagList(args, "add-dir"),
+      pluginSections: () => renderSections(pluginSections),
+      sideQuery,
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
   }
 
+  const permissions = createPermissionEvaluator({
+    settings,
+    mode: permissionMode,
+    cwd,
+    addDirs: flagList(args, "add-dir"),
+    allowedTools: flagList(args, "allowedTools"),
+    disallowedTools: flagList(args, "disallowedTools"),
+    env,
+    autoAllowWriteDirs: ctx.memory.enabled && ctx.memory.dir ? [ctx.memory.dir] : [],
+    toolInfo: (name) => {
+      const t = tools.get(name);
+      return t && typeof t.readOnly === "boolean" ? { readOnly: t.readOnly } : undefined;
+    },
+  });
+  for (const w of permissions.warnings) process.stderr.write(`yoke: ${w}\n`);
+  // Subagents: the Agent tool reads the parent's deps at call time (deps is built below).
+  const agentTool = sessionAgentTool({
+    cwd,
+    env,
+    sessionId,
+    transcriptPath: ss.store.path,
+    version: VERSION,
+    parent: () => deps,
+    mainModel: () => model,
+    // Instruction files reach every subagent, Explore and Plan included: users asked for it (user-demand §4).
+    promptContext: () => [renderInstructions(ctx.instructions.get().files)].filter(Boolean),
+    warn: (m) => process.stderr.write(`yoke: ${m}\n`),
+  });
+  let tools = createToolRegistry([...o.builtinTools, agentTool.tool]).filter((t) => !permissions.isToolHidden(t.name));
+  const only = flagList(args, "tools");
+  if (only.length && !(only.length === 1 && only[0] === "default")) {
+    const keep = new Set(only.flatMap((v) => v.split(/[ ,]+/)).filter(Boolean));
+    tools = tools.filter((t) => keep.has(t.name));
+  }
+
+  const outbox: LoopEvent[] = [];
+  const includeHookEvents = !!args.flags["include-hook-events"];
+  const home = yokeDir(env);
+  const hooks = createHookBus({
+    settings: bare ? { merged: {}, sources: [] } : settings,
+    projectDir: cwd,
+    cwd: () => session.cwd,
+    env,
+    sessionId,
+    yokeDir: home,
+    matchRule: hookIfMatcher(cwd, env),
+    onRecord: (event, r) => {
+      const always = event === "SessionStart";
+      if (!includeHookEvents && !always) return;
+      const hook_id = randomUUID();
+      const common = { hook_id, hook_name: r.hookName, hook_event: event };
+      outbox.push({ type: "system", subtype: "hook_started", data: common });
+      outbox.push({
+        type: "system",
+        subtype: "hook_response",
+        data: { ...common, output: r.stdout + r.stderr, stdout: r.stdout, stderr: r.stderr, exit_code: r.exitCode, outcome: r.outcome },
+      });
+    },
+  });
+
+  const hookPayload = (event: HookEventName, fields: Record<string, unknown>) =>
+    buildPayload(event, { session_id: sessionId, transcript_path: ss.store.path, cwd: session.cwd, permission_mode: permissionMode }, fields);
+
+  const workingDirectories = permissions.workingDirectories;
+  const shutdownCtrl = new AbortController();
+  let lastInputTokens = 0;
   const deps: LoopDeps = {
     provider,
     tools,
@@ -179,10 +245,35 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     clock: () => Date.now(),
     model: () => model,
     maxTokens: 32_000,
-    maxTurns,
-    system,
+    maxTurns: parseMaxTurns(flagStr(args, "max-turns")),
+    system: () => ctx.system(model, tools.list().map((t) => t.name)),
     transcript,
-    usage,
+    usage: {
+      ...usage,
+      add(m, u, ms) {
+        lastInputTokens = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
+        usage.add(m, u, ms);
+      },
+    },
+    promptContext: async (prompt, signal) => {
+      const out = await ctx.promptContext(prompt, signal);
+      const async = hooks.takeAsyncOutput();
+      for (const c of async.additionalContext) out.push(`<system-reminder>\n${c}\n</system-reminder>`);
+      const start = session.bag.get("sessionStart.context") as string[] | undefined;
+      if (start?.length) {
+        session.bag.delete("sessionStart.context");
+        for (const c of start) out.push(`<system-reminder>\nSessionStart hook additional context: ${c}\n</system-reminder>`);
+      }
+      return out;
+    },
+    afterTools: (calls) => ctx.afterTools(calls),
+    onPrompt: (uuid) => ss.checkpoints?.beginTurn(uuid),
+    beforeToolRun: async (name) => {
+      if (name === "Bash" && ss.checkpoints && settings.merged.fileCheckpointingEnabled !== false) await ss.checkpoints.snapshotGit();
+      // Files written by SessionStart hooks through CLAUDE_ENV_FILE are sourced before every Bash command.
+      if (name === "Bash") session.envFiles = envFilesFor(home, sessionId);
+    },
+    denyInsteadOfPrompting: denyInsteadOfPromptingFrom(settings),
     context: (toolUseId, signal) => ({
       cwd: session.cwd,
       projectDir: cwd,
@@ -194,6 +285,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       session,
       sideQuery,
       toolUseId,
+      beforeFileChange: ss.checkpoints && settings.merged.fileCheckpointingEnabled !== false ? (p) => ss.checkpoints!.beforeFileChange(p) : undefined,
     }),
     takePlan: () => {
       const plan = session.bag.get("plan.exit") as string | undefined;
@@ -202,9 +294,43 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     },
   };
 
+  const view: SessionView = {
+    sessionId,
+    cwd,
+    projectDir: cwd,
+    transcriptPath: ss.store.path,
+    model,
+    permissionMode,
+    memoryDir: ctx.memory.enabled ? ctx.memory.dir : null,
+    messages: () => convo.messages,
+    contextTokens: () => lastInputTokens,
+  };
+  const plugins = await wirePlugins({
+    cwd,
+    yokeDir: home,
+    claudeDir: claudeUserDir(env),
+    pluginDirs: flagList(args, "plugin-dir"),
+    settings,
+    env,
+    bare,
+    bus: hooks,
+    tools,
+    sections: pluginSections,
+    session: view,
+    deps: () => deps,
+    sideQuery,
+    outbox: (ev) => outbox.push(ev),
+    verbose: !!args.flags.verbose,
+    debug: !!args.flags.debug,
+    shutdown: shutdownCtrl.signal,
+    sessionId,
+    version: VERSION,
+  });
+
   return {
     cwd,
     sessionId,
+    sessionSource: ss.source,
     settings,
     env,
     model,
@@ -217,11 +343,48 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     convo,
     session,
     fileState,
+    context: ctx,
+    plugins,
+    checkpoints: ss.checkpoints,
     deps,
     apiKeySource,
+    outbox,
     hookPayload,
     async shutdown() {
-      (store as { close?: () => void }).close?.();
+      shutdownCtrl.abort();
+      await killAllBackgroundShells(session);
+      ss.store.close?.();
     },
   };
+}
+
+/** A hook's `if` rule (contracts §1.2) matches when that rule, alone as a deny rule, would deny the call. */
+function hookIfMatcher(cwd: string, env: Record<string, string>) {
+  const cache = new Map<string, Evaluator>();
+  return (rule: string, toolName: string, input: Record<string, unknown>): boolean => {
+    let ev = cache.get(rule);
+    if (!ev) {
+      ev = createPermissionEvaluator({ settings: { merged: {}, sources: [] }, mode: "bypassPermissions", cwd, env, disallowedTools: [rule] });
+      cache.set(rule, ev);
+    }
+    const d = ev.decide({ toolName, input, readOnly: false, cwd });
+    return d.behavior === "deny" && d.rule?.text === rule;
+  };
+}
+
+function parseMaxTurns(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`error: --max-turns must be a positive whole number (got '${raw}')`);
+  return n;
+}
+
+function envFilesFor(home: string, sessionId: string): string[] {
+  const out: string[] = [];
+  for (let n = 0; n < 64; n++) {
+    const f = sessionEnvFile(home, sessionId, n);
+    if (Bun.file(f).size > 0) out.push(f);
+    else if (n > 8) break;
+  }
+  return out;
 }

@@ -23,6 +23,11 @@ export function checkPrintFlags(args: ParsedArgs): { format: OutputFormat; input
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
 
+const backgroundCapMs = (env: Record<string, string>) => {
+  const n = Number(env.YOKE_BACKGROUND_CAP_MS);
+  return Number.isFinite(n) && n >= 0 && env.YOKE_BACKGROUND_CAP_MS ? n : 60_000;
+};
+
 export function initMessage(rt: Runtime): Record<string, unknown> {
   return {
     type: "system",
@@ -41,7 +46,7 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     output_style: "default",
     agents: [],
     skills: [],
-    plugins: [],
+    plugins: rt.plugins.loaded.map((p) => ({ name: p.kind === "yoke" ? p.plugin.name : p.info.name, path: p.path })),
     uuid: randomUUID(),
   };
 }
@@ -49,13 +54,23 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
 /** Runs one headless turn per prompt and renders it. Returns the process exit code. */
 export async function runPrint(rt: Runtime, prompts: AsyncIterable<string>, format: OutputFormat, args: ParsedArgs, signal: AbortSignal): Promise<number> {
   const sj = { sessionId: rt.sessionId, uuid: randomUUID, partial: !!args.flags["include-partial-messages"], now: () => new Date() };
-  const emit = (ev: LoopEvent) => {
+  const render = (ev: LoopEvent) => {
     if (format === "stream-json") for (const line of streamJsonLines(ev, sj)) write(JSON.stringify(line));
   };
+  const flush = () => {
+    for (const ev of rt.outbox.splice(0)) render(ev);
+  };
+  const emit = (ev: LoopEvent) => {
+    flush();
+    render(ev);
+  };
   if (rt.hooks.has("SessionStart")) {
-    const out = await rt.hooks.emit("SessionStart", rt.hookPayload("SessionStart", { source: "startup", model: rt.model }), { matchValue: "startup" });
+    const source = rt.sessionSource;
+    const out = await rt.hooks.emit("SessionStart", rt.hookPayload("SessionStart", { source, model: rt.model }), { matchValue: source, signal });
     if (out.additionalContext.length) rt.session.bag.set("sessionStart.context", out.additionalContext);
+    for (const m of out.systemMessages) process.stderr.write(`${m}\n`);
   }
+  flush();
   if (format === "stream-json") write(JSON.stringify(initMessage(rt)));
   let last: TurnResult | null = null;
   for await (const prompt of prompts) {
@@ -68,11 +83,16 @@ export async function runPrint(rt: Runtime, prompts: AsyncIterable<string>, form
       }
       emit(step.value);
     }
+    // Plugin work started in this turn (memory extraction) finishes before a headless run moves on or exits.
+    if (!signal.aborted) await rt.plugins.background.drain(backgroundCapMs(rt.env));
+    flush();
     if (format === "stream-json") emit({ type: "result", result: last });
     if (signal.aborted) break;
   }
   if (rt.hooks.has("SessionEnd"))
     await rt.hooks.emit("SessionEnd", rt.hookPayload("SessionEnd", { reason: "other" }), { matchValue: "other" });
+  await rt.hooks.drainAsync(5000);
+  flush();
   if (!last) return 0;
   if (format === "json") write(JSON.stringify(resultMessage(last, rt.sessionId, randomUUID())));
   if (format === "text") write(last.subtype === "success" ? last.result : last.errors.join("\n") || last.result);

@@ -43,6 +43,16 @@ export type HookOutcome = {
   updatedInput?: Record<string, unknown>;
   additionalContext: string[];
   systemMessages: string[];
+  /** PostToolUse `updatedToolOutput` / `updatedMCPToolOutput` (last handler wins). */
+  updatedToolOutput?: unknown;
+  /** UserPromptSubmit / SessionStart `sessionTitle`. */
+  sessionTitle?: string;
+  /** UserPromptSubmit `suppressOriginalPrompt`. */
+  suppressOriginalPrompt?: boolean;
+  /** SessionStart `initialUserMessage`. */
+  initialUserMessage?: string;
+  /** SessionStart `watchPaths`. */
+  watchPaths?: string[];
   /** `continue: false` from any handler: stop the loop after this step. */
   stop: boolean;
   stopReason?: string;

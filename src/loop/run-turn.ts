@@ -14,15 +14,17 @@ export type LoopDeps = ToolRunnerDeps & {
   system: () => Promise<TextBlock[]> | TextBlock[];
   transcript: Transcript;
   usage: UsageTracker;
-  /** Context for this prompt (instruction files on the first turn, memory, hook context), as system-reminder texts. */
-  promptContext?: (prompt: string) => Promise<string[]>;
-  /** Context after a tool batch (lazily attached instruction files). */
+  /** Context for this prompt (instruction files on the first turn, memory), as complete text blocks (already wrapped). */
+  promptContext?: (prompt: string, signal: AbortSignal) => Promise<string[]>;
+  /** Context after a tool batch (lazily attached instruction files), as complete text blocks (already wrapped). */
   afterTools?: (calls: ToolUseBlock[]) => Promise<string[]> | string[];
   /** Called before every model request; may compact the conversation in place. */
   beforeRequest?: (convo: Conversation, signal: AbortSignal) => AsyncIterable<LoopEvent> | undefined;
   /** The plan given to ExitPlanMode in this turn, if any: the run ends with it. */
   takePlan?: () => string | undefined;
   maxStopBlocks?: number;
+  /** The transcript uuid of each prompt as it is recorded (checkpoints key on it). */
+  onPrompt?: (uuid: string) => void;
 };
 
 export type Conversation = { messages: Message[] };
@@ -85,11 +87,15 @@ export async function* runTurn(
     const why = submit.blockReason ?? submit.stopReason ?? "blocked";
     return finish({ isError: true, result: `Prompt blocked by a UserPromptSubmit hook: ${why}`, terminalReason: "hook_stopped" });
   }
-  const extra = [...((await deps.promptContext?.(promptText)) ?? []), ...(submit?.additionalContext ?? []).map((c) => `UserPromptSubmit hook additional context: ${c}`)];
+  const extra: TextBlock[] = [
+    ...((await deps.promptContext?.(promptText, signal)) ?? []).map((text): TextBlock => ({ type: "text", text })),
+    ...(submit?.additionalContext ?? []).map((c) => reminder(`UserPromptSubmit hook additional context: ${c}`)),
+  ];
   const promptBlocks: ContentBlock[] = typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
-  const userMsg: UserMessage = { role: "user", content: extra.length ? [...extra.map(reminder), ...promptBlocks] : typeof prompt === "string" ? prompt : prompt };
+  const userMsg: UserMessage = { role: "user", content: extra.length ? [...extra, ...promptBlocks] : prompt };
   convo.messages.push(userMsg);
   const uuid = deps.transcript.user(userMsg);
+  deps.onPrompt?.(uuid);
   yield { type: "user", message: userMsg, uuid };
 
   for (;;) {
@@ -182,9 +188,12 @@ export async function* runTurn(
       yield { type: "user", message: msg, uuid: u, toolUseResult: o.details };
       for (const m of o.systemMessages) yield { type: "system", subtype: "informational", data: { content: m } };
     }
-    const context = [...outcomes.flatMap((o) => o.context), ...((await deps.afterTools?.(calls)) ?? [])];
+    const context = [
+      ...outcomes.flatMap((o) => o.context).map(reminder),
+      ...((await deps.afterTools?.(calls)) ?? []).map((text): TextBlock => ({ type: "text", text })),
+    ];
     if (context.length) {
-      const ctxMsg = context.map(reminder);
+      const ctxMsg = context;
       blocks.push(...ctxMsg);
       deps.transcript.user({ role: "user", content: ctxMsg }, { isMeta: true });
     }

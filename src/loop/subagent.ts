@@ -91,14 +91,14 @@ export function subagentHookBus(
       const m = map(event);
       if (m === null) return emptyOutcome();
       if (m !== "SubagentStop") return parent.emit(m, payload, opts);
-      const stopPayload: Record<string, unknown> = {
-        ...parentPayload("SubagentStop", {}),
+      const fields: Record<string, unknown> = {
         stop_hook_active: payload.stop_hook_active === true,
         agent_id: info.agentId,
         agent_type: info.agentType,
         agent_transcript_path: info.transcriptPath,
       };
-      if (typeof payload.last_assistant_message === "string") stopPayload.last_assistant_message = payload.last_assistant_message;
+      if (typeof payload.last_assistant_message === "string") fields.last_assistant_message = payload.last_assistant_message;
+      const stopPayload = parentPayload("SubagentStop", fields);
       return parent.emit("SubagentStop", stopPayload, { ...opts, matchValue: info.agentType });
     },
   };
@@ -117,25 +117,26 @@ export async function runSubagent(parent: LoopDeps, opts: SubagentOptions): Prom
     agentType: opts.agentType,
     transcriptPath: opts.transcript.store.path,
   });
+  // Spread the parent so per-call effects (beforeToolRun: checkpoints and env files, denyInsteadOfPrompting,
+  // askPermission) apply inside too; the turn-level ones belong to the parent's conversation and are cleared.
   const deps: LoopDeps = {
-    provider: parent.provider,
+    ...parent,
     // Depth 1 for every caller: a subagent never gets the tool that starts subagents.
     tools: opts.tools.filter((t) => t.name !== "Agent"),
     hooks,
     permissions: opts.permissions ?? parent.permissions,
     hookPayload,
-    context: opts.fileState
-      ? (id, signal) => ({ ...parent.context(id, signal), fileState: opts.fileState! })
-      : parent.context,
-    askPermission: parent.askPermission,
-    clock: parent.clock,
+    context: opts.fileState ? (id, signal) => ({ ...parent.context(id, signal), fileState: opts.fileState! }) : parent.context,
     model: () => opts.model,
     maxTokens: opts.maxTokens ?? parent.maxTokens,
     maxTurns: opts.maxTurns ?? DEFAULT_SUBAGENT_MAX_TURNS,
     system: () => opts.system,
     transcript: opts.transcript,
-    usage: parent.usage,
-    maxStopBlocks: parent.maxStopBlocks,
+    promptContext: undefined,
+    afterTools: undefined,
+    beforeRequest: undefined,
+    takePlan: undefined,
+    onPrompt: undefined,
   };
   const convo: Conversation = { messages: [...(opts.history ?? [])] };
   const events: LoopEvent[] = [];

@@ -1,4 +1,5 @@
 import type { HookBus, HookEventName } from "../hook/types.ts";
+import { resolveHeadless } from "../permission/modes.ts";
 import type { PermissionEvaluator } from "../permission/types.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../provider/types.ts";
 import { isReadOnly } from "../tool/define-tool.ts";
@@ -20,6 +21,10 @@ export type ToolRunnerDeps = {
   context: (toolUseId: string, signal: AbortSignal) => ToolContext;
   askPermission?: AskPermission;
   clock: () => number;
+  /** Runs right before a tool executes (after every check): checkpoints, env files. */
+  beforeToolRun?: (toolName: string, input: Record<string, unknown>) => Promise<void>;
+  /** `permissions.denyInsteadOfPrompting`: an ask is denied even where a prompt surface exists. */
+  denyInsteadOfPrompting?: boolean;
 };
 
 export type ToolOutcome = {
@@ -90,7 +95,7 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
   let behavior = decision.behavior;
   let reason = decision.reason;
   if (behavior === "ask") {
-    if (deps.askPermission) {
+    if (deps.askPermission && !deps.denyInsteadOfPrompting) {
       const answer = await deps.askPermission({ toolName: tool.name, input, reason });
       if (answer.allow) {
         behavior = "allow";
@@ -100,8 +105,9 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
         reason = answer.feedback ? `The user denied this ${tool.name} call and said: ${answer.feedback}` : `The user denied this ${tool.name} call.`;
       }
     } else {
+      const headless = resolveHeadless(decision, { denyInsteadOfPrompting: deps.denyInsteadOfPrompting });
       behavior = "deny";
-      reason = `${reason} No one is present to approve it in this non-interactive run, so it was denied. Do not retry the same call; find another way that needs no approval, or finish and explain what approval is needed.`;
+      reason = `${headless.reason} Do not retry the same call; find another way that needs no approval, or finish and explain what approval is needed.`;
     }
   }
   if (behavior === "deny") {
@@ -112,6 +118,7 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
 
   const started = deps.clock();
   let result: ToolResult;
+  if (!signal.aborted) await deps.beforeToolRun?.(tool.name, input);
   if (signal.aborted) result = { content: `${tool.name} was interrupted by the user.`, isError: true };
   else result = await tool.run(input, ctx);
   const durationMs = deps.clock() - started;

@@ -28,11 +28,11 @@ const builtin = (n: string) => builtinAgents().find((a) => a.name === n)!;
 const custom = (over: Partial<AgentDefinition>): AgentDefinition => ({ name: "c", description: "d", systemPrompt: "", source: "project", ...over });
 
 describe("toolsForAgent", () => {
-  test("Explore and Plan: tools that are always read-only; never Agent or AskUserQuestion", () => {
-    expect(names(builtin("Explore"))).toEqual(["Read", "Glob", "Grep", "BashOutput", "WebFetch"]);
-    expect(names(builtin("Plan"))).toEqual(["Read", "Glob", "Grep", "BashOutput", "WebFetch"]);
+  test("Explore and Plan: tools that are always read-only, no shell tools; never Agent, AskUserQuestion, TodoWrite", () => {
+    expect(names(builtin("Explore"))).toEqual(["Read", "Glob", "Grep", "WebFetch"]);
+    expect(names(builtin("Plan"))).toEqual(["Read", "Glob", "Grep", "WebFetch"]);
   });
-  test("Verify and Review: read-only plus Bash and KillShell", () => {
+  test("Verify and Review: read-only plus the shell tools", () => {
     expect(names(builtin("Verify"))).toEqual(["Read", "Glob", "Grep", "Bash", "BashOutput", "KillShell", "WebFetch"]);
     expect(names(builtin("Review"))).toEqual(["Read", "Glob", "Grep", "Bash", "BashOutput", "KillShell", "WebFetch"]);
   });

@@ -21,7 +21,7 @@ const isExplore = (req: LoggedRequest) => systemOf(req).includes('subagent of ty
 
 test("main agent → Agent(Explore) → Read → answer; the parent's next request carries the subagent's report (contracts §7.2, §5.1)", async () => {
   const cwd = tempDir();
-  writeTree(cwd, { "README.md": "Project codename: BLUEBIRD\n" });
+  writeTree(cwd, { "README.md": "Project codename: BLUEBIRD\n", "CLAUDE.md": "Rule: cite file paths in every report.\n" });
   const route = (req: LoggedRequest) => {
     const msgs = req.body.messages as any[];
     if (isExplore(req)) {
@@ -47,10 +47,14 @@ test("main agent → Agent(Explore) → Read → answer; the parent's next reque
   expect(isExplore(p1!)).toBe(false);
   expect((p1!.body.tools as any[]).map((t) => t.name)).toContain("Agent");
   expect(isExplore(s1!) && isExplore(s2!)).toBe(true);
-  expect((s1!.body.tools as any[]).map((t) => t.name)).toEqual(["Read"]);
+  const subTools = (s1!.body.tools as any[]).map((t) => t.name);
+  expect(subTools).toContain("Read");
+  for (const t of ["Agent", "Write", "Edit", "Bash", "TodoWrite", "AskUserQuestion"]) expect(subTools).not.toContain(t);
   // A fresh conversation: only the delegated prompt (the provider may add cache_control to it).
   expect(s1!.body.messages).toHaveLength(1);
   expect(JSON.stringify(s1!.body.messages[0])).toContain("Read README.md and tell me the codename.");
+  // Instruction files reach subagents too (user-demand §4).
+  expect(JSON.stringify(s1!.body.messages[0])).toContain("Rule: cite file paths in every report.");
   const tr = toolResultsOf(p2!);
   expect(tr).toHaveLength(1);
   expect(tr[0]).toMatchObject({ is_error: false, text: "Explore report: codename is BLUEBIRD" });

@@ -7,7 +7,7 @@ import { emptyOutcome } from "../../src/hook/types.ts";
 import type { LoopEvent, TurnResult } from "../../src/loop/events.ts";
 import type { LoopDeps } from "../../src/loop/run-turn.ts";
 import { createUsageTracker } from "../../src/loop/usage.ts";
-import { modeOnlyEvaluator } from "../../src/permission/mode-only.ts";
+import { modeOnlyEvaluator } from "./mode-only-permissions.ts";
 import { createTranscript } from "../../src/session/transcript.ts";
 import type { MetaEntry, SessionEntry } from "../../src/session/types.ts";
 import { createFileState } from "../../src/tool/file-state.ts";

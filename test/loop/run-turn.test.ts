@@ -6,7 +6,7 @@ import { emptyOutcome } from "../../src/hook/types.ts";
 import type { LoopEvent, TurnResult } from "../../src/loop/events.ts";
 import { runTurn, type Conversation, type LoopDeps } from "../../src/loop/run-turn.ts";
 import { createUsageTracker } from "../../src/loop/usage.ts";
-import { modeOnlyEvaluator } from "../../src/permission/mode-only.ts";
+import { modeOnlyEvaluator } from "../helpers/mode-only-permissions.ts";
 import { createTranscript } from "../../src/session/transcript.ts";
 import type { SessionEntry, MetaEntry } from "../../src/session/types.ts";
 import { defineTool } from "../../src/tool/define-tool.ts";

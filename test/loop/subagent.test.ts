@@ -3,7 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { z } from "zod";
 import { runSubagent } from "../../src/loop/subagent.ts";
-import { modeOnlyEvaluator } from "../../src/permission/mode-only.ts";
+import { createPermissionEvaluator } from "../../src/permission/index.ts";
+import { modeOnlyEvaluator } from "../helpers/mode-only-permissions.ts";
 import { createTranscript } from "../../src/session/transcript.ts";
 import type { MetaEntry, SessionEntry } from "../../src/session/types.ts";
 import { readTool, writeTool } from "../../src/tool/builtin/file-tools.ts";
@@ -112,14 +113,20 @@ describe("runSubagent", () => {
     expect(JSON.stringify(provider.requests[2]!.messages.at(-1))).toContain("check the tests too");
   });
 
-  test("the parent's permissions apply inside; an override replaces them", async () => {
+  test("the parent's permission rules apply inside (a deny rule); an override replaces them (contracts §3.2)", async () => {
     const dir = tempDir();
     const target = join(dir, "new.txt");
     const script = () => [
       { content: [{ type: "tool_use" as const, name: "Write", input: { file_path: target, content: "x" } }] },
       { content: [{ type: "text" as const, text: "done" }] },
     ];
-    const denied = parentDeps({ cwd: dir, script: script(), over: { permissions: modeOnlyEvaluator("default") } });
+    const permissions = { deny: ["Write(*.txt)"] };
+    const rules = createPermissionEvaluator({
+      settings: { merged: { permissions }, sources: [{ level: "project", path: join(dir, ".claude/settings.json"), ruleRoot: dir, settings: { permissions } }] },
+      mode: "bypassPermissions",
+      cwd: dir,
+      env: { HOME: tempDir() },
+    });
     const opts = (t: ReturnType<typeof sidechain>) => ({
       agentType: "general-purpose",
       agentId: "a1",
@@ -130,11 +137,13 @@ describe("runSubagent", () => {
       transcript: t.transcript,
       signal: new AbortController().signal,
     });
+    const denied = parentDeps({ cwd: dir, script: script(), over: { permissions: rules } });
     const r1 = await runSubagent(denied.deps, opts(sidechain()));
     expect(r1.result.permissionDenials).toHaveLength(1);
+    expect(JSON.stringify(denied.provider.requests[1]!.messages.at(-1))).toContain("denied");
     expect(await Bun.file(target).exists()).toBe(false);
 
-    const allowed = parentDeps({ cwd: dir, script: script(), over: { permissions: modeOnlyEvaluator("default") } });
+    const allowed = parentDeps({ cwd: dir, script: script(), over: { permissions: rules } });
     const r2 = await runSubagent(allowed.deps, { ...opts(sidechain()), permissions: modeOnlyEvaluator("bypassPermissions") });
     expect(r2.result.permissionDenials).toHaveLength(0);
     expect(await Bun.file(target).text()).toBe("x");

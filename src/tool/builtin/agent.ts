@@ -10,7 +10,7 @@ import type { LoopDeps } from "../../loop/run-turn.ts";
 import { reminder } from "../../loop/run-turn.ts";
 import { DEFAULT_SUBAGENT_MAX_TURNS, runSubagent } from "../../loop/subagent.ts";
 import type { ContentBlock, Usage } from "../../provider/types.ts";
-import { createJsonlStore } from "../../session/jsonl-store.ts";
+import { createSessionStore } from "../../session/store.ts";
 import { createTranscript } from "../../session/transcript.ts";
 import { nullStore } from "../../session/types.ts";
 import { defineTool } from "../define-tool.ts";
@@ -34,7 +34,12 @@ export type AgentToolOptions = {
   sessionId: string;
   version: string;
   entrypoint?: string;
-  /** Sections added to every subagent's system prompt (instruction files, memory). May throw: then none are added. */
+  /**
+   * Context blocks (complete texts, already wrapped in system-reminder) put before every subagent's
+   * prompt, such as the instruction files. May throw: then none are added and `warn` says why.
+   */
+  promptContext?: (agent: AgentDefinition) => Promise<string[]> | string[];
+  /** Sections added to every subagent's system prompt. May throw: then none are added. */
   systemSections?: (agent: AgentDefinition, cwd: string) => Promise<string[]> | string[];
   /** Every loop event of every subagent, tagged with the Agent call's tool_use_id (stream-json progress). */
   onEvent?: (toolUseId: string, agentId: string, ev: LoopEvent) => void;
@@ -132,7 +137,9 @@ export function createAgentTool(o: AgentToolOptions): Tool {
 
       const started = now();
       const transcriptPath = o.sessionDir ? subagentTranscriptPath(o.sessionDir, agentId) : "";
-      const store = o.sessionDir ? createJsonlStore(transcriptPath, o.sessionId) : nullStore(o.sessionId);
+      const store = o.sessionDir
+        ? createSessionStore({ cwd: ctx.cwd, sessionId: o.sessionId, version: o.version, agentId, path: transcriptPath, onError: warn })
+        : nullStore(o.sessionId);
       const transcript = createTranscript(store, {
         cwd: () => ctx.cwd,
         version: o.version,
@@ -161,7 +168,14 @@ export function createAgentTool(o: AgentToolOptions): Tool {
         warn(`subagent ${agent.name}: system prompt sections failed: ${(e as Error).message}`);
       }
       const system = buildSubagentSystem(agent, { cwd: ctx.cwd, platform: process.platform, date: started.toISOString().slice(0, 10), extra });
-      const prompt: string | ContentBlock[] = startContext.length ? [...startContext.map(reminder), { type: "text", text: inp.prompt }] : inp.prompt;
+      let before: string[] = [];
+      try {
+        before = [...((await o.promptContext?.(agent)) ?? [])];
+      } catch (e) {
+        warn(`subagent ${agent.name}: prompt context failed: ${(e as Error).message}`);
+      }
+      const lead: ContentBlock[] = [...before.map((text): ContentBlock => ({ type: "text", text })), ...startContext.map(reminder)];
+      const prompt: string | ContentBlock[] = lead.length ? [...lead, { type: "text", text: inp.prompt }] : inp.prompt;
 
       const t0 = parent.clock();
       const run = await runSubagent(parent, {

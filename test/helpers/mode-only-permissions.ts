@@ -1,7 +1,7 @@
-import type { PermissionEvaluator, PermissionMode } from "./types.ts";
+import type { PermissionEvaluator, PermissionMode } from "../../src/permission/types.ts";
 
 /**
- * Interim evaluator by mode alone, used until rule files are wired: bypassPermissions and acceptEdits run
+* A permission evaluator by mode alone, for loop unit tests: bypassPermissions and acceptEdits run
  * every tool; the other modes run read-only tools and ask for the rest (headless turns that into a denial).
  */
 export function modeOnlyEvaluator(mode: PermissionMode, deniedTools: string[] = []): PermissionEvaluator {

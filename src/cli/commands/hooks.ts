@@ -1,0 +1,5 @@
+/** `yoke hooks`: not built yet in this commit; the command module is filled in by its issue's work. */
+export async function hooksCommand(argv: string[]): Promise<number> {
+  process.stderr.write(`yoke hooks: not available yet (${argv.join(" ")})\n`);
+  return 1;
+}

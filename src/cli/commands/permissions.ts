@@ -1,0 +1,5 @@
+/** `yoke permissions`: not built yet in this commit; the command module is filled in by its issue's work. */
+export async function permissionsCommand(argv: string[]): Promise<number> {
+  process.stderr.write(`yoke permissions: not available yet (${argv.join(" ")})\n`);
+  return 1;
+}

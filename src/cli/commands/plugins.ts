@@ -1,0 +1,5 @@
+/** `yoke plugins`: not built yet in this commit; the command module is filled in by its issue's work. */
+export async function pluginsCommand(argv: string[]): Promise<number> {
+  process.stderr.write(`yoke plugins: not available yet (${argv.join(" ")})\n`);
+  return 1;
+}

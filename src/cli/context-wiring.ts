@@ -1,0 +1,131 @@
+import { mkdirSync, readFileSync } from "node:fs";
+import type { LoadedSettings } from "../config/load.ts";
+import {
+  buildSystemPrompt,
+  collectGitInfo,
+  createInstructionCache,
+  memoryIndexFile,
+  renderInstructions,
+  renderNestedInstruction,
+  resolveAutoMemory,
+  selectRelevantMemories,
+  type AutoMemory,
+  type GitInfo,
+  type InstructionCache,
+  type PromptSection,
+} from "../context/index.ts";
+import { reminder } from "../loop/run-turn.ts";
+import type { TextBlock, ToolUseBlock } from "../provider/types.ts";
+import type { SideQuery } from "../tool/types.ts";
+
+export type ContextWiring = {
+  memory: AutoMemory;
+  instructions: InstructionCache;
+  git: Promise<GitInfo | null>;
+  /** The system prompt for one request; plugin sections are asked every time. */
+  system(model: string, toolNames: string[]): Promise<TextBlock[]>;
+  sections(model: string, toolNames: string[]): Promise<PromptSection[]>;
+  /** Context added before a prompt: instruction files once per session (again after compaction), relevant memories. */
+  promptContext(prompt: string, signal?: AbortSignal): Promise<string[]>;
+  /** Lazily attached instruction files for the files the model just touched. */
+  afterTools(calls: ToolUseBlock[]): string[];
+  /** After compaction: the next prompt carries the instruction files again. */
+  reloadAfterCompaction(): void;
+  /** Files already shown to the model (for relevant-memory de-duplication). */
+  surfaced: Set<string>;
+};
+
+export type ContextWiringOptions = {
+  cwd: string;
+  env: Record<string, string>;
+  settings: LoadedSettings;
+  bare: boolean;
+  customSystemPrompt?: string;
+  appendSystemPrompt?: string;
+  addDirs: string[];
+  pluginSections: () => PromptSection[];
+  sideQuery: SideQuery;
+};
+
+const fileArg = (p: string | undefined, flag: string): string | undefined => {
+  if (p === undefined) return undefined;
+  try {
+    return readFileSync(p, "utf8");
+  } catch (e) {
+    throw new Error(`${flag}: cannot read ${p}: ${(e as Error).message}`);
+  }
+};
+export { fileArg };
+
+export function createContextWiring(o: ContextWiringOptions): ContextWiring {
+  const memory = resolveAutoMemory({ cwd: o.cwd, env: o.env, settings: o.settings, bare: o.bare });
+  if (memory.enabled && memory.dir) {
+    try {
+      mkdirSync(memory.dir, { recursive: true });
+    } catch {
+      /* the memory section still names the folder; tools will report the failure */
+    }
+  }
+  const instructions = createInstructionCache({ cwd: o.cwd, env: o.env, settings: o.settings, bare: o.bare, additionalDirectories: o.addDirs });
+  const git = o.bare ? Promise.resolve(null) : collectGitInfo(o.cwd);
+  let instructionsPending = true;
+  const surfaced = new Set<string>();
+  const budget = { bytesUsed: 0 };
+  const relevantOn = memory.enabled && !!memory.dir && o.settings.merged.relevantMemory !== false && o.env.YOKE_DISABLE_RELEVANT_MEMORY !== "1";
+
+  const sections = async (model: string, toolNames: string[]) =>
+    buildSystemPrompt({
+      cwd: o.cwd,
+      model,
+      customSystemPrompt: o.customSystemPrompt,
+      appendSystemPrompt: o.appendSystemPrompt,
+      extraSections: o.pluginSections(),
+      git: await git,
+      toolNames,
+      memory: memory.enabled && memory.dir ? { dir: memory.dir } : null,
+    });
+
+  return {
+    memory,
+    instructions,
+    git,
+    surfaced,
+    sections,
+    async system(model, toolNames) {
+      const s = await sections(model, toolNames);
+      return [{ type: "text", text: s.map((x) => x.text).join("\n\n") }];
+    },
+    async promptContext(prompt, signal) {
+      const out: string[] = [];
+      if (instructionsPending) {
+        instructionsPending = false;
+        const set = instructions.get();
+        const files = [...set.files];
+        const mem = memory.enabled && memory.dir ? memoryIndexFile(memory.dir) : null;
+        if (mem) files.push(mem);
+        const text = renderInstructions(files);
+        if (text) out.push(text);
+      }
+      if (relevantOn && memory.dir) {
+        const picked = await selectRelevantMemories({ dir: memory.dir, prompt, sideQuery: o.sideQuery, alreadySurfaced: surfaced, budget, signal });
+        for (const m of picked) out.push(reminder(`${m.header}\n\n${m.content}`).text);
+      }
+      return out;
+    },
+    afterTools(calls) {
+      const out: string[] = [];
+      const set = instructions.get();
+      for (const c of calls) {
+        const p = (c.input.file_path ?? c.input.notebook_path) as unknown;
+        if (typeof p !== "string") continue;
+        surfaced.add(p);
+        for (const f of set.onFileRead(p)) out.push(renderNestedInstruction(f));
+      }
+      return out;
+    },
+    reloadAfterCompaction() {
+      instructions.invalidate();
+      instructionsPending = true;
+    },
+  };
+}

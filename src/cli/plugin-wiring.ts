@@ -1,0 +1,185 @@
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import type { Settings } from "../config/schema.ts";
+import type { YokeHookBus } from "../hook/bus.ts";
+import { runFork } from "../loop/fork.ts";
+import type { LoopEvent } from "../loop/events.ts";
+import type { LoopDeps } from "../loop/run-turn.ts";
+import { createPermissionEvaluator } from "../permission/index.ts";
+import type { LoadedSettings } from "../config/load.ts";
+import type { PermissionEvaluator } from "../permission/types.ts";
+import { createBackgroundTasks, createPluginHost, type BackgroundTasks, type PromptSection } from "../plugin/host.ts";
+import { discoverPlugins, type LoadedPlugin } from "../plugin/loader.ts";
+import type { ForkOptions, ForkResult, Plugin, SessionView, SummaryProvider } from "../plugin/types.ts";
+import { resolveModel } from "../provider/models.ts";
+import { createSessionStore, subagentTranscriptPath } from "../session/index.ts";
+import { createTranscript } from "../session/transcript.ts";
+import { isReadOnly } from "../tool/define-tool.ts";
+import type { ToolRegistry } from "../tool/registry.ts";
+import { createToolRegistry } from "../tool/registry.ts";
+import type { SideQuery } from "../tool/types.ts";
+import { bundledPlugins } from "../plugin/bundled.ts";
+
+export type PluginRuntime = {
+  loaded: LoadedPlugin[];
+  summaryProviders: Array<{ plugin: string; fn: SummaryProvider }>;
+  errors: Array<{ path: string; message: string }>;
+  disabled: string[];
+  background: BackgroundTasks;
+};
+
+export type PluginWiringOptions = {
+  cwd: string;
+  yokeDir: string;
+  claudeDir: string;
+  pluginDirs: string[];
+  settings: LoadedSettings;
+  env: Record<string, string>;
+  bare: boolean;
+  bus: YokeHookBus;
+  tools: ToolRegistry;
+  sections: PromptSection[];
+  session: SessionView;
+  deps: () => LoopDeps;
+  sideQuery: SideQuery;
+  outbox: (ev: LoopEvent) => void;
+  verbose: boolean;
+  debug: boolean;
+  shutdown: AbortSignal;
+  sessionId: string;
+  version: string;
+};
+
+/** Write tools whose target must sit inside a fork's writeDirs. */
+const WRITE_TOOLS = new Set(["Write", "Edit", "MultiEdit", "NotebookEdit"]);
+
+/** A fork may read anything, run read-only Bash if allowed, and write only inside its writeDirs. */
+function forkPermissions(o: PluginWiringOptions, fork: ForkOptions, tools: ToolRegistry): PermissionEvaluator {
+  const writeDirs = fork.writeDirs ?? [];
+  const base = createPermissionEvaluator({
+    settings: o.settings,
+    mode: "dontAsk",
+    cwd: o.cwd,
+    env: o.env,
+    autoAllowWriteDirs: writeDirs,
+    addDirs: writeDirs,
+    toolInfo: (name) => {
+      const t = tools.get(name);
+      return t ? { readOnly: typeof t.readOnly === "boolean" ? t.readOnly : undefined } : undefined;
+    },
+  });
+  return {
+    mode: "dontAsk",
+    isToolHidden: (n) => base.isToolHidden(n),
+    decide(q) {
+      if (WRITE_TOOLS.has(q.toolName)) {
+        const p = String(q.input.file_path ?? q.input.notebook_path ?? "");
+        if (!writeDirs.some((d) => p === d || p.startsWith(d.endsWith("/") ? d : `${d}/`)))
+          return { behavior: "deny", reason: `This agent may only write inside ${writeDirs.join(", ") || "no folder"}.` };
+      }
+      if (q.toolName === "Bash" && !fork.readOnlyBash) return { behavior: "deny", reason: "This agent may not run shell commands." };
+      // dontAsk turns anything that would prompt into a denial; read-only Bash passes.
+      return base.decide({ ...q, readOnly: q.readOnly });
+    },
+  };
+}
+
+let forkSeq = 0;
+
+export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime> {
+  const background = createBackgroundTasks((m) => process.stderr.write(`yoke: ${m}\n`));
+  const summaryProviders: PluginRuntime["summaryProviders"] = [];
+  const { plugins, errors, disabled } = await discoverPlugins({
+    cwd: o.cwd,
+    yokeDir: o.yokeDir,
+    claudeDir: o.claudeDir,
+    pluginDirs: o.pluginDirs,
+    settings: o.settings.merged,
+    env: o.env,
+    bundled: bundledPlugins(),
+    bare: o.bare,
+  });
+  for (const e of errors) process.stderr.write(`yoke: plugin ${e.path} failed to load: ${e.message}\n`);
+
+  const fork = async (f: ForkOptions): Promise<ForkResult> => {
+    const parent = o.deps();
+    const picked = f.tools.map((n) => o.tools.get(n)).filter((t): t is NonNullable<typeof t> => !!t);
+    const tools = createToolRegistry([...picked, ...(f.extraTools ?? [])]);
+    const agentId = `fork-${f.name.replace(/[^A-Za-z0-9_-]/g, "-")}-${++forkSeq}`;
+    const store = createSessionStore({
+      cwd: o.cwd,
+      sessionId: o.sessionId,
+      version: o.version,
+      env: o.env,
+      agentId,
+      persist: !!parent.transcript.store.path,
+      path: subagentTranscriptPath(o.cwd, o.sessionId, agentId, o.env),
+    });
+    const transcript = createTranscript(store, {
+      cwd: () => o.cwd,
+      version: o.version,
+      entrypoint: "sdk-cli",
+      uuid: randomUUID,
+      now: () => new Date(),
+      isSidechain: true,
+      agentId,
+    });
+    const ctrl = new AbortController();
+    const stop = () => ctrl.abort();
+    o.shutdown.addEventListener("abort", stop, { once: true });
+    f.signal?.addEventListener("abort", stop, { once: true });
+    try {
+      const { result, toolUses } = await runFork(parent, {
+        system: f.system,
+        prompt: f.prompt,
+        tools,
+        maxTurns: f.maxTurns,
+        model: f.model ? resolveModel(f.model) : parent.model(),
+        permissions: forkPermissions(o, f, tools),
+        transcript,
+        signal: ctrl.signal,
+      });
+      return { text: result.result, isError: result.isError, numTurns: result.numTurns, toolUses };
+    } finally {
+      store.close();
+      o.shutdown.removeEventListener("abort", stop);
+    }
+  };
+
+  for (const p of plugins) {
+    if (p.kind === "claude") {
+      const env = { CLAUDE_PLUGIN_ROOT: p.info.root, CLAUDE_PLUGIN_DATA: p.info.dataDir };
+      if (p.info.hooks) o.bus.addPluginHooks(p.info.hooks as never, { path: join(p.info.root, "hooks", "hooks.json"), owner: p.info.name, env });
+      continue;
+    }
+    const host = createPluginHost(p.plugin.name, {
+      registerHook: (event, handler, opts) => o.bus.registerInProcess(event, handler, opts),
+      registerTool: (tool) => o.tools.register(tool),
+      sections: o.sections,
+      yokeDir: o.yokeDir,
+      session: o.session,
+      settings: o.settings.merged as Settings,
+      env: o.env,
+      fork,
+      sideQuery: o.sideQuery,
+      notify: (plugin, message) => {
+        o.outbox({ type: "system", subtype: "notification", data: { message, source: `plugin:${plugin}` } });
+        if (o.verbose) process.stderr.write(`[${plugin}] ${message}\n`);
+      },
+      background,
+      debug: o.debug,
+      summaryProviders,
+    });
+    try {
+      await p.plugin.setup(host);
+    } catch (err) {
+      errors.push({ path: p.path, message: (err as Error).message });
+      process.stderr.write(`yoke: plugin ${p.plugin.name} (${p.path}) failed in setup: ${(err as Error).message}\n`);
+    }
+  }
+  return { loaded: plugins, errors, disabled, background, summaryProviders };
+}
+
+export const pluginName = (p: LoadedPlugin): string => (p.kind === "yoke" ? p.plugin.name : p.info.name);
+export type { Plugin };
+export { isReadOnly };

@@ -1,0 +1,98 @@
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import {
+  conversationFromEntries,
+  createCheckpoints,
+  createSessionStore,
+  findSession,
+  forkSession,
+  latestSession,
+  loadTranscript,
+  resumeSettings,
+  transcriptPath,
+  type Checkpoints,
+  type MetaEntry,
+} from "../session/index.ts";
+import type { Message } from "../provider/types.ts";
+import type { SessionStore } from "../session/types.ts";
+import type { ParsedArgs } from "./args.ts";
+import { UsageError } from "./args.ts";
+
+export type SessionSetup = {
+  sessionId: string;
+  source: "startup" | "resume" | "fork";
+  store: SessionStore & { close?(): void };
+  messages: Message[];
+  lastUuid: string | null;
+  restored: { model?: string; permissionMode?: string };
+  checkpoints: Checkpoints | null;
+  meta: MetaEntry[];
+  /** The transcript we resumed from (before a fork copied it). */
+  resumedPath?: string;
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * `--resume [id]`, `--continue`, `--fork-session`, `--session-id`, `--no-session-persistence` (contracts §5.3).
+ * Throws UsageError naming the flag for an unknown or ambiguous session.
+ */
+export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, string>, version: string): SessionSetup {
+  const flag = (k: string) => args.flags[k];
+  const persist = !flag("no-session-persistence");
+  const askedId = typeof flag("session-id") === "string" ? (flag("session-id") as string) : undefined;
+  if (askedId !== undefined && !UUID.test(askedId)) throw new UsageError(`error: --session-id must be a UUID (got '${askedId}')`);
+  const fork = !!flag("fork-session");
+
+  let fromPath: string | undefined;
+  const resume = flag("resume");
+  if (resume !== undefined || flag("continue")) {
+    if (typeof resume === "string") {
+      const found = findSession(resume, cwd, env);
+      if (!found.ok) throw new UsageError(`--resume: ${found.error}`);
+      fromPath = found.path;
+    } else {
+      const latest = latestSession(cwd, env);
+      if (!latest) throw new UsageError(`${flag("continue") ? "--continue" : "--resume"}: no earlier session in ${cwd}`);
+      fromPath = latest.path;
+    }
+    if (askedId !== undefined && !fork) throw new UsageError("error: --session-id can be used with --resume or --continue only together with --fork-session");
+  } else if (fork) throw new UsageError("error: --fork-session needs --resume or --continue");
+
+  let sessionId = askedId ?? randomUUID();
+  let source: SessionSetup["source"] = "startup";
+  let path: string | undefined;
+  if (fromPath) {
+    if (fork) {
+      source = "fork";
+      path = persist ? forkSession(fromPath, sessionId, cwd, env) : fromPath;
+    } else {
+      source = "resume";
+      const loaded = loadTranscript(fromPath);
+      const first = loaded.entries.find((e) => typeof (e as { sessionId?: string }).sessionId === "string") as { sessionId: string } | undefined;
+      sessionId = first?.sessionId ?? sessionId;
+      path = fromPath;
+    }
+  } else if (persist && existsSync(transcriptPath(cwd, sessionId, env))) {
+    throw new UsageError(`error: session id ${sessionId} is already in use (use --resume ${sessionId})`);
+  }
+
+  let messages: Message[] = [];
+  let lastUuid: string | null = null;
+  let restored: SessionSetup["restored"] = {};
+  let meta: MetaEntry[] = [];
+  if (path) {
+    const loaded = loadTranscript(path);
+    for (const w of loaded.warnings) process.stderr.write(`yoke: ${w}\n`);
+    meta = loaded.meta;
+    const at = typeof flag("resume-session-at") === "string" ? (flag("resume-session-at") as string) : undefined;
+    const conv = conversationFromEntries(loaded.entries, { meta: loaded.meta, ...(at ? { leafUuid: at } : {}) });
+    if (at && conv.lastUuid !== at) throw new UsageError(`--resume-session-at: no message ${at} in ${path}`);
+    messages = conv.messages;
+    lastUuid = conv.lastUuid;
+    restored = resumeSettings(conv.chain);
+  }
+  const store = createSessionStore({ cwd, sessionId, version, env, persist, entrypoint: "sdk-cli", ...(path && persist ? { path } : {}) });
+  const checkpoints = persist ? createCheckpoints({ sessionId, cwd, env, store, meta }) : null;
+  return { sessionId, source, store, messages, lastUuid, restored, checkpoints, meta, resumedPath: fromPath };
+}

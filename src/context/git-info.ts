@@ -1,0 +1,52 @@
+import type { GitInfo } from "./types.ts";
+
+export const GIT_STATUS_MAX_CHARS = 2_000;
+
+async function git(cwd: string, args: string[]): Promise<string | null> {
+  try {
+    const p = Bun.spawn(["git", "--no-optional-locks", ...args], {
+      cwd,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "ignore",
+      env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
+    });
+    const [out, code] = await Promise.all([new Response(p.stdout).text(), p.exited]);
+    return code === 0 ? out.trimEnd() : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Cuts status output at 2,000 characters on a line boundary and says how to see the rest. */
+export function cutGitStatus(status: string): string {
+  if (status.length <= GIT_STATUS_MAX_CHARS) return status;
+  const cut = status.lastIndexOf("\n", GIT_STATUS_MAX_CHARS);
+  return `${status.slice(0, cut > 0 ? cut : GIT_STATUS_MAX_CHARS)}\n… (cut at ${GIT_STATUS_MAX_CHARS} characters; run git status for the full list)`;
+}
+
+/**
+ * Branch, main branch, short status and the last 5 commits, from a few git calls run in parallel.
+ * Never throws: null outside a work tree or when git is missing; a failing call leaves its field empty.
+ */
+export async function collectGitInfo(cwd: string): Promise<GitInfo | null> {
+  const [root, branch, status, log, originHead, locals] = await Promise.all([
+    git(cwd, ["rev-parse", "--show-toplevel"]),
+    git(cwd, ["branch", "--show-current"]),
+    git(cwd, ["status", "--short", "--branch"]),
+    git(cwd, ["log", "--oneline", "-n", "5"]),
+    git(cwd, ["symbolic-ref", "--short", "refs/remotes/origin/HEAD"]),
+    git(cwd, ["for-each-ref", "--format=%(refname:short)", "refs/heads/main", "refs/heads/master"]),
+  ]);
+  if (!root) return null;
+  const fromOrigin = originHead ? originHead.replace(/^origin\//, "") : null;
+  const local = locals?.split("\n").filter(Boolean) ?? [];
+  const mainBranch = fromOrigin || (local.includes("main") ? "main" : local.includes("master") ? "master" : null);
+  return {
+    root,
+    branch: branch || null,
+    mainBranch,
+    status: cutGitStatus(status ?? ""),
+    recentCommits: log ?? "",
+  };
+}

@@ -1,0 +1,11 @@
+export * from "./types.ts";
+export { discoverInstructions, type DiscoverOptions, MAX_INSTRUCTION_FILE_BYTES } from "./instructions.ts";
+export { discoverClawInstructions, renderClawInstructions } from "./claw-code.ts";
+export { renderInstructions, renderInstructionBody, renderNestedInstruction } from "./render.ts";
+export { createInstructionCache, type InstructionCache } from "./cache.ts";
+export { buildSystemPrompt, type BuildSystemPromptOptions } from "./system-prompt.ts";
+export { collectGitInfo } from "./git-info.ts";
+export { memorySectionText } from "./memory-prompt.ts";
+export { resolveAutoMemory, loadMemoryIndex, memoryIndexFile, memoryPathProblem, type AutoMemory } from "./auto-memory.ts";
+export { selectRelevantMemories, scanMemoryFiles, type RelevantMemory } from "./relevant-memory.ts";
+export { contextReport, formatContextReport, type ContextReport, type ContextBreakdown } from "./report.ts";

@@ -1,0 +1,408 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { LoadedSettings } from "../config/load.ts";
+import type { HookHandlerConfig } from "../config/schema.ts";
+import { runHookCommand } from "./command.ts";
+import { type ConfiguredHook, collectSettingsHooks, commandLabel, dedupeKey, hookPolicy } from "./config.ts";
+import { capText, type EventSpec, type HandlerResult, type HookJsonOutput } from "./events/common.ts";
+import { EVENT_SPECS, isHookEventName } from "./events/index.ts";
+import { sessionEndBudgetMs } from "./events/session-end.ts";
+import { interpretCommandRun, validateOutput } from "./interpret.ts";
+import { matcherMatches } from "./matcher.ts";
+import { sessionEnvFile } from "./session-env.ts";
+import { emptyOutcome, type HookBus, type HookEventName, type HookOutcome, type HookRecord } from "./types.ts";
+
+/**
+ * An in-process (plugin) hook handler. Same JSON output shape as a command hook; returning nothing
+ * means "no opinion". It may throw: the bus records the failure with the plugin's name, and on
+ * PreToolUse blocks the tool (fails closed).
+ */
+export type InProcessHandler = (
+  payload: Record<string, unknown>,
+  ctx: { signal: AbortSignal },
+) => Promise<HookJsonOutput | void> | HookJsonOutput | void;
+
+export type InProcessOptions = { matcher?: string; timeoutMs?: number; /** Plugin name. */ source: string };
+
+/** One row of `yoke hooks list`. */
+export type HookListing = {
+  event: string;
+  matcher: string;
+  type: string;
+  command: string;
+  /** Settings file path, or `plugin: <name>`. */
+  source: string;
+  level?: string;
+  async?: boolean;
+  timeoutSec?: number;
+  if?: string;
+  /** Why it will not run, if it will not (policy, unsupported type, unknown event). */
+  note?: string;
+};
+
+export type RuleMatcher = (rule: string, toolName: string, input: Record<string, unknown>) => boolean;
+
+export type HookBusOptions = {
+  settings: LoadedSettings;
+  /** Where the session started: `CLAUDE_PROJECT_DIR` (contracts §1.8). */
+  projectDir: string;
+  /** The session's current cwd: hook processes run there. */
+  cwd: () => string;
+  /** Parent environment for hook processes (usually process.env). */
+  env: Record<string, string | undefined>;
+  sessionId: string;
+  /** yoke's state dir (`~/.yoke`): CLAUDE_ENV_FILE files live under `session-env/`. */
+  yokeDir: string;
+  /** Evaluates a hook's `if` permission rule; without it such hooks run as if it matched. */
+  matchRule?: RuleMatcher;
+  /** Called for every handler record as it completes (stream-json hook events), async hooks included. */
+  onRecord?: (event: HookEventName, record: HookRecord) => void;
+};
+
+export type YokeHookBus = HookBus & {
+  /** Adds a plugin handler; returns its unregister function. Never throws. */
+  registerInProcess(event: HookEventName, handler: InProcessHandler, opts: InProcessOptions): () => void;
+  /** Every configured hook, running or not, with the reason when not. */
+  list(): HookListing[];
+  /** Waits for running `async: true` hooks (at most `timeoutMs`). Never throws. */
+  drainAsync(timeoutMs?: number): Promise<void>;
+  /** additionalContext/systemMessage from finished async hooks since the last call (delivered next turn). */
+  takeAsyncOutput(): { additionalContext: string[]; systemMessages: string[] };
+  /**
+   * Adds a Claude Code plugin's `hooks/hooks.json` (contracts §6.1): `${CLAUDE_PLUGIN_ROOT}` and friends are
+   * substituted and exported. Subject to disableAllHooks / allowManagedHooksOnly like settings hooks.
+   */
+  addPluginHooks(hooks: Record<string, Array<{ matcher?: string; hooks: HookHandlerConfig[] }>>, meta: { path: string; owner: string; env: Record<string, string> }): void;
+  readonly sessionId: string;
+  readonly projectDir: string;
+  cwd(): string;
+};
+
+type Registered = { event: HookEventName; handler: InProcessHandler; opts: InProcessOptions };
+
+const TOOL_EVENTS = new Set<HookEventName>(["PreToolUse", "PostToolUse", "PostToolUseFailure"]);
+const SUPPORTED_TYPES = new Set(["command"]);
+
+/** contracts §1.8: the environment every command hook gets. */
+export function hookBaseEnv(opts: Pick<HookBusOptions, "env" | "settings" | "projectDir" | "sessionId">): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(opts.env)) if (v !== undefined && !k.startsWith("OTEL_")) env[k] = v;
+  Object.assign(env, opts.settings.merged.env ?? {});
+  env.CLAUDE_PROJECT_DIR = opts.projectDir;
+  env.CLAUDECODE = "1";
+  env.CLAUDE_CODE_ENTRYPOINT = opts.env.CLAUDE_CODE_ENTRYPOINT ?? "cli";
+  env.CLAUDE_CODE_SESSION_ID = opts.sessionId;
+  env.CLAUDE_PID = String(process.pid);
+  return env;
+}
+
+const substitute = (s: string, projectDir: string) => s.replaceAll("${CLAUDE_PROJECT_DIR}", projectDir);
+const substituteVars = (s: string, vars: Record<string, string> | undefined) => {
+  if (!vars) return s;
+  for (const [k, v] of Object.entries(vars)) s = s.replaceAll(`\${${k}}`, v);
+  return s;
+};
+
+/** Creates the bus over every settings file's hooks. Never throws; `emit` never throws. */
+export function createHookBus(opts: HookBusOptions): YokeHookBus {
+  const policy = hookPolicy(opts.settings);
+  const configured = collectSettingsHooks(opts.settings, policy);
+  const registered: Registered[] = [];
+  const baseEnv = hookBaseEnv(opts);
+  const pending = new Set<Promise<void>>();
+  const asyncOut = { additionalContext: [] as string[], systemMessages: [] as string[] };
+
+  const record = (event: HookEventName, r: HookRecord) => {
+    try {
+      opts.onRecord?.(event, r);
+    } catch {
+      // a broken listener must not break the hook run
+    }
+  };
+
+  const runnable = (h: ConfiguredHook): boolean => !h.disabledBy;
+
+  function matchedCommands(event: HookEventName, spec: EventSpec, matchValue: string | undefined, payload: Record<string, unknown>) {
+    const byKey = new Map<string, ConfiguredHook>();
+    for (const h of configured) {
+      if (h.event !== event || !runnable(h)) continue;
+      if (spec.matchField && !matcherMatches(h.matcher, matchValue)) continue;
+      if (h.handler.if !== undefined) {
+        if (!spec.ifApplies) continue;
+        const input = (payload.tool_input ?? {}) as Record<string, unknown>;
+        if (opts.matchRule && !safeRule(opts.matchRule, h.handler.if, String(payload.tool_name ?? ""), input)) continue;
+      }
+      const key = (h.owner ? `${h.owner}\0` : "") + dedupeKey(h.handler);
+      byKey.delete(key); // the last duplicate wins (internals §8.1)
+      byKey.set(key, h);
+    }
+    return [...byKey.values()];
+  }
+
+  async function runCommand(
+    event: HookEventName,
+    spec: EventSpec,
+    h: ConfiguredHook,
+    hookName: string,
+    stdin: string,
+    n: number,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<HandlerResult> {
+    const handler = h.handler as HookHandlerConfig;
+    const label = commandLabel(handler);
+    if (!SUPPORTED_TYPES.has(handler.type)) {
+      const rec: HookRecord = {
+        source: `${handler.type}: ${label} (${h.path})`,
+        hookName,
+        exitCode: null,
+        stdout: "",
+        stderr: "",
+        durationMs: 0,
+        outcome: "non_blocking_error",
+        error: `hook type "${handler.type}" in ${h.path} is not supported by yoke yet; it was skipped`,
+      };
+      return { record: rec };
+    }
+    if (!handler.command) {
+      const rec: HookRecord = {
+        source: `command: (none) (${h.path})`,
+        hookName,
+        exitCode: null,
+        stdout: "",
+        stderr: "",
+        durationMs: 0,
+        outcome: "non_blocking_error",
+        error: `a ${event} command hook in ${h.path} has no "command"; it was skipped`,
+      };
+      return { record: rec };
+    }
+    const env = { ...baseEnv, ...h.extraEnv };
+    if (event === "SessionStart") {
+      const file = sessionEnvFile(opts.yokeDir, opts.sessionId, n);
+      try {
+        mkdirSync(join(opts.yokeDir, "session-env", opts.sessionId), { recursive: true });
+        env.CLAUDE_ENV_FILE = file;
+      } catch {
+        // without the dir the hook simply gets no CLAUDE_ENV_FILE
+      }
+    }
+    const run = await runHookCommand({
+      command: substituteVars(substitute(handler.command ?? "", opts.projectDir), h.extraEnv),
+      args: handler.args?.map((a) => substituteVars(substitute(a, opts.projectDir), h.extraEnv)),
+      cwd: opts.cwd(),
+      env,
+      stdin,
+      timeoutMs,
+      signal,
+    });
+    return interpretCommandRun(run, {
+      spec,
+      hookName,
+      label,
+      path: h.path,
+      timeoutMs,
+      onFailureBlock: handler.onFailure === "block" && spec.onFailureApplies && handler.async !== true,
+    });
+  }
+
+  async function runInProcess(spec: EventSpec, r: Registered, hookName: string, payload: Record<string, unknown>, signal?: AbortSignal) {
+    const started = performance.now();
+    const name = r.opts.source;
+    const timeoutMs = r.opts.timeoutMs ?? spec.defaultTimeoutSec * 1000;
+    const ac = new AbortController();
+    const onAbort = () => ac.abort(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const rec: HookRecord = { source: `plugin: ${name}`, hookName, exitCode: null, stdout: "", stderr: "", durationMs: 0, outcome: "success" };
+    const result: HandlerResult = { record: rec };
+    let failure: string | undefined;
+    try {
+      const value = await Promise.race([
+        Promise.resolve().then(() => r.handler(payload, { signal: ac.signal })),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(Object.assign(new Error(`timed out after ${timeoutMs} ms`), { timeout: true })), timeoutMs);
+        }),
+      ]);
+      if (value !== undefined && value !== null) {
+        const v = validateOutput(spec, value);
+        if (v.output) result.output = v.output;
+        else failure = v.error;
+      }
+    } catch (e) {
+      if ((e as { timeout?: boolean }).timeout) {
+        rec.outcome = "timeout";
+        ac.abort();
+      }
+      failure = e instanceof Error ? e.message : String(e);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
+    rec.durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+    if (failure !== undefined) {
+      if (signal?.aborted) {
+        rec.outcome = "cancelled";
+        rec.error = `${spec.name} hook of plugin "${name}" was cancelled`;
+        return result;
+      }
+      if (rec.outcome === "success") rec.outcome = "non_blocking_error";
+      rec.error = `${spec.name} hook of plugin "${name}" failed: ${failure}`;
+      if (spec.name === "PreToolUse") {
+        if (rec.outcome !== "timeout") rec.outcome = "blocking";
+        result.blockingError = `Blocked: the PreToolUse hook of plugin "${name}" failed (${failure}), and plugin hooks fail closed. Do not retry this exact call; tell the user the plugin hook is failing.`;
+      }
+    }
+    return result;
+  }
+
+  async function emitInner(event: HookEventName, payload: Record<string, unknown>, o?: { matchValue?: string; signal?: AbortSignal }) {
+    const spec = EVENT_SPECS[event] as EventSpec;
+    if (payload.hook_event_name === undefined) payload = { ...payload, hook_event_name: event };
+    const mv = o?.matchValue ?? (spec.matchField ? (payload[spec.matchField] as string | undefined) : undefined);
+    const hookName = mv !== undefined && spec.matchField ? `${event}:${mv}` : event;
+    const commands = matchedCommands(event, spec, mv, payload);
+    const plugins = policy.allDisabled || policy.managedOnly ? [] : registered.filter((r) => r.event === event && (!spec.matchField || matcherMatches(r.opts.matcher, mv)));
+    if (commands.length === 0 && plugins.length === 0) return emptyOutcome();
+    const stdin = commands.length > 0 ? JSON.stringify(payload) : "";
+    const sessionEndMs = event === "SessionEnd" ? sessionEndBudgetMs(commands.map((h) => h.handler.timeout), opts.env) : 0;
+    const timeoutFor = (h: ConfiguredHook) =>
+      event === "SessionEnd" ? sessionEndMs : (h.handler.timeout ?? spec.defaultTimeoutSec) * 1000;
+    const sync: Promise<HandlerResult>[] = [];
+    commands.forEach((h, i) => {
+      // Background hooks outlive the step that fired them, so the step's abort does not reach them.
+      const isAsync = h.handler.async === true;
+      const p = runCommand(event, spec, h, hookName, stdin, i, timeoutFor(h), isAsync ? undefined : o?.signal);
+      if (isAsync) trackAsync(event, p);
+      else sync.push(p);
+    });
+    for (const r of plugins) sync.push(runInProcess(spec, r, hookName, payload, o?.signal));
+    const results = await Promise.all(sync);
+    for (const r of results) record(event, r.record);
+    return spec.merge(results);
+  }
+
+  function trackAsync(event: HookEventName, p: Promise<HandlerResult>) {
+    const done: Promise<void> = p
+      .then((r) => {
+        record(event, r.record);
+        const hso = (r.output?.hookSpecificOutput ?? {}) as Record<string, unknown>;
+        if (typeof hso.additionalContext === "string" && hso.additionalContext) asyncOut.additionalContext.push(capText(hso.additionalContext));
+        if (typeof r.output?.systemMessage === "string" && r.output.systemMessage) asyncOut.systemMessages.push(capText(r.output.systemMessage));
+      })
+      .catch(() => {})
+      .finally(() => pending.delete(done));
+    pending.add(done);
+  }
+
+  return {
+    addPluginHooks(hooks, meta) {
+      for (const [event, groups] of Object.entries(hooks)) {
+        for (const g of groups) {
+          for (const handler of g.hooks) {
+            const disabledBy = policy.allDisabled
+              ? "disableAllHooks in managed settings"
+              : policy.managedOnly
+                ? "allowManagedHooksOnly in managed settings"
+                : policy.nonManagedDisabled
+                  ? "disableAllHooks"
+                  : undefined;
+            configured.push({ event, matcher: g.matcher, handler, level: "user", path: meta.path, extraEnv: meta.env, owner: meta.owner, ...(disabledBy ? { disabledBy } : {}) });
+          }
+        }
+      }
+    },
+    sessionId: opts.sessionId,
+    projectDir: opts.projectDir,
+    cwd: () => opts.cwd(),
+
+    async emit(event, payload, o) {
+      if (!isHookEventName(event)) return emptyOutcome();
+      try {
+        return await emitInner(event, payload, o);
+      } catch (e) {
+        // A bug in the bus itself: fail closed where a hook could have blocked a tool.
+        const out = emptyOutcome();
+        const msg = `hook bus failed on ${event}: ${(e as Error)?.message ?? String(e)}`;
+        out.records.push({ source: "yoke", hookName: event, exitCode: null, stdout: "", stderr: "", durationMs: 0, outcome: "non_blocking_error", error: msg });
+        if (event === "PreToolUse") {
+          out.blocked = true;
+          out.permissionDecision = "deny";
+          out.blockReason = out.permissionDecisionReason = `Blocked: ${msg}. Hooks fail closed on PreToolUse.`;
+        }
+        return out;
+      }
+    },
+
+    has(event) {
+      if (configured.some((h) => h.event === event && runnable(h))) return true;
+      return !policy.allDisabled && !policy.managedOnly && registered.some((r) => r.event === event);
+    },
+
+    registerInProcess(event, handler, ro) {
+      const entry: Registered = { event, handler, opts: ro };
+      registered.push(entry);
+      return () => {
+        const i = registered.indexOf(entry);
+        if (i >= 0) registered.splice(i, 1);
+      };
+    },
+
+    list() {
+      const rows: HookListing[] = configured.map((h) => {
+        const notes = [
+          h.disabledBy ? `disabled by ${h.disabledBy}` : undefined,
+          !isHookEventName(h.event) ? `event ${h.event} is not fired by yoke` : undefined,
+          !SUPPORTED_TYPES.has(h.handler.type) ? `type ${h.handler.type} is not supported by yoke yet` : undefined,
+          h.handler.if !== undefined && isHookEventName(h.event) && !TOOL_EVENTS.has(h.event) ? `"if" on ${h.event} never matches` : undefined,
+        ].filter(Boolean);
+        return {
+          event: h.event,
+          matcher: h.matcher ?? "",
+          type: h.handler.type,
+          command: commandLabel(h.handler),
+          source: h.path,
+          level: h.level,
+          ...(h.handler.async ? { async: true } : {}),
+          ...(h.handler.timeout !== undefined ? { timeoutSec: h.handler.timeout } : {}),
+          ...(h.handler.if !== undefined ? { if: h.handler.if } : {}),
+          ...(notes.length ? { note: notes.join("; ") } : {}),
+        };
+      });
+      for (const r of registered) {
+        rows.push({
+          event: r.event,
+          matcher: r.opts.matcher ?? "",
+          type: "in-process",
+          command: "(function)",
+          source: `plugin: ${r.opts.source}`,
+          ...(policy.allDisabled || policy.managedOnly ? { note: "disabled by managed hook policy" } : {}),
+        });
+      }
+      return rows;
+    },
+
+    async drainAsync(timeoutMs = 60_000) {
+      if (pending.size === 0) return;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([Promise.all([...pending]), new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
+      clearTimeout(timer);
+    },
+
+    takeAsyncOutput() {
+      const out = { additionalContext: asyncOut.additionalContext.splice(0), systemMessages: asyncOut.systemMessages.splice(0) };
+      return out;
+    },
+  };
+}
+
+function safeRule(m: RuleMatcher, rule: string, tool: string, input: Record<string, unknown>): boolean {
+  try {
+    return m(rule, tool, input);
+  } catch {
+    // a rule we cannot evaluate fails open, as Claude Code does for unparsable Bash (contracts §1.2)
+    return true;
+  }
+}
+
+export type { HookOutcome };

@@ -1,0 +1,176 @@
+/** What one command-hook process did. `spawnError` is set when it could not start at all. */
+export type CommandRun = {
+  exitCode: number | null;
+  signal?: string;
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+  timedOut: boolean;
+  cancelled: boolean;
+  spawnError?: string;
+  /** Output beyond `maxOutputChars` was dropped. */
+  truncated: boolean;
+};
+
+export type CommandRunOptions = {
+  /** Shell string (shell form), or the executable when `args` is given (exec form). */
+  command: string;
+  args?: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Compact JSON payload written to stdin. */
+  stdin: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Cap per stream on what is kept in memory (default 1,000,000 chars). */
+  maxOutputChars?: number;
+};
+
+import { accessSync, constants, statSync } from "node:fs";
+import { resolve } from "node:path";
+
+let bashPath: string | undefined;
+const bash = (): string => (bashPath ??= Bun.which("bash") ?? "/bin/bash");
+
+// A command of plain words (no quotes, `$`, globs, redirections, separators) means the same to bash as
+// a direct exec, and skipping bash's startup is most of a hook's cost. Anything else goes to bash.
+const SIMPLE = /^[A-Za-z0-9_.\/:@%+,=-]+( +[A-Za-z0-9_.\/:@%+,=-]+)*$/;
+// Builtins whose external twin (if any) behaves differently, or that only make sense in a shell.
+const SHELL_ONLY = new Set(
+  "cd exit export source . eval exec set unset alias read wait trap shift return break continue declare local readonly typeset ulimit umask builtin command type hash let times jobs fg bg disown suspend shopt enable history fc getopts kill test [ printf echo pwd".split(" "),
+);
+
+/** The argv for a direct exec of a plain-words shell command, or undefined when bash is needed. */
+export function directArgv(command: string, cwd: string, env: Record<string, string>): string[] | undefined {
+  const c = command.trim();
+  if (!SIMPLE.test(c)) return undefined;
+  const words = c.split(/ +/);
+  const first = words[0]!;
+  if (first.includes("=") || SHELL_ONLY.has(first)) return undefined;
+  let exe: string | null = null;
+  if (first.includes("/")) {
+    const p = resolve(cwd, first);
+    try {
+      accessSync(p, constants.X_OK);
+      if (statSync(p).isFile()) exe = p;
+    } catch {
+      exe = null;
+    }
+  } else exe = Bun.which(first, { PATH: env.PATH ?? "", cwd });
+  return exe ? [exe, ...words.slice(1)] : undefined;
+}
+
+// After the hook exits, a child it left running may still hold stdout open; stop reading soon after.
+const DRAIN_GRACE_MS = 200;
+
+async function readCapped(stream: ReadableStream<Uint8Array>, cap: number, stopped: Promise<void>) {
+  const reader = stream.getReader();
+  const dec = new TextDecoder();
+  let text = "";
+  let truncated = false;
+  let done = false;
+  stopped.then(() => {
+    if (!done) reader.cancel().catch(() => {});
+  });
+  try {
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      if (text.length < cap) text += dec.decode(r.value, { stream: true });
+      else truncated = true;
+    }
+    text += dec.decode();
+  } catch {
+    // cancelled after the grace period: keep what arrived
+  }
+  done = true;
+  if (text.length > cap) {
+    text = text.slice(0, cap);
+    truncated = true;
+  }
+  return { text, truncated };
+}
+
+function killGroup(pid: number) {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/**
+ * Runs one command hook in its own process group (setsid: no controlling terminal) with the payload
+ * on stdin. Shell form runs `bash -c command`; exec form runs `command ...args` without a shell.
+ * At `timeoutMs` or on `signal` abort the whole group is killed. Never throws: a hook that cannot
+ * start comes back with `spawnError`.
+ */
+export async function runHookCommand(o: CommandRunOptions): Promise<CommandRun> {
+  const started = performance.now();
+  const cap = o.maxOutputChars ?? 1_000_000;
+  const base = { stdout: "", stderr: "", timedOut: false, cancelled: false, truncated: false };
+  if (o.signal?.aborted) return { ...base, exitCode: null, cancelled: true, durationMs: 0 };
+  // bash exports PWD to what it runs; the direct path must too.
+  const env = { ...o.env, PWD: o.cwd };
+  const shellArgv = [bash(), "-c", o.command];
+  const direct = o.args ? undefined : directArgv(o.command, o.cwd, env);
+  const spawn = (argv: string[]) =>
+    Bun.spawn(argv, {
+      cwd: o.cwd,
+      env,
+      // Not a socket: bash sources ~/.bashrc when stdin is a socket (its rsh heuristic), slow and surprising.
+      stdin: new Blob([o.stdin]),
+      stdout: "pipe",
+      stderr: "pipe",
+      detached: true,
+    });
+  let proc: ReturnType<typeof spawn>;
+  try {
+    if (o.args) proc = spawn([o.command, ...o.args]);
+    else if (direct) {
+      try {
+        proc = spawn(direct);
+      } catch {
+        proc = spawn(shellArgv); // e.g. a script without a shebang: bash knows what to do
+      }
+    } else proc = spawn(shellArgv);
+  } catch (e) {
+    return { ...base, exitCode: null, durationMs: performance.now() - started, spawnError: (e as Error).message };
+  }
+  let timedOut = false;
+  let cancelled = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup(proc.pid);
+  }, o.timeoutMs);
+  const onAbort = () => {
+    cancelled = true;
+    killGroup(proc.pid);
+  };
+  o.signal?.addEventListener("abort", onAbort, { once: true });
+
+  let stopReading!: () => void;
+  const stopped = new Promise<void>((r) => (stopReading = r));
+  const outP = readCapped(proc.stdout, cap, stopped);
+  const errP = readCapped(proc.stderr, cap, stopped);
+  await proc.exited;
+  clearTimeout(timer);
+  o.signal?.removeEventListener("abort", onAbort);
+  const grace = setTimeout(stopReading, timedOut || cancelled ? 0 : DRAIN_GRACE_MS);
+  const [out, err] = await Promise.all([outP, errP]);
+  clearTimeout(grace);
+  return {
+    exitCode: proc.exitCode,
+    signal: proc.signalCode == null ? undefined : String(proc.signalCode),
+    stdout: out.text,
+    stderr: err.text,
+    durationMs: performance.now() - started,
+    timedOut,
+    cancelled,
+    truncated: out.truncated || err.truncated,
+  };
+}

@@ -1,0 +1,89 @@
+import type { z } from "zod";
+import type { HookEventName } from "../types.ts";
+import type { CommonFields, EventSpec } from "./common.ts";
+import { orderPayload } from "./common.ts";
+import { notification, notificationInput, notificationOutput } from "./notification.ts";
+import { postToolUse, postToolUseInput, postToolUseOutput } from "./post-tool-use.ts";
+import { postToolUseFailure, postToolUseFailureInput, postToolUseFailureOutput } from "./post-tool-use-failure.ts";
+import { preCompact, preCompactInput, preCompactOutput } from "./pre-compact.ts";
+import { preToolUse, preToolUseInput, preToolUseOutput } from "./pre-tool-use.ts";
+import { sessionEnd, sessionEndInput, sessionEndOutput } from "./session-end.ts";
+import { sessionStart, sessionStartInput, sessionStartOutput } from "./session-start.ts";
+import { stop, stopInput, stopOutput } from "./stop.ts";
+import { subagentStart, subagentStartInput, subagentStartOutput } from "./subagent-start.ts";
+import { subagentStop, subagentStopInput, subagentStopOutput } from "./subagent-stop.ts";
+import { userPromptSubmit, userPromptSubmitInput, userPromptSubmitOutput } from "./user-prompt-submit.ts";
+
+export type { CommonFields, EventSpec, HandlerResult, HookJsonOutput } from "./common.ts";
+
+/** Every event yoke fires, by name. */
+export const EVENT_SPECS: { [E in HookEventName]: EventSpec<E> } = {
+  PreToolUse: preToolUse,
+  PostToolUse: postToolUse,
+  PostToolUseFailure: postToolUseFailure,
+  UserPromptSubmit: userPromptSubmit,
+  Stop: stop,
+  SubagentStart: subagentStart,
+  SubagentStop: subagentStop,
+  SessionStart: sessionStart,
+  SessionEnd: sessionEnd,
+  PreCompact: preCompact,
+  Notification: notification,
+};
+
+const INPUTS = {
+  PreToolUse: preToolUseInput,
+  PostToolUse: postToolUseInput,
+  PostToolUseFailure: postToolUseFailureInput,
+  UserPromptSubmit: userPromptSubmitInput,
+  Stop: stopInput,
+  SubagentStart: subagentStartInput,
+  SubagentStop: subagentStopInput,
+  SessionStart: sessionStartInput,
+  SessionEnd: sessionEndInput,
+  PreCompact: preCompactInput,
+  Notification: notificationInput,
+};
+const OUTPUTS = {
+  PreToolUse: preToolUseOutput,
+  PostToolUse: postToolUseOutput,
+  PostToolUseFailure: postToolUseFailureOutput,
+  UserPromptSubmit: userPromptSubmitOutput,
+  Stop: stopOutput,
+  SubagentStart: subagentStartOutput,
+  SubagentStop: subagentStopOutput,
+  SessionStart: sessionStartOutput,
+  SessionEnd: sessionEndOutput,
+  PreCompact: preCompactOutput,
+  Notification: notificationOutput,
+};
+/** The stdin payload of event E, typed from its zod schema (DESIGN "HookPayload<N>"). */
+export type HookPayload<E extends HookEventName> = z.infer<(typeof INPUTS)[E]>;
+/** The JSON output event E accepts (DESIGN "HookResult<N>"). */
+export type HookResult<E extends HookEventName> = z.input<(typeof OUTPUTS)[E]>;
+
+export const isHookEventName = (s: string): s is HookEventName => Object.hasOwn(EVENT_SPECS, s);
+
+const eventKeyCache = new Map<HookEventName, string[]>();
+/** The event's own field names, in schema order (everything after `hook_event_name`). */
+export function eventKeys(event: HookEventName): string[] {
+  let keys = eventKeyCache.get(event);
+  if (!keys) {
+    const all = Object.keys((EVENT_SPECS[event].input as unknown as { shape: Record<string, unknown> }).shape);
+    keys = all.slice(all.indexOf("hook_event_name") + 1);
+    eventKeyCache.set(event, keys);
+  }
+  return keys;
+}
+
+/**
+ * The stdin payload in Claude Code's key order (contracts §1.4): common fields, `hook_event_name`,
+ * then the event's fields in schema order, then anything else. Undefined values are dropped. Pure.
+ */
+export function buildPayload(
+  event: HookEventName,
+  common: Partial<CommonFields> & Record<string, unknown>,
+  fields: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return orderPayload(event, eventKeys(event), common, fields);
+}

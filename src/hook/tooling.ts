@@ -1,0 +1,138 @@
+import { join } from "node:path";
+import type { HookListing, YokeHookBus } from "./bus.ts";
+import { buildPayload, EVENT_SPECS } from "./events/index.ts";
+import type { HookEventName, HookOutcome, HookRecord } from "./types.ts";
+
+/** Rows for `yoke hooks list`: every configured hook and plugin handler, with why it will not run. */
+export const listHooks = (bus: YokeHookBus): HookListing[] => bus.list();
+
+/** A plain-text table of `listHooks` rows, one hook per line plus an indented note. Pure. */
+export function formatHookList(rows: HookListing[]): string {
+  if (rows.length === 0) return "No hooks configured.\n";
+  const head = ["EVENT", "MATCHER", "TYPE", "COMMAND", "SOURCE"];
+  const cells = rows.map((r) => [r.event, r.matcher || "*", r.type + (r.async ? " (async)" : ""), r.command, r.source]);
+  const width = head.map((h, i) => Math.min(60, Math.max(h.length, ...cells.map((c) => c[i]!.length))));
+  const line = (c: string[]) => c.map((x, i) => (i === c.length - 1 ? x : x.padEnd(width[i]!))).join("  ").trimEnd();
+  const out = [line(head)];
+  rows.forEach((r, i) => {
+    out.push(line(cells[i]!));
+    const extra = [r.if ? `if: ${r.if}` : "", r.timeoutSec !== undefined ? `timeout: ${r.timeoutSec}s` : "", r.note ? `note: ${r.note}` : ""].filter(Boolean);
+    if (extra.length) out.push(`    ${extra.join("  ")}`);
+  });
+  return `${out.join("\n")}\n`;
+}
+
+export type DryRunOptions = {
+  /** Tool name for tool events (default `Bash`). */
+  tool?: string;
+  /** tool_input for tool events (default `{}`, Bash `{"command":"true"}`). */
+  input?: Record<string, unknown>;
+  /** A complete payload (e.g. from `--payload FILE`); missing common fields are filled in. */
+  payload?: Record<string, unknown>;
+  signal?: AbortSignal;
+};
+
+/** Event fields a synthetic payload gets when the user gives none. */
+function syntheticFields(event: HookEventName, tool: string, input: Record<string, unknown>): Record<string, unknown> {
+  switch (event) {
+    case "PreToolUse":
+      return { tool_name: tool, tool_input: input, tool_use_id: "toolu_yoke_dry_run" };
+    case "PostToolUse":
+      return { tool_name: tool, tool_input: input, tool_response: {}, tool_use_id: "toolu_yoke_dry_run" };
+    case "PostToolUseFailure":
+      return { tool_name: tool, tool_input: input, tool_use_id: "toolu_yoke_dry_run", error: "Exit code 1\n" };
+    case "UserPromptSubmit":
+      return { prompt: "yoke hooks run: sample prompt" };
+    case "Stop":
+      return { stop_hook_active: false };
+    case "SubagentStart":
+      return { agent_id: "agent-dry-run", agent_type: "general-purpose" };
+    case "SubagentStop":
+      return { stop_hook_active: false, agent_id: "agent-dry-run", agent_type: "general-purpose", agent_transcript_path: "/dev/null" };
+    case "SessionStart":
+      return { source: "startup" };
+    case "SessionEnd":
+      return { reason: "other" };
+    case "PreCompact":
+      return { trigger: "manual", custom_instructions: "" };
+    case "Notification":
+      return { message: "yoke hooks run: sample notification", notification_type: "idle_prompt" };
+  }
+}
+
+const NO_MODE = new Set<HookEventName>(["SessionStart", "SubagentStart", "Notification", "SessionEnd"]);
+
+/** The payload `runHooksDry` sends: the user's payload or a synthetic one, common fields filled. */
+export function dryRunPayload(bus: YokeHookBus, event: HookEventName, o: DryRunOptions = {}): Record<string, unknown> {
+  const tool = o.tool ?? (typeof o.payload?.tool_name === "string" ? o.payload.tool_name : "Bash");
+  const input = o.input ?? (tool === "Bash" ? { command: "true" } : {});
+  const cwd = bus.cwd();
+  const common = {
+    session_id: bus.sessionId,
+    transcript_path: join(cwd, ".yoke-dry-run.jsonl"),
+    cwd,
+    // contracts §1.4: these events arrive without permission_mode
+    permission_mode: NO_MODE.has(event) ? undefined : ("default" as const),
+  };
+  const base = o.payload ?? syntheticFields(event, tool, input);
+  const fields = o.payload ? { ...base } : base;
+  if (o.payload && o.tool !== undefined) fields.tool_name = o.tool;
+  if (o.payload && o.input !== undefined) fields.tool_input = o.input;
+  return buildPayload(event, { ...common, ...pick(o.payload) }, fields);
+}
+
+const COMMON = ["session_id", "transcript_path", "cwd", "prompt_id", "permission_mode", "agent_id", "agent_type", "effort"];
+const pick = (p?: Record<string, unknown>) => Object.fromEntries(Object.entries(p ?? {}).filter(([k]) => COMMON.includes(k)));
+
+/**
+ * Fires one event through the bus as `yoke hooks run` does, without a model. Never throws (the
+ * bus never throws); failures are in the records.
+ */
+export async function runHooksDry(
+  bus: YokeHookBus,
+  event: HookEventName,
+  o: DryRunOptions = {},
+): Promise<{ payload: Record<string, unknown>; records: HookRecord[]; outcome: HookOutcome }> {
+  const payload = dryRunPayload(bus, event, o);
+  const outcome = await bus.emit(event, payload, { signal: o.signal });
+  await bus.drainAsync(EVENT_SPECS[event].defaultTimeoutSec * 1000);
+  return { payload, records: outcome.records, outcome };
+}
+
+const indent = (s: string) =>
+  s
+    .replace(/\n$/, "")
+    .split("\n")
+    .map((l) => `    ${l}`)
+    .join("\n");
+
+/** Human-readable report of a dry run: each hook's output, exit, duration, then the merged decision. Pure. */
+export function formatHookRun(event: HookEventName, r: { records: HookRecord[]; outcome: HookOutcome }): string {
+  const out: string[] = [];
+  if (r.records.length === 0) out.push(`No ${event} hooks matched.`);
+  for (const rec of r.records) {
+    out.push(`● ${rec.source}`);
+    out.push(`  hook: ${rec.hookName}  exit: ${rec.exitCode ?? "-"}  outcome: ${rec.outcome}  duration: ${rec.durationMs.toFixed(1)} ms`);
+    if (rec.stdout) out.push("  stdout:", indent(rec.stdout));
+    if (rec.stderr) out.push("  stderr:", indent(rec.stderr));
+    if (rec.error) out.push(`  error: ${rec.error}`);
+  }
+  const o = r.outcome;
+  out.push("", "Merged result:");
+  const decision =
+    event === "PreToolUse"
+      ? (o.permissionDecision ?? "none (normal permission flow)")
+      : EVENT_SPECS[event].canBlock || event.startsWith("PostToolUse")
+        ? o.blocked
+          ? "block"
+          : "none"
+        : "none (this event cannot block)";
+  out.push(`  decision: ${decision}`);
+  if (o.blocked && o.blockReason) out.push(`  reason: ${o.blockReason}`);
+  else if (o.permissionDecisionReason) out.push(`  reason: ${o.permissionDecisionReason}`);
+  if (o.updatedInput) out.push(`  updatedInput: ${JSON.stringify(o.updatedInput)}`);
+  for (const c of o.additionalContext) out.push(`  additionalContext: ${c}`);
+  for (const m of o.systemMessages) out.push(`  systemMessage: ${m}`);
+  if (o.stop) out.push(`  continue: false${o.stopReason ? ` (${o.stopReason})` : ""}`);
+  return `${out.join("\n")}\n`;
+}

@@ -1,0 +1,316 @@
+import { statSync } from "node:fs";
+import { basename } from "node:path";
+import { parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
+import { CODE_FLAGS, EXEC_STRING, isReadOnlyCommand, pathArgs, renderArgv, SAFE_ENV, SHELLS, unwrap } from "./bash-words.ts";
+import { isInside, isProtectedPath, type ResolvedPath, resolvePath, ruleMayCoverInside } from "./paths.ts";
+import { findBashRule, findPathRule, type RuleSet } from "./rule-set.ts";
+import type { PermissionDecision, PermissionMode, PermissionRule } from "./types.ts";
+
+export type BashContext = {
+  set: RuleSet;
+  cwd: string;
+  home: string;
+  env: Record<string, string | undefined>;
+  workingDirs: string[];
+  mode: PermissionMode;
+};
+
+/** One command the shell would run, after wrappers, nested shells, xargs and find -exec were opened up. */
+type Unit = { argv: ShellWord[]; allowArgv: ShellWord[]; allowAssigns: string[]; raw: string; cmd: SimpleCommand; implicitArgs: boolean; opaque?: string };
+
+const MAX_PARTS = 50;
+const DEV_FILES = /^\/dev\/(null|stdout|stderr|tty|fd\/[012])$/;
+const WRITE_OPS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
+// Not rm (irreversible) and not sed (its `e` command runs shell code).
+const ACCEPT_EDITS_CMDS = new Set(["mkdir", "touch", "mv", "cp", "ln"]);
+const CRITICAL = (home: string) => new Set(["/", home, "/home", "/etc", "/usr", "/bin", "/sbin", "/lib", "/var", "/boot", "/root", "/opt", "/dev", "/proc", "/sys"]);
+
+/** `hard` asks come from a safety check (a deny rule that cannot be proven safe, a protected path): no allow rule, hook or mode lifts them. */
+type Verdict = { behavior: "allow" | "ask" | "deny"; reason: string; rule?: PermissionRule; unmatched?: boolean; hard?: boolean };
+
+function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out: Unit[]): string | undefined {
+  for (const cmd of cmds) {
+    const d = unwrap(cmd.argv, true);
+    const a = unwrap(cmd.argv, false);
+    const safeAssigns = cmd.assigns.map((x) => x.name).filter((n) => !SAFE_ENV.test(n));
+    const unit: Unit = { argv: d.argv, allowArgv: a.argv, allowAssigns: [...safeAssigns, ...a.assigns.filter((n) => !SAFE_ENV.test(n))], raw: cmd.raw, cmd, implicitArgs: d.implicitArgs };
+    out.push(unit);
+    const name = d.argv[0]?.static ? basename(d.argv[0].value) : "";
+    const rest = d.argv.slice(1);
+    const nested = (script: ShellWord | string | undefined, what: string) => {
+      if (depth > 4) return `${what} nested too deep`;
+      if (script === undefined) return `${what} with no script`;
+      const text = typeof script === "string" ? script : script.static ? script.value : undefined;
+      if (text === undefined) {
+        unit.opaque = `${what} runs a script built at run time`;
+        return;
+      }
+      const r = parseShell(text, { env: ctx.env, home: ctx.home });
+      if (!r.ok) return `${what}: ${r.reason}`;
+      return expandUnits(r.commands, ctx, depth + 1, out);
+    };
+    let err: string | undefined;
+    if (SHELLS.has(name)) {
+      const ci = rest.findIndex((x) => x.static && /^-[a-z]*c[a-z]*$/.test(x.value));
+      if (ci >= 0) err = nested(rest[ci + 1], `${name} -c`);
+      else if (rest.every((x) => x.static && x.value.startsWith("-"))) {
+        const hd = cmd.redirects.find((r) => r.op.startsWith("<<"));
+        if (hd?.op === "<<<") err = nested(hd.target, `${name} <<<`);
+        else if (hd?.heredoc !== undefined) err = nested(hd.heredoc, `${name} <<`);
+        else unit.opaque = `${name} reads its script from standard input`;
+      }
+    } else if (EXEC_STRING[name]) {
+      const how = EXEC_STRING[name]!;
+      if (how === "all") {
+        const pos = rest.filter((x) => !(x.static && x.value.startsWith("-")));
+        if (!pos.every((x) => x.static)) unit.opaque = `${name} runs a command built at run time`;
+        else if (pos.length) err = nested(pos.map((x) => x.value).join(" "), name);
+      } else {
+        const ci = rest.findIndex((x) => x.static && x.value === how);
+        if (ci >= 0) err = nested(rest[ci + 1], `${name} ${how}`);
+      }
+    } else if (name === "eval") {
+      err = rest.every((x) => x.static) ? nested(rest.map((x) => x.value).join(" "), "eval") : nested(rest[0] ?? "", "eval");
+      if (!rest.every((x) => x.static)) unit.opaque = "eval of a string built at run time";
+    } else if (name === "find") {
+      for (let i = 0; i < rest.length; i++) {
+        if (/^-(exec|execdir|ok|okdir)$/.test(rest[i]!.value)) {
+          const end = rest.findIndex((x, j) => j > i && (x.value === ";" || x.value === "+"));
+          const sub = rest.slice(i + 1, end < 0 ? undefined : end);
+          const inner = unwrap(sub, true);
+          out.push({ argv: inner.argv, allowArgv: sub, allowAssigns: [], raw: renderArgv(sub, true), cmd, implicitArgs: true });
+        }
+      }
+    } else if (CODE_FLAGS[name]) {
+      const fi = rest.findIndex((x) => CODE_FLAGS[name]!.includes(x.value));
+      if (fi >= 0 && !rest[fi + 1]?.static) unit.opaque = `${name} runs code built at run time`;
+    }
+    if (err) return err;
+  }
+  return undefined;
+}
+
+/** Quoted strings in inline code (`python -c "open('.env')"`) that may name files. */
+function codeStrings(argv: ShellWord[]): string[] {
+  const name = argv[0]?.static ? basename(argv[0].value) : "";
+  const flags = CODE_FLAGS[name];
+  const code: string[] = [];
+  if (flags) argv.forEach((x, i) => i > 0 && flags.includes(argv[i - 1]!.value) && x.static && code.push(x.value));
+  if (name === "awk" || name === "gawk" || name === "sed") argv.slice(1).forEach((x) => x.static && !x.value.startsWith("-") && code.push(x.value));
+  return code.flatMap((c) => [...c.matchAll(/["']([^"'\s]+)["']|<\s*([^\s;|]+)/g)].map((m) => (m[1] ?? m[2])!));
+}
+
+const isDirectory = (p: string) => {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/** Directories a command reads recursively (`grep -r`, `rg`, `cp -r`, `tar`, ...): undefined when it does not recurse. */
+function recursiveTargets(argv: ShellWord[], name: string): ShellWord[] | undefined {
+  const flags = argv.slice(1).filter((x) => x.static && x.value.startsWith("-")).map((x) => x.value);
+  const short = (c: string) => flags.some((f) => /^-[^-]/.test(f) && f.includes(c));
+  const recursive =
+    ["rg", "ag", "ack", "tar", "rsync", "zip", "7z"].includes(name)
+      ? true
+      : ["grep", "egrep", "fgrep"].includes(name)
+        ? short("r") || short("R") || flags.some((f) => /^--(recursive|dereference-recursive|directories=recurse)$/.test(f))
+        : ["cp", "scp"].includes(name)
+          ? short("r") || short("R") || short("a") || flags.some((f) => f === "--recursive" || f === "--archive")
+          : false;
+  if (!recursive) return undefined;
+  return pathArgs(argv);
+}
+
+function expandGlob(pattern: string, cwd: string): string[] | undefined {
+  try {
+    const out: string[] = [];
+    for (const f of new Bun.Glob(pattern).scanSync({ cwd, dot: true, onlyFiles: false, followSymlinks: false, absolute: true })) {
+      out.push(f);
+      if (out.length > 2000) return undefined;
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Decides a Bash command: every simple command it would run must be allowed; any denied part denies the whole.
+ * Never throws. The mode's final say (bypass, dontAsk) is applied by the caller.
+ */
+export function decideBash(command: string, ctx: BashContext): PermissionDecision & { bypassable: boolean } {
+  const set = ctx.set;
+  const whole = command.trim();
+  const exactDeny = findBashRule(set, "deny", [whole]);
+  const parsed = parseShell(command, { env: ctx.env, home: ctx.home });
+  if (!parsed.ok) {
+    if (exactDeny) return { behavior: "deny", reason: `Bash command denied by rule ${exactDeny.text}`, rule: exactDeny, bypassable: false };
+    return { behavior: "ask", reason: `The command could not be parsed (${parsed.reason}), so it needs the user's approval`, bypassable: true };
+  }
+  const units: Unit[] = [];
+  const err = expandUnits(parsed.commands, ctx, 0, units);
+  if (err) return { behavior: exactDeny ? "deny" : "ask", reason: exactDeny ? `denied by rule ${exactDeny.text}` : `The command needs approval: ${err}`, rule: exactDeny, bypassable: !exactDeny };
+  if (units.length > MAX_PARTS) return { behavior: "ask", reason: `The command has ${units.length} parts (more than ${MAX_PARTS}), so it needs the user's approval`, bypassable: true };
+
+  const hasPathDenies = set.pathRules.deny.Read.length + set.pathRules.deny.Edit.length > 0;
+  const wholeAllow = findBashRule(set, "allow", [whole]);
+  const compound = units.length > 1;
+  let cwd = ctx.cwd;
+  let cwdKnown = true;
+  const verdicts: Verdict[] = [];
+  if (exactDeny) verdicts.push({ behavior: "deny", reason: `denied by rule ${exactDeny.text}`, rule: exactDeny });
+  let critical = false;
+
+  for (const u of units) {
+    const denySubjects = [renderArgv(u.argv, false), renderArgv(u.argv, true), u.raw.trim()];
+    if (u.argv[0]?.static && u.argv[0].value.includes("/")) denySubjects.push([basename(u.argv[0].value), ...u.argv.slice(1).map((x) => x.value)].join(" "));
+    const deny = findBashRule(set, "deny", denySubjects);
+    if (deny) {
+      verdicts.push({ behavior: "deny", reason: `denied by rule ${deny.text}`, rule: deny });
+      continue;
+    }
+    // Paths this part reads and writes, resolved against the directory earlier `cd`s moved to.
+    const name = u.argv[0]?.static ? basename(u.argv[0].value) : "";
+    const reads: ShellWord[] = [...pathArgs(u.argv)];
+    const writes: ShellWord[] = [];
+    for (const r of u.cmd.redirects) {
+      if (!r.target || r.op.startsWith("<<")) continue;
+      if (r.op.endsWith("&") || /^(>&|<&)$/.test(r.op)) continue;
+      if (r.target.static && DEV_FILES.test(r.target.value)) continue;
+      if (WRITE_OPS.has(r.op)) writes.push(r.target);
+      else if (r.op === "<") reads.push(r.target);
+    }
+    if (name === "tee") writes.push(...reads.splice(0));
+    for (const s of codeStrings(u.argv)) reads.push({ value: s, raw: s, static: true, glob: false });
+    const readOnly = isReadOnlyCommand(u.argv) && !u.opaque;
+    let partVerdict: Verdict | undefined;
+    let unknownPath: string | undefined = u.implicitArgs && hasPathDenies ? `${name || "xargs"} gets its file names at run time` : undefined;
+    let outside = false;
+    let protectedWrite = false;
+    let writesOk = true;
+    const check = (word: ShellWord, write: boolean, verb: string) => {
+      if (!word.static) {
+        unknownPath ??= `cannot tell which file ${word.raw} names`;
+        return;
+      }
+      if (DEV_FILES.test(word.value)) return;
+      if (!cwdKnown && !word.value.startsWith("/") && !word.value.startsWith("~")) unknownPath ??= `the directory is unknown after a cd to a run-time value`;
+      let list: ResolvedPath[] = [resolvePath(word.value, cwd, ctx.home)];
+      if (word.glob) {
+        const found = expandGlob(word.value, cwd);
+        if (found === undefined) unknownPath ??= `cannot expand ${word.value}`;
+        else list = list.concat(found.map((f) => resolvePath(f, cwd, ctx.home)));
+      }
+      for (const rp of list) {
+        const paths = rp.all;
+        const rule = findPathRule(set, "deny", "Read", paths) ?? (write ? findPathRule(set, "deny", "Edit", paths) : undefined);
+        if (rule) {
+          partVerdict ??= { behavior: "deny", reason: `${name || "the command"} ${verb} ${word.value}, which rule ${rule.text} denies`, rule };
+          return;
+        }
+        const ask = findPathRule(set, "ask", "Read", paths) ?? (write ? findPathRule(set, "ask", "Edit", paths) : undefined);
+        if (ask) partVerdict ??= { behavior: "ask", reason: `${word.value} is covered by ask rule ${ask.text}`, rule: ask };
+        const inside = rp.physical.every((p) => ctx.workingDirs.some((d) => isInside(d, p)));
+        if (!inside) outside = true;
+        if (write && paths.some(isProtectedPath)) protectedWrite = true;
+        if (write && !inside) writesOk = false;
+        if (name === "rm" || name === "rmdir") if (paths.some((p) => CRITICAL(ctx.home).has(p))) critical = true;
+      }
+    };
+    const writeCmd = !readOnly;
+    for (const r of reads) check(r, writeCmd, writeCmd ? "uses" : "reads");
+    for (const wr of writes) check(wr, true, "writes");
+    const recursive = recursiveTargets(u.argv, name);
+    if (recursive && !partVerdict) {
+      const targets = recursive.length ? recursive : [{ value: cwd, raw: ".", static: true, glob: false }];
+      for (const tw of targets) {
+        if (!tw.static) continue;
+        const dir = resolvePath(tw.value, cwd, ctx.home).real;
+        if (!isDirectory(dir)) continue;
+        for (const pr of set.pathRules.deny.Read) {
+          const hit = ruleMayCoverInside(pr.compiled, dir);
+          if (hit === "no") continue;
+          partVerdict = {
+            behavior: "ask",
+            reason: hit === "yes" ? `${name} reads ${tw.raw} recursively, which holds a path rule ${pr.rule.text} denies; search a narrower path` : `${name} reads ${tw.raw} recursively, too big to check against rule ${pr.rule.text}`,
+            rule: pr.rule,
+          };
+          break;
+        }
+        if (partVerdict) break;
+      }
+    }
+    if (name === "cd" || name === "pushd") {
+      const t = u.argv.slice(1).find((x) => !(x.static && /^-[LPe@]+$/.test(x.value)));
+      if (!t) cwd = ctx.home;
+      else if (!t.static || t.value === "-" || (ctx.env.CDPATH && !/^[/.~]/.test(t.value))) cwdKnown = false;
+      else {
+        cwd = resolvePath(t.value, cwd, ctx.home).real;
+        if (!ctx.workingDirs.some((d) => isInside(d, cwd))) outside = true;
+      }
+    }
+    if (partVerdict?.behavior === "deny") {
+      verdicts.push(partVerdict);
+      continue;
+    }
+    if (unknownPath && hasPathDenies && !(name === "echo" || name === "printf")) {
+      verdicts.push({ behavior: "ask", reason: `${unknownPath}, and a deny rule protects some paths`, hard: true });
+      continue;
+    }
+    const ask = findBashRule(set, "ask", denySubjects);
+    if (ask) {
+      verdicts.push({ behavior: "ask", reason: `rule ${ask.text} asks for approval`, rule: ask });
+      continue;
+    }
+    if (partVerdict) {
+      verdicts.push(partVerdict);
+      continue;
+    }
+    if (u.opaque) {
+      verdicts.push({ behavior: "ask", reason: `${u.opaque}, which cannot be checked`, hard: hasPathDenies || set.byList.deny.some((r) => r.toolName === "Bash") });
+      continue;
+    }
+    if (protectedWrite && ctx.mode !== "bypassPermissions") {
+      verdicts.push({ behavior: "ask", reason: `it writes a protected path (.git, .claude, shell rc files ...)`, hard: true });
+      continue;
+    }
+    const allowSubjects = u.allowAssigns.length ? [] : [renderArgv(u.allowArgv, false), renderArgv(u.allowArgv, true)];
+    if (u.argv.length === 0 && writes.length === 0) {
+      verdicts.push({ behavior: "allow", reason: "no command runs" });
+      continue;
+    }
+    const allow = findBashRule(set, "allow", allowSubjects);
+    if (allow && (writesOk || writes.length === 0)) {
+      verdicts.push({ behavior: "allow", reason: `allowed by rule ${allow.text}`, rule: allow });
+      continue;
+    }
+    if (readOnly && writes.length === 0 && !outside) {
+      verdicts.push({ behavior: "allow", reason: `${name || "the command"} is read-only` });
+      continue;
+    }
+    if (ctx.mode === "acceptEdits" && writesOk && !outside && (ACCEPT_EDITS_CMDS.has(name) || readOnly)) {
+      verdicts.push({ behavior: "allow", reason: `acceptEdits mode allows ${name || "redirection"} inside the working directories` });
+      continue;
+    }
+    if (outside) verdicts.push({ behavior: "ask", reason: `${name} touches paths outside the working directories` });
+    else verdicts.push({ behavior: "ask", reason: `no rule allows ${renderArgv(u.argv, true).slice(0, 80)}`, unmatched: true });
+  }
+
+  const denied = verdicts.find((v) => v.behavior === "deny");
+  if (denied) return { behavior: "deny", reason: `Permission to run this Bash command was denied: ${denied.reason}.`, rule: denied.rule, bypassable: false };
+  if (critical) return { behavior: "ask", reason: "The command removes a critical path (/, home or a system directory) and always needs the user's approval.", bypassable: false };
+  const asked = verdicts.find((v) => v.behavior === "ask" && (v.rule || v.hard));
+  if (asked) return { behavior: "ask", reason: `This Bash command needs approval: ${asked.reason}.`, rule: asked.rule, bypassable: false };
+  // An exact allow of the whole command stands in for per-part rules, never for a safety check.
+  const onlyUnmatched = verdicts.every((v) => v.behavior === "allow" || v.unmatched);
+  if (wholeAllow && onlyUnmatched && (!compound || !wholeAllow.specifier!.includes("*"))) return { behavior: "allow", reason: `allowed by rule ${wholeAllow.text}`, rule: wholeAllow, bypassable: true };
+  const pending = verdicts.find((v) => v.behavior === "ask");
+  if (pending) return { behavior: "ask", reason: `This Bash command needs approval: ${pending.reason}.`, bypassable: true };
+  const byRule = verdicts.find((v) => v.rule);
+  const other = [...new Set(verdicts.map((v) => v.reason).filter((r) => !r.endsWith("is read-only") && r !== "no command runs"))];
+  const reason = byRule ? byRule.reason : other.length ? other.join("; ") : "every part of the command is read-only";
+  return { behavior: "allow", reason, rule: byRule?.rule, bypassable: true };
+}

@@ -1,0 +1,241 @@
+// mvdan-sh is the GopherJS build of mvdan/sh (the Go shell parser behind shfmt): a real bash AST in plain
+// JavaScript, no native addon or wasm. Required lazily so startup does not pay for it until a Bash call.
+type ShNode = { Pos(): { Offset(): number }; End(): { Offset(): number } } & Record<string, any>;
+type ShSyntax = {
+  NewParser(...opts: unknown[]): { Parse(src: string, name: string): ShNode };
+  NodeType(n: ShNode): string;
+  Walk(n: ShNode, fn: (n: ShNode | null) => boolean): void;
+};
+let syntaxCache: ShSyntax | undefined;
+function sh(): ShSyntax {
+  // A plain require() call so `bun build --compile` bundles the module (createRequire would look on disk at run time).
+  if (!syntaxCache) syntaxCache = (require("mvdan-sh") as { syntax: ShSyntax }).syntax;
+  return syntaxCache;
+}
+
+/** Loads the parser ahead of the first Bash permission check (it costs ~0.2 s in a compiled binary). Never throws. */
+export function warmShellParser(): void {
+  try {
+    sh();
+  } catch {}
+}
+
+/** One shell word after quote removal. `static` false means its value depends on run time (`$x`, `$(...)`, `$((...))`). */
+export type ShellWord = { value: string; raw: string; static: boolean; glob: boolean };
+export type ShellRedirect = { op: string; fd?: string; target?: ShellWord; heredoc?: string };
+/** One simple command, wherever it sat in the script (inside `$(...)`, subshells, loops, functions ...). */
+export type SimpleCommand = {
+  argv: ShellWord[];
+  assigns: { name: string; value?: ShellWord }[];
+  redirects: ShellRedirect[];
+  /** Source text of the command, redirections included. */
+  raw: string;
+  /** Nesting: "top" for a command of the script itself, "subst" inside `$(...)`, backticks or `<(...)`. */
+  origin: "top" | "subst";
+  /** The working directory change this command makes (`cd X`), resolved later. */
+};
+export type ParseResult = { ok: true; commands: SimpleCommand[] } | { ok: false; reason: string };
+
+const GLOB_CHARS = /(^|[^\\])[*?[]/;
+
+type Ctx = { buf: Buffer; vars: Map<string, string>; env: Record<string, string | undefined>; home: string; out: SimpleCommand[]; depth: number };
+
+const rawOf = (ctx: Ctx, n: ShNode) => ctx.buf.subarray(n.Pos().Offset(), n.End().Offset()).toString("utf8");
+
+function unescapeUnquoted(s: string): string {
+  return s.replace(/\\\n/g, "").replace(/\\(.)/gs, "$1");
+}
+function unescapeDouble(s: string): string {
+  return s.replace(/\\\n/g, "").replace(/\\([$`"\\])/g, "$1");
+}
+
+function paramValue(ctx: Ctx, p: ShNode): string | undefined {
+  if (p.Excl || p.Length || p.Width || p.Index || p.Slice || p.Repl || p.Exp || p.Names) return undefined;
+  const name: string | undefined = p.Param?.Value;
+  if (!name) return undefined;
+  if (ctx.vars.has(name)) return ctx.vars.get(name);
+  if (name === "HOME") return ctx.home;
+  // The shell sets these itself from where it runs, not from our environment.
+  if (name === "PWD" || name === "OLDPWD" || name === "CDPATH") return undefined;
+  const v = ctx.env[name];
+  return typeof v === "string" ? v : undefined;
+}
+
+function wordOf(ctx: Ctx, w: ShNode): ShellWord {
+  const s = sh();
+  let value = "";
+  let isStatic = true;
+  let glob = false;
+  const parts: ShNode[] = w.Parts ?? [];
+  parts.forEach((part, i) => {
+    const t = s.NodeType(part);
+    if (t === "Lit") {
+      let v: string = part.Value;
+      if (GLOB_CHARS.test(v) || /\{[^}]*(,|\.\.)[^}]*\}/.test(v)) glob = true;
+      v = unescapeUnquoted(v);
+      if (i === 0 && (v === "~" || v.startsWith("~/"))) v = ctx.home + v.slice(1);
+      else if (i === 0 && v.startsWith("~")) isStatic = false;
+      value += v;
+    } else if (t === "SglQuoted") {
+      if (part.Dollar && /\\/.test(part.Value)) isStatic = false;
+      value += part.Value;
+    } else if (t === "DblQuoted") {
+      for (const q of part.Parts ?? []) {
+        const qt = s.NodeType(q);
+        if (qt === "Lit") value += unescapeDouble(q.Value);
+        else if (qt === "ParamExp") {
+          const v = paramValue(ctx, q);
+          if (v === undefined) isStatic = false;
+          else value += v;
+        } else isStatic = false;
+      }
+    } else if (t === "ParamExp") {
+      const v = paramValue(ctx, part);
+      if (v === undefined) isStatic = false;
+      else value += v;
+    } else isStatic = false;
+  });
+  return { value, raw: rawOf(ctx, w), static: isStatic, glob };
+}
+
+/** Finds `$(...)`, backticks and `<(...)` inside a node and collects their commands too. */
+function collectNested(ctx: Ctx, n: ShNode | null | undefined): void {
+  if (!n) return;
+  const s = sh();
+  s.Walk(n, (c) => {
+    if (!c) return true;
+    const t = s.NodeType(c);
+    if (t === "CmdSubst" || t === "ProcSubst") {
+      collectStmts(ctx, c.Stmts ?? [], "subst");
+      return false;
+    }
+    return true;
+  });
+}
+
+function redirectOf(ctx: Ctx, r: ShNode): ShellRedirect {
+  const wordStart = r.Word ? r.Word.Pos().Offset() : r.End().Offset();
+  const op = ctx.buf.subarray(r.OpPos.Offset(), wordStart).toString("utf8").trim();
+  const out: ShellRedirect = { op };
+  if (r.N?.Value) out.fd = r.N.Value;
+  if (r.Word) out.target = wordOf(ctx, r.Word);
+  if (r.Hdoc) out.heredoc = rawOf(ctx, r.Hdoc);
+  return out;
+}
+
+function collectStmts(ctx: Ctx, stmts: (ShNode | null)[], origin: SimpleCommand["origin"]): void {
+  for (const st of stmts) if (st) collectStmt(ctx, st, origin);
+}
+
+function collectStmt(ctx: Ctx, st: ShNode, origin: SimpleCommand["origin"]): void {
+  const s = sh();
+  const redirs: ShNode[] = (st.Redirs ?? []).filter(Boolean);
+  for (const r of redirs) {
+    collectNested(ctx, r.Word);
+    collectNested(ctx, r.Hdoc);
+  }
+  const cmd: ShNode | null = st.Cmd;
+  const redirects = redirs.map((r) => redirectOf(ctx, r));
+  if (!cmd) {
+    // A bare redirection (`> file`, `< file`) is still a file access.
+    if (redirects.length) ctx.out.push({ argv: [], assigns: [], redirects, raw: rawOf(ctx, st), origin });
+    return;
+  }
+  const t = s.NodeType(cmd);
+  switch (t) {
+    case "CallExpr": {
+      const assigns = (cmd.Assigns ?? []).filter(Boolean).map((a: ShNode) => {
+        collectNested(ctx, a.Value);
+        return { name: a.Name?.Value ?? "", value: a.Value ? wordOf(ctx, a.Value) : undefined };
+      });
+      const args: ShNode[] = (cmd.Args ?? []).filter(Boolean);
+      for (const a of args) collectNested(ctx, a);
+      const argv = args.map((a) => wordOf(ctx, a));
+      // A statement of pure assignments sets shell variables later words may use (`F=.env; cat $F`).
+      if (argv.length === 0) for (const a of assigns) if (a.value?.static) ctx.vars.set(a.name, a.value.value);
+        else ctx.vars.delete(a.name);
+      ctx.out.push({ argv, assigns, redirects, raw: rawOf(ctx, st), origin });
+      return;
+    }
+    case "BinaryCmd":
+      if (cmd.X) collectStmt(ctx, cmd.X, origin);
+      if (cmd.Y) collectStmt(ctx, cmd.Y, origin);
+      break;
+    case "Subshell":
+    case "Block":
+      collectStmts(ctx, cmd.Stmts ?? [], origin);
+      break;
+    case "IfClause": {
+      for (let c: ShNode | null = cmd; c; c = c.Else) {
+        collectStmts(ctx, c.Cond ?? [], origin);
+        collectStmts(ctx, c.Then ?? [], origin);
+      }
+      break;
+    }
+    case "WhileClause":
+      collectStmts(ctx, cmd.Cond ?? [], origin);
+      collectStmts(ctx, cmd.Do ?? [], origin);
+      break;
+    case "ForClause":
+      collectNested(ctx, cmd.Loop);
+      // The loop variable's value is unknown to later words.
+      if (cmd.Loop?.Name?.Value) ctx.vars.delete(cmd.Loop.Name.Value);
+      collectStmts(ctx, cmd.Do ?? [], origin);
+      break;
+    case "CaseClause":
+      collectNested(ctx, cmd.Word);
+      for (const item of cmd.Items ?? []) if (item) collectStmts(ctx, item.Stmts ?? [], origin);
+      break;
+    case "FuncDecl":
+      if (cmd.Body) collectStmt(ctx, cmd.Body, origin);
+      break;
+    case "TimeClause":
+    case "CoprocClause":
+      if (cmd.Stmt) collectStmt(ctx, cmd.Stmt, origin);
+      break;
+    case "DeclClause": {
+      collectNested(ctx, cmd);
+      const variant: string = cmd.Variant?.Value ?? "declare";
+      const argv: ShellWord[] = [{ value: variant, raw: variant, static: true, glob: false }];
+      const assigns: SimpleCommand["assigns"] = [];
+      for (const a of (cmd.Args ?? []).filter(Boolean) as ShNode[]) {
+        if (a.Naked && a.Value) argv.push(wordOf(ctx, a.Value));
+        else if (a.Naked && a.Name) argv.push({ value: a.Name.Value, raw: a.Name.Value, static: true, glob: false });
+        else {
+          const value = a.Value ? wordOf(ctx, a.Value) : undefined;
+          assigns.push({ name: a.Name?.Value ?? "", value });
+          if (value?.static) ctx.vars.set(a.Name?.Value ?? "", value.value);
+          else ctx.vars.delete(a.Name?.Value ?? "");
+        }
+      }
+      ctx.out.push({ argv, assigns, redirects, raw: rawOf(ctx, st), origin });
+      break;
+    }
+    case "TestClause":
+    case "ArithmCmd":
+    case "LetClause":
+      collectNested(ctx, cmd);
+      // Tests and arithmetic run no program, but their redirections still touch files.
+      if (redirects.length) ctx.out.push({ argv: [], assigns: [], redirects, raw: rawOf(ctx, st), origin });
+      break;
+    default:
+      throw new Error(`unsupported shell construct ${t}`);
+  }
+}
+
+/**
+ * Parses a bash command into every simple command it would run. Never throws: a syntax error or an
+ * unsupported construct comes back as `{ ok: false, reason }` (callers ask the user then).
+ */
+export function parseShell(command: string, opts: { env: Record<string, string | undefined>; home: string; vars?: Map<string, string> }): ParseResult {
+  const ctx: Ctx = { buf: Buffer.from(command, "utf8"), vars: opts.vars ?? new Map(), env: opts.env, home: opts.home, out: [], depth: 0 };
+  try {
+    const file = sh().NewParser().Parse(command, "command");
+    collectStmts(ctx, file.Stmts ?? [], "top");
+    return { ok: true, commands: ctx.out };
+  } catch (e) {
+    const err = e as { Error?: () => string; message?: string };
+    const msg = typeof err?.Error === "function" ? err.Error() : (err?.message ?? String(e));
+    return { ok: false, reason: msg };
+  }
+}

@@ -1,0 +1,196 @@
+import { basename } from "node:path";
+import type { ShellWord } from "./bash-parse.ts";
+
+/** Env vars an allow rule may look past (internals §9.1); deny and ask rules look past every assignment. */
+export const SAFE_ENV = /^(GO\w*|RUST_\w+|CARGO_\w+|NODE_ENV|NODE_OPTIONS_SAFE|PYTHON\w*|LANG|LANGUAGE|LC_\w+|TERM|NO_COLOR|FORCE_COLOR|TZ|CI|DEBUG|RUST_LOG|RUST_BACKTRACE)$/;
+
+export type Unwrapped = { argv: ShellWord[]; assigns: string[]; implicitArgs: boolean; chdir?: string };
+
+const w = (value: string): ShellWord => ({ value, raw: value, static: true, glob: false });
+
+/**
+ * Strips wrappers (`timeout`, `time`, `nice`, `nohup`, `stdbuf`, `command`, `builtin`, `noglob`, `exec`, `env VAR=x`,
+ * and `xargs`) so rules see the program that really runs. `forDeny` also strips `sudo`/`doas` and xargs flags.
+ */
+export function unwrap(argv: ShellWord[], forDeny: boolean): Unwrapped {
+  let a = argv.slice();
+  const assigns: string[] = [];
+  let implicitArgs = false;
+  let chdir: string | undefined;
+  for (let guard = 0; guard < 20 && a.length; guard++) {
+    const name = a[0]?.static ? basename(a[0].value) : "";
+    const rest = a.slice(1);
+    const skipFlags = (withValue: string[], bare: RegExp = /^-/) => {
+      let i = 0;
+      while (i < rest.length && rest[i]?.static && bare.test(rest[i]!.value)) {
+        const f = rest[i]!.value;
+        if (f === "--") return i + 1;
+        i += withValue.includes(f) ? 2 : 1;
+      }
+      return i;
+    };
+    if (name === "timeout") {
+      const i = skipFlags(["-s", "--signal", "-k", "--kill-after"]);
+      a = rest.slice(i + 1);
+    } else if (name === "time" || name === "nohup" || name === "builtin" || name === "noglob" || name === "exec") {
+      a = rest.slice(skipFlags([]));
+    } else if (name === "nice") {
+      a = rest.slice(skipFlags(["-n", "--adjustment"]));
+    } else if (name === "stdbuf") {
+      a = rest.slice(skipFlags(["-o", "-e", "-i"]));
+    } else if (name === "command") {
+      if (rest[0]?.value === "-v" || rest[0]?.value === "-V") break;
+      a = rest.slice(skipFlags([]));
+    } else if (name === "env") {
+      let i = 0;
+      for (; i < rest.length; i++) {
+        const v = rest[i]!;
+        if (!v.static) break;
+        if (v.value === "-u" || v.value === "--unset") i++;
+        else if (v.value === "-C" || v.value === "--chdir") chdir = rest[++i]?.value;
+        else if (v.value === "-S" || v.value === "--split-string" || v.value.startsWith("--split-string=") || /^-S./.test(v.value)) {
+          // `env -S "cat .env"` splits one string into the command line.
+          const str = v.value.startsWith("--split-string=") ? v.value.slice(15) : /^-S./.test(v.value) ? v.value.slice(2) : (rest[++i]?.value ?? "");
+          const split = str.split(/\s+/).filter(Boolean).map(w);
+          rest.splice(0, i + 1, ...split);
+          i = -1;
+          continue;
+        }
+        else if (v.value === "--") {
+          i++;
+          break;
+        } else if (/^-/.test(v.value)) continue;
+        else if (/^[A-Za-z_]\w*=/.test(v.value)) assigns.push(v.value.split("=")[0]!);
+        else break;
+      }
+      if (i >= rest.length) break;
+      a = rest.slice(i);
+    } else if (name === "busybox" && rest[0]?.static && !SHELLS.has(rest[0].value)) {
+      a = rest;
+    } else if (["setsid", "ionice", "chrt", "taskset", "unbuffer", "strace", "ltrace"].includes(name) && forDeny) {
+      a = rest.slice(skipFlags(["-c", "-n", "-p", "-o", "-e", "-s"]));
+      if ((name === "chrt" || name === "taskset") && a.length > 1) a = a.slice(1);
+    } else if (forDeny && (name === "sudo" || name === "doas")) {
+      a = rest.slice(skipFlags(["-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t"]));
+    } else if (name === "xargs") {
+      const i = skipFlags(["-I", "-n", "-L", "-P", "-d", "-E", "-s", "-a", "--max-args", "--max-procs", "--delimiter", "--arg-file"]);
+      if (i > 0 && !forDeny) break;
+      implicitArgs = true;
+      a = rest.slice(i);
+    } else break;
+  }
+  return { argv: a, assigns, implicitArgs, chdir };
+}
+
+/** Renders argv as a subject for rule matching: static words bare (quoted when needed), dynamic words as written. */
+export function renderArgv(argv: ShellWord[], quote: boolean): string {
+  return argv
+    .map((x) => {
+      if (!x.static) return x.raw;
+      if (!quote) return x.value;
+      return /^[\w@%+=:,./~^-]+$/.test(x.value) ? x.value : `'${x.value.replace(/'/g, `'\\''`)}'`;
+    })
+    .join(" ");
+}
+
+/** Commands that run without asking when their arguments stay inside the working directories (contracts §3.1). */
+const READ_ONLY = new Set([
+  "ls", "cat", "echo", "printf", "pwd", "head", "tail", "grep", "egrep", "fgrep", "rg", "wc", "diff", "stat", "du", "df", "cd",
+  "file", "which", "type", "true", "false", "basename", "dirname", "realpath", "readlink", "date", "whoami", "id", "uname",
+  "hostname", "tree", "cut", "tr", "nl", "od", "test", "[", "cmp", "comm", "md5sum", "sha1sum", "sha256sum", "sha512sum",
+  "seq", "sleep", "column", "printenv", "uniq", "sort", "jq", "find", "git", "pushd", "popd", "less", "more",
+]);
+const GIT_READ_ONLY = new Set(["status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog", "grep", "ls-tree", "cat-file", "branch", "tag", "remote", "config", "stash", "reflog", "merge-base", "rev-list", "show-ref", "whatchanged"]);
+const FIND_ACTIONS = /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/;
+
+/** True when the unwrapped command only reads. Never throws. */
+export function isReadOnlyCommand(argv: ShellWord[]): boolean {
+  if (argv.length === 0) return true;
+  if (argv.some((x) => !x.static)) {
+    // A dynamic word may still be harmless for echo/printf; anywhere else it could become a flag like -exec.
+    const n = argv[0]!.value;
+    if (!(argv[0]!.static && (n === "echo" || n === "printf"))) return false;
+  }
+  const name = argv[0]!.value;
+  if (!READ_ONLY.has(name)) return false;
+  const args = argv.slice(1).map((x) => x.value);
+  switch (name) {
+    case "find":
+      return !args.some((x) => FIND_ACTIONS.test(x));
+    case "sort":
+      return !args.some((x) => x === "-o" || x.startsWith("--output") || x.startsWith("--compress-program") || /^-[a-zA-Z]*o/.test(x));
+    case "uniq":
+      return args.filter((x) => !x.startsWith("-")).length <= 1;
+    case "rg":
+      return !args.some((x) => x.startsWith("--pre"));
+    case "git": {
+      let i = 0;
+      while (i < args.length && args[i]!.startsWith("-")) {
+        if (args[i] === "-c" || args[i]!.startsWith("--exec-path") || args[i]!.startsWith("--config-env")) return false;
+        i += args[i] === "-C" || args[i] === "--git-dir" || args[i] === "--work-tree" ? 2 : 1;
+      }
+      const sub = args[i];
+      const subArgs = args.slice(i + 1);
+      if (!sub || !GIT_READ_ONLY.has(sub)) return false;
+      if (subArgs.some((x) => x.startsWith("--output") || x.startsWith("--ext-diff") || x === "--textconv")) return false;
+      const positional = subArgs.filter((x) => !x.startsWith("-"));
+      if (sub === "branch") return positional.length === 0 && !subArgs.some((x) => /^-(d|D|m|M|c|C|f|u)$|^--(delete|move|copy|force|set-upstream|unset-upstream|edit-description)/.test(x));
+      if (sub === "tag") return positional.length === 0 || subArgs.includes("-l") || subArgs.includes("--list");
+      if (sub === "remote") return positional.length === 0 || (positional[0] === "show" || positional[0] === "get-url");
+      if (sub === "config") return subArgs.some((x) => x === "--get" || x === "--list" || x === "-l" || x === "--get-all" || x === "--get-regexp");
+      if (sub === "stash") return positional[0] === "list" || positional[0] === "show";
+      if (sub === "reflog") return positional.length === 0 || positional[0] === "show";
+      return true;
+    }
+    default:
+      return true;
+  }
+}
+
+/** Commands whose arguments are not files they open (so `echo .env` is not a read of .env). */
+export const NO_FILE_ARGS = new Set(["echo", "printf", "true", "false", "test", "[", "cd", "pushd", "popd", "sleep", "seq", "which", "type", "date", "basename", "dirname", "export", "declare", "local", "readonly", "typeset", "unset", "hostname", "whoami", "id", "uname", "printenv", "kill", "exit", "return", "set", "shift", "wait", "git"]);
+
+/** Positional arguments that may be paths the command opens. */
+export function pathArgs(argv: ShellWord[]): ShellWord[] {
+  const name = argv[0]?.static ? basename(argv[0].value) : "";
+  if (name === "git") {
+    // `git show HEAD:.env` and `git cat-file -p :secret` print file contents.
+    return argv.slice(2).flatMap((x) => (x.static && /^[^-][^:]*:./.test(x.value) && !x.value.includes("://") ? [w(x.value.slice(x.value.indexOf(":") + 1))] : []));
+  }
+  if (NO_FILE_ARGS.has(name)) return [];
+  const out: ShellWord[] = [];
+  let patternSkipped = !["grep", "egrep", "fgrep", "rg", "sed", "awk", "gawk", "jq"].includes(name);
+  let endOfFlags = false;
+  for (let i = 1; i < argv.length; i++) {
+    const x = argv[i]!;
+    if (x.static && !endOfFlags && x.value === "--") {
+      endOfFlags = true;
+      continue;
+    }
+    if (x.static && !endOfFlags && x.value.startsWith("-")) {
+      if (name === "find") break;
+      if (/^-(e|f)$|^--(regexp|file|expression)$/.test(x.value) && !patternSkipped) {
+        patternSkipped = true;
+        if (x.value === "-f" || x.value === "--file") out.push(argv[i + 1] ?? w(""));
+        i++;
+      }
+      const eq = x.value.indexOf("=");
+      if (x.value.startsWith("--") && eq > 0) out.push(w(x.value.slice(eq + 1)));
+      continue;
+    }
+    if (!patternSkipped) {
+      patternSkipped = true;
+      continue;
+    }
+    out.push(x);
+  }
+  return out.filter((x) => !(x.static && x.value === ""));
+}
+
+/** Interpreters whose inline code (`-c`, `-e`) may open files: their code is searched for denied names. */
+export const CODE_FLAGS: Record<string, string[]> = {
+  python: ["-c"], python3: ["-c"], node: ["-e", "--eval", "-p", "--print"], bun: ["-e", "--eval"], perl: ["-e", "-E"], ruby: ["-e"], php: ["-r"],
+};
+export const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox"]);
+/** Programs that run a command given as one string: the flag that carries it, or "all" for every positional joined. */
+export const EXEC_STRING: Record<string, string> = { watch: "all", su: "-c", runuser: "-c", script: "-c", flock: "-c", fish: "-c", tmux: "all", screen: "all" };

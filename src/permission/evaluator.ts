@@ -1,0 +1,184 @@
+import { homedir } from "node:os";
+import type { LoadedSettings } from "../config/load.ts";
+import { decideBash } from "./bash-check.ts";
+import { grepExcludeGlobs, isInside, isProtectedPath, resolvePath } from "./paths.ts";
+import { canonicalToolName } from "./rule-parse.ts";
+import { buildRuleSet, domainMatches, findPathRule, paramSpecMatches, type RuleList, type RuleSet, wholeToolRule } from "./rule-set.ts";
+import { PERMISSION_MODES, type PermissionDecision, type PermissionEvaluator, type PermissionMode, type PermissionQuery, type PermissionRule } from "./types.ts";
+
+export type EvaluatorOptions = {
+  settings: LoadedSettings;
+  mode?: PermissionMode;
+  cwd: string;
+  addDirs?: string[];
+  allowedTools?: string[];
+  disallowedTools?: string[];
+  env?: Record<string, string | undefined>;
+  /** The validated auto-memory dir(s): file tools may write there without asking (deny rules still apply). */
+  autoAllowWriteDirs?: string[];
+  toolInfo?: (name: string) => { readOnly?: boolean } | undefined;
+};
+
+export type Evaluator = PermissionEvaluator & {
+  rules: PermissionRule[];
+  workingDirectories: string[];
+  /** Problems found while reading rules (bad rule skipped), each naming file and index. */
+  warnings: string[];
+  /** ripgrep `--glob` exclusions (`!x`) for a search rooted at `searchDir`, from Read deny rules. Never throws. */
+  grepExcludes(searchDir: string): string[];
+};
+
+const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
+const READ_TOOLS = new Set(["Read", "Glob", "Grep", "NotebookRead", "LS"]);
+
+const pathOf = (tool: string, input: Record<string, unknown>, cwd: string): string | undefined => {
+  const v = tool === "NotebookEdit" ? input.notebook_path : tool === "Glob" || tool === "Grep" || tool === "LS" ? (input.path ?? cwd) : input.file_path;
+  return typeof v === "string" && v !== "" ? v : undefined;
+};
+
+function modeFromSettings(settings: LoadedSettings): PermissionMode | undefined {
+  let mode: PermissionMode | undefined;
+  for (const s of settings.sources) {
+    const m = s.settings.permissions?.defaultMode;
+    if (!m) continue;
+    // Escalating modes are not taken from committed project settings (contracts §2.2).
+    if (s.level === "project" && (m === "bypassPermissions" || m === "auto")) continue;
+    if (s.level === "local" && m === "auto") continue;
+    mode = m === "manual" ? "default" : m;
+  }
+  return mode;
+}
+
+/**
+ * Builds the one evaluator for a session. Never throws: an unparsable rule is skipped and listed in
+ * `warnings` with its file and index. `decide` never throws either.
+ */
+export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
+  const env = opts.env ?? process.env;
+  const home = env.HOME ?? homedir();
+  const real = (p: string, base: string) => resolvePath(p, base, home).real;
+  const cwd = real(opts.cwd, "/");
+  const set: RuleSet = buildRuleSet({ settings: opts.settings, cwd, home, allowedTools: opts.allowedTools, disallowedTools: opts.disallowedTools });
+  let mode: PermissionMode = opts.mode ?? modeFromSettings(opts.settings) ?? "default";
+  if (!PERMISSION_MODES.includes(mode)) mode = "default";
+  const dirs = [cwd];
+  for (const s of opts.settings.sources)
+    for (const d of s.settings.permissions?.additionalDirectories ?? []) dirs.push(real(d, s.ruleRoot));
+  for (const d of opts.addDirs ?? []) dirs.push(real(d, cwd));
+  const workingDirectories = [...new Set(dirs)];
+  const autoDirs = (opts.autoAllowWriteDirs ?? []).map((d) => real(d, cwd));
+  const inWorking = (paths: string[]) => paths.every((p) => workingDirectories.some((d) => isInside(d, p)));
+
+  const toolRule = (list: RuleList, tool: string, input: Record<string, unknown>): PermissionRule | undefined => {
+    const whole = wholeToolRule(set, list, tool);
+    if (whole) return whole;
+    for (const r of set.byList[list]) {
+      if (r.specifier === undefined || r.toolName !== tool) continue;
+      if (list !== "allow" && paramSpecMatches(r.specifier, input)) return r;
+      if (tool === "WebFetch" && typeof input.url === "string" && domainMatches(r.specifier, input.url)) return r;
+      if (tool === "Agent" && typeof input.subagent_type === "string" && r.specifier === input.subagent_type) return r;
+      if (tool === "Skill" && typeof input.skill === "string" && r.specifier === input.skill) return r;
+    }
+    return undefined;
+  };
+
+  const core = (q: PermissionQuery, tool: string): PermissionDecision & { bypassable?: boolean } => {
+    const input = q.input ?? {};
+    const qcwd = q.cwd ? real(q.cwd, cwd) : cwd;
+    const readOnly = q.readOnly || opts.toolInfo?.(tool)?.readOnly === true;
+    // Whole-tool Edit rules govern every editing tool; a whole-tool Read deny also covers Grep/Glob.
+    const family = EDIT_TOOLS.has(tool) ? "Edit" : READ_TOOLS.has(tool) ? "Read" : undefined;
+    const deny = toolRule("deny", tool, input) ?? (family && family !== tool ? wholeToolRule(set, "deny", family) : undefined);
+    if (deny) return { behavior: "deny", reason: `Permission to use ${tool} has been denied by rule ${deny.text}.`, rule: deny };
+    if (EDIT_TOOLS.has(tool) || READ_TOOLS.has(tool)) {
+      const raw = pathOf(tool, input, qcwd);
+      if (raw === undefined) return { behavior: "ask", reason: `${tool} was called without a path` };
+      const rp = resolvePath(raw, qcwd, home);
+      const paths = rp.all;
+      const physical = rp.physical;
+      const edit = EDIT_TOOLS.has(tool);
+      const pdeny = findPathRule(set, "deny", "Read", paths) ?? (edit ? findPathRule(set, "deny", "Edit", paths) : undefined);
+      if (pdeny) return { behavior: "deny", reason: `Permission to ${edit ? "edit" : "read"} ${raw} has been denied by rule ${pdeny.text}.`, rule: pdeny };
+      const ask = toolRule("ask", tool, input) ?? (family && family !== tool ? wholeToolRule(set, "ask", family) : undefined) ?? (edit ? findPathRule(set, "ask", "Edit", paths) : findPathRule(set, "ask", "Read", paths));
+      if (ask) return { behavior: "ask", reason: `Rule ${ask.text} asks before ${tool} on ${raw}.`, rule: ask, bypassable: false };
+      if (mode === "bypassPermissions") return { behavior: "allow", reason: "bypassPermissions mode" };
+      if (edit) {
+        if (mode === "plan") return { behavior: "deny", reason: `Plan mode: do not edit files (${raw}). Finish the plan and exit plan mode with ExitPlanMode first.` };
+        if (autoDirs.some((d) => physical.every((p) => isInside(d, p)))) return { behavior: "allow", reason: "inside the auto-memory directory" };
+        if (paths.some(isProtectedPath))
+          return { behavior: "ask", reason: `${raw} is a protected path (.git, .claude, .vscode, shell rc files ...) and is never edited without approval.`, bypassable: false };
+      }
+      if (q.hookDecision === "allow") return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
+      if (edit) {
+        const allow = wholeToolRule(set, "allow", "Edit") ?? wholeToolRule(set, "allow", tool) ?? findPathRule(set, "allow", "Edit", physical);
+        if (allow) return { behavior: "allow", reason: `allowed by rule ${allow.text}`, rule: allow };
+        if (mode === "acceptEdits" && inWorking(physical)) return { behavior: "allow", reason: "acceptEdits mode allows edits inside the working directories" };
+        return { behavior: "ask", reason: inWorking(physical) ? `Editing ${raw} needs approval.` : `${raw} is outside the working directories (${workingDirectories.join(", ")}).` };
+      }
+      const allow =
+        wholeToolRule(set, "allow", tool) ?? findPathRule(set, "allow", "Read", physical) ?? findPathRule(set, "allow", "Edit", physical);
+      if (allow) return { behavior: "allow", reason: `allowed by rule ${allow.text}`, rule: allow };
+      if (inWorking(physical)) return { behavior: "allow", reason: `${tool} is read-only and ${raw} is inside the working directories` };
+      return { behavior: "ask", reason: `${raw} is outside the working directories (${workingDirectories.join(", ")}).` };
+    }
+    if (tool === "Bash") {
+      const command = typeof input.command === "string" ? input.command : "";
+      const ask = toolRule("ask", tool, input);
+      if (ask) return { behavior: "ask", reason: `Rule ${ask.text} asks before running Bash.`, rule: ask, bypassable: false };
+      const d = decideBash(command, { set, cwd: qcwd, home, env, workingDirs: workingDirectories, mode });
+      if (d.behavior !== "allow" && wholeToolRule(set, "allow", "Bash") && d.bypassable) {
+        const r = wholeToolRule(set, "allow", "Bash")!;
+        return { behavior: "allow", reason: `allowed by rule ${r.text}`, rule: r };
+      }
+      if (d.behavior === "ask" && q.hookDecision === "allow" && d.bypassable) return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
+      return d;
+    }
+    const ask = toolRule("ask", tool, input);
+    if (ask) return { behavior: "ask", reason: `Rule ${ask.text} asks before ${tool}.`, rule: ask, bypassable: false };
+    if (tool === "AskUserQuestion") {
+      // The question itself is the prompt: it needs a user (or a hook that supplies the answers).
+      if (mode === "dontAsk") return { behavior: "deny", reason: "dontAsk mode: there is no user to answer questions; continue with your best judgement." };
+      if (q.hookDecision === "allow") return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
+      return { behavior: "ask", reason: "AskUserQuestion needs a user to answer.", bypassable: false };
+    }
+    if (q.hookDecision === "allow") return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
+    const allow = toolRule("allow", tool, input);
+    if (allow) return { behavior: "allow", reason: `allowed by rule ${allow.text}`, rule: allow };
+    if (readOnly) return { behavior: "allow", reason: `${tool} is read-only` };
+    return { behavior: "ask", reason: `No rule allows ${tool}; it needs the user's approval.` };
+  };
+
+  const decide = (q: PermissionQuery): PermissionDecision => {
+    const tool = canonicalToolName(q.toolName);
+    let d: PermissionDecision & { bypassable?: boolean };
+    try {
+      if (q.hookDecision === "deny") return { behavior: "deny", reason: `A PreToolUse hook denied ${tool}.` };
+      d = core(q, tool);
+    } catch (e) {
+      d = { behavior: "ask", reason: `The permission check failed (${(e as Error).message}); approval needed.` };
+    }
+    if (q.hookDecision === "ask" && d.behavior !== "deny") d = { behavior: "ask", reason: `A PreToolUse hook asked for approval of ${tool}.`, rule: d.rule, bypassable: false };
+    if (d.behavior === "ask" && mode === "bypassPermissions" && d.bypassable !== false) return { behavior: "allow", reason: "bypassPermissions mode" };
+    if (d.behavior === "ask" && mode === "dontAsk")
+      return { behavior: "deny", reason: `dontAsk mode denies anything that would prompt: ${d.reason}`, rule: d.rule };
+    if (d.behavior === "allow" && mode === "plan" && !q.readOnly && EDIT_TOOLS.has(tool))
+      return { behavior: "deny", reason: "Plan mode: do not edit files until the plan is approved." };
+    const { bypassable: _b, ...out } = d;
+    return out;
+  };
+
+  return {
+    get mode() {
+      return mode;
+    },
+    decide,
+    isToolHidden: (toolName: string) => !!wholeToolRule(set, "deny", canonicalToolName(toolName)),
+    rules: set.all,
+    workingDirectories,
+    grepExcludes: (searchDir: string) => {
+      const dir = real(searchDir, cwd);
+      return [...new Set(set.pathRules.deny.Read.flatMap((pr) => grepExcludeGlobs(pr.compiled, dir)))];
+    },
+    warnings: set.warnings,
+  };
+}

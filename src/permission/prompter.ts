@@ -1,0 +1,99 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import type { PermissionDecision } from "./types.ts";
+
+export type PermissionRequest = {
+  toolName: string;
+  input: Record<string, unknown>;
+  decision: PermissionDecision;
+  /** The rule "allow always" would write, e.g. `Bash(npm test:*)` or `Edit(/src/**)`. */
+  suggestedRule?: string;
+};
+export type PromptAnswer = { kind: "allow_once" } | { kind: "allow_always" } | { kind: "deny"; feedback?: string };
+
+/** The interactive surface. `ask` may reject (e.g. the UI closed); callers treat a rejection as deny. */
+export interface Prompter {
+  ask(request: PermissionRequest): Promise<PromptAnswer>;
+}
+
+/** Suggests the allow rule for "allow always": a Bash prefix of program + subcommand, or the file's folder. Pure. */
+export function suggestRule(toolName: string, input: Record<string, unknown>, cwd: string): string | undefined {
+  if (toolName === "Bash" && typeof input.command === "string") {
+    const words = input.command.trim().split(/\s+/);
+    if (!words[0] || /[|&;<>$`()]/.test(input.command)) return undefined;
+    const prefix = words.length > 1 && /^[a-z][\w-]*$/.test(words[1]!) ? `${words[0]} ${words[1]}` : words[0];
+    return `Bash(${prefix}:*)`;
+  }
+  const p = toolName === "NotebookEdit" ? input.notebook_path : input.file_path;
+  if (typeof p === "string") {
+    const kind = ["Edit", "Write", "MultiEdit", "NotebookEdit"].includes(toolName) ? "Edit" : "Read";
+    const rel = relative(cwd, dirname(resolve(cwd, p)));
+    if (rel.startsWith("..")) return `${kind}(/${dirname(resolve(cwd, p))}/**)`;
+    return `${kind}(/${rel ? `${rel}/` : ""}**)`;
+  }
+  if (toolName === "WebFetch" && typeof input.url === "string") {
+    try {
+      return `WebFetch(domain:${new URL(input.url).hostname})`;
+    } catch {
+      return undefined;
+    }
+  }
+  return toolName;
+}
+
+/**
+ * Adds an allow rule to `<projectDir>/.claude/settings.local.json`, creating it or keeping its other keys,
+ * through a temp file and rename. Throws an Error naming the file when it is not valid JSON or cannot be written.
+ */
+export function persistAllowRule(projectDir: string, rule: string): string {
+  const file = join(projectDir, ".claude", "settings.local.json");
+  let data: Record<string, unknown> = {};
+  if (existsSync(file)) {
+    try {
+      const parsed = JSON.parse(readFileSync(file, "utf8"));
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) data = parsed;
+      else throw new Error("not a JSON object");
+    } catch (e) {
+      throw new Error(`${file}: cannot add permission rule: ${(e as Error).message}`);
+    }
+  }
+  const perms = (data.permissions && typeof data.permissions === "object" ? data.permissions : {}) as Record<string, unknown>;
+  const allow = Array.isArray(perms.allow) ? (perms.allow as unknown[]) : [];
+  if (!allow.includes(rule)) allow.push(rule);
+  data.permissions = { ...perms, allow };
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`);
+  renameSync(tmp, file);
+  return file;
+}
+
+/**
+ * Asks the prompter about an `ask` decision and turns the answer into allow or deny. Never throws:
+ * a prompter failure or a failed write becomes a deny (the write failure is named in the reason).
+ */
+export async function promptForDecision(
+  prompter: Prompter,
+  req: { toolName: string; input: Record<string, unknown>; decision: PermissionDecision; cwd: string; projectDir: string },
+): Promise<PermissionDecision> {
+  if (req.decision.behavior !== "ask") return req.decision;
+  const suggestedRule = suggestRule(req.toolName, req.input, req.cwd);
+  let answer: PromptAnswer;
+  try {
+    answer = await prompter.ask({ toolName: req.toolName, input: req.input, decision: req.decision, suggestedRule });
+  } catch (e) {
+    return { behavior: "deny", reason: `The permission prompt failed (${(e as Error).message}); the action was not approved.` };
+  }
+  if (answer.kind === "allow_once") return { behavior: "allow", reason: "approved by the user for this call" };
+  if (answer.kind === "allow_always") {
+    if (!suggestedRule) return { behavior: "allow", reason: "approved by the user (no reusable rule could be suggested)" };
+    try {
+      const file = persistAllowRule(req.projectDir, suggestedRule);
+      return { behavior: "allow", reason: `approved by the user; rule ${suggestedRule} saved to ${file}` };
+    } catch (e) {
+      return { behavior: "allow", reason: `approved by the user once; saving the rule failed: ${(e as Error).message}` };
+    }
+  }
+  const fb = answer.feedback?.trim();
+  return { behavior: "deny", reason: fb ? `The user denied this action and said: ${fb}` : "The user denied this action. Do not retry it; ask what they want instead." };
+}

@@ -1,0 +1,100 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Settings } from "../config/schema.ts";
+import type { HookEventName } from "../hook/types.ts";
+import type { SideQuery, Tool } from "../tool/types.ts";
+import type { ForkOptions, ForkResult, InProcessHookHandler, PluginHost, SessionView, SummaryProvider } from "./types.ts";
+
+export type PromptSection = { plugin: string; name: string; text: string | (() => string | null | undefined) };
+
+/** What the runtime lends every plugin host. */
+export type HostDeps = {
+  registerHook(event: HookEventName, handler: InProcessHookHandler, opts: { matcher?: string; timeoutMs?: number; source: string }): () => void;
+  registerTool(tool: Tool): void;
+  sections: PromptSection[];
+  yokeDir: string;
+  session: SessionView;
+  settings: Settings;
+  env: Record<string, string>;
+  fork(opts: ForkOptions): Promise<ForkResult>;
+  sideQuery: SideQuery;
+  notify(plugin: string, message: string): void;
+  background: BackgroundTasks;
+  debug: boolean;
+  summaryProviders: Array<{ plugin: string; fn: SummaryProvider }>;
+};
+
+/** Background work of plugins, drained (with a cap) before a headless run exits. */
+export function createBackgroundTasks(log: (msg: string) => void) {
+  const running = new Set<Promise<void>>();
+  return {
+    add(name: string, work: () => Promise<void>) {
+      const p = (async () => {
+        try {
+          await work();
+        } catch (err) {
+          log(`background task ${name} failed: ${(err as Error).message}`);
+        }
+      })();
+      running.add(p);
+      p.finally(() => running.delete(p));
+    },
+    /** Waits for everything running now (and anything it starts) up to capMs. Returns the number still running. */
+    async drain(capMs: number): Promise<number> {
+      const deadline = Date.now() + capMs;
+      while (running.size && Date.now() < deadline) {
+        const left = deadline - Date.now();
+        await Promise.race([Promise.allSettled([...running]), new Promise((r) => setTimeout(r, left))]);
+      }
+      return running.size;
+    },
+    size: () => running.size,
+  };
+}
+export type BackgroundTasks = ReturnType<typeof createBackgroundTasks>;
+
+export function createPluginHost(name: string, deps: HostDeps): PluginHost {
+  const prefix = `[plugin ${name}]`;
+  const log = {
+    debug: (m: string) => deps.debug && process.stderr.write(`${prefix} ${m}\n`),
+    info: (m: string) => deps.debug && process.stderr.write(`${prefix} ${m}\n`),
+    warn: (m: string) => process.stderr.write(`${prefix} warning: ${m}\n`),
+    error: (m: string) => process.stderr.write(`${prefix} error: ${m}\n`),
+  };
+  return {
+    name,
+    hooks: {
+      on: (event, handler, opts = {}) => deps.registerHook(event, handler, { ...opts, source: `plugin: ${name}` }),
+    },
+    tools: { register: (tool) => deps.registerTool(tool) },
+    systemPrompt: { addSection: (section, text) => void deps.sections.push({ plugin: name, name: section, text }) },
+    storageDir() {
+      const dir = join(deps.yokeDir, "plugins-data", name.replace(/[^A-Za-z0-9_.-]/g, "-"));
+      mkdirSync(dir, { recursive: true });
+      return dir;
+    },
+    session: deps.session,
+    settings: deps.settings,
+    env: deps.env,
+    log,
+    agents: { fork: (opts) => deps.fork(opts) },
+    sideQuery: deps.sideQuery,
+    notify: (message) => deps.notify(name, message),
+    background: (task, work) => deps.background.add(`${name}/${task}`, work),
+    compaction: { provideSummary: (fn) => void deps.summaryProviders.push({ plugin: name, fn }) },
+  };
+}
+
+/** Renders plugin sections for one request; a section that throws is skipped and logged. */
+export function renderSections(sections: PromptSection[]): Array<{ name: string; text: string }> {
+  const out: Array<{ name: string; text: string }> = [];
+  for (const s of sections) {
+    try {
+      const text = typeof s.text === "function" ? s.text() : s.text;
+      if (text) out.push({ name: `${s.plugin}:${s.name}`, text });
+    } catch (err) {
+      process.stderr.write(`[plugin ${s.plugin}] section ${s.name} failed: ${(err as Error).message}\n`);
+    }
+  }
+  return out;
+}

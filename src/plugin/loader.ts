@@ -1,0 +1,179 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { hooksSchema, type Settings } from "../config/schema.ts";
+import { parseJsonWithLocation } from "../util/json-error.ts";
+import type { Plugin } from "./types.ts";
+
+/** A Claude Code plugin folder (contracts §6.1): its hooks run; commands, agents and skills are listed. */
+export type ClaudePluginInfo = {
+  name: string;
+  version?: string;
+  description?: string;
+  root: string;
+  dataDir: string;
+  hooks?: Record<string, unknown>;
+  commands: string[];
+  agents: string[];
+  skills: string[];
+};
+
+export type LoadedPlugin =
+  | { kind: "yoke"; origin: "bundled" | "user" | "project" | "flag"; path: string; plugin: Plugin }
+  | { kind: "claude"; origin: "flag" | "enabledPlugins"; path: string; info: ClaudePluginInfo };
+
+export type PluginLoadError = { path: string; message: string };
+
+const TS_ENTRY = ["index.ts", "index.js", "plugin.ts", "plugin.js"];
+
+function isPlugin(v: unknown): v is Plugin {
+  const p = v as Plugin;
+  return !!p && typeof p === "object" && typeof p.name === "string" && typeof p.setup === "function";
+}
+
+/** Imports a user's TypeScript or JavaScript plugin. Bun transpiles it at run time: no build step, no node_modules. */
+async function importPlugin(file: string): Promise<Plugin> {
+  const mod = await import(pathToFileURL(file).href);
+  const p = mod.default ?? mod.plugin;
+  if (!isPlugin(p)) throw new Error("the module's default export must be { name, version, setup(host) }");
+  return { ...p, version: p.version ?? "0.0.0" };
+}
+
+function readManifest(root: string): { name: string; version?: string; description?: string; hooks?: unknown } {
+  const mf = join(root, ".claude-plugin", "plugin.json");
+  if (!existsSync(mf)) return { name: basename(root) };
+  const raw = parseJsonWithLocation(readFileSync(mf, "utf8"), mf) as Record<string, unknown>;
+  if (typeof raw.name !== "string" || !raw.name) throw new Error(`${mf}: field "name" is required`);
+  return raw as { name: string };
+}
+
+const listDir = (dir: string, filter: (n: string) => boolean) => (existsSync(dir) ? readdirSync(dir).filter(filter).sort() : []);
+
+export function readClaudePlugin(root: string, dataRoot: string): ClaudePluginInfo {
+  const m = readManifest(root);
+  let hooks: Record<string, unknown> | undefined;
+  const hooksFile = typeof m.hooks === "string" ? resolve(root, m.hooks) : join(root, "hooks", "hooks.json");
+  const inline = m.hooks && typeof m.hooks === "object" ? (m.hooks as Record<string, unknown>) : undefined;
+  const rawHooks = inline ?? (existsSync(hooksFile) ? (parseJsonWithLocation(readFileSync(hooksFile, "utf8"), hooksFile) as Record<string, unknown>) : undefined);
+  if (rawHooks) {
+    const h = (rawHooks.hooks ?? rawHooks) as Record<string, unknown>;
+    const parsed = hooksSchema.safeParse(h);
+    if (!parsed.success) {
+      const i = parsed.error.issues[0]!;
+      throw new Error(`${inline ? join(root, ".claude-plugin/plugin.json") : hooksFile}: field "hooks.${i.path.join(".")}": ${i.message}`);
+    }
+    hooks = parsed.data;
+  }
+  return {
+    name: m.name,
+    version: m.version,
+    description: m.description,
+    root,
+    dataDir: join(dataRoot, m.name.replace(/[^A-Za-z0-9_-]/g, "-")),
+    hooks,
+    commands: listDir(join(root, "commands"), (n) => n.endsWith(".md")).map((n) => n.slice(0, -3)),
+    agents: listDir(join(root, "agents"), (n) => n.endsWith(".md")).map((n) => n.slice(0, -3)),
+    skills: listDir(join(root, "skills"), (n) => existsSync(join(root, "skills", n, "SKILL.md"))),
+  };
+}
+
+const isDir = (p: string) => {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+const isClaudePluginDir = (d: string) => existsSync(join(d, ".claude-plugin", "plugin.json")) || existsSync(join(d, "hooks", "hooks.json"));
+
+/** Finds plugin entries in a folder: files, folders with an index, Claude Code plugin folders. */
+function entriesIn(dir: string): string[] {
+  if (!isDir(dir)) return [];
+  return readdirSync(dir)
+    .filter((n) => !n.startsWith(".") && !n.endsWith(".d.ts"))
+    .sort()
+    .map((n) => join(dir, n))
+    .filter((p) => (isDir(p) ? isClaudePluginDir(p) || TS_ENTRY.some((e) => existsSync(join(p, e))) : /\.(ts|js|mjs)$/.test(p)));
+}
+
+/** An installed Claude Code plugin for an `enabledPlugins` key `name@marketplace`. */
+function findInstalled(key: string, claudeDir: string): string | null {
+  const [name, market] = key.split("@");
+  if (!name) return null;
+  const bases = [join(claudeDir, "plugins", "cache", market ?? "", name), join(claudeDir, "plugins", "marketplaces", market ?? "", "plugins", name)];
+  for (const b of bases) {
+    if (isClaudePluginDir(b)) return b;
+    // cache/<market>/<name>/<version>/
+    for (const v of isDir(b) ? readdirSync(b).sort().reverse() : []) if (isClaudePluginDir(join(b, v))) return join(b, v);
+  }
+  return null;
+}
+
+export type DiscoverOptions = {
+  cwd: string;
+  yokeDir: string;
+  claudeDir: string;
+  pluginDirs: string[];
+  settings: Settings;
+  env: Record<string, string | undefined>;
+  bundled: Plugin[];
+  bare: boolean;
+};
+
+/** Whether a plugin is switched off by `plugins: { name: false }` or YOKE_DISABLE_PLUGINS (comma list, or "all"). */
+export function isDisabled(name: string, settings: Settings, env: Record<string, string | undefined>): boolean {
+  if (settings.plugins?.[name] === false) return true;
+  const off = (env.YOKE_DISABLE_PLUGINS ?? "").split(",").map((s) => s.trim());
+  return off.includes("all") || off.includes(name);
+}
+
+/**
+ * Loads every plugin. Never throws: a plugin that fails to load is reported in `errors` (naming its file)
+ * and left out. A user or project plugin with the name of a first-party one takes its place.
+ */
+export async function discoverPlugins(o: DiscoverOptions): Promise<{ plugins: LoadedPlugin[]; errors: PluginLoadError[]; disabled: string[] }> {
+  const errors: PluginLoadError[] = [];
+  const disabled: string[] = [];
+  if (o.bare) return { plugins: [], errors, disabled };
+  const dataRoot = join(o.yokeDir, "plugins-data");
+  const user: LoadedPlugin[] = [];
+  const load = async (path: string, origin: "user" | "project" | "flag") => {
+    try {
+      if (isDir(path) && isClaudePluginDir(path)) {
+        user.push({ kind: "claude", origin: origin === "flag" ? "flag" : "enabledPlugins", path, info: readClaudePlugin(path, dataRoot) });
+        return;
+      }
+      const file = isDir(path) ? TS_ENTRY.map((e) => join(path, e)).find(existsSync) : path;
+      if (!file) throw new Error("no index.ts, index.js or .claude-plugin/plugin.json in this folder");
+      user.push({ kind: "yoke", origin, path: file, plugin: await importPlugin(file) });
+    } catch (err) {
+      errors.push({ path, message: (err as Error).message });
+    }
+  };
+  for (const p of entriesIn(join(o.yokeDir, "plugins"))) await load(p, "user");
+  for (const p of entriesIn(join(o.cwd, ".yoke", "plugins"))) await load(p, "project");
+  for (const d of o.pluginDirs) {
+    const abs = resolve(o.cwd, d);
+    if (!isDir(abs)) errors.push({ path: abs, message: "--plugin-dir: no such folder" });
+    else if (isClaudePluginDir(abs) || TS_ENTRY.some((e) => existsSync(join(abs, e)))) await load(abs, "flag");
+    else for (const p of entriesIn(abs)) await load(p, "flag");
+  }
+  for (const [key, on] of Object.entries(o.settings.enabledPlugins ?? {})) {
+    if (on !== true) continue;
+    const root = findInstalled(key, o.claudeDir);
+    if (!root) errors.push({ path: key, message: `enabledPlugins: ${key} is not installed under ${join(o.claudeDir, "plugins")}` });
+    else await load(root, "user");
+  }
+  const nameOf = (p: LoadedPlugin) => (p.kind === "yoke" ? p.plugin.name : p.info.name);
+  const taken = new Set(user.map(nameOf));
+  const all: LoadedPlugin[] = [
+    ...o.bundled.filter((b) => !taken.has(b.name)).map((plugin) => ({ kind: "yoke" as const, origin: "bundled" as const, path: `(built in) plugins/${plugin.name}`, plugin })),
+    ...user,
+  ];
+  const plugins = all.filter((p) => {
+    const off = isDisabled(nameOf(p), o.settings, o.env);
+    if (off) disabled.push(nameOf(p));
+    return !off;
+  });
+  return { plugins, errors, disabled };
+}

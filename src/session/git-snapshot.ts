@@ -1,0 +1,116 @@
+import { copyFileSync, existsSync, rmSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+
+type Env = Record<string, string | undefined>;
+
+export type GitResult = { code: number; stdout: string; stderr: string };
+
+/** Runs git; never throws (a spawn failure comes back as code -1 with the reason in stderr). */
+export async function git(args: string[], opts: { cwd: string; env: Env; input?: string }): Promise<GitResult> {
+  try {
+    const p = Bun.spawn(["git", ...args], {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdin: opts.input === undefined ? "ignore" : new TextEncoder().encode(opts.input),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    return { code, stdout, stderr };
+  } catch (err) {
+    return { code: -1, stdout: "", stderr: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+export type GitRepo = { top: string; indexPath: string };
+
+/** The repository around `cwd`, or null when there is none (or git is missing). Never throws. */
+export async function findRepo(cwd: string, env: Env): Promise<GitRepo | null> {
+  const r = await git(["rev-parse", "--show-toplevel", "--git-path", "index"], { cwd, env });
+  if (r.code !== 0) return null;
+  const [top, idx] = r.stdout.split("\n");
+  if (!top || !idx) return null;
+  return { top, indexPath: isAbsolute(idx) ? idx : join(cwd, idx) };
+}
+
+// Identity for commit-tree so snapshots work where the user has none configured.
+const IDENTITY = {
+  GIT_AUTHOR_NAME: "yoke",
+  GIT_AUTHOR_EMAIL: "yoke@localhost",
+  GIT_COMMITTER_NAME: "yoke",
+  GIT_COMMITTER_EMAIL: "yoke@localhost",
+};
+
+/**
+ * Writes the working tree (tracked + untracked, not ignored) as a tree object through a private
+ * index file, seeded from a copy of the user's index so only changed files are hashed. The user's
+ * index, HEAD, branches and stash are never touched. Never throws; failure → `{ error }` naming the git step.
+ */
+export async function writeWorktreeTree(repo: GitRepo, env: Env, tmpIndex: string): Promise<{ tree: string } | { error: string }> {
+  try {
+    if (existsSync(repo.indexPath)) copyFileSync(repo.indexPath, tmpIndex);
+  } catch {
+    // no usable index copy: git add hashes everything, slower but correct
+  }
+  const e = { ...env, GIT_INDEX_FILE: tmpIndex };
+  try {
+    const add = await git(["add", "-A", "--", "."], { cwd: repo.top, env: e });
+    if (add.code !== 0) return { error: `git add -A (temporary index) failed: ${add.stderr.trim()}` };
+    const wt = await git(["write-tree"], { cwd: repo.top, env: e });
+    if (wt.code !== 0) return { error: `git write-tree failed: ${wt.stderr.trim()}` };
+    return { tree: wt.stdout.trim() };
+  } finally {
+    rmSync(tmpIndex, { force: true });
+  }
+}
+
+/** Snapshot = tree → commit object → private ref. Never throws. */
+export async function snapshotWorktree(
+  repo: GitRepo,
+  env: Env,
+  tmpIndex: string,
+  ref: string,
+  message: string,
+): Promise<{ commit: string; tree: string } | { error: string }> {
+  const t = await writeWorktreeTree(repo, env, tmpIndex);
+  if ("error" in t) return t;
+  const c = await git(["commit-tree", t.tree, "-m", message], { cwd: repo.top, env: { ...env, ...IDENTITY } });
+  if (c.code !== 0) return { error: `git commit-tree failed: ${c.stderr.trim()}` };
+  const commit = c.stdout.trim();
+  const u = await git(["update-ref", ref, commit], { cwd: repo.top, env });
+  if (u.code !== 0) return { error: `git update-ref ${ref} failed: ${u.stderr.trim()}` };
+  return { commit, tree: t.tree };
+}
+
+export type TreeChange = { status: string; path: string };
+
+/** Paths (relative to the top) that differ between two trees/commits. Never throws. */
+export async function diffTrees(repo: GitRepo, env: Env, from: string, to: string): Promise<TreeChange[] | { error: string }> {
+  const d = await git(["diff-tree", "-r", "--no-renames", "--name-status", "-z", from, to], { cwd: repo.top, env });
+  if (d.code !== 0) return { error: `git diff-tree failed: ${d.stderr.trim()}` };
+  const parts = d.stdout.split("\0");
+  const out: TreeChange[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) out.push({ status: parts[i]!, path: parts[i + 1]! });
+  return out;
+}
+
+/** Writes `paths` from `commit` into the working tree through a private index. Never throws. */
+export async function checkoutPaths(repo: GitRepo, env: Env, tmpIndex: string, commit: string, paths: string[]): Promise<{ error?: string }> {
+  if (paths.length === 0) return {};
+  const e = { ...env, GIT_INDEX_FILE: tmpIndex };
+  try {
+    const rt = await git(["read-tree", commit], { cwd: repo.top, env: e });
+    if (rt.code !== 0) return { error: `git read-tree ${commit} failed: ${rt.stderr.trim()}` };
+    const co = await git(["checkout-index", "-f", "-z", "--stdin"], { cwd: repo.top, env: e, input: `${paths.join("\0")}\0` });
+    if (co.code !== 0) return { error: `git checkout-index failed: ${co.stderr.trim()}` };
+    return {};
+  } finally {
+    rmSync(tmpIndex, { force: true });
+  }
+}
+
+/** Whether git ignores `rel` (relative to the top). Never throws (error → false). */
+export async function isIgnored(repo: GitRepo, env: Env, rel: string): Promise<boolean> {
+  const r = await git(["check-ignore", "-q", "--", rel], { cwd: repo.top, env });
+  return r.code === 0;
+}

@@ -1,0 +1,243 @@
+import { existsSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import { join, resolve, sep } from "node:path";
+import { z } from "zod";
+import { defineTool } from "../define-tool.ts";
+import type { ToolContext, ToolResult } from "../types.ts";
+import description from "./bash.md" with { type: "text" };
+import { lingeringGroups, startBackgroundShell } from "./background-shells.ts";
+import { benignExit } from "./exit-semantics.ts";
+import {
+  byteCollector,
+  cutMiddle,
+  envInt,
+  exitStatus,
+  killGroup,
+  sessionTempDir,
+  spawnShell,
+  spillSink,
+} from "./shell-exec.ts";
+
+// contracts §7.2 (Bash): defaults and env overrides.
+export const DEFAULT_TIMEOUT_MS = 120_000;
+export const MAX_TIMEOUT_MS = 600_000;
+export const DEFAULT_MAX_OUTPUT_CHARS = 30_000;
+/** How long to wait for the output pipes to close after the shell itself exited. */
+const PIPE_GRACE_MS = 200;
+
+const input = z.object({
+  command: z.string().refine((s) => s.trim().length > 0, "command must not be empty").describe("The shell command to run"),
+  timeout: z
+    .number()
+    .positive()
+    .optional()
+    .describe(`Timeout in milliseconds (default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS})`),
+  description: z.string().optional().describe("What the command does, in 5-10 words, active voice"),
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe("Start the command in the background and return at once; read its output with BashOutput"),
+});
+
+export type BashInput = z.infer<typeof input>;
+
+/** The Bash `tool_response` (contracts §1.4). */
+export type BashDetails = {
+  stdout: string;
+  stderr: string;
+  interrupted: boolean;
+  isImage: false;
+  noOutputExpected: false;
+  backgroundTaskId?: string;
+};
+
+const details = (stdout: string, stderr: string, interrupted: boolean, extra: Partial<BashDetails> = {}): BashDetails => ({
+  stdout,
+  stderr,
+  interrupted,
+  isImage: false,
+  noOutputExpected: false,
+  ...extra,
+});
+
+function real(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return resolve(p);
+  }
+}
+
+function isInside(dir: string, roots: string[]): boolean {
+  return roots.some((r) => {
+    const root = real(r);
+    return dir === root || dir.startsWith(root.endsWith(sep) ? root : root + sep);
+  });
+}
+
+const isDir = (p: string) => {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/** The directory to run in; falls back to the project dir when the session cwd vanished. */
+function startDir(ctx: ToolContext): { cwd: string; note?: string } {
+  const cwd = ctx.session.cwd || ctx.cwd;
+  if (isDir(cwd)) return { cwd };
+  ctx.session.cwd = ctx.projectDir;
+  return { cwd: ctx.projectDir, note: `The working directory ${cwd} no longer exists; the command ran in ${ctx.projectDir} instead.` };
+}
+
+function timeoutFor(ctx: ToolContext, requested?: number): number {
+  const def = envInt(ctx.env, "BASH_DEFAULT_TIMEOUT_MS", DEFAULT_TIMEOUT_MS);
+  const max = Math.max(envInt(ctx.env, "BASH_MAX_TIMEOUT_MS", MAX_TIMEOUT_MS), def);
+  return Math.min(requested ?? def, max);
+}
+
+const trimNewlines = (s: string) => s.replace(/^\n+|\n+$/g, "");
+
+async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResult> {
+  const { cwd, note: startNote } = startDir(ctx);
+  const timeoutMs = timeoutFor(ctx, inp.timeout);
+  const maxChars = envInt(ctx.env, "BASH_MAX_OUTPUT_LENGTH", DEFAULT_MAX_OUTPUT_CHARS);
+  if (ctx.signal.aborted) {
+    return { content: "The command was not started: the user interrupted before it started.", isError: true, details: details("", "", true) };
+  }
+  const tmp = sessionTempDir(ctx);
+  const tag = `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
+  const pwdFile = join(tmp, `cwd-${tag}`);
+  const child = spawnShell({ command: inp.command, cwd, env: ctx.env, envFiles: ctx.session.envFiles, pwdFile });
+  // Keep up to 4 bytes per allowed character at each end: enough for any UTF-8 before the final cut.
+  const out = byteCollector(maxChars * 4);
+  const err = byteCollector(maxChars * 4);
+  const spill = spillSink(maxChars, join(tmp, `bash-output-${tag}.txt`));
+  let collecting = true;
+  for (const [stream, sink] of [[child.stdout, out], [child.stderr, err]] as const) {
+    stream?.on("data", (c: Uint8Array) => {
+      if (!collecting) return;
+      sink.push(c);
+      spill.push(c);
+    });
+  }
+
+  let why: "timeout" | "abort" | undefined;
+  let killing: Promise<void> | undefined;
+  const stop = (reason: "timeout" | "abort") => {
+    if (why) return;
+    why = reason;
+    if (child.pid) killing = killGroup(child.pid);
+  };
+  const timer = setTimeout(() => stop("timeout"), timeoutMs);
+  const onAbort = () => stop("abort");
+  ctx.signal.addEventListener("abort", onAbort, { once: true });
+
+  const closed = new Promise<void>((r) => child.once("close", () => r()));
+  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((res) => {
+    child.once("exit", (code, signal) => res({ code, signal }));
+    child.once("error", (error) => res({ code: 127, signal: null, error }));
+  });
+  clearTimeout(timer);
+  ctx.signal.removeEventListener("abort", onAbort);
+  if (killing) await killing;
+  const drained = await Promise.race([closed.then(() => true), Bun.sleep(PIPE_GRACE_MS).then(() => false)]);
+  let lingerNote: string | undefined;
+  if (!drained) {
+    // A background child still holds the pipe. Stop collecting but keep draining so it never
+    // blocks on a full pipe; it lives on until it ends or the session ends.
+    collecting = false;
+    const pid = child.pid;
+    if (pid) {
+      const lingering = lingeringGroups(ctx.session);
+      lingering.add(pid);
+      closed.then(() => lingering.delete(pid));
+    }
+    for (const s of [child.stdout, child.stderr]) (s as unknown as { unref?: () => void } | null)?.unref?.();
+    lingerNote =
+      "Note: a process started by this command is still running and holding the command's output; its further output is discarded. Start long-running processes with run_in_background: true to read their output.";
+  }
+
+  // No collector markers: the final cut always spans them and reports the omitted bytes.
+  const stdout = trimNewlines(out.text(false));
+  let stderr = trimNewlines(err.text(false));
+  if (exit.error) stderr = [stderr, `Failed to start the shell: ${exit.error.message}`].filter(Boolean).join("\n");
+  const code = exit.error ? 127 : exitStatus(exit.code, exit.signal);
+
+  const notes: string[] = [];
+  if (startNote) notes.push(startNote);
+  const cwdNote = why ? undefined : updateCwd(ctx, pwdFile);
+  rmSync(pwdFile, { force: true });
+  if (cwdNote) notes.push(cwdNote);
+  if (lingerNote) notes.push(lingerNote);
+
+  spill.close();
+  const combined = [stdout, stderr].filter(Boolean).join("\n");
+  const cutting = combined.length > maxChars;
+  if (cutting && spill.file) {
+    notes.push(`The complete output (stdout and stderr as they arrived) is in ${spill.file}; read or grep that file for the omitted part.`);
+  } else if (spill.file) rmSync(spill.file, { force: true });
+  // Notes share the limit with the output so the whole result stays within BASH_MAX_OUTPUT_LENGTH.
+  const noteChars = notes.reduce((n, s) => n + s.length + 2, 0);
+  const body = cutting ? cutMiddle(combined, Math.max(200, maxChars - noteChars), out.omitted + err.omitted) : combined;
+  const interrupted = why !== undefined;
+  const withNotes = (text: string) => [text, ...notes].filter(Boolean).join("\n\n");
+  const d = details(cutMiddle(stdout, maxChars, out.omitted), cutMiddle(stderr, maxChars, err.omitted), interrupted);
+  if (why === "timeout") {
+    const head = `Command timed out after ${timeoutMs / 1000}s and its process group was killed. Raise timeout (max ${timeoutFor(ctx, Number.MAX_SAFE_INTEGER)} ms) or use run_in_background for long-running commands.`;
+    return { content: withNotes([head, body].filter(Boolean).join("\n")), isError: true, details: d };
+  }
+  if (why === "abort") {
+    return { content: withNotes(["Command interrupted by the user; its process group was killed.", body].filter(Boolean).join("\n")), isError: true, details: d };
+  }
+  const benign = code === 0 ? undefined : benignExit(inp.command, code);
+  if (benign) return { content: withNotes([body, `(exit code ${code}: ${benign})`].filter(Boolean).join("\n")), details: d };
+  if (code !== 0) return { content: withNotes(`Exit code ${code}${body ? `\n${body}` : ""}`), isError: true, details: d };
+  return { content: withNotes(body || "(Bash completed with no output)"), details: d };
+}
+
+/** Applies the directory the command ended in; returns a note for the model when it was refused. */
+function updateCwd(ctx: ToolContext, pwdFile: string): string | undefined {
+  if (!existsSync(pwdFile)) return undefined;
+  const ended = readFileSync(pwdFile, "utf8").replace(/\n$/, "");
+  if (!ended || ended === real(ctx.session.cwd)) return undefined;
+  if (isInside(ended, ctx.workingDirectories)) {
+    ctx.session.cwd = ended;
+    return undefined;
+  }
+  return `The command changed directory to ${ended}, which is outside the allowed working directories, so the working directory stays ${ctx.session.cwd}. Use absolute paths or add the directory to the allowed ones.`;
+}
+
+function runBackground(inp: BashInput, ctx: ToolContext): ToolResult {
+  if (ctx.signal.aborted) {
+    return { content: "The command was not started: the user interrupted before it started.", isError: true, details: details("", "", true) };
+  }
+  const { cwd, note } = startDir(ctx);
+  const sh = startBackgroundShell(ctx, {
+    command: inp.command,
+    description: inp.description,
+    cwd,
+    timeoutMs: inp.timeout,
+  });
+  const text = [
+    `Command started in the background with ID ${sh.id}.`,
+    `Read its new output with BashOutput (bash_id "${sh.id}"), stop it with KillShell (shell_id "${sh.id}").`,
+    `All of its output is also written to ${sh.outputFile}.`,
+    note,
+  ]
+    .filter(Boolean)
+    .join("\n");
+  return { content: text, details: details("", "", false, { backgroundTaskId: sh.id }) };
+}
+
+/** Runs a shell command (contracts §7.2 Bash). Failures come back as is_error results. */
+export const bashTool = defineTool({
+  name: "Bash",
+  description,
+  input,
+  readOnly: false,
+  concurrencySafe: false,
+  permissionKey: "command",
+  maxResultChars: 1_000_000,
+  execute: (inp, ctx) => (inp.run_in_background ? runBackground(inp, ctx) : runForeground(inp, ctx)),
+});

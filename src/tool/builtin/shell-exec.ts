@@ -1,0 +1,245 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
+import { constants as osConstants, tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ToolContext } from "../types.ts";
+
+/** Pause between SIGTERM and SIGKILL when a process group is stopped. */
+export const KILL_GRACE_MS = 1500;
+
+const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
+
+/** bash found on the command's PATH, else /bin/sh. Never throws. */
+export function findShell(env: Record<string, string>): string {
+  return Bun.which("bash", { PATH: env.PATH ?? "/usr/local/bin:/usr/bin:/bin" }) ?? "/bin/sh";
+}
+
+/**
+ * The script the shell runs. The user command travels as a positional argument and is
+ * `eval`ed, so a syntax error in it is reported by the shell instead of breaking our wrapper,
+ * and the EXIT trap records the final directory even when the command calls `exit`.
+ */
+export function wrapperScript(envFiles: string[], pwdFile?: string): string {
+  const lines: string[] = [];
+  for (const f of envFiles) lines.push(`[ -f ${quote(f)} ] && . ${quote(f)}`);
+  if (pwdFile) lines.push(`trap 'pwd -P > ${quote(pwdFile)} 2>/dev/null' EXIT`);
+  // `shift` runs inside the eval so the command sees no positional parameters of ours.
+  lines.push(`eval "shift\n$1"`);
+  return lines.join("\n");
+}
+
+export type ShellSpawn = {
+  command: string;
+  cwd: string;
+  env: Record<string, string>;
+  envFiles: string[];
+  /** File the final `pwd -P` is written to. */
+  pwdFile?: string;
+};
+
+/**
+ * Starts the command in its own process group (session leader), stdin from /dev/null.
+ * May throw synchronously only for spawn failures Node reports that way; async spawn failures
+ * arrive as the child's `error` event.
+ */
+export function spawnShell(o: ShellSpawn): ChildProcess {
+  const shell = findShell(o.env);
+  return spawn(shell, ["-c", wrapperScript(o.envFiles, o.pwdFile), "bash", o.command], {
+    cwd: o.cwd,
+    env: o.env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+/**
+ * Whether any live (non-zombie) process remains in the group. In containers whose PID 1 reaps
+ * orphans slowly, killed children linger as zombies that `kill(-pgid, 0)` still counts, so on Linux
+ * we read process states from /proc.
+ */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  if (process.platform !== "linux") return true;
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${e}/stat`, "utf8");
+    } catch {
+      continue; // exited meanwhile
+    }
+    // Fields after the parenthesised command name: state ppid pgrp …
+    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(rest[2]) === pgid && rest[0] !== "Z" && rest[0] !== "X") return true;
+  }
+  return false;
+}
+
+/**
+ * SIGTERM to the whole process group, SIGKILL to whatever is left after `graceMs`.
+ * Resolves once the group is gone (or SIGKILL was sent). Never throws.
+ */
+export async function killGroup(pgid: number, graceMs = KILL_GRACE_MS): Promise<void> {
+  try {
+    process.kill(-pgid, "SIGTERM");
+  } catch {
+    return; // already gone
+  }
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (!groupAlive(pgid)) return;
+    await Bun.sleep(25);
+  }
+  try {
+    process.kill(-pgid, "SIGKILL");
+  } catch {}
+  // SIGKILL cannot be ignored; give the kernel a moment so callers can rely on the group being gone.
+  for (let i = 0; i < 20 && groupAlive(pgid); i++) await Bun.sleep(10);
+}
+
+/** Exit status as a shell reports it: a death by signal N becomes 128+N. */
+export function exitStatus(code: number | null, signal: NodeJS.Signals | null): number {
+  if (code !== null) return code;
+  const n = signal ? (osConstants.signals as Record<string, number>)[signal] : undefined;
+  return n ? 128 + n : 1;
+}
+
+/**
+ * Bounded byte sink: keeps the first and last `cap` bytes of a stream and counts the rest,
+ * so a command printing gigabytes cannot exhaust memory.
+ */
+export type ByteCollector = {
+  push(chunk: Uint8Array): void;
+  /**
+   * Decoded text (invalid UTF-8 becomes U+FFFD). A marker stands where bytes were dropped, unless
+   * `marker` is false (for callers that cut the middle again and report `omitted` themselves).
+   */
+  text(marker?: boolean): string;
+  /** Bytes dropped from the middle. */
+  readonly omitted: number;
+};
+
+export function byteCollector(cap: number): ByteCollector {
+  const head: Uint8Array[] = [];
+  let headLen = 0;
+  let tail: Uint8Array[] = [];
+  let tailLen = 0;
+  let omitted = 0;
+  return {
+    push(chunk) {
+      if (headLen < cap) {
+        const take = Math.min(cap - headLen, chunk.length);
+        head.push(chunk.subarray(0, take));
+        headLen += take;
+        chunk = chunk.subarray(take);
+        if (!chunk.length) return;
+      }
+      tail.push(chunk);
+      tailLen += chunk.length;
+      while (tailLen > cap) {
+        const first = tail[0]!;
+        const excess = tailLen - cap;
+        if (first.length <= excess) {
+          tail.shift();
+          tailLen -= first.length;
+          omitted += first.length;
+        } else {
+          tail[0] = first.subarray(excess);
+          tailLen -= excess;
+          omitted += excess;
+        }
+      }
+    },
+    text(marker = true) {
+      const dec = (parts: Uint8Array[]) => new TextDecoder("utf-8").decode(Buffer.concat(parts));
+      if (!omitted || !marker) return dec([...head, ...tail]);
+      return `${dec(head)}\n\n... [${omitted} bytes omitted] ...\n\n${dec(tail)}`;
+    },
+    get omitted() {
+      return omitted;
+    },
+  };
+}
+
+/**
+ * Cuts the middle out of `text` so at most `max` characters remain. `alreadyOmitted` counts what a
+ * collector dropped before (its marker always lies inside the cut), so the note states the true size.
+ */
+export function cutMiddle(text: string, max: number, alreadyOmitted = 0): string {
+  if (text.length <= max) return text;
+  const half = Math.max(0, Math.floor((max - 80) / 2));
+  const cut = text.length - 2 * half + alreadyOmitted;
+  const total = text.length + alreadyOmitted;
+  return `${text.slice(0, half)}\n\n... [${cut} characters truncated; output was ${total} characters] ...\n\n${text.slice(text.length - half)}`;
+}
+
+/**
+ * Keeps a command's combined output in memory until it passes `threshold` bytes, then writes it all
+ * to `file` and appends from there on, so long output can be read in full later. Write failures
+ * disable the file silently: the in-memory head and tail still reach the model. Never throws.
+ */
+export type SpillSink = { push(chunk: Uint8Array): void; close(): void; readonly file: string | undefined };
+
+export function spillSink(threshold: number, file: string): SpillSink {
+  let pending: Uint8Array[] = [];
+  let size = 0;
+  let fd: number | undefined;
+  let failed = false;
+  return {
+    push(chunk) {
+      if (failed) return;
+      try {
+        if (fd !== undefined) {
+          writeSync(fd, chunk);
+          return;
+        }
+        pending.push(chunk);
+        size += chunk.length;
+        if (size <= threshold) return;
+        fd = openSync(file, "w");
+        for (const c of pending) writeSync(fd, c);
+        pending = [];
+      } catch {
+        failed = true;
+        pending = [];
+      }
+    },
+    close() {
+      if (fd !== undefined) closeSync(fd);
+      fd = fd === undefined ? undefined : -1;
+      pending = [];
+    },
+    get file() {
+      return fd !== undefined && !failed ? file : undefined;
+    },
+  };
+}
+
+/** A positive integer from env, else the fallback. */
+export function envInt(env: Record<string, string>, key: string, fallback: number): number {
+  const n = Number.parseInt(env[key] ?? "", 10);
+  return Number.isFinite(n) && n > 0 ? n : fallback;
+}
+
+/**
+ * The session's scratch directory (background output, cwd capture). Uses
+ * `session.bag.get("session.tmpDir")` when the host set one, else `<tmp>/yoke-<sessionId>`.
+ * Creates it. May throw if the directory cannot be created.
+ */
+export function sessionTempDir(ctx: Pick<ToolContext, "session" | "sessionId" | "env">): string {
+  const set = ctx.session.bag.get("session.tmpDir");
+  const dir = typeof set === "string" ? set : join(ctx.env.TMPDIR || tmpdir(), `yoke-${ctx.sessionId}`);
+  mkdirSync(dir, { recursive: true });
+  ctx.session.bag.set("session.tmpDir", dir);
+  return dir;
+}

@@ -1,0 +1,57 @@
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createFileState } from "../../src/tool/file-state.ts";
+import type { SessionToolState, ToolContext } from "../../src/tool/types.ts";
+
+export type ShellCtxOptions = {
+  env?: Record<string, string>;
+  signal?: AbortSignal;
+  session?: SessionToolState;
+  workingDirectories?: string[];
+};
+
+/** A real temp project dir and a ToolContext rooted in it; HOME and config dirs point into temp too. */
+export function makeShellCtx(o: ShellCtxOptions = {}): { ctx: ToolContext; dir: string; root: string } {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "yoke-shell-")));
+  const dir = join(root, "project");
+  mkdirSync(dir);
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: root,
+    YOKE_CONFIG_DIR: join(root, ".yoke"),
+    CLAUDE_CONFIG_DIR: join(root, ".claude"),
+    TMPDIR: root,
+    LANG: "C.UTF-8",
+    ...o.env,
+  };
+  const session: SessionToolState = o.session ?? { cwd: dir, todos: [], envFiles: [], bag: new Map() };
+  const ctx: ToolContext = {
+    cwd: dir,
+    projectDir: dir,
+    workingDirectories: o.workingDirectories ?? [dir],
+    sessionId: `test-${Math.random().toString(36).slice(2)}`,
+    signal: o.signal ?? new AbortController().signal,
+    env,
+    fileState: createFileState(),
+    session,
+    toolUseId: "toolu_test",
+  };
+  return { ctx, dir, root };
+}
+
+/** True while a live (non-zombie) process with this pid exists. Zombies count as dead: PID 1 in containers may reap late. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+    return state !== "Z" && state !== "X";
+  } catch {
+    return process.platform !== "linux";
+  }
+}
