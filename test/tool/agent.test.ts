@@ -6,6 +6,7 @@ import { z } from "zod";
 import { builtinAgents } from "../../src/agent/builtin.ts";
 import type { AgentDefinition } from "../../src/agent/types.ts";
 import type { HookOutcome } from "../../src/hook/types.ts";
+import { createPermissionEvaluator } from "../../src/permission/index.ts";
 import { runTurn } from "../../src/loop/run-turn.ts";
 import type { ModelRequest } from "../../src/provider/types.ts";
 import { createAgentTool } from "../../src/tool/builtin/agent.ts";
@@ -246,5 +247,28 @@ describe("Agent tool", () => {
     expect(s.tool.aliases).toEqual(["Task"]);
     for (const a of builtinAgents()) expect(s.tool.description).toContain(`- ${a.name}: `);
     expect(s.tool.description).toContain("(Tools: read-only tools and Bash)");
+  });
+
+  test("an Agent(<type>) deny rule stops that type, an omitted type counts as general-purpose (contracts §3.1)", async () => {
+    const s = setup({
+      route: (req) =>
+        isSub(req)
+          ? text("sub ran")
+          : req.messages.length === 1
+            ? { content: [agentCall({ description: "x", prompt: "p", subagent_type: "Explore" }), agentCall({ description: "y", prompt: "p" }), agentCall({ description: "z", prompt: "p", subagent_type: "Review" })] }
+            : text("end"),
+    });
+    const permissions = { deny: ["Agent(Explore)", "Task(general-purpose)"] };
+    s.deps.permissions = createPermissionEvaluator({
+      settings: { merged: { permissions }, sources: [{ level: "project", path: join(s.cwd, ".claude/settings.json"), ruleRoot: s.cwd, settings: { permissions } }] },
+      mode: "default",
+      cwd: s.cwd,
+      env: { HOME: tempDir() },
+    });
+    const { result } = await drain(runTurn(s.deps, { messages: [] }, "go", new AbortController().signal));
+    expect(result.permissionDenials.map((d) => d.tool_input.subagent_type)).toEqual(["Explore", "general-purpose"]);
+    const trs = s.provider.requests.at(-1)!.messages.at(-1)!.content as any[];
+    expect(trs.map((t) => t.is_error)).toEqual([true, true, false]);
+    expect(s.provider.requests.filter((r) => isSub(r))).toHaveLength(1);
   });
 });

@@ -65,7 +65,8 @@ export type AgentToolResponse = {
 const input = z.object({
   description: z.string().describe("A short (3-5 word) label for the task"),
   prompt: z.string().min(1).describe("The complete task for the agent to perform"),
-  subagent_type: z.string().optional().describe(`The type of agent to use (default ${DEFAULT_AGENT_TYPE})`),
+  // Filled in when omitted, so hooks and `Agent(<type>)` permission rules see the type that runs.
+  subagent_type: z.string().default(DEFAULT_AGENT_TYPE).describe(`The type of agent to use (default ${DEFAULT_AGENT_TYPE})`),
   model: z
     .enum(["sonnet", "opus", "haiku", "fable"])
     .optional()
@@ -111,6 +112,7 @@ export function createAgentTool(o: AgentToolOptions): Tool {
     // Starting an agent changes nothing by itself; each of its tool calls is checked on its own.
     readOnly: true,
     concurrencySafe: true,
+    permissionKey: "subagent_type",
     maxResultChars: 100_000,
     async execute(inp, ctx) {
       const type = inp.subagent_type?.trim() || DEFAULT_AGENT_TYPE;
