@@ -56,17 +56,23 @@ function projectAgentDirs(cwd: string, userDir: string): string[] {
 
 /**
  * Built-in agents plus custom ones from `~/.claude/agents/**\/*.md` and `.claude/agents/**\/*.md`
- * (contracts §6.4). A later source replaces an earlier one of the same name: built-in < user <
- * project, and among project folders the one closest to cwd wins. Never throws: a bad file is
+ * (contracts §6.4). A later source replaces an earlier one of the same name: built-in < plugin <
+ * user < project, and among project folders the one closest to cwd wins. Never throws: a bad file is
  * skipped with a warning, so one broken agent cannot stop the run.
  */
-export function loadAgents(o: { cwd: string; env?: Record<string, string | undefined>; builtins?: AgentDefinition[] }): AgentCatalog {
+export function loadAgents(o: {
+  cwd: string;
+  env?: Record<string, string | undefined>;
+  builtins?: AgentDefinition[];
+  /** Claude Code plugins' `agents/` folders; their agents are named `<plugin>:<name>` and rank below user agents. */
+  pluginDirs?: Array<{ plugin: string; dir: string }>;
+}): AgentCatalog {
   const warnings: string[] = [];
   const byName = new Map<string, AgentDefinition>();
   for (const a of o.builtins ?? builtinAgents()) byName.set(a.name, a);
   const userDir = join(claudeUserDir(o.env ?? process.env), "agents");
 
-  const loadDir = (dir: string, source: AgentSource) => {
+  const loadDir = (dir: string, source: AgentSource, prefix = "") => {
     const seenHere = new Map<string, string>();
     for (const file of markdownFiles(dir)) {
       let text: string;
@@ -81,6 +87,7 @@ export function loadAgents(o: { cwd: string; env?: Record<string, string | undef
         warnings.push(`${r.error} (agent skipped)`);
         continue;
       }
+      if (prefix) r.agent.name = `${prefix}:${r.agent.name}`;
       const first = seenHere.get(r.agent.name);
       if (first) {
         warnings.push(`${file}: agent "${r.agent.name}" is already defined in ${first}; this file is ignored`);
@@ -90,6 +97,7 @@ export function loadAgents(o: { cwd: string; env?: Record<string, string | undef
       byName.set(r.agent.name, r.agent);
     }
   };
+  for (const p of o.pluginDirs ?? []) loadDir(p.dir, "plugin", p.plugin);
   loadDir(userDir, "user");
   for (const dir of projectAgentDirs(o.cwd, userDir)) loadDir(dir, "project");
   return { agents: [...byName.values()], warnings };

@@ -21,9 +21,11 @@ export function sessionAgentTool(o: {
   /** Context blocks (already wrapped) put before every subagent's prompt: instruction files. */
   promptContext?: AgentToolOptions["promptContext"];
   warn: (message: string) => void;
+  /** Claude Code plugins' `agents/` folders (agents named `<plugin>:<name>`). */
+  pluginDirs?: Array<{ plugin: string; dir: string }>;
   extra?: Partial<AgentToolOptions>;
 }): { tool: Tool; agents: AgentDefinition[] } {
-  const catalog = loadAgents({ cwd: o.cwd, env: o.env });
+  const catalog = loadAgents({ cwd: o.cwd, env: o.env, pluginDirs: o.pluginDirs });
   catalog.warnings.forEach(o.warn);
   const tool = createAgentTool({
     parent: o.parent,

@@ -106,4 +106,17 @@ describe("loadAgents", () => {
     expect(agents.find((a) => a.name === "dup")!.description).toBe("first");
     expect(warnings.join("\n")).toContain("already defined");
   });
+
+  test("plugin agents are named plugin:name (contracts §1.3) and rank below user agents", () => {
+    const plug = tempDir();
+    const home = tempDir();
+    writeTree(plug, { "agents/reviewer.md": file("name: reviewer\ndescription: plugin reviewer"), "agents/only.md": file("name: only\ndescription: plugin only") });
+    writeTree(home, { ".claude/agents/r.md": file("name: my-plugin:only\ndescription: x") });
+    const { agents, warnings } = loadAgents({ cwd: tempDir(), env: { HOME: home }, pluginDirs: [{ plugin: "my-plugin", dir: join(plug, "agents") }] });
+    const by = Object.fromEntries(agents.map((a) => [a.name, a]));
+    expect(by["my-plugin:reviewer"]).toMatchObject({ source: "plugin", description: "plugin reviewer" });
+    expect(by["my-plugin:only"]).toMatchObject({ source: "plugin" });
+    // A colon is not allowed in a file's own name, so a user file cannot pose as a plugin agent.
+    expect(warnings.join("\n")).toContain('field "name": "my-plugin:only"');
+  });
 });
