@@ -10,6 +10,9 @@ import { runTurn, type Conversation, type LoopDeps } from "./run-turn.ts";
 /** Iteration cap when the caller gives none: a runaway subagent must end on its own. */
 export const DEFAULT_SUBAGENT_MAX_TURNS = 50;
 
+/** How long SubagentStop hooks may run after the user interrupted the subagent. */
+const ABORTED_STOP_HOOK_MS = 2000;
+
 export type SubagentOptions = {
   /** The agent type (hook matcher value, `agent_type` in hook payloads). */
   agentType: string;
@@ -79,7 +82,7 @@ export function subagentHookPayload(
 export function subagentHookBus(
   parent: HookBus,
   parentPayload: LoopDeps["hookPayload"],
-  info: { agentId: string; agentType: string; transcriptPath: string },
+  info: { agentId: string; agentType: string; transcriptPath: string; onStop?: () => void },
 ): HookBus {
   const map = (e: HookEventName): HookEventName | null => (e === "Stop" ? "SubagentStop" : e === "UserPromptSubmit" ? null : e);
   return {
@@ -99,6 +102,7 @@ export function subagentHookBus(
       };
       if (typeof payload.last_assistant_message === "string") fields.last_assistant_message = payload.last_assistant_message;
       const stopPayload = parentPayload("SubagentStop", fields);
+      info.onStop?.();
       return parent.emit("SubagentStop", stopPayload, { ...opts, matchValue: info.agentType });
     },
   };
@@ -112,10 +116,12 @@ export function subagentHookBus(
  */
 export async function runSubagent(parent: LoopDeps, opts: SubagentOptions): Promise<SubagentRun> {
   const hookPayload = subagentHookPayload(parent.hookPayload, opts.agentId, opts.agentType);
+  let stopFired = false;
   const hooks = subagentHookBus(parent.hooks, parent.hookPayload, {
     agentId: opts.agentId,
     agentType: opts.agentType,
     transcriptPath: opts.transcript.store.path,
+    onStop: () => void (stopFired = true),
   });
   // Spread the parent so per-call effects (beforeToolRun: checkpoints and env files, denyInsteadOfPrompting,
   // askPermission) apply inside too; the turn-level ones belong to the parent's conversation and are cleared.
@@ -146,6 +152,12 @@ export async function runSubagent(parent: LoopDeps, opts: SubagentOptions): Prom
   for (;;) {
     const step = await gen.next();
     if (step.done) {
+      // Every SubagentStart gets its SubagentStop, also after an abort, an API error or the turn cap
+      // (users match them up, user-demand §13); the loop has ended, so a block here changes nothing.
+      if (!stopFired && hooks.has("Stop")) {
+        const signal = opts.signal.aborted ? AbortSignal.timeout(ABORTED_STOP_HOOK_MS) : opts.signal;
+        await hooks.emit("Stop", { stop_hook_active: false, last_assistant_message: text }, { signal });
+      }
       return { text, result: step.value, events, toolUseCount, messages: convo.messages };
     }
     const ev = step.value;

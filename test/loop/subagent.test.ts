@@ -149,11 +149,12 @@ describe("runSubagent", () => {
     expect(await Bun.file(target).text()).toBe("x");
   });
 
-  test("maxTurns caps the subagent's iterations", async () => {
+  test("maxTurns caps the subagent's iterations; SubagentStop still fires once", async () => {
     const dir = tempDir();
     writeTree(dir, { "a.txt": "a\n" });
     const loop = { content: [{ type: "tool_use" as const, name: "Read", input: { file_path: join(dir, "a.txt") } }] };
-    const { deps, provider } = parentDeps({ cwd: dir, script: [loop, loop, loop, loop] });
+    const { bus, fired } = tableBus({ SubagentStop: () => ({ blocked: true, blockReason: "ignored: the run is over" }) });
+    const { deps, provider } = parentDeps({ cwd: dir, script: [loop, loop, loop, loop], over: { hooks: bus } });
     const run = await runSubagent(deps, {
       agentType: "x",
       agentId: "a1",
@@ -167,6 +168,8 @@ describe("runSubagent", () => {
     });
     expect(run.result.terminalReason).toBe("max_turns");
     expect(provider.requests).toHaveLength(2);
+    // SubagentStop still fires once, so it pairs with SubagentStart.
+    expect(fired.map((f) => f.event)).toEqual(["SubagentStop"]);
   });
 
   test("a fork starts from the given history; onEvent sees every event; stream deltas are not kept", async () => {

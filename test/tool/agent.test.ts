@@ -141,9 +141,10 @@ describe("Agent tool", () => {
     expect(results).toEqual(["Explore done", "Review done"]);
   });
 
-  test("abort reaches the subagent: the run ends quickly, the result says interrupted, the store says so", async () => {
+  test("abort reaches the subagent: the run ends quickly, the result says interrupted, the store says so; Start/Stop stay paired", async () => {
     const ctrl = new AbortController();
     const s = setup({
+      hooks: { SubagentStart: () => ({}), SubagentStop: () => ({}) },
       route: (req) => {
         if (isSub(req)) return { fault: "hang" };
         return { content: [agentCall({ description: "slow", prompt: "take forever", subagent_type: "Verify" })] };
@@ -160,6 +161,8 @@ describe("Agent tool", () => {
     expect(String(tr.content)).toContain("interrupted");
     const [json] = readdirSync(join(s.sessionDir, "agents")).filter((f) => f.endsWith(".json"));
     expect(JSON.parse(readFileSync(join(s.sessionDir, "agents", json!), "utf8")).status).toBe("interrupted");
+    expect(s.fired.map((f) => f.event)).toEqual(["SubagentStart", "SubagentStop"]);
+    expect(s.fired[1]!.payload).toMatchObject({ stop_hook_active: false, agent_type: "Verify" });
   });
 
   test("SubagentStart and SubagentStop fire with matcher = agent type; Start context reaches the subagent; Stop block continues it", async () => {

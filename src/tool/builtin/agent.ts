@@ -8,10 +8,10 @@ import type { AgentDefinition } from "../../agent/types.ts";
 import type { LoopEvent, TerminalReason } from "../../loop/events.ts";
 import type { LoopDeps } from "../../loop/run-turn.ts";
 import { reminder } from "../../loop/run-turn.ts";
-import { DEFAULT_SUBAGENT_MAX_TURNS, runSubagent } from "../../loop/subagent.ts";
+import { DEFAULT_SUBAGENT_MAX_TURNS, runSubagent, type SubagentRun } from "../../loop/subagent.ts";
 import type { ContentBlock, Usage } from "../../provider/types.ts";
 import { createSessionStore } from "../../session/store.ts";
-import { createTranscript } from "../../session/transcript.ts";
+import { createTranscript, type Transcript } from "../../session/transcript.ts";
 import { nullStore } from "../../session/types.ts";
 import { defineTool } from "../define-tool.ts";
 import { createFileState } from "../file-state.ts";
@@ -93,6 +93,40 @@ export function agentToolDescription(agents: AgentDefinition[]): string {
   return `${baseDescription.trim()}\n\nAvailable agent types:\n${lines.join("\n")}`;
 }
 
+type Sidechain = { transcript: Transcript; path: string; close(): void };
+
+/** The subagent's own transcript file (contracts §5.1), or an unwritten one when nothing persists. */
+function openSidechain(o: AgentToolOptions, agentId: string, cwd: () => string, now: () => Date, warn: (m: string) => void): Sidechain {
+  const path = o.sessionDir ? subagentTranscriptPath(o.sessionDir, agentId) : "";
+  const store = o.sessionDir
+    ? createSessionStore({ cwd: cwd(), sessionId: o.sessionId, version: o.version, agentId, path, onError: warn })
+    : nullStore(o.sessionId);
+  const transcript = createTranscript(store, { cwd, version: o.version, entrypoint: o.entrypoint ?? "sdk-cli", uuid: randomUUID, now, isSidechain: true, agentId });
+  return { transcript, path, close: () => (store as { close?: () => void }).close?.() };
+}
+
+/** Runs a context provider that may throw; a failure is warned about and yields nothing. */
+async function tryStrings(what: string, f: (() => Promise<string[]> | string[]) | undefined, warn: (m: string) => void): Promise<string[]> {
+  try {
+    return [...((await f?.()) ?? [])];
+  } catch (e) {
+    warn(`${what} failed: ${(e as Error).message}`);
+    return [];
+  }
+}
+
+/** What the parent model gets back, by how the run ended. */
+function toolResultOf(agent: AgentDefinition, run: SubagentRun, status: AgentStatus): { text: string; isError: boolean } {
+  if (status === "interrupted")
+    return { text: `The ${agent.name} agent was interrupted before it finished.${run.text ? ` Its last message:\n${run.text}` : ""}`, isError: true };
+  if (status === "failed")
+    return { text: `The ${agent.name} agent failed: ${run.result.result}. You may retry the Agent call or do the task yourself.`, isError: true };
+  let text = run.text || `(The ${agent.name} agent finished without a text answer.)`;
+  if (status === "max_turns")
+    text += `\n\n[The ${agent.name} agent stopped after reaching its limit of ${agent.maxTurns ?? DEFAULT_SUBAGENT_MAX_TURNS} turns; its work may be incomplete.]`;
+  return { text, isError: false };
+}
+
 /**
  * The Agent tool (legacy name Task; contracts §7.2): runs one subagent in the foreground and
  * returns its final text. Several calls in one message run concurrently. SubagentStart fires
@@ -103,6 +137,7 @@ export function agentToolDescription(agents: AgentDefinition[]): string {
 export function createAgentTool(o: AgentToolOptions): Tool {
   const now = o.now ?? (() => new Date());
   const warn = o.warn ?? (() => {});
+  const note = (e: string | null) => void (e && warn(e));
   const find = (type: string) => o.agents.find((a) => a.name === type) ?? o.agents.find((a) => a.name.toLowerCase() === type.toLowerCase());
   return defineTool({
     name: "Agent",
@@ -115,12 +150,9 @@ export function createAgentTool(o: AgentToolOptions): Tool {
     permissionKey: "subagent_type",
     maxResultChars: 100_000,
     async execute(inp, ctx) {
-      const type = inp.subagent_type?.trim() || DEFAULT_AGENT_TYPE;
+      const type = inp.subagent_type.trim() || DEFAULT_AGENT_TYPE;
       const agent = find(type);
-      if (!agent) {
-        const names = o.agents.map((a) => a.name).join(", ");
-        return { content: `Agent type '${type}' not found. Use one of: ${names}.`, isError: true };
-      }
+      if (!agent) return { content: `Agent type '${type}' not found. Use one of: ${o.agents.map((a) => a.name).join(", ")}.`, isError: true };
       const parent = o.parent();
       const agentId = newAgentId();
       const model = resolveSubagentModel({ callModel: inp.model, agentModel: agent.model, mainModel: o.mainModel(), env: o.env });
@@ -129,53 +161,21 @@ export function createAgentTool(o: AgentToolOptions): Tool {
 
       let startContext: string[] = [];
       if (parent.hooks.has("SubagentStart")) {
-        const out = await parent.hooks.emit(
-          "SubagentStart",
-          parent.hookPayload("SubagentStart", { agent_id: agentId, agent_type: agent.name }),
-          { matchValue: agent.name, signal: ctx.signal },
-        );
+        const out = await parent.hooks.emit("SubagentStart", parent.hookPayload("SubagentStart", { agent_id: agentId, agent_type: agent.name }), {
+          matchValue: agent.name,
+          signal: ctx.signal,
+        });
         startContext = out.additionalContext.map((c) => `SubagentStart hook additional context: ${c}`);
       }
 
       const started = now();
-      const transcriptPath = o.sessionDir ? subagentTranscriptPath(o.sessionDir, agentId) : "";
-      const store = o.sessionDir
-        ? createSessionStore({ cwd: ctx.cwd, sessionId: o.sessionId, version: o.version, agentId, path: transcriptPath, onError: warn })
-        : nullStore(o.sessionId);
-      const transcript = createTranscript(store, {
-        cwd: () => ctx.cwd,
-        version: o.version,
-        entrypoint: o.entrypoint ?? "sdk-cli",
-        uuid: randomUUID,
-        now,
-        isSidechain: true,
-        agentId,
-      });
-      const meta: SubagentMeta = {
-        agentType: agent.name,
-        description: inp.description,
-        toolUseId: ctx.toolUseId,
-        spawnDepth: 1,
-        model,
-        finished: false,
-        startedAt: started.toISOString(),
-      };
-      const note = (e: string | null) => e && warn(e);
+      const side = openSidechain(o, agentId, () => ctx.cwd, now, warn);
+      const meta: SubagentMeta = { agentType: agent.name, description: inp.description, toolUseId: ctx.toolUseId, spawnDepth: 1, model, finished: false, startedAt: started.toISOString() };
       if (o.sessionDir) note(writeSubagentMeta(o.sessionDir, agentId, meta));
 
-      let extra: string[] = [];
-      try {
-        extra = (await o.systemSections?.(agent, ctx.cwd)) ?? [];
-      } catch (e) {
-        warn(`subagent ${agent.name}: system prompt sections failed: ${(e as Error).message}`);
-      }
+      const extra = await tryStrings(`subagent ${agent.name}: system prompt sections`, o.systemSections && (() => o.systemSections!(agent, ctx.cwd)), warn);
       const system = buildSubagentSystem(agent, { cwd: ctx.cwd, platform: process.platform, date: started.toISOString().slice(0, 10), extra });
-      let before: string[] = [];
-      try {
-        before = [...((await o.promptContext?.(agent)) ?? [])];
-      } catch (e) {
-        warn(`subagent ${agent.name}: prompt context failed: ${(e as Error).message}`);
-      }
+      const before = await tryStrings(`subagent ${agent.name}: prompt context`, o.promptContext && (() => o.promptContext!(agent)), warn);
       const lead: ContentBlock[] = [...before.map((text): ContentBlock => ({ type: "text", text })), ...startContext.map(reminder)];
       const prompt: string | ContentBlock[] = lead.length ? [...lead, { type: "text", text: inp.prompt }] : inp.prompt;
 
@@ -188,19 +188,20 @@ export function createAgentTool(o: AgentToolOptions): Tool {
         tools: registry,
         model,
         maxTurns: agent.maxTurns,
-        transcript,
+        transcript: side.transcript,
         signal: ctx.signal,
         fileState: createFileState(),
         onEvent: o.onEvent ? (ev) => o.onEvent!(ctx.toolUseId, agentId, ev) : undefined,
       });
-      (store as { close?: () => void }).close?.();
+      side.close();
       const durationMs = parent.clock() - t0;
       const status = statusOf(run.result.terminalReason);
-      const error = status === "completed" ? null : status === "failed" ? run.result.result : (run.result.errors[0] ?? status);
+      const tokens = totalTokens(run.result.usage);
 
       if (o.sessionDir) {
-        const finishedAt = now().toISOString();
-        note(writeSubagentMeta(o.sessionDir, agentId, { ...meta, finished: true, finishedAt, status }));
+        const completedAt = now().toISOString();
+        note(writeSubagentMeta(o.sessionDir, agentId, { ...meta, finished: true, finishedAt: completedAt, status }));
+        const error = status === "completed" ? null : status === "failed" ? run.result.result : (run.result.errors[0] ?? status);
         const saved = writeAgentStore(
           o.sessionDir,
           {
@@ -210,11 +211,11 @@ export function createAgentTool(o: AgentToolOptions): Tool {
             model,
             status,
             prompt: inp.prompt,
-            transcriptFile: transcriptPath || null,
+            transcriptFile: side.path || null,
             createdAt: meta.startedAt,
-            completedAt: finishedAt,
+            completedAt,
             totalDurationMs: durationMs,
-            totalTokens: totalTokens(run.result.usage),
+            totalTokens: tokens,
             totalToolUseCount: run.toolUseCount,
             error,
           },
@@ -223,27 +224,21 @@ export function createAgentTool(o: AgentToolOptions): Tool {
         saved.errors.forEach(warn);
       }
 
-      if (status === "interrupted")
-        return { content: `The ${agent.name} agent was interrupted before it finished.${run.text ? ` Its last message:\n${run.text}` : ""}`, isError: true };
-      if (status === "failed")
-        return { content: `The ${agent.name} agent failed: ${run.result.result}. You may retry the Agent call or do the task yourself.`, isError: true };
-
-      let text = run.text || `(The ${agent.name} agent finished without a text answer.)`;
-      if (status === "max_turns")
-        text += `\n\n[The ${agent.name} agent stopped after reaching its limit of ${agent.maxTurns ?? DEFAULT_SUBAGENT_MAX_TURNS} turns; its work may be incomplete.]`;
+      const out = toolResultOf(agent, run, status);
+      if (out.isError) return { content: out.text, isError: true };
       const details: AgentToolResponse = {
         status: "completed",
         prompt: inp.prompt,
         agentId,
         agentType: agent.name,
-        content: [{ type: "text", text }],
+        content: [{ type: "text", text: out.text }],
         resolvedModel: model,
         totalDurationMs: durationMs,
-        totalTokens: totalTokens(run.result.usage),
+        totalTokens: tokens,
         totalToolUseCount: run.toolUseCount,
         usage: run.result.usage,
       };
-      return { content: [{ type: "text", text }], details };
+      return { content: [{ type: "text", text: out.text }], details };
     },
   });
 }
