@@ -72,3 +72,31 @@ test("main agent → Agent(Explore) → Read → answer; the parent's next reque
   const toolLine = main.find((l) => l.type === "user" && l.toolUseResult?.agentType === "Explore");
   expect(toolLine.toolUseResult).toMatchObject({ status: "completed", totalToolUseCount: 1 });
 });
+
+test("a project agent file picks model and tools; a broken one is skipped with a warning naming the file (contracts §6.4)", async () => {
+  const cwd = tempDir();
+  writeTree(cwd, {
+    ".claude/agents/counter.md": "---\nname: counter\ndescription: Counts things\ntools: Read\nmodel: haiku\n---\nYou are COUNTER-BOT. Count precisely.\n",
+    ".claude/agents/broken.md": "---\ndescription: has no name\n---\nbody\n",
+  });
+  const isCounter = (req: LoggedRequest) => systemOf(req).includes("You are COUNTER-BOT.");
+  const route = (req: LoggedRequest) => {
+    if (isCounter(req)) return { content: [{ type: "text" as const, text: "3 things" }] };
+    if ((req.body.messages as any[]).length === 1)
+      return { content: [{ type: "tool_use" as const, name: "Task", input: { description: "Count", prompt: "count the things", subagent_type: "counter" } }] };
+    return { content: [{ type: "text" as const, text: "done" }] };
+  };
+  fake.push(route, route, route);
+  const before = fake.requests.length;
+  const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_RETRY_BASE_MS: "5" });
+  const r = await runYoke(["-p", "count", "--output-format", "json"], { cwd, env });
+  expect(r.code).toBe(0);
+  expect(r.stderr).toContain(join(cwd, ".claude/agents/broken.md"));
+  expect(r.stderr).toContain('field "name" is required');
+  const reqs = fake.requests.slice(before);
+  const sub = reqs.find(isCounter)!;
+  expect(sub.body.model).toBe("claude-haiku-5-5");
+  expect((sub.body.tools as any[]).map((t) => t.name)).toEqual(["Read"]);
+  expect(String((reqs[0]!.body.tools as any[]).find((t) => t.name === "Agent").description)).toContain("- counter: Counts things (Tools: Read)");
+  expect(toolResultsOf(reqs.at(-1)!)[0]).toMatchObject({ is_error: false, text: "3 things" });
+});
