@@ -28,6 +28,7 @@ function setup(opts: {
   persist?: boolean;
   env?: Record<string, string>;
 }) {
+  const frames: Array<{ type: string; toolUseId: string; agentId: string; agentType: string }> = [];
   const cwd = tempDir();
   const sessionDir = join(tempDir(), "projects", "-x", "s1");
   const { bus, fired } = tableBus(opts.hooks ?? {});
@@ -44,9 +45,10 @@ function setup(opts: {
     sessionId: "s1",
     version: "t",
     warn: (m) => void warnings.push(m),
+    onEvent: (ev, from) => void frames.push({ type: ev.type, ...from }),
   });
   for (const t of [readTool, writeTool, bashTool, tool]) p.deps.tools.register(t);
-  return { ...p, cwd, sessionDir, fired, warnings, tool };
+  return { ...p, cwd, sessionDir, fired, warnings, tool, frames };
 }
 
 const agentCall = (input: Record<string, unknown>, id?: string) => ({ type: "tool_use" as const, name: "Agent", input, ...(id ? { id } : {}) });
@@ -108,6 +110,10 @@ describe("Agent tool", () => {
     const md = readFileSync(join(s.sessionDir, "agents", `${id}.md`), "utf8");
     expect(md).toContain("What do the notes say?");
     expect(md).toContain("The notes say: remember the milk.");
+    // Live subagent frames for stream-json, tagged with the spawning tool_use id (contracts §4.4).
+    const kinds = s.frames.filter((f) => f.type === "assistant" || f.type === "user");
+    expect(kinds.map((f) => f.type)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(kinds.every((f) => f.toolUseId === "toolu_A" && f.agentId === id && f.agentType === "Explore")).toBe(true);
     // The parent's own transcript is untouched by sidechain lines.
     expect((s.lines as any[]).every((l) => l.isSidechain === false)).toBe(true);
   });

@@ -41,8 +41,12 @@ export type AgentToolOptions = {
   promptContext?: (agent: AgentDefinition) => Promise<string[]> | string[];
   /** Sections added to every subagent's system prompt. May throw: then none are added. */
   systemSections?: (agent: AgentDefinition, cwd: string) => Promise<string[]> | string[];
-  /** Every loop event of every subagent, tagged with the Agent call's tool_use_id (stream-json progress). */
-  onEvent?: (toolUseId: string, agentId: string, ev: LoopEvent) => void;
+  /**
+   * Every loop event of every subagent as it happens, with where it came from: for stream-json
+   * subagent frames (`parent_tool_use_id` = toolUseId, `agent_id`, `subagent_type`; contracts §4.4).
+   * Must not throw (a throw is swallowed).
+   */
+  onEvent?: (ev: LoopEvent, from: { toolUseId: string; agentId: string; agentType: string }) => void;
   /** Non-fatal problems (unknown tool names in an agent file, store write failures). */
   warn?: (message: string) => void;
   now?: () => Date;
@@ -191,7 +195,7 @@ export function createAgentTool(o: AgentToolOptions): Tool {
         transcript: side.transcript,
         signal: ctx.signal,
         fileState: createFileState(),
-        onEvent: o.onEvent ? (ev) => o.onEvent!(ctx.toolUseId, agentId, ev) : undefined,
+        onEvent: o.onEvent ? (ev) => o.onEvent!(ev, { toolUseId: ctx.toolUseId, agentId, agentType: agent.name }) : undefined,
       });
       side.close();
       const durationMs = parent.clock() - t0;
