@@ -35,7 +35,7 @@ export type SubagentOptions = {
   /** Messages to start from (a fork that shares the parent's prefix); default a fresh conversation. */
   history?: Message[];
   maxTokens?: number;
-  /** Sees every loop event of the subagent as it happens (progress display, stream-json). Must not throw. */
+  /** Sees every loop event of the subagent as it happens (progress display, stream-json); a throw is swallowed. */
   onEvent?: (ev: LoopEvent) => void;
 };
 
@@ -52,7 +52,7 @@ export type SubagentRun = {
 
 /**
  * Hook fields inside a subagent: the parent's common fields with `agent_id` and `agent_type`
- * placed just before `hook_event_name`, as Claude Code orders them (contracts §1.4).
+ * placed just before `hook_event_name`, as Claude Code orders them (contracts §1.4). Pure; never throws.
  */
 export function subagentHookPayload(
   parent: LoopDeps["hookPayload"],
@@ -77,7 +77,8 @@ export function subagentHookPayload(
 /**
  * The parent's bus as the subagent sees it: the subagent's Stop is Claude Code's SubagentStop
  * (matcher = agent type, contracts §1.1/§1.4), and its prompt is not a user prompt, so
- * UserPromptSubmit does not fire. Every other event passes through unchanged.
+ * UserPromptSubmit does not fire. Every other event passes through unchanged. `emit` never throws
+ * (it is the parent's emit).
  */
 export function subagentHookBus(
   parent: HookBus,
