@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { execSync } from "node:child_process";
+import { sessionAgentTool } from "../agent/session-tool.ts";
 import { loadSettings, type LoadedSettings, type SettingsLevel } from "../config/load.ts";
 import { claudeUserDir, yokeDir } from "../config/paths.ts";
+import { renderInstructions } from "../context/index.ts";
 import { createHookBus, type YokeHookBus } from "../hook/bus.ts";
 import { buildPayload } from "../hook/events/index.ts";
 import { sessionEnvFile } from "../hook/session-env.ts";
@@ -183,7 +185,20 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     },
   });
   for (const w of permissions.warnings) process.stderr.write(`yoke: ${w}\n`);
-  let tools = createToolRegistry(o.builtinTools).filter((t) => !permissions.isToolHidden(t.name));
+  // Subagents: the Agent tool reads the parent's deps at call time (deps is built below).
+  const agentTool = sessionAgentTool({
+    cwd,
+    env,
+    sessionId,
+    transcriptPath: ss.store.path,
+    version: VERSION,
+    parent: () => deps,
+    mainModel: () => model,
+    // Instruction files reach every subagent, Explore and Plan included: users asked for it (user-demand §4).
+    promptContext: () => [renderInstructions(ctx.instructions.get().files)].filter(Boolean),
+    warn: (m) => process.stderr.write(`yoke: ${m}\n`),
+  });
+  let tools = createToolRegistry([...o.builtinTools, agentTool.tool]).filter((t) => !permissions.isToolHidden(t.name));
   const only = flagList(args, "tools");
   if (only.length && !(only.length === 1 && only[0] === "default")) {
     const keep = new Set(only.flatMap((v) => v.split(/[ ,]+/)).filter(Boolean));
