@@ -33,6 +33,8 @@ import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
 import { setupSession, type SessionSetup } from "./session-wiring.ts";
 
 export type Runtime = {
+  /** Agent types the Agent tool offers (for system/init). */
+  agents: string[];
   cwd: string;
   sessionId: string;
   sessionSource: SessionSetup["source"];
@@ -185,6 +187,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     },
   });
   for (const w of permissions.warnings) process.stderr.write(`yoke: ${w}\n`);
+  const outbox: LoopEvent[] = [];
   // Subagents: the Agent tool reads the parent's deps at call time (deps is built below).
   const agentTool = sessionAgentTool({
     cwd,
@@ -197,6 +200,11 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     // Instruction files reach every subagent, Explore and Plan included: users asked for it (user-demand §4).
     promptContext: () => [renderInstructions(ctx.instructions.get().files)].filter(Boolean),
     warn: (m) => process.stderr.write(`yoke: ${m}\n`),
+    extra: {
+      onEvent: (ev, from) => {
+        if (ev.type === "assistant" || ev.type === "user") outbox.push({ type: "subagent", event: ev, ...from });
+      },
+    },
   });
   let tools = createToolRegistry([...o.builtinTools, agentTool.tool]).filter((t) => !permissions.isToolHidden(t.name));
   const only = flagList(args, "tools");
@@ -205,7 +213,6 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     tools = tools.filter((t) => keep.has(t.name));
   }
 
-  const outbox: LoopEvent[] = [];
   const includeHookEvents = !!args.flags["include-hook-events"];
   const home = yokeDir(env);
   const hooks = createHookBus({
@@ -328,6 +335,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   });
 
   return {
+    agents: agentTool.agents.map((a) => a.name),
     cwd,
     sessionId,
     sessionSource: ss.source,

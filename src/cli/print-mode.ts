@@ -14,7 +14,7 @@ async function answerControl(rt: Runtime, req: Record<string, unknown>, interrup
     case "initialize":
       return {
         commands: [{ name: "compact", description: "Compact the conversation", argumentHint: "[focus]" }],
-        agents: [],
+        agents: rt.agents,
         output_style: "default",
         available_output_styles: ["default"],
         models: [],
@@ -68,7 +68,7 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     claude_code_version: VERSION,
     yoke_version: VERSION,
     output_style: "default",
-    agents: [],
+    agents: rt.agents,
     skills: [],
     plugins: rt.plugins.loaded.map((p) => ({ name: p.kind === "yoke" ? p.plugin.name : p.info.name, path: p.path })),
     uuid: randomUUID(),

@@ -52,6 +52,8 @@ export type LoopEvent =
   | { type: "tool_start"; toolUseId: string; name: string; input: Record<string, unknown> }
   | { type: "permission_denied"; denial: PermissionDenial; reason: string }
   | { type: "system"; subtype: string; data: Record<string, unknown> }
-  | { type: "result"; result: TurnResult };
+  | { type: "result"; result: TurnResult }
+  /** A subagent's assistant/user message, shown in stream-json with the spawning tool_use id (contracts §4.4). */
+  | { type: "subagent"; event: LoopEvent; toolUseId: string; agentId: string; agentType: string };
 
 export type { ContentBlock };

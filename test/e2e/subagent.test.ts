@@ -100,3 +100,29 @@ test("a project agent file picks model and tools; a broken one is skipped with a
   expect(String((reqs[0]!.body.tools as any[]).find((t) => t.name === "Agent").description)).toContain("- counter: Counts things (Tools: Read)");
   expect(toolResultsOf(reqs.at(-1)!)[0]).toMatchObject({ is_error: false, text: "3 things" });
 });
+
+test("stream-json shows subagent frames with parent_tool_use_id; init lists the agent types (contracts §4.4)", async () => {
+  const cwd = tempDir();
+  writeTree(cwd, { "a.txt": "alpha\n" });
+  const route = (req: LoggedRequest) => {
+    const msgs = req.body.messages as any[];
+    if (isExplore(req)) {
+      if (msgs.length === 1) return { content: [{ type: "tool_use" as const, name: "Read", input: { file_path: join(cwd, "a.txt") } }] };
+      return { content: [{ type: "text" as const, text: "it says alpha" }] };
+    }
+    if (msgs.length === 1) return { content: [{ type: "tool_use" as const, id: "toolu_spawn1", name: "Task", input: { description: "Read a", prompt: "Read a.txt", subagent_type: "Explore" } }] };
+    return { content: [{ type: "text" as const, text: "alpha" }] };
+  };
+  fake.push(route, route, route, route);
+  const r = await runYoke(["-p", "go", "--output-format", "stream-json", "--verbose"], { cwd, env: isolatedEnv({ ...fakeApiEnv(fake) }) });
+  expect(r.code).toBe(0);
+  const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  expect(lines[0].tools).toContain("Task"); // legacy name in init (contracts §4.4)
+  expect(lines[0].agents).toEqual(expect.arrayContaining(["general-purpose", "Explore"]));
+  const sub = lines.filter((l) => l.parent_tool_use_id === "toolu_spawn1");
+  expect(sub.length).toBeGreaterThanOrEqual(3);
+  expect(sub.every((l) => l.subagent_type === "Explore" && typeof l.agent_id === "string")).toBe(true);
+  const parentResultIdx = lines.findIndex((l) => l.type === "user" && l.parent_tool_use_id === null && JSON.stringify(l.message).includes("toolu_spawn1"));
+  const lastSubIdx = lines.lastIndexOf(sub.at(-1));
+  expect(lastSubIdx).toBeLessThan(parentResultIdx);
+});
