@@ -81,7 +81,9 @@ if (all) {
   let failed = 0;
   for (const t of TARGETS) {
     const out = join(root, "dist", `yoke-${t.name}${t.exe.endsWith(".exe") ? ".exe" : ""}`);
-    const runtime = await runtimeFor(t);
+    // The host's own target needs no other runtime: the running Bun is it.
+    const isHost = t.name === hostName;
+    const runtime = isHost ? process.execPath : await runtimeFor(t);
     if (!runtime) {
       console.log(`skipped ${t.name}: its Bun runtime (${t.npm}@${bunVersion}) is not installed and could not be fetched offline`);
       continue;
