@@ -64,7 +64,7 @@ export function createPluginHost(name: string, deps: HostDeps): PluginHost {
   return {
     name,
     hooks: {
-      on: (event, handler, opts = {}) => deps.registerHook(event, handler, { ...opts, source: `plugin: ${name}` }),
+      on: (event, handler, opts = {}) => deps.registerHook(event, handler, { ...opts, source: name }),
     },
     tools: { register: (tool) => deps.registerTool(tool) },
     systemPrompt: { addSection: (section, text) => void deps.sections.push({ plugin: name, name: section, text }) },
