@@ -84,7 +84,7 @@ export async function hooksCommand(argv: string[]): Promise<number> {
     }
   }
 
-  const rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools(), requireCredentials: false });
+  const rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools(), requireCredentials: false, reportHookErrors: false });
   try {
     if (sub === "list") {
       const rows = listHooks(rt.hooks);
