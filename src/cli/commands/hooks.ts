@@ -54,7 +54,7 @@ function parseObject(text: string, what: string): Record<string, unknown> {
 export async function hooksCommand(argv: string[]): Promise<number> {
   const [sub, ...tail] = argv;
   if (!sub || sub === "--help" || sub === "-h" || sub === "help") {
-    process.stdout.write(`${USAGE}\n`);
+    (sub ? process.stdout : process.stderr).write(`${USAGE}\n`);
     return sub ? 0 : 1;
   }
   if (sub !== "list" && sub !== "run") throw new UsageError(`unknown subcommand '${sub}'\n${USAGE}`);

@@ -96,7 +96,7 @@ export async function pluginsCommand(argv: string[]): Promise<number> {
   const [sub, ...tail] = argv;
   const usage = "Usage: yoke plugins list [--json] [--plugin-dir DIR] [--settings FILE|JSON] [--bare]";
   if (!sub || sub === "--help" || sub === "-h" || sub === "help") {
-    process.stdout.write(`${usage}\n`);
+    (sub ? process.stdout : process.stderr).write(`${usage}\n`);
     return sub ? 0 : 1;
   }
   if (sub !== "list") throw new UsageError(`unknown subcommand '${sub}'\n${usage}`);
