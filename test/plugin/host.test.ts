@@ -49,11 +49,11 @@ test("host registers hooks under the plain plugin name and tools through define"
   const hooks: Array<{ event: string; source: string }> = [];
   const tools: Tool[] = [];
   const deps = {
-    registerHook: (event, _h, o) => {
+    registerHook: (event: string, _h: unknown, o: { source: string }) => {
       hooks.push({ event, source: o.source });
       return () => {};
     },
-    registerTool: (t) => void tools.push(t),
+    registerTool: (t: Tool) => void tools.push(t),
     sections: [],
     yokeDir: tempDir(),
     background: createBackgroundTasks(() => {}),
