@@ -124,6 +124,20 @@ describe("PostToolUse, UserPromptSubmit, Stop (contracts §1.6, §1.7)", () => {
     expect(text).toContain("PostToolUse:Bash hook feedback: lint failed on out.txt");
   });
 
+  test("PostToolUseFailure gets the error; its additionalContext reaches the model; PostToolUse does not fire", async () => {
+    const cwd = hooksProject({
+      ...hook("PostToolUseFailure", `cat > "$CLAUDE_PROJECT_DIR/fail.json"; echo '{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"CTX-FAIL-3"}}'`, "Bash"),
+      ...hook("PostToolUse", `touch "$CLAUDE_PROJECT_DIR/post-fired"`, "Bash"),
+    });
+    const r = await runWith(cwd, [bashCall("echo oops >&2; exit 3"), say("ok")], ["--allowedTools", "Bash"]);
+    expect(r.code).toBe(0);
+    expect(existsSync(join(cwd, "post-fired"))).toBe(false);
+    const payload = JSON.parse(readFileSync(join(cwd, "fail.json"), "utf8"));
+    expect(payload).toMatchObject({ hook_event_name: "PostToolUseFailure", tool_name: "Bash", tool_input: { command: "echo oops >&2; exit 3" } });
+    expect(payload.error).toContain("oops");
+    expect(requestText(r.requests[1]!)).toContain("PostToolUseFailure:Bash hook additional context: CTX-FAIL-3");
+  });
+
   test("UserPromptSubmit: plain stdout and additionalContext become context; payload carries the prompt", async () => {
     const cwd = hooksProject(hook("UserPromptSubmit", `cat > "$CLAUDE_PROJECT_DIR/ups.json"; echo PLAIN-CTX-7`));
     const r = await runWith(cwd, [say("hello")], ["--output-format", "json"], { prompt: "what now" });
@@ -276,5 +290,30 @@ describe("stream-json --include-hook-events (contracts §1.9)", () => {
     expect(resp).toMatchObject({ hook_event: "PreToolUse", exit_code: 2, outcome: "error", stderr: "nope\n" });
     expect(r.lines!.at(-1).permission_denials).toHaveLength(1);
     expect(existsSync(join(cwd, "marker"))).toBe(false);
+  });
+});
+
+describe("every mode fires hooks the same way (issue 4 item 3)", () => {
+  test("stream-json input: UserPromptSubmit per prompt, SessionStart and SessionEnd once", async () => {
+    const log = (tag: string) => `p=$(cat); echo "${tag} $p" >> "$CLAUDE_PROJECT_DIR/events.log"`;
+    const cwd = hooksProject({ ...hook("SessionStart", log("start")), ...hook("UserPromptSubmit", log("prompt")), ...hook("SessionEnd", log("end")) });
+    const user = (text: string) => JSON.stringify({ type: "user", message: { role: "user", content: text } });
+    const r = await runWith(cwd, [say("one"), say("two")], ["--output-format", "stream-json", "--input-format", "stream-json", "--verbose"], {
+      stdin: `${user("first prompt")}\n${user("second prompt")}\n`,
+    });
+    expect(r.code).toBe(0);
+    expect(r.lines!.filter((l) => l.type === "result").map((l) => l.result)).toEqual(["one", "two"]);
+    const events = readFileSync(join(cwd, "events.log"), "utf8").trim().split("\n");
+    expect(events.map((l) => l.split(" ")[0])).toEqual(["start", "prompt", "prompt", "end"]);
+    expect(events.map((l) => JSON.parse(l.slice(l.indexOf(" ") + 1))).filter((p) => p.prompt).map((p) => p.prompt)).toEqual(["first prompt", "second prompt"]);
+  });
+
+  test("a Stop hook that always blocks lets go after 8 blocks in a row", async () => {
+    const cwd = hooksProject(hook("Stop", `cat >/dev/null; echo '{"decision":"block","reason":"again"}'`));
+    const replies = Array.from({ length: 9 }, (_, i) => say(`attempt ${i + 1}`));
+    const r = await runWith(cwd, replies, ["--output-format", "json"]);
+    expect(r.code).toBe(0);
+    expect(r.requests).toHaveLength(9);
+    expect(r.json.result).toBe("attempt 9");
   });
 });
