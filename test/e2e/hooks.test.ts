@@ -252,6 +252,7 @@ describe("hooks that misbehave never take the run down (issue 4 item 2)", () => 
     const crash = lines.find((l) => l.includes("exit 1"));
     expect(crash).toContain(settingsFile);
     expect(crash).toContain("boom");
+    expect(crash).toContain("only exit 2 or a JSON decision blocks"); // user-demand #12: exit 1 is not a block
     expect(lines.find((l) => l.includes("kill -SEGV"))).toContain(settingsFile);
   });
 });
