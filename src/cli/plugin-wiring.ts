@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Settings } from "../config/schema.ts";
 import type { YokeHookBus } from "../hook/bus.ts";
@@ -151,6 +152,14 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
   for (const p of plugins) {
     if (p.kind === "claude") {
       const env = { CLAUDE_PLUGIN_ROOT: p.info.root, CLAUDE_PLUGIN_DATA: p.info.dataDir };
+      // Hook scripts write into ${CLAUDE_PLUGIN_DATA} without creating it first, as Claude Code provides it.
+      if (p.info.hooks) {
+        try {
+          mkdirSync(p.info.dataDir, { recursive: true });
+        } catch (err) {
+          process.stderr.write(`yoke: plugin ${p.info.name}: cannot create its data folder ${p.info.dataDir}: ${(err as Error).message}\n`);
+        }
+      }
       if (p.info.hooks) o.bus.addPluginHooks(p.info.hooks as never, { path: join(p.info.root, "hooks", "hooks.json"), owner: p.info.name, env });
       continue;
     }

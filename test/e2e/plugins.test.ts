@@ -124,6 +124,7 @@ function claudePlugin(root: string, name: string): void {
     "scripts/guard.sh": `#!/usr/bin/env bash
 p=$(cat)
 echo "root=$CLAUDE_PLUGIN_ROOT" > "$CLAUDE_PROJECT_DIR/plugin-hook.txt"
+echo seen >> "$CLAUDE_PLUGIN_DATA/seen.log"
 if printf '%s' "$p" | grep -q touch; then echo "${name} says no touching" >&2; exit 2; fi
 exit 0
 `,
@@ -145,6 +146,8 @@ describe("Claude Code plugin folders (issue 4 item 5)", () => {
     // The bracket shows the command as configured (contracts §1.7); the script ran from the substituted path.
     expect(toolResultsOf(r.requests[1]!)[0]!.text).toBe("PreToolUse:Bash hook error: [${CLAUDE_PLUGIN_ROOT}/scripts/guard.sh]: no-touch says no touching");
     expect(readFileSync(join(cwd, "plugin-hook.txt"), "utf8")).toBe(`root=${root}\n`);
+    // ${CLAUDE_PLUGIN_DATA} exists before the first hook writes into it.
+    expect(readFileSync(join(r.env.YOKE_CONFIG_DIR!, "plugins-data", "no-touch", "seen.log"), "utf8")).toBe("seen\n");
   });
 
   test("via enabledPlugins, installed under $CLAUDE_CONFIG_DIR/plugins/cache/<market>/<name>/<version>/", async () => {
