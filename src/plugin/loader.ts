@@ -36,10 +36,27 @@ function isPlugin(v: unknown): v is Plugin {
 
 /** Imports a user's TypeScript or JavaScript plugin. Bun transpiles it at run time: no build step, no node_modules. */
 async function importPlugin(file: string): Promise<Plugin> {
-  const mod = await import(pathToFileURL(file).href);
-  const p = mod.default ?? mod.plugin;
+  let mod: Record<string, unknown>;
+  try {
+    mod = await import(pathToFileURL(file).href);
+  } catch (err) {
+    throw new Error(describeLoadError(err));
+  }
+  const p = (mod.default ?? mod.plugin) as Plugin;
   if (!isPlugin(p)) throw new Error("the module's default export must be { name, version, setup(host) }");
   return { ...p, version: p.version ?? "0.0.0" };
+}
+
+/** Bun reports syntax errors as an AggregateError of BuildMessages; name the first ones with line and column. */
+export function describeLoadError(err: unknown): string {
+  const list = (err as { errors?: unknown[] })?.errors;
+  if (!Array.isArray(list) || list.length === 0) return err instanceof Error ? err.message : String(err);
+  const parts = list.slice(0, 3).map((m) => {
+    const x = m as { message?: string; position?: { line?: number; column?: number } | null };
+    const at = x.position?.line ? `line ${x.position.line}:${x.position.column ?? 0}: ` : "";
+    return `${at}${x.message ?? String(m)}`;
+  });
+  return `syntax error: ${parts.join("; ")}${list.length > 3 ? ` (and ${list.length - 3} more)` : ""}`;
 }
 
 function readManifest(root: string): { name: string; version?: string; description?: string; hooks?: unknown } {

@@ -102,7 +102,7 @@ export default {
     expect(r.code).toBe(0);
     expect(r.json.result).toBe("done");
     // broken.ts: named, the run went on
-    expect(r.stderr).toContain(`plugin ${join(dir, "broken.ts")} failed to load`);
+    expect(r.stderr).toContain(`plugin ${join(dir, "broken.ts")} failed to load: syntax error: line 1:`);
     // audit: its UserPromptSubmit throw is logged with its name and skipped; its PostToolUse handler still ran
     expect(r.stderr).toContain('UserPromptSubmit hook of plugin "audit" failed: audit exploded on the prompt');
     expect(readFileSync(join(env.YOKE_CONFIG_DIR, "plugins-data", "audit", "audit.log"), "utf8")).toBe("Bash\n");

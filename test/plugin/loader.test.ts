@@ -27,6 +27,7 @@ describe("discoverPlugins", () => {
     expect(r.plugins.find((p) => p.kind === "yoke" && p.plugin.name === "u")).toMatchObject({ origin: "user", plugin: { version: "0.0.0" } });
     expect(r.errors.map((e) => e.path).sort()).toEqual([join(o.cwd, ".yoke/plugins/bad.ts"), join(o.cwd, ".yoke/plugins/noexport.ts")]);
     expect(r.errors.find((e) => e.path.endsWith("noexport.ts"))!.message).toContain("default export must be { name, version, setup(host) }");
+    expect(r.errors.find((e) => e.path.endsWith("bad.ts"))!.message).toMatch(/^syntax error: line 1:\d+: /);
   });
 
   test("disabled by settings or YOKE_DISABLE_PLUGINS, with the reason; a same-named user plugin replaces the bundled one", async () => {
