@@ -209,6 +209,15 @@ describe("session hooks and environment (contracts §1.4, §1.8)", () => {
     expect(readFileSync(join(cwd, "env.txt"), "utf8").split("\n").slice(0, 3)).toEqual([cwd, "1", cwd]);
   });
 
+  test("after the model cd's, hooks run in the new cwd (payload cwd too) while CLAUDE_PROJECT_DIR stays the project (user-demand #13)", async () => {
+    const cwd = hooksProject(hook("PreToolUse", `p=$(cat); echo "$PWD|$CLAUDE_PROJECT_DIR|$(echo "$p" | grep -o '"cwd":"[^"]*"')" >> "$CLAUDE_PROJECT_DIR/where.log"`, "Bash"));
+    const r = await runWith(cwd, [bashCall("mkdir -p sub && cd sub"), bashCall("pwd"), say("ok")], ["--allowedTools", "Bash"]);
+    expect(r.code).toBe(0);
+    const sub = join(cwd, "sub");
+    expect(toolResultsOf(r.requests[2]!)[0]!.text).toContain(sub);
+    expect(readFileSync(join(cwd, "where.log"), "utf8").trim().split("\n")).toEqual([`${cwd}|${cwd}|"cwd":"${cwd}"`, `${sub}|${cwd}|"cwd":"${sub}"`]);
+  });
+
   test("disableAllHooks: configured hooks do not run", async () => {
     const cwd = project({ disableAllHooks: true, hooks: hook("PreToolUse", 'echo blocked >&2; exit 2', "Bash") });
     const r = await runWith(cwd, [bashCall("touch marker"), say("ok")], ["--allowedTools", "Bash"]);
