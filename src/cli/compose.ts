@@ -89,7 +89,12 @@ export type ComposeOptions = {
   builtinTools: Tool[];
   /** Subcommands that never call the model (context, hooks, permissions) skip the credentials check. */
   requireCredentials?: boolean;
+  /** Write failed hooks to stderr as they finish (default true; `yoke hooks run` prints them itself). */
+  reportHookErrors?: boolean;
 };
+
+/** contracts §1.9 / §4.4: the SDK types hook_response.outcome as success | error | cancelled. */
+const sdkOutcome = (o: string): string => (o === "success" || o === "cancelled" ? o : "error");
 
 /** The composition root's work: settings → env → provider, tools, hooks, permissions, plugins, transcript. Throws SettingsError / UsageError. */
 export async function compose(o: ComposeOptions): Promise<Runtime> {
@@ -224,6 +229,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     yokeDir: home,
     matchRule: hookIfMatcher(cwd, env),
     onRecord: (event, r) => {
+      // A hook that crashed, timed out or printed garbage is reported (naming command and settings file) and the run goes on.
+      if (r.error && r.outcome !== "cancelled" && o.reportHookErrors !== false) process.stderr.write(`yoke: [${r.hookName}] ${r.error}\n`);
       const always = event === "SessionStart";
       if (!includeHookEvents && !always) return;
       const hook_id = randomUUID();
@@ -232,7 +239,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       outbox.push({
         type: "system",
         subtype: "hook_response",
-        data: { ...common, output: r.stdout + r.stderr, stdout: r.stdout, stderr: r.stderr, exit_code: r.exitCode, outcome: r.outcome },
+        data: { ...common, output: r.stdout + r.stderr, stdout: r.stdout, stderr: r.stderr, exit_code: r.exitCode, outcome: sdkOutcome(r.outcome) },
       });
     },
   });
