@@ -1,31 +1,11 @@
 // End-to-end (issue 5): every case of the permission corpus decided by the compiled binary through
 // `yoke permissions explain --batch`, with the rules in a real project's .claude/settings.json.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { runYoke, yokeBin } from "../helpers/binary.ts";
-import { tempDir } from "../helpers/tmp.ts";
-import { BYPASS_ATTEMPTS, type CorpusCase, type CorpusRules, ORDINARY_ALLOWED, PROJECT_FILES, PROJECT_LINKS } from "../fixtures/permission-corpus.ts";
-
-/** A root with home/ and proj/ laid out as the corpus expects, the rules in proj/.claude/settings.json. */
-export function corpusProject(rules: CorpusRules): { root: string; home: string; cwd: string; settingsFile: string } {
-  const root = tempDir("yoke-perm-e2e-");
-  const home = join(root, "home");
-  const cwd = join(root, "proj");
-  mkdirSync(home, { recursive: true });
-  for (const [f, c] of Object.entries(PROJECT_FILES)) {
-    mkdirSync(dirname(join(cwd, f)), { recursive: true });
-    writeFileSync(join(cwd, f), c);
-  }
-  for (const [l, t] of Object.entries(PROJECT_LINKS)) symlinkSync(t, join(cwd, l));
-  const settingsFile = join(cwd, ".claude", "settings.json");
-  mkdirSync(dirname(settingsFile), { recursive: true });
-  writeFileSync(settingsFile, JSON.stringify({ permissions: rules }, null, 2));
-  return { root, home, cwd, settingsFile };
-}
-
-export const substCwd = (input: Record<string, unknown>, cwd: string): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(input).map(([k, v]) => [k, typeof v === "string" ? v.replaceAll("${CWD}", cwd) : v]));
+import { corpusProject, substCwd } from "../helpers/permission-project.ts";
+import { BYPASS_ATTEMPTS, type CorpusCase, type CorpusRules, ORDINARY_ALLOWED } from "../fixtures/permission-corpus.ts";
 
 type Answer = { decision: string; headless: string; mode: string; reason: string; rule?: { text: string; file: string; list: string; index: number }; error?: string };
 
