@@ -79,6 +79,20 @@ describe("yoke permissions explain", () => {
     expect(r.stdout).toContain("warning: a run in this mode would not start");
   });
 
+  test("names PreToolUse hooks that would run first in a real run, without running them", async () => {
+    const p = project({ allow: ["Bash(ls:*)"] });
+    const marker = join(p.cwd, "hook-ran");
+    writeFileSync(
+      p.settingsFile,
+      JSON.stringify({ permissions: { allow: ["Bash(ls:*)"] }, hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `touch ${marker}` }] }, { matcher: "Write", hooks: [{ type: "command", command: "true" }] }] } }),
+    );
+    const r = JSON.parse((await explain(p.cwd, ["Bash", "ls", "--json"])).stdout);
+    expect(r.hooks).toEqual([{ event: "PreToolUse", matcher: "Bash", command: `touch ${marker}`, source: p.settingsFile }]);
+    expect(r.steps.join("\n")).toContain("explain does not run it");
+    expect(Bun.file(marker).size).toBe(0);
+    expect(await Bun.file(marker).exists()).toBe(false);
+  });
+
   test("usage errors exit 1 with one clear line; settings errors name the file", async () => {
     const p = project({});
     const bad = await explain(p.cwd, ["Bash", "{not json"]);

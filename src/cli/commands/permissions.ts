@@ -5,6 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import type { LoadedSettings } from "../../config/load.ts";
+import { collectSettingsHooks } from "../../hook/config.ts";
+import { matcherMatches } from "../../hook/matcher.ts";
 import { explainDecision, type Evaluator, type Explanation, resolveHeadless } from "../../permission/index.ts";
 import { canonicalToolName } from "../../permission/rule-parse.ts";
 import type { PermissionMode } from "../../permission/types.ts";
@@ -75,6 +77,8 @@ export type ExplainResult = Explanation & {
   modeProblem?: string;
   /** False when no built-in tool has this name (it may still come from a plugin or MCP server). */
   builtin: boolean;
+  /** Settings hooks that run before this decision in a real run (explain does not run them). */
+  hooks: Array<{ event: string; matcher: string; command: string; source: string }>;
 };
 
 type Env = Record<string, string>;
@@ -107,6 +111,8 @@ function makeContext(args: ParsedArgs, cwd: string) {
     }
     return ev;
   };
+  // PreToolUse hooks from settings run before the rule decision in a run (plugin hooks are not loaded here).
+  const hooks = args.flags.bare ? [] : collectSettingsHooks(settings).filter((h) => !h.disabledBy && h.event === "PreToolUse");
   const explain = (toolArg: string, input: Record<string, unknown>, mode: PermissionMode = baseMode): ExplainResult => {
     const ev = evaluatorFor(mode);
     const tool = tools.get(canonicalToolName(toolArg));
@@ -116,7 +122,12 @@ function makeContext(args: ParsedArgs, cwd: string) {
     const h = resolveHeadless(d);
     const problem = modeProblem(mode, settings, env) ?? undefined;
     if (!tool) e.steps.push(`${toolArg} is not a built-in tool; a plugin or MCP server may provide it`);
-    return { tool: toolArg, input, ...e, headless: h.behavior === "allow" ? "allow" : "deny", headlessReason: h.reason, ...(problem ? { modeProblem: problem } : {}), builtin: !!tool };
+    const matched = hooks
+      .filter((h) => matcherMatches(h.matcher, canonicalToolName(toolArg)))
+      .map((h) => ({ event: h.event, matcher: h.matcher ?? "", command: h.handler.command ?? h.handler.type, source: h.path }));
+    for (const h of matched)
+      e.steps.push(`in a run, the PreToolUse hook \`${h.command}\` (${h.source}) runs first: its deny or ask wins, its allow cannot override deny or ask rules (explain does not run it)`);
+    return { tool: toolArg, input, ...e, headless: h.behavior === "allow" ? "allow" : "deny", headlessReason: h.reason, ...(problem ? { modeProblem: problem } : {}), builtin: !!tool, hooks: matched };
   };
   return { explain, warnings: evaluatorFor(baseMode).warnings };
 }
