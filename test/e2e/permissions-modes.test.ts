@@ -60,6 +60,20 @@ describe("default mode (contracts §3.3)", () => {
   });
 });
 
+describe("the starting mode (contracts §2.2, §3.3)", () => {
+  const initMode = async (cwd: string, args: string[] = [], env: Record<string, string | undefined> = {}) => {
+    const r = await run({ cwd, format: "stream-json", args: ["--verbose", ...args], script: [say("hi")], env });
+    return JSON.parse(r.stdout.split("\n")[0]!).permissionMode;
+  };
+  test("committed project settings cannot escalate to bypassPermissions; local settings and the flag can set a mode", async () => {
+    const cwd = project({ permissions: { defaultMode: "bypassPermissions" } });
+    expect(await initMode(cwd, [], { IS_SANDBOX: "1" })).toBe("default");
+    writeFileSync(join(cwd, ".claude", "settings.local.json"), JSON.stringify({ permissions: { defaultMode: "acceptEdits" } }));
+    expect(await initMode(cwd)).toBe("acceptEdits");
+    expect(await initMode(cwd, ["--permission-mode", "plan"])).toBe("plan");
+  });
+});
+
 describe("acceptEdits and working directories (contracts §3.3, issue 5 §4)", () => {
   test("edits inside cwd run; a write outside every working directory is denied headless", async () => {
     const cwd = project();
