@@ -53,7 +53,10 @@ describe("bypass corpus through the binary (contracts §3.1–3.3): never allowe
       expect(answer.reason.length).toBeGreaterThan(10);
       expect(answer.mode).toBe(c.mode ?? "default");
       // A deny that a rule caused names that rule and the settings file it lives in.
-      if (answer.rule) expect(answer.rule.file).toBe(settingsFile);
+      if (answer.rule) {
+        expect(answer.rule.file).toBe(settingsFile);
+        expect(answer.reason).toContain(answer.rule.text);
+      }
       if (answer.decision === "deny" && !c.mode) expect(answer.rule?.list).toBe("deny");
     });
   }
@@ -68,7 +71,8 @@ describe("ordinary commands through the binary: allowed, naming the rule or the 
       if (answer.rule) {
         expect(answer.rule.file).toBe(settingsFile);
         expect(answer.rule.list).toBe("allow");
-      }
+        expect(answer.reason).toContain(answer.rule.text);
+      } else expect(answer.reason).toMatch(/read-only|acceptEdits mode|inside the working directories/);
     });
   }
 });
