@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { execSync } from "node:child_process";
 import { sessionAgentTool } from "../agent/session-tool.ts";
-import { loadSettings, type LoadedSettings, type SettingsLevel } from "../config/load.ts";
+import type { LoadedSettings } from "../config/load.ts";
 import { claudeUserDir, yokeDir } from "../config/paths.ts";
 import { renderInstructions } from "../context/index.ts";
 import { createHookBus, type YokeHookBus } from "../hook/bus.ts";
@@ -11,8 +11,8 @@ import type { HookEventName } from "../hook/types.ts";
 import type { LoopEvent } from "../loop/events.ts";
 import type { Conversation, LoopDeps } from "../loop/run-turn.ts";
 import { createUsageTracker } from "../loop/usage.ts";
-import { checkModeAllowed, createPermissionEvaluator, denyInsteadOfPromptingFrom, type Evaluator } from "../permission/index.ts";
-import { PERMISSION_MODES, type PermissionMode } from "../permission/types.ts";
+import { createPermissionEvaluator, denyInsteadOfPromptingFrom, type Evaluator } from "../permission/index.ts";
+import type { PermissionMode } from "../permission/types.ts";
 import type { PromptSection } from "../plugin/host.ts";
 import { renderSections } from "../plugin/host.ts";
 import type { SessionView } from "../plugin/types.ts";
@@ -30,6 +30,7 @@ import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import { createContextWiring, fileArg, type ContextWiring } from "./context-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
+import { buildPermissionEvaluator, loadSettingsFromArgs, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
 import { setupSession, type SessionSetup } from "./session-wiring.ts";
 
 export type Runtime = {
@@ -65,13 +66,7 @@ export type Runtime = {
 const flagStr = (a: ParsedArgs, k: string) => (typeof a.flags[k] === "string" ? (a.flags[k] as string) : undefined);
 const flagList = (a: ParsedArgs, k: string) => (Array.isArray(a.flags[k]) ? (a.flags[k] as string[]) : []);
 
-export function parsePermissionMode(raw: string | undefined, where: string): PermissionMode | undefined {
-  if (raw === undefined) return undefined;
-  const m = raw === "manual" ? "default" : raw;
-  if (!(PERMISSION_MODES as readonly string[]).includes(m))
-    throw new UsageError(`error: ${where} must be one of ${PERMISSION_MODES.join(", ")} (got '${raw}')`);
-  return m as PermissionMode;
-}
+export { parsePermissionMode } from "./permission-wiring.ts";
 
 function apiKeyFromHelper(helper: string | undefined, env: Record<string, string>): string | undefined {
   if (!helper) return undefined;
@@ -100,12 +95,7 @@ const sdkOutcome = (o: string): string => (o === "success" || o === "cancelled" 
 export async function compose(o: ComposeOptions): Promise<Runtime> {
   const { args, cwd } = o;
   const bare = !!args.flags.bare;
-  const sources = flagStr(args, "setting-sources");
-  const settings = loadSettings({
-    cwd,
-    flagSettings: flagStr(args, "settings"),
-    settingSources: sources !== undefined ? (sources.split(",").map((s) => s.trim()).filter(Boolean) as SettingsLevel[]) : undefined,
-  });
+  const settings = loadSettingsFromArgs(args, cwd);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   Object.assign(env, settings.merged.env ?? {});
@@ -118,14 +108,9 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   env.CLAUDE_CODE_SESSION_ID = sessionId;
 
   const model = resolveModel(flagStr(args, "model") ?? env.ANTHROPIC_MODEL ?? ss.restored.model ?? settings.merged.model ?? "default");
-  let permissionMode =
-    parsePermissionMode(flagStr(args, "permission-mode"), "--permission-mode") ??
-    parsePermissionMode(ss.restored.permissionMode, "the resumed session's mode") ??
-    parsePermissionMode(settings.merged.permissions?.defaultMode, "permissions.defaultMode") ??
-    "default";
-  if (args.flags["dangerously-skip-permissions"]) permissionMode = "bypassPermissions";
-  const modeProblem = checkModeAllowed(permissionMode, { uid: process.getuid?.() ?? 1000, env });
-  if (modeProblem) throw new UsageError(modeProblem);
+  const permissionMode = resolvePermissionMode(args, settings, ss.restored.permissionMode);
+  const problem = modeProblem(permissionMode, settings, env);
+  if (problem) throw new UsageError(problem);
 
   const session: SessionToolState = { cwd, todos: [], envFiles: [], bag: new Map() };
   const transcript = createTranscript(ss.store, { cwd: () => session.cwd, version: VERSION, entrypoint: "sdk-cli", uuid: randomUUID, now: () => new Date() });
@@ -177,14 +162,12 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     throw new UsageError((e as Error).message);
   }
 
-  const permissions = createPermissionEvaluator({
-    settings,
-    mode: permissionMode,
+  const permissions = buildPermissionEvaluator({
+    args,
     cwd,
-    addDirs: flagList(args, "add-dir"),
-    allowedTools: flagList(args, "allowedTools"),
-    disallowedTools: flagList(args, "disallowedTools"),
+    settings,
     env,
+    mode: permissionMode,
     autoAllowWriteDirs: ctx.memory.enabled && ctx.memory.dir ? [ctx.memory.dir] : [],
     toolInfo: (name) => {
       const t = tools.get(name);

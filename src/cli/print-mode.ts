@@ -134,5 +134,6 @@ export async function runPrint(
   if (!last) return 0;
   if (format === "json") write(JSON.stringify(resultMessage(last, rt.sessionId, randomUUID())));
   if (format === "text") write(last.subtype === "success" ? last.result : last.errors.join("\n") || last.result);
-  return last.isError ? 1 : 0;
+  // Exit 3: the run completed but the model gave up on a permission denial (see TurnResult.endedOnDenial).
+  return last.isError ? 1 : last.endedOnDenial ? 3 : 0;
 }

@@ -41,6 +41,11 @@ export type TurnResult = {
   totalCostUsd: number;
   permissionDenials: PermissionDenial[];
   apiErrorStatus?: number | null;
+  /**
+   * The run completed, but its last permission denial came after its last successful tool call: the model
+   * stopped because it was not allowed to go on. Headless exits 3 on it (yoke's addition; not in the result JSON).
+   */
+  endedOnDenial?: boolean;
 };
 
 /** Everything the loop reports. Modes only render these. */
