@@ -30,6 +30,11 @@ async function compileOne(outfile: string, target?: Target, executablePath?: str
     entrypoints: [entry],
     minify: true,
     sourcemap: "none",
+    // Bytecode compiled at build time and embedded (ESM bytecode needs compile): the binary skips
+    // parsing its ~600 KB bundle at every start. Measured with `bun run bench` on Bun 1.4.5: medians of 9 runs,
+    // one-turn `-p` 68 → 35 ms, three turns 78 → 40 ms, `--version` 33 → 12 ms; +3.7 MiB of binary.
+    bytecode: true,
+    format: "esm",
     define: { YOKE_VERSION: JSON.stringify(pkg.version) },
     compile: {
       outfile,
@@ -76,7 +81,9 @@ if (all) {
   let failed = 0;
   for (const t of TARGETS) {
     const out = join(root, "dist", `yoke-${t.name}${t.exe.endsWith(".exe") ? ".exe" : ""}`);
-    const runtime = await runtimeFor(t);
+    // The host's own target needs no other runtime: the running Bun is it.
+    const isHost = t.name === hostName;
+    const runtime = isHost ? process.execPath : await runtimeFor(t);
     if (!runtime) {
       console.log(`skipped ${t.name}: its Bun runtime (${t.npm}@${bunVersion}) is not installed and could not be fetched offline`);
       continue;

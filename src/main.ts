@@ -2,12 +2,14 @@ import { VERSION } from "./version.ts";
 
 /** argv → Runtime → mode. The only place that reads process.argv, exits, or installs signal handlers. */
 async function main(argv: string[]): Promise<number> {
+  performance.mark("yoke:main");
   // --version answers before anything else is loaded: startup is a feature.
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
     process.stdout.write(`${VERSION} (yoke)\n`);
     return 0;
   }
   const { parseArgv, renderHelp, UsageError } = await import("./cli/args.ts");
+  performance.mark("yoke:args-loaded");
   const SUBCOMMANDS = new Set(["context", "hooks", "plugins", "permissions", "sessions", "rewind"]);
   if (argv[0] && SUBCOMMANDS.has(argv[0])) {
     const { runSubcommand } = await import("./cli/subcommands.ts");
@@ -32,11 +34,26 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const { runHeadless } = await import("./cli/headless.ts");
+  performance.mark("yoke:headless-loaded");
   return runHeadless(args);
 }
 
+/**
+ * YOKE_TIMING=1: one stderr line with the time since process start of each phase mark
+ * (performance.mark("yoke:<phase>") anywhere in the code), for profiling startup. Never throws.
+ */
+function printTiming(): void {
+  if (process.env.YOKE_TIMING !== "1") return;
+  performance.mark("yoke:exit");
+  const marks = performance.getEntriesByType("mark").filter((m) => m.name.startsWith("yoke:"));
+  process.stderr.write(`yoke timing (ms since start): ${marks.map((m) => `${m.name.slice(5)}=${m.startTime.toFixed(1)}`).join(" ")}\n`);
+}
+
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => {
+    printTiming();
+    process.exit(code);
+  },
   (err) => {
     process.stderr.write(`yoke: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);

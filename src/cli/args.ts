@@ -150,6 +150,9 @@ export function renderHelp(version: string): string {
     "  sessions list | sessions show ID      Saved sessions of this folder",
     "  rewind ID --to UUID [--files|--conversation|--both]   Restore files and/or conversation",
     "",
+    "Exit codes (-p): 0 success; 1 error result (is_error) or bad flags; 3 the run completed but the model stopped",
+    "  right after a permission denial (nothing succeeded after it); 130/143 interrupted (SIGINT/SIGTERM).",
+    "",
     "Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, YOKE_CONFIG_DIR",
   );
   return lines.join("\n");

@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { execSync } from "node:child_process";
-import { loadSettings, type LoadedSettings, type SettingsLevel } from "../config/load.ts";
+import { sessionAgentTool } from "../agent/session-tool.ts";
+import type { LoadedSettings } from "../config/load.ts";
 import { claudeUserDir, yokeDir } from "../config/paths.ts";
+import { renderInstructions } from "../context/index.ts";
 import { createHookBus, type YokeHookBus } from "../hook/bus.ts";
 import { buildPayload } from "../hook/events/index.ts";
 import { sessionEnvFile } from "../hook/session-env.ts";
@@ -9,8 +11,8 @@ import type { HookEventName } from "../hook/types.ts";
 import type { LoopEvent } from "../loop/events.ts";
 import type { Conversation, LoopDeps } from "../loop/run-turn.ts";
 import { createUsageTracker } from "../loop/usage.ts";
-import { checkModeAllowed, createPermissionEvaluator, denyInsteadOfPromptingFrom, type Evaluator } from "../permission/index.ts";
-import { PERMISSION_MODES, type PermissionMode } from "../permission/types.ts";
+import { createPermissionEvaluator, denyInsteadOfPromptingFrom, type Evaluator } from "../permission/index.ts";
+import type { PermissionMode } from "../permission/types.ts";
 import type { PromptSection } from "../plugin/host.ts";
 import { renderSections } from "../plugin/host.ts";
 import type { SessionView } from "../plugin/types.ts";
@@ -28,9 +30,12 @@ import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import { createContextWiring, fileArg, type ContextWiring } from "./context-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
+import { buildPermissionEvaluator, loadSettingsFromArgs, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
 import { setupSession, type SessionSetup } from "./session-wiring.ts";
 
 export type Runtime = {
+  /** Agent types the Agent tool offers (for system/init). */
+  agents: string[];
   cwd: string;
   sessionId: string;
   sessionSource: SessionSetup["source"];
@@ -61,13 +66,7 @@ export type Runtime = {
 const flagStr = (a: ParsedArgs, k: string) => (typeof a.flags[k] === "string" ? (a.flags[k] as string) : undefined);
 const flagList = (a: ParsedArgs, k: string) => (Array.isArray(a.flags[k]) ? (a.flags[k] as string[]) : []);
 
-export function parsePermissionMode(raw: string | undefined, where: string): PermissionMode | undefined {
-  if (raw === undefined) return undefined;
-  const m = raw === "manual" ? "default" : raw;
-  if (!(PERMISSION_MODES as readonly string[]).includes(m))
-    throw new UsageError(`error: ${where} must be one of ${PERMISSION_MODES.join(", ")} (got '${raw}')`);
-  return m as PermissionMode;
-}
+export { parsePermissionMode } from "./permission-wiring.ts";
 
 function apiKeyFromHelper(helper: string | undefined, env: Record<string, string>): string | undefined {
   if (!helper) return undefined;
@@ -85,18 +84,18 @@ export type ComposeOptions = {
   builtinTools: Tool[];
   /** Subcommands that never call the model (context, hooks, permissions) skip the credentials check. */
   requireCredentials?: boolean;
+  /** Write failed hooks to stderr as they finish (default true; `yoke hooks run` prints them itself). */
+  reportHookErrors?: boolean;
 };
+
+/** contracts §1.9 / §4.4: the SDK types hook_response.outcome as success | error | cancelled. */
+const sdkOutcome = (o: string): string => (o === "success" || o === "cancelled" ? o : "error");
 
 /** The composition root's work: settings → env → provider, tools, hooks, permissions, plugins, transcript. Throws SettingsError / UsageError. */
 export async function compose(o: ComposeOptions): Promise<Runtime> {
   const { args, cwd } = o;
   const bare = !!args.flags.bare;
-  const sources = flagStr(args, "setting-sources");
-  const settings = loadSettings({
-    cwd,
-    flagSettings: flagStr(args, "settings"),
-    settingSources: sources !== undefined ? (sources.split(",").map((s) => s.trim()).filter(Boolean) as SettingsLevel[]) : undefined,
-  });
+  const settings = loadSettingsFromArgs(args, cwd);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   Object.assign(env, settings.merged.env ?? {});
@@ -109,14 +108,9 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   env.CLAUDE_CODE_SESSION_ID = sessionId;
 
   const model = resolveModel(flagStr(args, "model") ?? env.ANTHROPIC_MODEL ?? ss.restored.model ?? settings.merged.model ?? "default");
-  let permissionMode =
-    parsePermissionMode(flagStr(args, "permission-mode"), "--permission-mode") ??
-    parsePermissionMode(ss.restored.permissionMode, "the resumed session's mode") ??
-    parsePermissionMode(settings.merged.permissions?.defaultMode, "permissions.defaultMode") ??
-    "default";
-  if (args.flags["dangerously-skip-permissions"]) permissionMode = "bypassPermissions";
-  const modeProblem = checkModeAllowed(permissionMode, { uid: process.getuid?.() ?? 1000, env });
-  if (modeProblem) throw new UsageError(modeProblem);
+  const permissionMode = resolvePermissionMode(args, settings, ss.restored.permissionMode);
+  const problem = modeProblem(permissionMode, settings, env);
+  if (problem) throw new UsageError(problem);
 
   const session: SessionToolState = { cwd, todos: [], envFiles: [], bag: new Map() };
   const transcript = createTranscript(ss.store, { cwd: () => session.cwd, version: VERSION, entrypoint: "sdk-cli", uuid: randomUUID, now: () => new Date() });
@@ -168,14 +162,12 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     throw new UsageError((e as Error).message);
   }
 
-  const permissions = createPermissionEvaluator({
-    settings,
-    mode: permissionMode,
+  const permissions = buildPermissionEvaluator({
+    args,
     cwd,
-    addDirs: flagList(args, "add-dir"),
-    allowedTools: flagList(args, "allowedTools"),
-    disallowedTools: flagList(args, "disallowedTools"),
+    settings,
     env,
+    mode: permissionMode,
     autoAllowWriteDirs: ctx.memory.enabled && ctx.memory.dir ? [ctx.memory.dir] : [],
     toolInfo: (name) => {
       const t = tools.get(name);
@@ -183,14 +175,32 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     },
   });
   for (const w of permissions.warnings) process.stderr.write(`yoke: ${w}\n`);
-  let tools = createToolRegistry(o.builtinTools).filter((t) => !permissions.isToolHidden(t.name));
+  const outbox: LoopEvent[] = [];
+  // Subagents: the Agent tool reads the parent's deps at call time (deps is built below).
+  const agentTool = sessionAgentTool({
+    cwd,
+    env,
+    sessionId,
+    transcriptPath: ss.store.path,
+    version: VERSION,
+    parent: () => deps,
+    mainModel: () => model,
+    // Instruction files reach every subagent, Explore and Plan included: users asked for it (user-demand §4).
+    promptContext: () => [renderInstructions(ctx.instructions.get().files)].filter(Boolean),
+    warn: (m) => process.stderr.write(`yoke: ${m}\n`),
+    extra: {
+      onEvent: (ev, from) => {
+        if (ev.type === "assistant" || ev.type === "user") outbox.push({ type: "subagent", event: ev, ...from });
+      },
+    },
+  });
+  let tools = createToolRegistry([...o.builtinTools, agentTool.tool]).filter((t) => !permissions.isToolHidden(t.name));
   const only = flagList(args, "tools");
   if (only.length && !(only.length === 1 && only[0] === "default")) {
     const keep = new Set(only.flatMap((v) => v.split(/[ ,]+/)).filter(Boolean));
     tools = tools.filter((t) => keep.has(t.name));
   }
 
-  const outbox: LoopEvent[] = [];
   const includeHookEvents = !!args.flags["include-hook-events"];
   const home = yokeDir(env);
   const hooks = createHookBus({
@@ -202,6 +212,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     yokeDir: home,
     matchRule: hookIfMatcher(cwd, env),
     onRecord: (event, r) => {
+      // A hook that crashed, timed out or printed garbage is reported (naming command and settings file) and the run goes on.
+      if (r.error && r.outcome !== "cancelled" && o.reportHookErrors !== false) process.stderr.write(`yoke: [${r.hookName}] ${r.error}\n`);
       const always = event === "SessionStart";
       if (!includeHookEvents && !always) return;
       const hook_id = randomUUID();
@@ -210,7 +222,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       outbox.push({
         type: "system",
         subtype: "hook_response",
-        data: { ...common, output: r.stdout + r.stderr, stdout: r.stdout, stderr: r.stderr, exit_code: r.exitCode, outcome: r.outcome },
+        data: { ...common, output: r.stdout + r.stderr, stdout: r.stdout, stderr: r.stderr, exit_code: r.exitCode, outcome: sdkOutcome(r.outcome) },
       });
     },
   });
@@ -314,6 +326,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   });
 
   return {
+    agents: agentTool.agents.map((a) => a.name),
     cwd,
     sessionId,
     sessionSource: ss.source,

@@ -4,7 +4,7 @@ import { UsageError } from "./args.ts";
 import { compose, type Runtime } from "./compose.ts";
 import { builtinTools } from "./builtin-tools.ts";
 import { checkPrintFlags, runPrint } from "./print-mode.ts";
-import { stdinPrompts } from "./stdin.ts";
+import { stdinSession, type StdinSession } from "./stdin.ts";
 
 const fail = (msg: string): number => {
   process.stderr.write(`${msg}\n`);
@@ -28,6 +28,7 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
   let rt: Runtime;
   try {
     rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools() });
+    performance.mark("yoke:composed");
   } catch (e) {
     if (e instanceof SettingsError || e instanceof UsageError) return fail(`yoke: ${e.message}`);
     throw e;
@@ -45,8 +46,11 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
   process.on("SIGTERM", onSignal);
 
   let prompts: AsyncIterable<string>;
-  if (format.inputFormat === "stream-json") prompts = stdinPrompts("stream-json");
-  else {
+  let control: StdinSession | undefined;
+  if (format.inputFormat === "stream-json") {
+    control = stdinSession();
+    prompts = control.prompts;
+  } else {
     let prompt = args.positionals.join(" ");
     if (!prompt && !process.stdin.isTTY) prompt = (await Bun.stdin.text()).trim();
     if (!prompt) {
@@ -58,7 +62,7 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
     })();
   }
   try {
-    const code = await runPrint(rt, prompts, format.format, args, ctrl.signal);
+    const code = await runPrint(rt, prompts, format.format, args, ctrl.signal, control);
     return exitSignal ?? code;
   } finally {
     await rt.shutdown();

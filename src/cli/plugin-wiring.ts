@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Settings } from "../config/schema.ts";
 import type { YokeHookBus } from "../hook/bus.ts";
@@ -9,7 +10,7 @@ import { createPermissionEvaluator } from "../permission/index.ts";
 import type { LoadedSettings } from "../config/load.ts";
 import type { PermissionEvaluator } from "../permission/types.ts";
 import { createBackgroundTasks, createPluginHost, type BackgroundTasks, type PromptSection } from "../plugin/host.ts";
-import { discoverPlugins, type LoadedPlugin } from "../plugin/loader.ts";
+import { discoverPlugins, type LoadedPlugin, type SkippedPlugin } from "../plugin/loader.ts";
 import type { ForkOptions, ForkResult, Plugin, SessionView, SummaryProvider } from "../plugin/types.ts";
 import { resolveModel } from "../provider/models.ts";
 import { createSessionStore, subagentTranscriptPath } from "../session/index.ts";
@@ -25,6 +26,8 @@ export type PluginRuntime = {
   summaryProviders: Array<{ plugin: string; fn: SummaryProvider }>;
   errors: Array<{ path: string; message: string }>;
   disabled: string[];
+  /** Found but not running (disabled, replaced), with the reason. */
+  skipped: SkippedPlugin[];
   background: BackgroundTasks;
 };
 
@@ -91,7 +94,7 @@ let forkSeq = 0;
 export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime> {
   const background = createBackgroundTasks((m) => process.stderr.write(`yoke: ${m}\n`));
   const summaryProviders: PluginRuntime["summaryProviders"] = [];
-  const { plugins, errors, disabled } = await discoverPlugins({
+  const { plugins, errors, disabled, skipped } = await discoverPlugins({
     cwd: o.cwd,
     yokeDir: o.yokeDir,
     claudeDir: o.claudeDir,
@@ -151,6 +154,14 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
   for (const p of plugins) {
     if (p.kind === "claude") {
       const env = { CLAUDE_PLUGIN_ROOT: p.info.root, CLAUDE_PLUGIN_DATA: p.info.dataDir };
+      // Hook scripts write into ${CLAUDE_PLUGIN_DATA} without creating it first, as Claude Code provides it.
+      if (p.info.hooks) {
+        try {
+          mkdirSync(p.info.dataDir, { recursive: true });
+        } catch (err) {
+          process.stderr.write(`yoke: plugin ${p.info.name}: cannot create its data folder ${p.info.dataDir}: ${(err as Error).message}\n`);
+        }
+      }
       if (p.info.hooks) o.bus.addPluginHooks(p.info.hooks as never, { path: join(p.info.root, "hooks", "hooks.json"), owner: p.info.name, env });
       continue;
     }
@@ -179,7 +190,7 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
       process.stderr.write(`yoke: plugin ${p.plugin.name} (${p.path}) failed in setup: ${(err as Error).message}\n`);
     }
   }
-  return { loaded: plugins, errors, disabled, background, summaryProviders };
+  return { loaded: plugins, errors, disabled, skipped, background, summaryProviders };
 }
 
 export const pluginName = (p: LoadedPlugin): string => (p.kind === "yoke" ? p.plugin.name : p.info.name);

@@ -6,6 +6,30 @@ import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import type { Runtime } from "./compose.ts";
 import { resultMessage, streamJsonLines } from "./render.ts";
+import type { StdinSession } from "./stdin.ts";
+
+/** Host → CLI control requests (contracts §4.6). Throws for subtypes yoke does not implement; the caller sends an error response. */
+async function answerControl(rt: Runtime, req: Record<string, unknown>, interrupt: () => void): Promise<Record<string, unknown>> {
+  switch (req.subtype) {
+    case "initialize":
+      return {
+        commands: [{ name: "compact", description: "Compact the conversation", argumentHint: "[focus]" }],
+        agents: rt.agents,
+        output_style: "default",
+        available_output_styles: ["default"],
+        models: [],
+        account: {},
+        pid: process.pid,
+        claude_code_version: VERSION,
+        current_permission_mode: rt.permissionMode,
+      };
+    case "interrupt":
+      interrupt();
+      return { still_queued: [] };
+    default:
+      throw new Error(`yoke does not support the control request "${String(req.subtype)}" yet`);
+  }
+}
 
 export type OutputFormat = "text" | "json" | "stream-json";
 
@@ -44,7 +68,7 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     claude_code_version: VERSION,
     yoke_version: VERSION,
     output_style: "default",
-    agents: [],
+    agents: rt.agents,
     skills: [],
     plugins: rt.plugins.loaded.map((p) => ({ name: p.kind === "yoke" ? p.plugin.name : p.info.name, path: p.path })),
     uuid: randomUUID(),
@@ -52,7 +76,16 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
 }
 
 /** Runs one headless turn per prompt and renders it. Returns the process exit code. */
-export async function runPrint(rt: Runtime, prompts: AsyncIterable<string>, format: OutputFormat, args: ParsedArgs, signal: AbortSignal): Promise<number> {
+export async function runPrint(
+  rt: Runtime,
+  prompts: AsyncIterable<string>,
+  format: OutputFormat,
+  args: ParsedArgs,
+  signal: AbortSignal,
+  control?: StdinSession,
+): Promise<number> {
+  let turnCtrl: AbortController | null = null;
+  if (control) control.onControl = (req) => answerControl(rt, req, () => turnCtrl?.abort());
   const sj = { sessionId: rt.sessionId, uuid: randomUUID, partial: !!args.flags["include-partial-messages"], now: () => new Date() };
   const render = (ev: LoopEvent) => {
     if (format === "stream-json") for (const line of streamJsonLines(ev, sj)) write(JSON.stringify(line));
@@ -75,7 +108,10 @@ export async function runPrint(rt: Runtime, prompts: AsyncIterable<string>, form
   let last: TurnResult | null = null;
   const streamedInput = args.flags["input-format"] === "stream-json";
   for await (const prompt of prompts) {
-    const gen = runTurn(rt.deps, rt.convo, prompt, signal);
+    turnCtrl = new AbortController();
+    const onAbort = () => turnCtrl?.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    const gen = runTurn(rt.deps, rt.convo, prompt, turnCtrl.signal);
     for (;;) {
       const step = await gen.next();
       if (step.done) {
@@ -84,6 +120,8 @@ export async function runPrint(rt: Runtime, prompts: AsyncIterable<string>, form
       }
       emit(step.value);
     }
+    signal.removeEventListener("abort", onAbort);
+    turnCtrl = null;
     // Plugin work started in this turn (memory extraction) finishes before a one-shot run reports. With streamed
     // input the client waits for this result before its next prompt, so the work runs on beside it and is drained at exit.
     if (!signal.aborted && !streamedInput) await rt.plugins.background.drain(backgroundCapMs(rt.env));
@@ -100,5 +138,6 @@ export async function runPrint(rt: Runtime, prompts: AsyncIterable<string>, form
   if (!last) return 0;
   if (format === "json") write(JSON.stringify(resultMessage(last, rt.sessionId, randomUUID())));
   if (format === "text") write(last.subtype === "success" ? last.result : last.errors.join("\n") || last.result);
-  return last.isError ? 1 : 0;
+  // Exit 3: the run completed but the model gave up on a permission denial (see TurnResult.endedOnDenial).
+  return last.isError ? 1 : last.endedOnDenial ? 3 : 0;
 }

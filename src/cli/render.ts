@@ -72,5 +72,13 @@ export function streamJsonLines(ev: LoopEvent, o: StreamJsonOptions): Array<Reco
       return [];
     case "result":
       return [resultMessage(ev.result, sid, o.uuid())];
+    case "subagent":
+      if (ev.event.type !== "assistant" && ev.event.type !== "user") return [];
+      return streamJsonLines(ev.event, { ...o, partial: false }).map((l) => ({
+        ...l,
+        parent_tool_use_id: ev.toolUseId,
+        agent_id: ev.agentId,
+        subagent_type: ev.agentType,
+      }));
   }
 }

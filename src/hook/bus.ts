@@ -30,7 +30,7 @@ export type HookListing = {
   matcher: string;
   type: string;
   command: string;
-  /** Settings file path, or `plugin: <name>`. */
+  /** Settings file path, `plugin: <name>` (in-process), or `plugin: <name> (<hooks.json path>)` (Claude Code plugin). */
   source: string;
   level?: string;
   async?: boolean;
@@ -361,7 +361,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
           matcher: h.matcher ?? "",
           type: h.handler.type,
           command: commandLabel(h.handler),
-          source: h.path,
+          source: h.owner ? `plugin: ${h.owner} (${h.path})` : h.path,
           level: h.level,
           ...(h.handler.async ? { async: true } : {}),
           ...(h.handler.timeout !== undefined ? { timeoutSec: h.handler.timeout } : {}),

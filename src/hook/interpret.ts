@@ -97,7 +97,10 @@ export function interpretCommandRun(run: CommandRun, c: CommandContext): Handler
       failure =
         run.exitCode === 127 || run.exitCode === 126
           ? `${where} could not start (exit ${run.exitCode}${line ? `: ${line}` : ""})`
-          : `${where} failed with non-blocking status code ${run.exitCode}${line ? `: ${line}` : ""}`;
+          : `${where} failed with non-blocking status code ${run.exitCode}${line ? `: ${line}` : ""}${
+              // user-demand #12 (CC#44707): exit 1 looks like a block to hook authors but is not one.
+              c.spec.canBlock ? " (only exit 2 or a JSON decision blocks; this did not)" : ""
+            }`;
     } else if (!parsed.isJson) result.plainStdout = run.stdout;
   }
   if (failure !== undefined) {

@@ -41,6 +41,11 @@ export type TurnResult = {
   totalCostUsd: number;
   permissionDenials: PermissionDenial[];
   apiErrorStatus?: number | null;
+  /**
+   * The run completed, but its last permission denial came after its last successful tool call: the model
+   * stopped because it was not allowed to go on. Headless exits 3 on it (yoke's addition; not in the result JSON).
+   */
+  endedOnDenial?: boolean;
 };
 
 /** Everything the loop reports. Modes only render these. */
@@ -52,6 +57,8 @@ export type LoopEvent =
   | { type: "tool_start"; toolUseId: string; name: string; input: Record<string, unknown> }
   | { type: "permission_denied"; denial: PermissionDenial; reason: string }
   | { type: "system"; subtype: string; data: Record<string, unknown> }
-  | { type: "result"; result: TurnResult };
+  | { type: "result"; result: TurnResult }
+  /** A subagent's assistant/user message, shown in stream-json with the spawning tool_use id (contracts §4.4). */
+  | { type: "subagent"; event: LoopEvent; toolUseId: string; agentId: string; agentType: string };
 
 export type { ContentBlock };

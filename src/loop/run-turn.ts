@@ -55,6 +55,8 @@ export async function* runTurn(
   let lastText = "";
   let stopReason: string | null = null;
   let stopBlocks = 0;
+  // True while the latest permission denial has not been followed by a successful tool call.
+  let blockedByDenial = false;
 
   const finish = (over: Partial<TurnResult> & { terminalReason: TerminalReason }): TurnResult => ({
     subtype: "success",
@@ -70,6 +72,7 @@ export async function* runTurn(
     totalCostUsd: deps.usage.totalCost(),
     permissionDenials: denials,
     ...over,
+    ...((over.terminalReason === "completed" && !over.isError && blockedByDenial) ? { endedOnDenial: true } : {}),
   });
   const aborted = (during: "streaming" | "tools") =>
     finish({
@@ -181,6 +184,8 @@ export async function* runTurn(
         toolUseResult: o.details ?? (o.block.is_error ? `Error: ${String(o.block.content)}` : undefined),
         sourceToolAssistantUUID: uuids[uuids.length - 1],
       });
+      if (o.denial) blockedByDenial = true;
+      else if (!o.block.is_error) blockedByDenial = false;
       if (o.denial) {
         denials.push(o.denial.denial);
         yield { type: "permission_denied", denial: o.denial.denial, reason: o.denial.reason };

@@ -107,7 +107,8 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
     } else {
       const headless = resolveHeadless(decision, { denyInsteadOfPrompting: deps.denyInsteadOfPrompting });
       behavior = "deny";
-      reason = `${headless.reason} Do not retry the same call; find another way that needs no approval, or finish and explain what approval is needed.`;
+      // resolveHeadless already tells the model not to retry and what to do instead.
+      reason = headless.reason;
     }
   }
   if (behavior === "deny") {

@@ -36,7 +36,8 @@ const pathOf = (tool: string, input: Record<string, unknown>, cwd: string): stri
   return typeof v === "string" && v !== "" ? v : undefined;
 };
 
-function modeFromSettings(settings: LoadedSettings): PermissionMode | undefined {
+/** `permissions.defaultMode` from the settings levels trusted to set it (contracts §2.2), or undefined. Pure. */
+export function modeFromSettings(settings: LoadedSettings): PermissionMode | undefined {
   let mode: PermissionMode | undefined;
   for (const s of settings.sources) {
     const m = s.settings.permissions?.defaultMode;

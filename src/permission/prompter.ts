@@ -97,3 +97,36 @@ export async function promptForDecision(
   const fb = answer.feedback?.trim();
   return { behavior: "deny", reason: fb ? `The user denied this action and said: ${fb}` : "The user denied this action. Do not retry it; ask what they want instead." };
 }
+
+/** What the tool runner's `askPermission` returns (src/loop/tool-runner.ts AskPermission), structurally. */
+export type AskAnswer = { allow: true; input?: Record<string, unknown> } | { allow: false; feedback?: string };
+
+/**
+ * Adapts a Prompter to the tool runner's `askPermission` hook, for the interactive mode: allow once, allow always
+ * (the suggested rule is saved to `<projectDir>/.claude/settings.local.json`), deny with the user's feedback.
+ * The returned function never rejects: a prompter failure is a deny whose feedback names the failure; a failed
+ * save still allows this one call and reports the failure through `onSaveError`.
+ */
+export function askPermissionVia(
+  prompter: Prompter,
+  where: { cwd: () => string; projectDir: string; onSaveError?: (message: string) => void },
+): (req: { toolName: string; input: Record<string, unknown>; reason: string }) => Promise<AskAnswer> {
+  return async (req) => {
+    const suggestedRule = suggestRule(req.toolName, req.input, where.cwd());
+    let answer: PromptAnswer;
+    try {
+      answer = await prompter.ask({ toolName: req.toolName, input: req.input, decision: { behavior: "ask", reason: req.reason }, suggestedRule });
+    } catch (e) {
+      return { allow: false, feedback: `the permission prompt failed (${(e as Error).message}), so the call was not approved` };
+    }
+    if (answer.kind === "deny") return { allow: false, feedback: answer.feedback?.trim() || undefined };
+    if (answer.kind === "allow_always" && suggestedRule) {
+      try {
+        persistAllowRule(where.projectDir, suggestedRule);
+      } catch (e) {
+        where.onSaveError?.((e as Error).message);
+      }
+    }
+    return { allow: true };
+  };
+}

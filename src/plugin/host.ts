@@ -3,7 +3,9 @@ import { join } from "node:path";
 import type { Settings } from "../config/schema.ts";
 import type { HookEventName } from "../hook/types.ts";
 import type { SideQuery, Tool } from "../tool/types.ts";
-import type { ForkOptions, ForkResult, InProcessHookHandler, PluginHost, SessionView, SummaryProvider } from "./types.ts";
+import { z } from "zod";
+import { defineTool } from "../tool/define-tool.ts";
+import type { ForkOptions, ForkResult, InProcessHookHandler, JsonToolDef, PluginHost, SessionView, SummaryProvider } from "./types.ts";
 
 export type PromptSection = { plugin: string; name: string; text: string | (() => string | null | undefined) };
 
@@ -64,9 +66,12 @@ export function createPluginHost(name: string, deps: HostDeps): PluginHost {
   return {
     name,
     hooks: {
-      on: (event, handler, opts = {}) => deps.registerHook(event, handler, { ...opts, source: `plugin: ${name}` }),
+      on: (event, handler, opts = {}) => deps.registerHook(event, handler, { ...opts, source: name }),
     },
-    tools: { register: (tool) => deps.registerTool(tool) },
+    tools: {
+      register: (tool) => deps.registerTool(tool),
+      define: (def) => deps.registerTool(jsonTool(def)),
+    },
     systemPrompt: { addSection: (section, text) => void deps.sections.push({ plugin: name, name: section, text }) },
     storageDir() {
       const dir = join(deps.yokeDir, "plugins-data", name.replace(/[^A-Za-z0-9_.-]/g, "-"));
@@ -83,6 +88,28 @@ export function createPluginHost(name: string, deps: HostDeps): PluginHost {
     background: (task, work) => deps.background.add(`${name}/${task}`, work),
     compaction: { provideSummary: (fn) => void deps.summaryProviders.push({ plugin: name, fn }) },
   };
+}
+
+/** A Tool from a JSON Schema, validated with zod's reader of JSON Schema. Throws when the schema cannot be read. */
+export function jsonTool(def: JsonToolDef): Tool {
+  let input: z.ZodType;
+  try {
+    input = z.fromJSONSchema(def.inputSchema as never) as z.ZodType;
+  } catch (e) {
+    throw new Error(`tool ${def.name}: inputSchema is not a usable JSON Schema (${(e as Error).message})`);
+  }
+  const tool = defineTool({
+    name: def.name,
+    description: def.description,
+    input,
+    readOnly: def.readOnly ?? false,
+    async execute(i, ctx) {
+      const out = await def.execute(i as Record<string, unknown>, ctx);
+      return typeof out === "string" ? { content: out } : out;
+    },
+  });
+  // The author's schema goes to the model as written.
+  return { ...tool, jsonSchema: def.inputSchema };
 }
 
 /** Renders plugin sections for one request; a section that throws is skipped and logged. */

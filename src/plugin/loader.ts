@@ -24,6 +24,9 @@ export type LoadedPlugin =
 
 export type PluginLoadError = { path: string; message: string };
 
+/** A plugin that was found but does not run, and why (for `yoke plugins list`). */
+export type SkippedPlugin = { name: string; version?: string; origin: string; path: string; reason: string };
+
 const TS_ENTRY = ["index.ts", "index.js", "plugin.ts", "plugin.js"];
 
 function isPlugin(v: unknown): v is Plugin {
@@ -33,10 +36,27 @@ function isPlugin(v: unknown): v is Plugin {
 
 /** Imports a user's TypeScript or JavaScript plugin. Bun transpiles it at run time: no build step, no node_modules. */
 async function importPlugin(file: string): Promise<Plugin> {
-  const mod = await import(pathToFileURL(file).href);
-  const p = mod.default ?? mod.plugin;
+  let mod: Record<string, unknown>;
+  try {
+    mod = await import(pathToFileURL(file).href);
+  } catch (err) {
+    throw new Error(describeLoadError(err));
+  }
+  const p = (mod.default ?? mod.plugin) as Plugin;
   if (!isPlugin(p)) throw new Error("the module's default export must be { name, version, setup(host) }");
   return { ...p, version: p.version ?? "0.0.0" };
+}
+
+/** Bun reports syntax errors as an AggregateError of BuildMessages; name the first ones with line and column. */
+export function describeLoadError(err: unknown): string {
+  const list = (err as { errors?: unknown[] })?.errors;
+  if (!Array.isArray(list) || list.length === 0) return err instanceof Error ? err.message : String(err);
+  const parts = list.slice(0, 3).map((m) => {
+    const x = m as { message?: string; position?: { line?: number; column?: number } | null };
+    const at = x.position?.line ? `line ${x.position.line}:${x.position.column ?? 0}: ` : "";
+    return `${at}${x.message ?? String(m)}`;
+  });
+  return `syntax error: ${parts.join("; ")}${list.length > 3 ? ` (and ${list.length - 3} more)` : ""}`;
 }
 
 function readManifest(root: string): { name: string; version?: string; description?: string; hooks?: unknown } {
@@ -122,19 +142,29 @@ export type DiscoverOptions = {
 
 /** Whether a plugin is switched off by `plugins: { name: false }` or YOKE_DISABLE_PLUGINS (comma list, or "all"). */
 export function isDisabled(name: string, settings: Settings, env: Record<string, string | undefined>): boolean {
-  if (settings.plugins?.[name] === false) return true;
+  return disabledReason(name, settings, env) !== undefined;
+}
+
+/** Why a plugin is switched off, or undefined when it is on. Pure. */
+export function disabledReason(name: string, settings: Settings, env: Record<string, string | undefined>): string | undefined {
+  if (settings.plugins?.[name] === false) return `settings: plugins.${name} is false`;
   const off = (env.YOKE_DISABLE_PLUGINS ?? "").split(",").map((s) => s.trim());
-  return off.includes("all") || off.includes(name);
+  if (off.includes("all")) return "YOKE_DISABLE_PLUGINS=all";
+  if (off.includes(name)) return `YOKE_DISABLE_PLUGINS lists ${name}`;
+  return undefined;
 }
 
 /**
  * Loads every plugin. Never throws: a plugin that fails to load is reported in `errors` (naming its file)
  * and left out. A user or project plugin with the name of a first-party one takes its place.
  */
-export async function discoverPlugins(o: DiscoverOptions): Promise<{ plugins: LoadedPlugin[]; errors: PluginLoadError[]; disabled: string[] }> {
+export async function discoverPlugins(
+  o: DiscoverOptions,
+): Promise<{ plugins: LoadedPlugin[]; errors: PluginLoadError[]; disabled: string[]; skipped: SkippedPlugin[] }> {
   const errors: PluginLoadError[] = [];
   const disabled: string[] = [];
-  if (o.bare) return { plugins: [], errors, disabled };
+  const skipped: SkippedPlugin[] = [];
+  if (o.bare) return { plugins: [], errors, disabled, skipped };
   const dataRoot = join(o.yokeDir, "plugins-data");
   const user: LoadedPlugin[] = [];
   const load = async (path: string, origin: "user" | "project" | "flag") => {
@@ -166,14 +196,21 @@ export async function discoverPlugins(o: DiscoverOptions): Promise<{ plugins: Lo
   }
   const nameOf = (p: LoadedPlugin) => (p.kind === "yoke" ? p.plugin.name : p.info.name);
   const taken = new Set(user.map(nameOf));
+  for (const b of o.bundled.filter((b) => taken.has(b.name))) {
+    const by = user.find((u) => nameOf(u) === b.name)!;
+    skipped.push({ name: b.name, version: b.version, origin: "bundled", path: `(built in) plugins/${b.name}`, reason: `replaced by ${by.path}` });
+  }
   const all: LoadedPlugin[] = [
     ...o.bundled.filter((b) => !taken.has(b.name)).map((plugin) => ({ kind: "yoke" as const, origin: "bundled" as const, path: `(built in) plugins/${plugin.name}`, plugin })),
     ...user,
   ];
   const plugins = all.filter((p) => {
-    const off = isDisabled(nameOf(p), o.settings, o.env);
-    if (off) disabled.push(nameOf(p));
-    return !off;
+    const why = disabledReason(nameOf(p), o.settings, o.env);
+    if (why) {
+      disabled.push(nameOf(p));
+      skipped.push({ name: nameOf(p), version: p.kind === "yoke" ? p.plugin.version : p.info.version, origin: p.origin, path: p.path, reason: `disabled: ${why}` });
+    }
+    return !why;
   });
-  return { plugins, errors, disabled };
+  return { plugins, errors, disabled, skipped };
 }

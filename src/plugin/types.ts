@@ -2,7 +2,7 @@ import type { Settings } from "../config/schema.ts";
 import type { HookEventName } from "../hook/types.ts";
 import type { PermissionMode } from "../permission/types.ts";
 import type { Message } from "../provider/types.ts";
-import type { SideQuery, Tool } from "../tool/types.ts";
+import type { SideQuery, Tool, ToolContext, ToolResult } from "../tool/types.ts";
 
 import type { HookJsonOutput } from "../hook/events/common.ts";
 /** What an in-process hook handler may answer: the same JSON a command hook prints (contracts §1.6). */
@@ -58,7 +58,15 @@ export type PluginHost = {
   hooks: {
     on(event: HookEventName, handler: InProcessHookHandler, opts?: { matcher?: string; timeoutMs?: number }): () => void;
   };
-  tools: { register(tool: Tool): void };
+  tools: {
+    register(tool: Tool): void;
+    /**
+     * Registers a tool described by a plain JSON Schema, for plugins that have no zod (a user's plugin file
+     * loaded by the binary has no node_modules). Throws when the schema cannot be read; the input the model
+     * sends is validated against it, and a throw from `execute` becomes an is_error result.
+     */
+    define(def: JsonToolDef): void;
+  };
   systemPrompt: {
     /** A named section appended to the system prompt; the function is called for every request. */
     addSection(name: string, text: string | (() => string | null | undefined)): void;
@@ -96,6 +104,18 @@ export type SummaryProvider = (req: {
   messages: readonly Message[];
   signal: AbortSignal;
 }) => Promise<{ summary: string; keepRecent?: number } | null>;
+
+/** A tool made from a JSON Schema (`host.tools.define`). */
+export type JsonToolDef = {
+  name: string;
+  description: string;
+  /** JSON Schema of the input, `{ type: "object", properties, required }`. */
+  inputSchema: Record<string, unknown>;
+  /** Read-only tools run without a permission prompt in default mode (default false). */
+  readOnly?: boolean;
+  /** Returns the text for the model, or a full ToolResult. May throw: the message goes back as an is_error result. */
+  execute(input: Record<string, unknown>, ctx: ToolContext): Promise<string | ToolResult> | string | ToolResult;
+};
 
 export type Plugin = {
   name: string;

@@ -167,3 +167,63 @@ describe("bad input is a clear error", () => {
     expect(h.stdout).toContain("--output-format");
   });
 });
+
+describe("Write → Bash → text in all three output formats (issue 2, done means)", () => {
+  const script = (file: string) => [
+    { content: [{ type: "tool_use" as const, name: "Write", input: { file_path: file, content: "echo from-script\n" } }] },
+    { content: [{ type: "tool_use" as const, name: "Bash", input: { command: `sh ${file}`, description: "run it" } }] },
+    { content: [{ type: "text" as const, text: "All done." }] },
+  ];
+  for (const format of ["text", "json", "stream-json"] as const) {
+    test(format, async () => {
+      const cwd = tempDir();
+      const file = join(cwd, "run.sh");
+      const before = fake.requests.length;
+      fake.push(...script(file));
+      const env = envFor();
+      const args = ["-p", "write and run a script", "--output-format", format, "--permission-mode", "acceptEdits", "--allowedTools", "Bash(sh:*)"];
+      if (format === "stream-json") args.push("--verbose");
+      const r = await runYoke(args, { cwd, env });
+      expect(r.code).toBe(0);
+      const bashResult = toolResultsOf(fake.requests[before + 2]!)[0]!;
+      expect(bashResult).toMatchObject({ is_error: false });
+      expect(bashResult.text).toContain("from-script");
+      if (format === "text") expect(r.stdout).toBe("All done.\n");
+      if (format === "json") expect(JSON.parse(r.stdout)).toMatchObject({ result: "All done.", num_turns: 3, is_error: false });
+      if (format === "stream-json") {
+        const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+        const bashUser = lines.find((l) => l.type === "user" && l.tool_use_result?.stdout !== undefined);
+        expect(bashUser.tool_use_result).toMatchObject({ stdout: "from-script", stderr: "", interrupted: false }); // trimmed, as contracts §5.2 shows
+        expect(lines.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "All done." });
+      }
+      const conv = transcriptLines(env).filter((l) => l.type === "user" || l.type === "assistant");
+      expect(conv.map((l) => l.type)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
+      expect(conv[4].toolUseResult.stdout).toBe("from-script");
+      for (let i = 1; i < conv.length; i++) expect(conv[i].parentUuid).toBe(conv[i - 1].uuid);
+    });
+  }
+});
+
+test("stream-json input: control initialize answered, each user line is a turn with its own result (contracts §4.5, §4.6)", async () => {
+  fake.push({ content: [{ type: "text", text: "first" }] }, { content: [{ type: "text", text: "second" }] });
+  const before = fake.requests.length;
+  const stdin = [
+    { type: "control_request", request_id: "req_1", request: { subtype: "initialize" } },
+    { type: "user", session_id: "", message: { role: "user", content: [{ type: "text", text: "one" }] }, parent_tool_use_id: null },
+    { type: "control_request", request_id: "req_2", request: { subtype: "no_such_thing" } },
+    { type: "user", session_id: "", message: { role: "user", content: "two" }, parent_tool_use_id: null },
+  ]
+    .map((l) => JSON.stringify(l))
+    .join("\n");
+  const r = await runYoke(["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"], { cwd: tempDir(), env: envFor(), stdin });
+  expect(r.code).toBe(0);
+  const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  const init = lines.find((l) => l.type === "control_response" && l.response.request_id === "req_1");
+  expect(init.response).toMatchObject({ subtype: "success", response: { pid: expect.any(Number) } });
+  const bad = lines.find((l) => l.type === "control_response" && l.response.request_id === "req_2");
+  expect(bad.response).toMatchObject({ subtype: "error" });
+  expect(bad.response.error).toContain("no_such_thing");
+  expect(lines.filter((l) => l.type === "result").map((l) => l.result)).toEqual(["first", "second"]);
+  // The second turn carries the first turn's history.
+  expect(fake.requests[before + 1]!.body.messages).toHaveLength(3);
+});

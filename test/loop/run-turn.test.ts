@@ -189,3 +189,28 @@ describe("runTurn", () => {
     expect(result.result).toContain("no secrets");
   });
 });
+
+describe("endedOnDenial (headless exit 3, issue 5 §6)", () => {
+  const slow = (tag: string) => ({ type: "tool_use" as const, name: "Slow", input: { ms: 1, tag } });
+  const mut = (tag: string) => ({ type: "tool_use" as const, name: "Mut", input: { ms: 1, tag } });
+  const text = (t: string) => ({ content: [{ type: "text" as const, text: t }] });
+  const runWith = async (script: ScriptedEntry[], maxTurns?: number) => {
+    const { d } = deps(script, { permissions: modeOnlyEvaluator("default"), maxTurns });
+    return (await drain(runTurn(d, { messages: [] }, "go", new AbortController().signal))).result;
+  };
+  test("set when the last denial came after the last successful call", async () => {
+    const r = await runWith([{ content: [slow("a")] }, { content: [mut("b")] }, text("gave up")]);
+    expect(r.permissionDenials).toHaveLength(1);
+    expect(r.endedOnDenial).toBe(true);
+  });
+  test("cleared by a later successful call, even in the same batch", async () => {
+    expect((await runWith([{ content: [mut("a")] }, { content: [slow("b")] }, text("ok")])).endedOnDenial).toBeUndefined();
+    expect((await runWith([{ content: [mut("a"), slow("b")] }, text("ok")])).endedOnDenial).toBeUndefined();
+    expect((await runWith([{ content: [slow("b"), mut("a")] }, text("stuck")])).endedOnDenial).toBe(true);
+  });
+  test("not set on error results (max turns): those exit 1 anyway", async () => {
+    const r = await runWith([{ content: [mut("a")] }, { content: [mut("b")] }], 1);
+    expect(r.subtype).toBe("error_max_turns");
+    expect(r.endedOnDenial).toBeUndefined();
+  });
+});

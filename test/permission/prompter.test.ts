@@ -3,7 +3,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { loadSettings } from "../../src/config/load.ts";
 import { createPermissionEvaluator } from "../../src/permission/evaluator.ts";
-import { type PermissionRequest, type Prompter, type PromptAnswer, persistAllowRule, promptForDecision, suggestRule } from "../../src/permission/prompter.ts";
+import { createHookBus } from "../../src/hook/bus.ts";
+import { runToolCall, type ToolRunnerDeps } from "../../src/loop/tool-runner.ts";
+import { askPermissionVia, type PermissionRequest, type Prompter, type PromptAnswer, persistAllowRule, promptForDecision, suggestRule } from "../../src/permission/prompter.ts";
+import { fileTools } from "../../src/tool/builtin/file-tools.ts";
+import { createFileState } from "../../src/tool/file-state.ts";
+import { createToolRegistry } from "../../src/tool/registry.ts";
 import { tempProject } from "./settings-fixture.ts";
 
 const t = tempProject("yoke-perm-prompt-");
@@ -79,5 +84,96 @@ describe("promptForDecision with a scripted Prompter", () => {
     writeFileSync(join(dir, ".claude", "settings.local.json"), "{ nope");
     expect(() => persistAllowRule(dir, "Read")).toThrow(/settings\.local\.json/);
     expect(readFileSync(join(dir, ".claude", "settings.local.json"), "utf8")).toBe("{ nope");
+  });
+});
+
+describe("more Prompter answers (issue 5 §7)", () => {
+  const ask = { behavior: "ask" as const, reason: "Editing needs approval." };
+  test("allow_always with no settings.local.json yet creates it with just the rule; the next evaluator allows that folder only", async () => {
+    const dir = join(t.root, "fresh");
+    mkdirSync(join(dir, "src"), { recursive: true });
+    const p = scripted([{ kind: "allow_always" }]);
+    const d = await promptForDecision(p, { toolName: "Edit", input: { file_path: join(dir, "src", "a.ts") }, decision: ask, cwd: dir, projectDir: dir });
+    expect(d.behavior).toBe("allow");
+    expect(d.reason).toContain(join(dir, ".claude", "settings.local.json"));
+    expect(p.asked[0]).toMatchObject({ toolName: "Edit", suggestedRule: "Edit(/src/**)", decision: ask });
+    expect(JSON.parse(readFileSync(join(dir, ".claude", "settings.local.json"), "utf8"))).toEqual({ permissions: { allow: ["Edit(/src/**)"] } });
+    const ev = createPermissionEvaluator({ settings: loadSettings({ cwd: dir, env }), cwd: dir, env });
+    const edit = (f: string) => ev.decide({ toolName: "Edit", input: { file_path: join(dir, f), old_string: "a", new_string: "b" }, readOnly: false, cwd: dir }).behavior;
+    expect(edit("src/b.ts")).toBe("allow");
+    expect(edit("other/c.ts")).toBe("ask");
+  });
+  test("allow_always for a compound command allows this call once and saves nothing", async () => {
+    const dir = join(t.root, "compound");
+    mkdirSync(dir, { recursive: true });
+    const p = scripted([{ kind: "allow_always" }]);
+    const d = await promptForDecision(p, { toolName: "Bash", input: { command: "make && make install" }, decision: ask, cwd: dir, projectDir: dir });
+    expect(d.behavior).toBe("allow");
+    expect(p.asked[0]!.suggestedRule).toBeUndefined();
+    expect(existsSync(join(dir, ".claude"))).toBe(false);
+  });
+  test("deny without feedback tells the model not to retry", async () => {
+    const d = await promptForDecision(scripted([{ kind: "deny" }]), { toolName: "Bash", input: { command: "npm i" }, decision: ask, cwd: t.cwd, projectDir: t.cwd });
+    expect(d.behavior).toBe("deny");
+    expect(d.reason).toContain("Do not retry");
+  });
+});
+
+describe("askPermissionVia: a Prompter driving the real tool runner (Write, default mode)", () => {
+  const dir = join(t.root, "runner");
+  mkdirSync(dir, { recursive: true });
+  const settings = { merged: {}, sources: [] };
+  const permissions = createPermissionEvaluator({ settings, cwd: dir, env });
+  const hooks = createHookBus({ settings, projectDir: dir, cwd: () => dir, env, sessionId: "s", yokeDir: join(t.home, ".yoke") });
+  const deps = (prompter: Prompter): ToolRunnerDeps => ({
+    tools: createToolRegistry(fileTools),
+    hooks,
+    permissions,
+    hookPayload: (event, fields) => ({ session_id: "s", hook_event_name: event, ...fields }),
+    context: (toolUseId, signal) => ({
+      cwd: dir,
+      projectDir: dir,
+      workingDirectories: [dir],
+      sessionId: "s",
+      signal,
+      env,
+      fileState: createFileState(),
+      session: { cwd: dir, todos: [], envFiles: [], bag: new Map() },
+      toolUseId,
+    }),
+    askPermission: askPermissionVia(prompter, { cwd: () => dir, projectDir: dir }),
+    clock: () => Date.now(),
+  });
+  const write = (name: string, id: string) => ({ type: "tool_use" as const, id, name: "Write", input: { file_path: join(dir, name), content: name } });
+  const signal = new AbortController().signal;
+
+  test("allow_once: the prompter sees the engine's reason, the file is written, nothing saved", async () => {
+    const p = scripted([{ kind: "allow_once" }]);
+    const out = await runToolCall(deps(p), write("once.txt", "t1"), signal);
+    expect(out.block.is_error).toBe(false);
+    expect(readFileSync(join(dir, "once.txt"), "utf8")).toBe("once.txt");
+    expect(p.asked[0]!.decision.reason).toContain("needs approval");
+    expect(existsSync(join(dir, ".claude", "settings.local.json"))).toBe(false);
+  });
+  test("deny with feedback: nothing written, the model reads the feedback, the call is a permission denial", async () => {
+    const out = await runToolCall(deps(scripted([{ kind: "deny", feedback: "write to out/ instead" }])), write("no.txt", "t2"), signal);
+    expect(out.block.is_error).toBe(true);
+    expect(String(out.block.content)).toContain("write to out/ instead");
+    expect(out.denial?.denial).toMatchObject({ tool_name: "Write", tool_use_id: "t2" });
+    expect(existsSync(join(dir, "no.txt"))).toBe(false);
+  });
+  test("a prompter that fails denies, naming the failure", async () => {
+    const out = await runToolCall(deps(scripted([new Error("terminal went away")])), write("fail.txt", "t3"), signal);
+    expect(out.block.is_error).toBe(true);
+    expect(String(out.block.content)).toContain("terminal went away");
+    expect(existsSync(join(dir, "fail.txt"))).toBe(false);
+  });
+  test("allow_always saves Edit(/**) for the project; the next call in that folder is not asked", async () => {
+    const p = scripted([{ kind: "allow_always" }]);
+    const out = await runToolCall(deps(p), write("always.txt", "t4"), signal);
+    expect(out.block.is_error).toBe(false);
+    expect(JSON.parse(readFileSync(join(dir, ".claude", "settings.local.json"), "utf8")).permissions.allow).toEqual(["Edit(/**)"]);
+    const fresh = createPermissionEvaluator({ settings: loadSettings({ cwd: dir, env }), cwd: dir, env });
+    expect(fresh.decide({ toolName: "Write", input: { file_path: join(dir, "later.txt"), content: "x" }, readOnly: false, cwd: dir }).behavior).toBe("allow");
   });
 });

@@ -51,10 +51,14 @@ const sleep = (ms: number, signal: AbortSignal) =>
 /** The Anthropic Messages API over @anthropic-ai/sdk, streaming, with our own retry loop so each retry is reported. */
 export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
   let client: any = null;
+  // Startup marks (YOKE_TIMING) for the first request only, so a long session adds none.
+  let firstRequest = true;
+  const mark = (name: string) => firstRequest && performance.mark(`yoke:${name}`);
   const getClient = async () => {
     if (client) return client;
     // Loaded on first use so `--version`, `--help` and config errors never pay for the SDK.
     const { default: Anthropic } = await import("@anthropic-ai/sdk");
+    performance.mark("yoke:sdk-loaded");
     client = new Anthropic({
       apiKey: cfg.apiKey ?? (cfg.authToken ? null : "no-key"),
       authToken: cfg.authToken ?? null,
@@ -88,7 +92,9 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
         let sawStop = false;
         try {
           const c = await getClient();
+          mark("request");
           const stream = await c.messages.create(body, { signal });
+          mark("response");
           for await (const ev of stream) {
             acc.push(ev);
             if (ev.type === "message_stop") sawStop = true;
@@ -96,6 +102,8 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
           }
           const message = acc.finish();
           if (!sawStop || !message) throw Object.assign(new Error("The response stream ended before the message was complete."), { status: null });
+          mark("message-done");
+          firstRequest = false;
           yield { type: "done", message, durationMs: Date.now() - started };
           return;
         } catch (err) {

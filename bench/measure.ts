@@ -1,0 +1,145 @@
+/**
+ * Running one child process and measuring its wall time and peak resident set size.
+ *
+ * Why not Bun.spawn's resourceUsage().maxRSS: Bun starts children with vfork/posix_spawn, and Linux
+ * carries the parent's RSS high-water mark into the child's ru_maxrss across execve, so a child
+ * of a 300 MiB bench process "peaks" at 300 MiB whatever it does (checked on Bun 1.4.5). GNU time
+ * forks from a process of a few MiB, so its %M is the child's own peak: that is the first choice.
+ * Without it we poll /proc/<pid>/status VmHWM (Linux), which can miss a peak in the last
+ * milliseconds before exit; elsewhere RSS is not measured.
+ *
+ * measure() never rejects for the child's sake: exit code, output and a timeout flag come back as
+ * data. It rejects only when the executable cannot be spawned at all.
+ */
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export type RssMethod = "gnu-time" | "proc-vmhwm" | "none";
+
+export type Sample = {
+  /** performance.now() just before the spawn: wall time and other marks count from here. */
+  startedAt: number;
+  wallMs: number;
+  /** Peak RSS in KiB, or null when it could not be measured. */
+  rssKiB: number | null;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+};
+
+const GNU_TIME = "/usr/bin/time";
+
+/** The best RSS method that works on this machine (GNU time must accept -f and -o). */
+export function detectRssMethod(): RssMethod {
+  if (existsSync(GNU_TIME)) {
+    const dir = mkdtempSync(join(tmpdir(), "yoke-bench-probe-"));
+    try {
+      const out = join(dir, "m");
+      const r = Bun.spawnSync([GNU_TIME, "-f", "%M", "-o", out, "true"], { stdout: "ignore", stderr: "ignore" });
+      if (r.exitCode === 0 && /^\d+\s*$/m.test(readFileSync(out, "utf8"))) return "gnu-time";
+    } catch {
+      // Not GNU time (BusyBox/BSD variants lack -o or %M): fall through.
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return existsSync("/proc/self/status") ? "proc-vmhwm" : "none";
+}
+
+const vmHwmKiB = (pid: number): number | null => {
+  try {
+    const m = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null; // Exited between polls.
+  }
+};
+
+/** Children of pid (Linux), so a timeout can kill the measured process and not only GNU time. */
+const childrenOf = (pid: number): number[] => {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((t) =>
+      readFileSync(`/proc/${pid}/task/${t}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+};
+
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
+  try {
+    return await new Response(stream).text();
+  } catch {
+    return "";
+  }
+}
+
+export type MeasureOptions = {
+  cwd: string;
+  env: Record<string, string>;
+  rss: RssMethod;
+  /** SIGKILL after this long. Default 60 000. */
+  timeoutMs?: number;
+};
+
+/** Runs cmd to completion with stdin closed; wall time runs from spawn to exit. */
+export async function measure(cmd: string[], opts: MeasureOptions): Promise<Sample> {
+  const scratch = opts.rss === "gnu-time" ? mkdtempSync(join(tmpdir(), "yoke-bench-rss-")) : null;
+  const rssFile = scratch ? join(scratch, "maxrss") : "";
+  const argv = scratch ? [GNU_TIME, "-f", "%M", "-o", rssFile, ...cmd] : cmd;
+  const started = performance.now();
+  const proc = Bun.spawn(argv, { cwd: opts.cwd, env: opts.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    for (const c of childrenOf(proc.pid)) {
+      try {
+        process.kill(c, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+    proc.kill("SIGKILL");
+  }, opts.timeoutMs ?? 60_000);
+  let polledKiB: number | null = null;
+  let polling = opts.rss === "proc-vmhwm";
+  const poller = (async () => {
+    while (polling) {
+      const v = vmHwmKiB(proc.pid);
+      if (v !== null) polledKiB = Math.max(polledKiB ?? 0, v);
+      await Bun.sleep(1);
+    }
+  })();
+  const stdout = readAll(proc.stdout);
+  const stderr = readAll(proc.stderr);
+  await proc.exited;
+  const wallMs = performance.now() - started;
+  polling = false;
+  clearTimeout(timer);
+  await poller;
+  let rssKiB: number | null = polledKiB;
+  if (scratch) {
+    try {
+      // GNU time writes "Command exited with non-zero status N" before %M on failure: take the last number.
+      const nums = readFileSync(rssFile, "utf8").match(/^\d+$/gm);
+      rssKiB = nums ? Number(nums.at(-1)) : null;
+    } catch {
+      rssKiB = null;
+    }
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  return { startedAt: started, wallMs, rssKiB, code: proc.exitCode, stdout: await stdout, stderr: await stderr, timedOut };
+}
+
+export type Stats = { median: number; min: number; max: number; samples: number[] };
+
+/** Median (mean of the middle two for an even count), min and max; null for no samples. */
+export function stats(values: number[]): Stats | null {
+  if (values.length === 0) return null;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  const median = s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+  return { median, min: s[0]!, max: s.at(-1)!, samples: values };
+}

@@ -1,0 +1,193 @@
+/**
+ * `bun run bench [--runs N] [--json [FILE]] [--bin PATH] [--three-turn-tool Bash|Read]`: medians of wall time and peak RSS of the
+ * compiled yoke for `--version`, a one-turn `-p` run and a three-turn Write → Bash|Read → text run
+ * against the fake Anthropic API, plus the binary's size. With CLAUDE_BIN set, the same runs of
+ * that CLI side by side (same fake server, same flags, its own isolated HOME) and ratios.
+ * `bun run bench --from-json FILE` re-renders the table from a saved result without running.
+ *
+ * Exits 1 (naming the run and its output) when a run does not do what its scenario scripts: a
+ * figure from a failed run would be meaningless. Never a timed test: it only prints.
+ */
+import { readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, platform, release } from "node:os";
+import { join } from "node:path";
+import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../test/helpers/fake-anthropic.ts";
+import { isolatedEnv, repoRoot, yokeBin } from "../test/helpers/binary.ts";
+import { detectRssMethod, measure, stats, type RssMethod } from "./measure.ts";
+import { renderPreamble, renderTable, TARGETS, type CliFigures, type Results } from "./report.ts";
+import {
+  freshCwd,
+  installResponder,
+  newRunLog,
+  runProblem,
+  scenarioArgs,
+  type RunLog,
+  type ScenarioId,
+  type ThreeTurnTool,
+} from "./scenarios.ts";
+
+type Opts = { runs: number; json: string | null; bin: string | null; fromJson: string | null; script: ThreeTurnTool | null };
+
+function parseOpts(argv: string[]): Opts {
+  const o: Opts = { runs: 7, json: null, bin: null, fromJson: null, script: null };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const next = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`bench: ${a} needs a value`);
+      return v;
+    };
+    if (a === "--runs") {
+      o.runs = Number(next());
+      // Fewer runs make medians that one noisy neighbour can move: not worth printing as figures.
+      if (!Number.isInteger(o.runs) || o.runs < 5) throw new Error(`bench: --runs must be a whole number of at least 5 (got '${argv[i]}')`);
+    } else if (a === "--json") {
+      o.json = argv[i + 1] && !argv[i + 1]!.startsWith("--") ? argv[++i]! : join(repoRoot(), "bench", "results.json");
+    } else if (a === "--bin") o.bin = next();
+    else if (a === "--from-json") o.fromJson = next();
+    else if (a === "--three-turn-tool") {
+      const v = next();
+      if (v !== "Bash" && v !== "Read") throw new Error(`bench: --three-turn-tool must be Bash or Read (got '${v}')`);
+      o.script = v;
+    } else throw new Error(`bench: unknown option ${a} (use --runs N, --json [FILE], --bin PATH, --from-json FILE, --three-turn-tool Bash|Read)`);
+  }
+  return o;
+}
+
+type Cli = {
+  name: "yoke" | "claude";
+  bin: string;
+  fake: FakeAnthropic;
+  restock: () => void;
+  env: (fakeEnv: Record<string, string>) => Record<string, string>;
+};
+
+const SCENARIOS: ScenarioId[] = ["version", "oneTurn", "threeTurns"];
+
+async function main(): Promise<number> {
+  const opts = parseOpts(process.argv.slice(2));
+  if (opts.fromJson) {
+    const r = JSON.parse(readFileSync(opts.fromJson, "utf8")) as Results;
+    console.log(`${renderPreamble(r)}\n\n${renderTable(r)}`);
+    return 0;
+  }
+  const loadAvg1 = loadavg()[0]!;
+  const rss: RssMethod = detectRssMethod();
+  const yokePath = realpathSync(opts.bin ?? yokeBin());
+  let current: RunLog | null = null;
+  let tool: ThreeTurnTool = "Read";
+  let hasBash = false;
+  const fake = await startFakeAnthropic();
+  const fakes = [fake];
+  const clis: Cli[] = [
+    { name: "yoke", bin: yokePath, fake, restock: installResponder(fake, () => current, () => tool), env: (f) => isolatedEnv({ ...f, YOKE_RETRY_BASE_MS: "5" }) },
+  ];
+  const claudeBin = process.env.CLAUDE_BIN;
+  if (claudeBin) {
+    // Its own fake without request validation: Claude Code 2.1.197 sends `role: "system"` entries in
+    // `messages`, which the real API takes but fake-validate.ts refuses.
+    const claudeFake = await startFakeAnthropic({ validate: false });
+    fakes.push(claudeFake);
+    clis.push({
+      name: "claude",
+      bin: realpathSync(Bun.which(claudeBin) ?? claudeBin),
+      fake: claudeFake,
+      restock: installResponder(claudeFake, () => current, () => tool),
+      // No telemetry or update checks: there is no network, and a CI user would switch them off too.
+      env: (f) => isolatedEnv({ ...f, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_AUTOUPDATER: "1", DISABLE_TELEMETRY: "1" }),
+    });
+  }
+  const scratch: string[] = [];
+
+  const once = async (cli: Cli, id: ScenarioId) => {
+    const cwd = freshCwd();
+    scratch.push(cwd);
+    const env = cli.env(fakeApiEnv(cli.fake));
+    scratch.push(env.HOME!);
+    const log = newRunLog(id, cwd);
+    current = log;
+    cli.restock();
+    const s = await measure([cli.bin, ...scenarioArgs(id)], { cwd, env, rss });
+    current = null;
+    const problem = runProblem(id, s, log);
+    if (problem) throw new Error(`bench: ${cli.name} ${id} run failed: ${problem}`);
+    return { s, log };
+  };
+
+  try {
+    // Which three-turn script: Write → Bash → text when the binary has Bash, else Write → Read → text.
+    const probeCwd = freshCwd();
+    scratch.push(probeCwd);
+    const probeEnv = clis[0]!.env(fakeApiEnv(fake));
+    scratch.push(probeEnv.HOME!);
+    clis[0]!.restock();
+    const probe = await measure([yokePath, "-p", "probe", "--output-format", "stream-json", "--verbose"], { cwd: probeCwd, env: probeEnv, rss: "none" });
+    const init = probe.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.type === "system" && l.subtype === "init");
+    if (!init) throw new Error(`bench: no init line from ${yokePath}:\n${probe.stdout}${probe.stderr}`);
+    hasBash = (init.tools as string[]).includes("Bash");
+    tool = opts.script ?? (hasBash ? "Bash" : "Read");
+    if (tool === "Bash" && !hasBash) console.error("bench: note: Bash forced but not in yoke's tool list: yoke's second step gets an is_error result");
+
+    const wall: Record<string, number[]> = {};
+    const rssMiB: Record<string, number[]> = {};
+    const toFirst: Record<string, number[]> = {};
+    const side: Record<string, number> = {};
+    const bashErr: Record<string, boolean | null> = { yoke: null, claude: null };
+    for (const id of SCENARIOS) {
+      // One unmeasured run each first, so page cache and the fake's first connection are warm.
+      for (const cli of clis) await once(cli, id);
+      for (let i = 0; i < opts.runs; i++) {
+        // Interleaved, so a burst of load on a shared machine hits both CLIs alike.
+        for (const cli of clis) {
+          const { s, log } = await once(cli, id);
+          const key = `${cli.name}/${id}`;
+          (wall[key] ??= []).push(s.wallMs);
+          if (log.firstRequestAt !== null) (toFirst[key] ??= []).push(log.firstRequestAt - s.startedAt);
+          if (s.rssKiB !== null) (rssMiB[key] ??= []).push(s.rssKiB / 1024);
+          side[key] = Math.max(side[key] ?? 0, log.sideRequests);
+          if (id === "threeTurns" && tool === "Bash") bashErr[cli.name] = log.toolResults[1]?.isError ?? null;
+        }
+      }
+      process.stderr.write(`bench: ${id} done\n`);
+    }
+
+    const figures = (cli: Cli): CliFigures => {
+      const version = Bun.spawnSync([cli.bin, "--version"], { env: cli.env({}) }).stdout.toString().trim();
+      const scenarios = {} as CliFigures["scenarios"];
+      for (const id of SCENARIOS) {
+        const key = `${cli.name}/${id}`;
+        scenarios[id] = { wallMs: stats(wall[key] ?? []), firstRequestMs: stats(toFirst[key] ?? []), rssMiB: stats(rssMiB[key] ?? []), sideRequests: side[key] ?? 0 };
+      }
+      return { bin: cli.bin, version, sizeBytes: statSync(cli.bin).size, scenarios };
+    };
+    const results: Results = {
+      date: new Date().toISOString(),
+      runs: opts.runs,
+      rssMethod: rss === "gnu-time" ? "GNU time %M" : rss === "proc-vmhwm" ? "polling /proc/<pid>/status VmHWM" : "none (not measured)",
+      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? "unknown", loadAvg1, os: `${platform()} ${release()}`, bun: Bun.version },
+      threeTurnScript: `Write → ${tool} → text`,
+      yokeHasBash: hasBash,
+      bashResultIsError: { yoke: bashErr.yoke ?? null, claude: bashErr.claude ?? null },
+      yoke: figures(clis[0]!),
+      claude: clis[1] ? figures(clis[1]) : null,
+      targets: TARGETS,
+    };
+    console.log(`${renderPreamble(results)}\n\n${renderTable(results)}`);
+    if (opts.json) {
+      writeFileSync(opts.json, `${JSON.stringify(results, null, 2)}\n`);
+      console.log(`\nwrote ${opts.json}`);
+    }
+    return 0;
+  } finally {
+    for (const f of fakes) await f.stop();
+    for (const d of scratch) rmSync(d, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exit(1);
+  },
+);

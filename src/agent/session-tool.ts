@@ -1,0 +1,44 @@
+import type { LoopDeps } from "../loop/run-turn.ts";
+import { createAgentTool, type AgentToolOptions } from "../tool/builtin/agent.ts";
+import type { Tool } from "../tool/types.ts";
+import { loadAgents } from "./load.ts";
+import type { AgentDefinition } from "./types.ts";
+
+/**
+ * The composition root's one call for subagents: loads the agent catalog for cwd and makes the
+ * Agent tool writing beside the session transcript, under `<project dir>/<session-id>/`. Bad agent files are
+ * reported through `warn` and skipped. Never throws.
+ */
+export function sessionAgentTool(o: {
+  cwd: string;
+  env: Record<string, string>;
+  sessionId: string;
+  /** The session transcript (`<project dir>/<session-id>.jsonl`); '' when nothing is persisted. */
+  transcriptPath: string;
+  parent: () => LoopDeps;
+  mainModel: () => string;
+  version: string;
+  /** Context blocks (already wrapped) put before every subagent's prompt: instruction files. */
+  promptContext?: AgentToolOptions["promptContext"];
+  warn: (message: string) => void;
+  /** Claude Code plugins' `agents/` folders (agents named `<plugin>:<name>`). */
+  pluginDirs?: Array<{ plugin: string; dir: string }>;
+  extra?: Partial<AgentToolOptions>;
+}): { tool: Tool; agents: AgentDefinition[] } {
+  const catalog = loadAgents({ cwd: o.cwd, env: o.env, pluginDirs: o.pluginDirs });
+  catalog.warnings.forEach(o.warn);
+  const tool = createAgentTool({
+    parent: o.parent,
+    agents: catalog.agents,
+    mainModel: o.mainModel,
+    env: o.env,
+    // Claude Code keeps a session's side files in a folder named like the transcript (contracts §5.1).
+    sessionDir: o.transcriptPath ? o.transcriptPath.replace(/\.jsonl$/, "") : null,
+    sessionId: o.sessionId,
+    version: o.version,
+    warn: o.warn,
+    promptContext: o.promptContext,
+    ...o.extra,
+  });
+  return { tool, agents: catalog.agents };
+}

@@ -1,0 +1,52 @@
+import { LEGACY_TOOL_ALIASES, type ToolRegistry } from "../tool/registry.ts";
+import type { Tool } from "../tool/types.ts";
+import type { AgentDefinition } from "./types.ts";
+
+/**
+ * Tools no subagent gets: Agent keeps nesting at depth 1; AskUserQuestion and the plan-mode tools
+ * talk to the user or change the parent's mode, and a subagent has no user to talk to; TodoWrite
+ * would overwrite the parent's todo list, which lives in the shared session state.
+ */
+export const NEVER_IN_SUBAGENTS = new Set(["Agent", "AskUserQuestion", "EnterPlanMode", "ExitPlanMode", "TodoWrite"]);
+
+/** The shell family: only `read-only+bash` agents get it (BashOutput is read-only but useless without Bash). */
+const SHELL_TOOLS = new Set(["Bash", "BashOutput", "KillShell"]);
+
+/** Tool names of a rule-like entry: `Bash(git *)` → `Bash`, legacy names → canonical (contracts §7.1). */
+export function canonicalToolName(entry: string): string {
+  const bare = entry.trim().replace(/\(.*\)$/, "").trim();
+  return LEGACY_TOOL_ALIASES[bare] ?? bare;
+}
+
+const staticReadOnly = (t: Tool) => t.readOnly === true;
+
+export type AgentTools = {
+  registry: ToolRegistry;
+  /** Names in `tools` / `disallowedTools` that match no available tool (for a warning). */
+  unknown: string[];
+};
+
+/**
+ * The tool set of one agent type, cut from the parent's registry: `tools` (omitted = all) minus
+ * `disallowedTools` minus NEVER_IN_SUBAGENTS. Built-in policies: `read-only` keeps tools whose
+ * readOnly is always true, shell tools aside (Explore, Plan); `read-only+bash` adds Bash, BashOutput and KillShell (Verify, Review).
+ * Specifiers in entries (`Bash(git *)`) select the tool only; enforcing them is the permission layer's job.
+ * Pure; never throws.
+ */
+export function toolsForAgent(agent: AgentDefinition, parent: ToolRegistry): AgentTools {
+  const unknown: string[] = [];
+  const has = (t: Tool, name: string) => t.name === name || (t.aliases ?? []).includes(name);
+  const known = (name: string) => parent.list().some((t) => has(t, name));
+  let keep: (t: Tool) => boolean;
+  if (agent.tools && !(agent.tools.length === 1 && agent.tools[0] === "*")) {
+    const names = agent.tools.map(canonicalToolName);
+    for (const n of names) if (!known(n)) unknown.push(n);
+    keep = (t) => names.some((n) => has(t, n));
+  } else if (agent.toolPolicy === "read-only") keep = (t) => staticReadOnly(t) && !SHELL_TOOLS.has(t.name);
+  else if (agent.toolPolicy === "read-only+bash") keep = (t) => staticReadOnly(t) || SHELL_TOOLS.has(t.name);
+  else keep = () => true;
+  const denied = (agent.disallowedTools ?? []).map(canonicalToolName);
+  for (const n of denied) if (!known(n)) unknown.push(n);
+  const registry = parent.filter((t) => keep(t) && !denied.some((n) => has(t, n)) && !NEVER_IN_SUBAGENTS.has(t.name));
+  return { registry, unknown };
+}

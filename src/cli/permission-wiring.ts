@@ -1,0 +1,87 @@
+/**
+ * The permission half of the composition root, shared by `yoke -p` (compose.ts) and
+ * `yoke permissions explain`, so that explain decides exactly as a run would: same settings files,
+ * same flags, same mode resolution, same working directories.
+ */
+import { loadSettings, type LoadedSettings, type SettingsLevel } from "../config/load.ts";
+import { resolveAutoMemory } from "../context/auto-memory.ts";
+import { bypassDisabledBy, checkModeAllowed, createPermissionEvaluator, type Evaluator } from "../permission/index.ts";
+import { modeFromSettings } from "../permission/evaluator.ts";
+import { PERMISSION_MODES, type PermissionMode } from "../permission/types.ts";
+import type { ParsedArgs } from "./args.ts";
+import { UsageError } from "./args.ts";
+
+const flagStr = (a: ParsedArgs, k: string) => (typeof a.flags[k] === "string" ? (a.flags[k] as string) : undefined);
+const flagList = (a: ParsedArgs, k: string) => (Array.isArray(a.flags[k]) ? (a.flags[k] as string[]) : []);
+
+/** `--permission-mode` and friends. Throws UsageError naming `where` for an unknown mode. */
+export function parsePermissionMode(raw: string | undefined, where: string): PermissionMode | undefined {
+  if (raw === undefined) return undefined;
+  const m = raw === "manual" ? "default" : raw;
+  if (!(PERMISSION_MODES as readonly string[]).includes(m))
+    throw new UsageError(`error: ${where} must be one of ${PERMISSION_MODES.join(", ")} (got '${raw}')`);
+  return m as PermissionMode;
+}
+
+/** Every settings level as `--settings` / `--setting-sources` ask. Throws SettingsError naming the file and field. */
+export function loadSettingsFromArgs(args: ParsedArgs, cwd: string): LoadedSettings {
+  const sources = flagStr(args, "setting-sources");
+  return loadSettings({
+    cwd,
+    flagSettings: flagStr(args, "settings"),
+    settingSources: sources !== undefined ? (sources.split(",").map((s) => s.trim()).filter(Boolean) as SettingsLevel[]) : undefined,
+  });
+}
+
+/**
+ * The starting mode: flag, then the resumed session's, then the trusted settings' `defaultMode`
+ * (escalating modes from committed project settings are ignored, contracts §2.2), else `default`.
+ * `--dangerously-skip-permissions` wins. Throws UsageError for an unknown mode name.
+ */
+export function resolvePermissionMode(args: ParsedArgs, settings: LoadedSettings, restored?: string): PermissionMode {
+  let mode =
+    parsePermissionMode(flagStr(args, "permission-mode"), "--permission-mode") ??
+    // Resume restores the mode except plan and bypassPermissions (contracts §3.3).
+    parsePermissionMode(restored === "plan" || restored === "bypassPermissions" ? undefined : restored, "the resumed session's mode") ??
+    modeFromSettings(settings) ??
+    "default";
+  if (args.flags["dangerously-skip-permissions"]) mode = "bypassPermissions";
+  return mode;
+}
+
+/** Why this mode may not start here (bypass as root outside a sandbox, or disabled by settings), or null. Pure. */
+export function modeProblem(mode: PermissionMode, settings: LoadedSettings, env: Record<string, string | undefined>): string | null {
+  return checkModeAllowed(mode, { uid: process.getuid?.() ?? 1000, env, disableBypass: bypassDisabledBy(settings) });
+}
+
+/** The auto-memory folder file tools may write to without asking, as a run computes it. Never throws. */
+export function memoryWriteDirs(o: { cwd: string; env: Record<string, string>; settings: LoadedSettings; bare: boolean }): string[] {
+  const m = resolveAutoMemory({ cwd: o.cwd, env: o.env, settings: o.settings, bare: o.bare });
+  return m.enabled && m.dir ? [m.dir] : [];
+}
+
+/**
+ * The session's evaluator from the run flags (`--add-dir`, `--allowedTools`, `--disallowedTools`).
+ * Never throws; bad rules land in `warnings` with their file and index.
+ */
+export function buildPermissionEvaluator(o: {
+  args: ParsedArgs;
+  cwd: string;
+  settings: LoadedSettings;
+  env: Record<string, string>;
+  mode: PermissionMode;
+  autoAllowWriteDirs: string[];
+  toolInfo?: (name: string) => { readOnly?: boolean } | undefined;
+}): Evaluator {
+  return createPermissionEvaluator({
+    settings: o.settings,
+    mode: o.mode,
+    cwd: o.cwd,
+    addDirs: flagList(o.args, "add-dir"),
+    allowedTools: flagList(o.args, "allowedTools"),
+    disallowedTools: flagList(o.args, "disallowedTools"),
+    env: o.env,
+    autoAllowWriteDirs: o.autoAllowWriteDirs,
+    toolInfo: o.toolInfo,
+  });
+}

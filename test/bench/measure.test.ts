@@ -1,0 +1,75 @@
+// The benchmark's measuring pieces (bench/measure.ts, bench/scenarios.ts) against real processes.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { detectRssMethod, measure, stats } from "../../bench/measure.ts";
+import { freshCwd, installResponder, newRunLog, runProblem, scenarioArgs, type RunLog } from "../../bench/scenarios.ts";
+import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, yokeBin } from "../helpers/binary.ts";
+
+describe("stats", () => {
+  test("median of odd and even counts, min, max; null for none", () => {
+    expect(stats([5, 1, 3])).toMatchObject({ median: 3, min: 1, max: 5 });
+    expect(stats([4, 1, 3, 2])!.median).toBe(2.5);
+    expect(stats([])).toBeNull();
+  });
+});
+
+describe("measure", () => {
+  const method = detectRssMethod();
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+
+  test("peak RSS is the child's own, not the (bigger) bench process's", async () => {
+    if (method === "none") return;
+    // Grow this process well past any small child: Bun's resourceUsage().maxRSS would report this.
+    const ballast = new Uint8Array(200 * 1024 * 1024).fill(1);
+    const s = await measure(["true"], { cwd: "/", env, rss: method });
+    expect(ballast[7]).toBe(1);
+    expect(s.code).toBe(0);
+    expect(s.rssKiB).not.toBeNull();
+    expect(s.rssKiB!).toBeLessThan(50 * 1024);
+  });
+
+  test("a child that touches 150 MiB peaks above it; exit code and output come back", async () => {
+    if (method === "none") return;
+    const script = "const b = new Uint8Array(150 * 1024 * 1024).fill(1); console.log(b[3]); process.exit(3)";
+    const s = await measure([process.execPath, "-e", script], { cwd: "/", env, rss: method });
+    expect(s.code).toBe(3);
+    expect(s.stdout.trim()).toBe("1");
+    expect(s.rssKiB!).toBeGreaterThan(150 * 1024);
+    expect(s.wallMs).toBeGreaterThan(0);
+  });
+
+  test("a child past its timeout is killed and flagged", async () => {
+    const s = await measure(["sleep", "5"], { cwd: "/", env, rss: method, timeoutMs: 200 });
+    expect(s.timedOut).toBe(true);
+    expect(s.wallMs).toBeLessThan(3000);
+  });
+});
+
+describe("scenarios against the compiled binary", () => {
+  let fake: FakeAnthropic;
+  let current: RunLog | null = null;
+  beforeAll(async () => {
+    yokeBin();
+    fake = await startFakeAnthropic();
+  });
+  afterAll(() => fake.stop());
+
+  test("one-turn and three-turn scripts run as scripted; a wrong answer is named", async () => {
+    const restock = installResponder(fake, () => current, () => "Read");
+    for (const id of ["oneTurn", "threeTurns"] as const) {
+      const cwd = freshCwd();
+      current = newRunLog(id, cwd);
+      restock();
+      const s = await measure([yokeBin(), ...scenarioArgs(id)], { cwd, env: isolatedEnv(fakeApiEnv(fake)), rss: "none" });
+      expect(runProblem(id, s, current)).toBeNull();
+      expect(current.mainRequests).toBe(id === "oneTurn" ? 1 : 3);
+      // The first request arrives after the spawn and before the child has exited.
+      expect(current.firstRequestAt! - s.startedAt).toBeGreaterThan(0);
+      expect(current.firstRequestAt! - s.startedAt).toBeLessThan(s.wallMs);
+      if (id === "threeTurns") expect(current.toolResults[1]!.text).toContain("1\thello");
+    }
+    const log = newRunLog("oneTurn", freshCwd());
+    expect(runProblem("oneTurn", { code: 0, stdout: "something else\n", stderr: "", timedOut: false }, log)).toContain("stdout lacks");
+    current = null;
+  });
+});

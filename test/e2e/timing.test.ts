@@ -1,0 +1,27 @@
+// YOKE_TIMING=1: the binary's startup phase marks on stderr (bench/, startup profiling).
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+
+let fake: FakeAnthropic;
+beforeAll(async () => {
+  yokeBin();
+  fake = await startFakeAnthropic();
+});
+afterAll(() => fake.stop());
+
+test("YOKE_TIMING=1 prints ordered phase marks; without it stderr stays empty", async () => {
+  fake.push({ content: [{ type: "text", text: "hi" }] }, { content: [{ type: "text", text: "hi" }] });
+  const timed = await runYoke(["-p", "x"], { env: isolatedEnv({ ...fakeApiEnv(fake), YOKE_TIMING: "1" }) });
+  expect(timed.code).toBe(0);
+  expect(timed.stdout).toBe("hi\n");
+  const line = timed.stderr.trim();
+  expect(line.startsWith("yoke timing (ms since start): ")).toBe(true);
+  const marks = line.split(": ")[1]!.split(" ").map((kv) => kv.split("="));
+  expect(marks.map(([k]) => k)).toEqual(["main", "args-loaded", "headless-loaded", "composed", "sdk-loaded", "request", "response", "message-done", "exit"]);
+  const times = marks.map(([, v]) => Number(v));
+  expect(times.every((t, i) => Number.isFinite(t) && (i === 0 || t >= times[i - 1]!))).toBe(true);
+  const plain = await runYoke(["-p", "x"], { env: isolatedEnv(fakeApiEnv(fake)) });
+  expect(plain.code).toBe(0);
+  expect(plain.stderr).toBe("");
+});
