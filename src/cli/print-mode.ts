@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { LoopEvent, TurnResult } from "../loop/events.ts";
 import { runTurn } from "../loop/run-turn.ts";
+import { isCompactCommand } from "../loop/compaction.ts";
 import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
@@ -74,7 +75,8 @@ export async function runPrint(rt: Runtime, prompts: AsyncIterable<string>, form
   if (format === "stream-json") write(JSON.stringify(initMessage(rt)));
   let last: TurnResult | null = null;
   for await (const prompt of prompts) {
-    const gen = runTurn(rt.deps, rt.convo, prompt, signal);
+    // `/compact [focus]` runs compaction instead of a turn (issue 7).
+    const gen = isCompactCommand(prompt) ? rt.compactor.manual(rt.convo, prompt, signal) : runTurn(rt.deps, rt.convo, prompt, signal);
     for (;;) {
       const step = await gen.next();
       if (step.done) {
