@@ -346,6 +346,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     lastResponseTokens: () => lastResponseTokens,
     transcriptPath: ss.store.path,
   });
+  // A resumed session's earlier file reads count as recently touched, for re-reading after compaction.
+  for (const m of convo.messages) if (m.role === "assistant") compactor.noteToolCalls(m.content.filter((b) => b.type === "tool_use"));
 
   return {
     cwd,
