@@ -126,6 +126,16 @@ describe("rewind (contracts §5.4, issue 7 item 3)", () => {
     expect(dry.stdout).toContain(`would restore ${join(cwd, "tracked.txt")}`);
     expect(existsSync(made)).toBe(true);
 
+    const convOnly = await runYoke(["rewind", id, "--to", turnTwo.uuid, "--conversation", "--json"], { cwd, env });
+    expect(convOnly.code).toBe(0);
+    const cj = JSON.parse(convOnly.stdout);
+    expect(cj.files).toBeUndefined();
+    expect(cj.conversation.command).toContain(`--resume ${id} --resume-session-at ${cj.conversation.leafUuid}`);
+    expect(existsSync(made)).toBe(true);
+    const unknown = await runYoke(["rewind", id, "--to", "00000000-0000-4000-8000-000000000000"], { cwd, env });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("no entry with uuid 00000000-0000-4000-8000-000000000000");
+
     const r = await runYoke(["rewind", id, "--to", turnTwo.uuid], { cwd, env });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
