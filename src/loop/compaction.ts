@@ -104,6 +104,7 @@ export function createCompactor(d: CompactionDeps): Compactor {
   let requestedAt = -1;
   // Usage figure that predates the last compaction, so it no longer describes the conversation.
   let staleTokens = -1;
+  let toolTokens: number | undefined;
   const touched: string[] = [];
 
   const autoOff = (): boolean =>
@@ -113,7 +114,9 @@ export function createCompactor(d: CompactionDeps): Compactor {
   const contextTokens = (convo: Conversation): number => {
     const last = d.lastResponseTokens();
     if (last > 0 && requestedAt >= 0 && last !== staleTokens) return last + estimateTokens(convo.messages.slice(requestedAt + 1));
-    return estimateTokens(convo.messages);
+    // Before the first response: the messages plus the tool definitions, which every request carries.
+    toolTokens ??= Math.ceil(JSON.stringify(d.tools()).length / 4);
+    return estimateTokens(convo.messages) + toolTokens;
   };
   const resetMeasure = () => {
     requestedAt = -1;
@@ -231,6 +234,11 @@ export function createCompactor(d: CompactionDeps): Compactor {
 
       // Steps 3 and 4: the startup context again, and the recently touched files.
       const extra = [...d.startupContext(), ...restoredFiles(kept)];
+      // SessionStart hooks fire again with source "compact" (contracts §1.1); their context joins the summary.
+      if (d.hooks.has("SessionStart")) {
+        const ss = await d.hooks.emit("SessionStart", d.hookPayload("SessionStart", { source: "compact", model: d.model() }), { matchValue: "compact", signal: o.signal });
+        for (const c of ss.additionalContext) extra.push(`<system-reminder>\nSessionStart hook additional context: ${c}\n</system-reminder>`);
+      }
       const summaryMsg: Message = { role: "user", content: [{ type: "text", text: body }, ...extra.map((text): TextBlock => ({ type: "text", text }))] };
       const next = joinMessages(summaryMsg, kept);
 

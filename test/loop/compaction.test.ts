@@ -131,6 +131,23 @@ describe("createCompactor", () => {
     expect(after.length).toBe(5);
   });
 
+  test("SessionStart hooks fire with source compact; their context joins the summary", async () => {
+    const { compactor, hooks } = setup({ script: [{ content: [{ type: "text", text: "<summary>S</summary>" }] }] });
+    const sources: unknown[] = [];
+    hooks.registerInProcess(
+      "SessionStart",
+      (p) => {
+        sources.push(p.source);
+        return { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "HOOK-CONTEXT-AFTER-COMPACT" } };
+      },
+      { source: "test" },
+    );
+    const convo = { messages: chat(10) };
+    await drain(compactor.compact(convo, { trigger: "auto", signal: ac() }));
+    expect(sources).toEqual(["compact"]);
+    expect(JSON.stringify(convo.messages[0]!.content)).toContain("HOOK-CONTEXT-AFTER-COMPACT");
+  });
+
   test("a model failure falls back to the local summary, so the session never dead-ends", async () => {
     const { compactor } = setup({ script: [{ fault: 500 }, { fault: 500 }, { fault: 500 }, { fault: 500 }, { fault: 500 }] });
     const convo = { messages: chat(10) };
