@@ -163,23 +163,13 @@ describe("rewind (contracts §5.4, issue 7 item 3)", () => {
     const env = envFor();
     const file = join(cwd, "f.txt");
     writeFileSync(file, "v1\n");
+    // Write needs a prior read of an existing file.
     fake.push(
+      { content: [{ type: "tool_use", name: "Read", input: { file_path: file } }] },
       { content: [{ type: "tool_use", name: "Write", input: { file_path: file, content: "v2\n" } }] },
       { content: [{ type: "text", text: "wrote" }] },
     );
-    // Write needs a prior read of an existing file: read it first in the same turn.
-    fake.requests.length;
-    const a = await runYoke(["-p", "overwrite", "--output-format", "json"], { cwd, env });
-    const id = JSON.parse(a.stdout).session_id;
-    if (readFileSync(file, "utf8") !== "v2\n") {
-      // The Write was refused for lack of a read; do it properly.
-      fake.push(
-        { content: [{ type: "tool_use", name: "Read", input: { file_path: file } }] },
-        { content: [{ type: "tool_use", name: "Write", input: { file_path: file, content: "v2\n" } }] },
-        { content: [{ type: "text", text: "wrote" }] },
-      );
-      await run(["-p", "overwrite properly", "--resume", id], cwd, env);
-    }
+    const id = (await run(["-p", "overwrite"], cwd, env)).json.session_id as string;
     expect(readFileSync(file, "utf8")).toBe("v2\n");
     const firstUser = lines(sessionFile(env, id)).find((l) => l.type === "user");
     fake.push({ content: [{ type: "text", text: "after files rewind" }] });
