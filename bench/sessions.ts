@@ -106,3 +106,6 @@ const rowTimes = Array.from({ length: 5 }, () => {
 }).sort((a, b) => a - b);
 console.log(`  sessionRow (one line of \`sessions list\`): median ${median(rowTimes).toFixed(0)} ms`);
 if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true }); else console.log(path);
+
+// Compaction of a 150,000-token session (issue 7 item 7) lives in its own file; run it here too.
+Bun.spawnSync([process.execPath, join(import.meta.dir, "compaction.ts")], { stdout: "inherit", stderr: "inherit" });

@@ -11,6 +11,8 @@ import type { HookEventName } from "../hook/types.ts";
 import type { LoopEvent } from "../loop/events.ts";
 import type { Conversation, LoopDeps } from "../loop/run-turn.ts";
 import { createUsageTracker } from "../loop/usage.ts";
+import { createCompactor, type Compactor } from "../loop/compaction.ts";
+import { compactInstructionsOf } from "../session/compact-prompt.ts";
 import { createPermissionEvaluator, denyInsteadOfPromptingFrom, type Evaluator } from "../permission/index.ts";
 import type { PermissionMode } from "../permission/types.ts";
 import type { PromptSection } from "../plugin/host.ts";
@@ -54,6 +56,8 @@ export type Runtime = {
   context: ContextWiring;
   plugins: PluginRuntime;
   checkpoints: Checkpoints | null;
+  /** Auto-compaction (wired as deps.beforeRequest) and `/compact`. */
+  compactor: Compactor;
   deps: LoopDeps;
   apiKeySource: string;
   /** Out-of-band events (hook records, plugin notices) for the mode to render. */
@@ -233,6 +237,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const workingDirectories = permissions.workingDirectories;
   const shutdownCtrl = new AbortController();
   let lastInputTokens = 0;
+  let lastResponseTokens = 0;
+  let compactor: Compactor | undefined;
   const deps: LoopDeps = {
     provider,
     tools,
@@ -249,6 +255,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       ...usage,
       add(m, u, ms) {
         lastInputTokens = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
+        lastResponseTokens = lastInputTokens + u.output_tokens;
         usage.add(m, u, ms);
       },
     },
@@ -263,7 +270,11 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       }
       return out;
     },
-    afterTools: (calls) => ctx.afterTools(calls),
+    afterTools: (calls) => {
+      compactor?.noteToolCalls(calls);
+      return ctx.afterTools(calls);
+    },
+    beforeRequest: (convo, signal) => compactor?.beforeRequest(convo, signal),
     onPrompt: (uuid) => ss.checkpoints?.beginTurn(uuid),
     beforeToolRun: async (name) => {
       if (name === "Bash" && ss.checkpoints && settings.merged.fileCheckpointingEnabled !== false) await ss.checkpoints.snapshotGit();
@@ -325,11 +336,38 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     version: VERSION,
   });
 
+  compactor = createCompactor({
+    provider,
+    model: () => model,
+    tools: () => tools.specs(),
+    hooks,
+    hookPayload,
+    transcript,
+    // the summarizing call counts toward cost but must not pass for the conversation's size
+    usage,
+    env,
+    settings: { autoCompactEnabled: settings.merged.autoCompactEnabled, autoCompactWindow: settings.merged.autoCompactWindow },
+    summaryProviders: () => plugins.summaryProviders.map((p) => p.fn),
+    compactInstructions: () =>
+      ctx.instructions
+        .get()
+        .files.filter((f) => f.status === "included")
+        .map((f) => compactInstructionsOf(f.content))
+        .filter(Boolean)
+        .join("\n\n"),
+    startupContext: () => ctx.startupContext(),
+    lastResponseTokens: () => lastResponseTokens,
+    transcriptPath: ss.store.path,
+  });
+  // A resumed session's earlier file reads count as recently touched, for re-reading after compaction.
+  for (const m of convo.messages) if (m.role === "assistant") compactor.noteToolCalls(m.content.filter((b) => b.type === "tool_use"));
+
   return {
     agents: agentTool.agents.map((a) => a.name),
     cwd,
     sessionId,
     sessionSource: ss.source,
+    compactor,
     settings,
     env,
     model,

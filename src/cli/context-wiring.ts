@@ -31,6 +31,8 @@ export type ContextWiring = {
   afterTools(calls: ToolUseBlock[]): string[];
   /** After compaction: the next prompt carries the instruction files again. */
   reloadAfterCompaction(): void;
+  /** After compaction, mid-turn: reloads the instruction files and memory index and returns them now (rendered), instead of on the next prompt. Never throws. */
+  startupContext(): string[];
   /** Files already shown to the model (for relevant-memory de-duplication). */
   surfaced: Set<string>;
 };
@@ -85,6 +87,15 @@ export function createContextWiring(o: ContextWiringOptions): ContextWiring {
       memory: memory.enabled && memory.dir ? { dir: memory.dir } : null,
     });
 
+  const startup = (): string[] => {
+    instructionsPending = false;
+    const files = [...instructions.get().files];
+    const mem = memory.enabled && memory.dir ? memoryIndexFile(memory.dir) : null;
+    if (mem) files.push(mem);
+    const text = renderInstructions(files);
+    return text ? [text] : [];
+  };
+
   return {
     memory,
     instructions,
@@ -97,15 +108,7 @@ export function createContextWiring(o: ContextWiringOptions): ContextWiring {
     },
     async promptContext(prompt, signal) {
       const out: string[] = [];
-      if (instructionsPending) {
-        instructionsPending = false;
-        const set = instructions.get();
-        const files = [...set.files];
-        const mem = memory.enabled && memory.dir ? memoryIndexFile(memory.dir) : null;
-        if (mem) files.push(mem);
-        const text = renderInstructions(files);
-        if (text) out.push(text);
-      }
+      if (instructionsPending) out.push(...startup());
       if (relevantOn && memory.dir) {
         const picked = await selectRelevantMemories({ dir: memory.dir, prompt, sideQuery: o.sideQuery, alreadySurfaced: surfaced, budget, signal });
         for (const m of picked) out.push(reminder(`${m.header}\n\n${m.content}`).text);
@@ -126,6 +129,10 @@ export function createContextWiring(o: ContextWiringOptions): ContextWiring {
     reloadAfterCompaction() {
       instructions.invalidate();
       instructionsPending = true;
+    },
+    startupContext() {
+      instructions.invalidate();
+      return startup();
     },
   };
 }

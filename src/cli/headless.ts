@@ -13,6 +13,8 @@ const fail = (msg: string): number => {
 
 /** `yoke -p`: compose, wire signals, run, exit with a truthful code. */
 export async function runHeadless(args: ParsedArgs): Promise<number> {
+  const rewindTo = typeof args.flags["rewind-files"] === "string" ? (args.flags["rewind-files"] as string) : undefined;
+  if (rewindTo !== undefined && args.positionals.length === 0) args.flags.print = true;
   if (!args.flags.print) {
     if (process.stdin.isTTY || args.positionals.length === 0)
       return fail("yoke has no interactive mode yet: run `yoke -p \"your prompt\"` (or pipe the prompt on stdin). See `yoke --help`.");
@@ -32,6 +34,13 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
   } catch (e) {
     if (e instanceof SettingsError || e instanceof UsageError) return fail(`yoke: ${e.message}`);
     throw e;
+  }
+  if (rewindTo !== undefined) {
+    const code = await rewindFilesAtStartup(rt, args, rewindTo);
+    if (code !== 0 || args.positionals.length === 0) {
+      await rt.shutdown();
+      return code;
+    }
   }
   const ctrl = new AbortController();
   let exitSignal: number | null = null;
@@ -67,4 +76,15 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
   } finally {
     await rt.shutdown();
   }
+}
+
+/** `--rewind-files UUID` with --resume/--continue: files back to before that user message, then the prompt (if any) runs. */
+async function rewindFilesAtStartup(rt: Runtime, args: ParsedArgs, uuid: string): Promise<number> {
+  if (args.flags.resume === undefined && !args.flags.continue) return fail("yoke: --rewind-files needs --resume ID (or --continue)");
+  if (!rt.checkpoints) return fail("yoke: --rewind-files: file checkpoints are off in this session (--no-session-persistence)");
+  const r = await rt.checkpoints.rewindFiles(uuid);
+  for (const p of r.restored) process.stderr.write(`yoke: restored ${p}\n`);
+  for (const p of r.deleted) process.stderr.write(`yoke: deleted ${p}\n`);
+  for (const e of r.errors) process.stderr.write(`yoke: --rewind-files: ${e}\n`);
+  return r.errors.length ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { LoopEvent, TurnResult } from "../loop/events.ts";
 import { runTurn } from "../loop/run-turn.ts";
+import { isCompactCommand } from "../loop/compaction.ts";
 import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
@@ -111,7 +112,8 @@ export async function runPrint(
     turnCtrl = new AbortController();
     const onAbort = () => turnCtrl?.abort();
     signal.addEventListener("abort", onAbort, { once: true });
-    const gen = runTurn(rt.deps, rt.convo, prompt, turnCtrl.signal);
+    // `/compact [focus]` runs compaction instead of a turn (issue 7).
+    const gen = isCompactCommand(prompt) ? rt.compactor.manual(rt.convo, prompt, turnCtrl.signal) : runTurn(rt.deps, rt.convo, prompt, turnCtrl.signal);
     for (;;) {
       const step = await gen.next();
       if (step.done) {
