@@ -357,6 +357,48 @@ describe("session memory in compaction (issue 8 point 5)", () => {
   });
 });
 
+describe("session memory in auto-compaction after a resume (issue 8 point 5)", () => {
+  test.skipIf(!compactionLanded)("a resumed long session compacts automatically from the notes saved by the earlier process", async () => {
+    const cwd = tempDir();
+    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_SESSION_MEMORY: "1" });
+    const huge = "HUGE-EARLY-OUTPUT ".repeat(11_000);
+    const notesReqs: LoggedRequest[] = [];
+    fake.push(
+      { content: [{ type: "text", text: `DONE-1 ${huge}` }], usage: { input_tokens: 12_000 } },
+      (req) => {
+        notesReqs.push(req);
+        return { content: [{ type: "tool_use", name: "SaveSessionNotes", input: { updates: [{ section: "Current State", content: "NOTES-STATE: schema migrated, API next" }] } }] };
+      },
+      (req) => {
+        notesReqs.push(req);
+        return { content: [{ type: "text", text: "done" }] };
+      },
+    );
+    const a = await runYoke(["-p", "TASK-PROMPT migrate the schema", "--output-format", "json"], { cwd, env });
+    expect(a.code).toBe(0);
+    expect(notesReqs.every((q) => systemText(q).startsWith(NOTES_MARKER))).toBe(true);
+    const id = JSON.parse(a.stdout).session_id as string;
+    // A new process resumes the session with a low auto-compaction threshold: the first request compacts.
+    const start = fake.requests.length;
+    fake.push({ content: [{ type: "text", text: "DONE-2" }], usage: { input_tokens: 500 } });
+    const b = await runYoke(["-p", "SECOND-PROMPT now the API", "--resume", id, "--output-format", "stream-json", "--verbose"], {
+      cwd,
+      env: { ...env, CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "20" },
+    });
+    expect(b.code).toBe(0);
+    expect(fake.unexpected).toBe(0);
+    const out = lines(b.stdout);
+    expect(out.find((l) => l.subtype === "compact_boundary")?.compact_metadata?.trigger).toBe("auto");
+    expect(out.at(-1)).toMatchObject({ type: "result", result: "DONE-2" });
+    const reqs = fake.requests.slice(start);
+    expect(reqs).toHaveLength(1); // no summarizing call: the notes were the summary
+    const all = reqs[0]!.body.messages.map(userText).join("\n");
+    expect(userText(reqs[0]!.body.messages[0])).toContain("NOTES-STATE: schema migrated, API next");
+    expect(all).not.toContain("HUGE-EARLY-OUTPUT");
+    expect(all).toContain("SECOND-PROMPT now the API");
+  });
+});
+
 describe("replaceable first-party plugins (issue 8 point 4)", () => {
   test("a project plugin named memory-extraction takes the first-party one's place", async () => {
     const cwd = tempDir();
