@@ -2,6 +2,8 @@ import type { Tool } from "../types.ts";
 import { createGlobTool } from "./glob.ts";
 import { createGrepTool } from "./grep.ts";
 
+export { createWebFetchTool, type WebFetchToolOptions, upgradeUrl } from "./web-fetch.ts";
+
 export { createGlobTool, type GlobToolOptions } from "./glob.ts";
 export { createGrepTool, type GrepToolOptions } from "./grep.ts";
 

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { fileFilter } from "./file-filter.ts";
+import { fileFilter, globOverride } from "./file-filter.ts";
 import { requiredLiteral, translateRegex } from "./regex.ts";
 import type { FileHits, GrepEngine, GrepLine, GrepQuery } from "./types.ts";
 import { walk } from "./walk.ts";
@@ -165,6 +165,7 @@ export const builtinEngine: GrepEngine = async (q) => {
     await walk({
       root: q.root,
       signal: q.signal,
+      forceInclude: globOverride(q.globs),
       onFile: (e) => {
         if (filter && !filter(e.rel)) return;
         pending.push(e.abs);

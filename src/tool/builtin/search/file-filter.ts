@@ -51,6 +51,20 @@ export function splitGlobs(glob: string | undefined): string[] {
   return out;
 }
 
+/** True for files a positive glob names: ripgrep searches those even when an ignore file hides them. */
+export function globOverride(globs: string[]): ((rel: string) => boolean) | undefined {
+  const include = globs.filter((g) => !g.startsWith("!"));
+  if (!include.length) return undefined;
+  const ms = include.map(compileOne);
+  return (rel) => ms.some((m) => m(rel));
+}
+
+function compileOne(g: string): (rel: string) => boolean {
+  const m = picomatch(g, { dot: true });
+  // ripgrep matches a slash-free glob against the file name at any depth.
+  return g.includes("/") ? (rel: string) => m(rel) : (rel: string) => m(rel.slice(rel.lastIndexOf("/") + 1));
+}
+
 /** Throws a model-facing Error for an unknown type. Returns a predicate over root-relative posix paths. */
 export function fileFilter(globs: string[], type: string | undefined): ((rel: string) => boolean) | null {
   const tests: Array<(rel: string) => boolean> = [];
@@ -66,11 +80,6 @@ export function fileFilter(globs: string[], type: string | undefined): ((rel: st
   }
   const include = globs.filter((g) => !g.startsWith("!"));
   const exclude = globs.filter((g) => g.startsWith("!")).map((g) => g.slice(1));
-  const compileOne = (g: string) => {
-    const m = picomatch(g, { dot: true });
-    // ripgrep matches a slash-free glob against the file name at any depth.
-    return g.includes("/") ? (rel: string) => m(rel) : (rel: string) => m(rel.slice(rel.lastIndexOf("/") + 1));
-  };
   if (include.length) {
     const ms = include.map(compileOne);
     tests.push((rel) => ms.some((m) => m(rel)));

@@ -18,7 +18,7 @@ export function sortHits(hits: FileHits[]): FileHits[] {
 }
 
 const cut = (text: string) =>
-  text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)} [... line truncated, ${text.length} chars]` : text;
+  text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)} [... line truncated]` : text;
 
 export type FormatOptions = {
   mode: GrepMode;

@@ -46,6 +46,7 @@ export function translateRegex(pattern: string, opts: { ignoreCase: boolean; mul
       if (!set) return whole;
       return neg ? whole : set;
     });
+  src = lineTerminatorsAsRipgrep(src, flags.includes("s"));
   try {
     return new RegExp(src, `${flags}u`);
   } catch {
@@ -55,6 +56,40 @@ export function translateRegex(pattern: string, opts: { ignoreCase: boolean; mul
       throw new Error((err as Error).message.replace(/^Invalid regular expression: /, ""));
     }
   }
+}
+
+/**
+ * ripgrep ends lines only at \n; JavaScript's `^` `$` (with m) and `.` also stop at \r, U+2028 and U+2029.
+ * Rewrites them outside character classes to \n-only forms.
+ */
+function lineTerminatorsAsRipgrep(src: string, dotAll: boolean): string {
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i]!;
+    if (c === "\\") {
+      out += c + (src[i + 1] ?? "");
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === "]") inClass = false;
+      out += c;
+      continue;
+    }
+    if (c === "[") {
+      inClass = true;
+      out += c;
+      if (src[i + 1] === "^") out += src[++i];
+      if (src[i + 1] === "]") out += src[++i];
+      continue;
+    }
+    if (c === "^") out += "(?<![^\\n])";
+    else if (c === "$") out += "(?![^\\n])";
+    else if (c === ".") out += dotAll ? "[^]" : "[^\\n]";
+    else out += c;
+  }
+  return out;
 }
 
 /**

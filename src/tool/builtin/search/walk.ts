@@ -18,6 +18,8 @@ export type WalkOptions = {
   /** Called for every file (and, with includeSymlinks, every symlink) not ignored. */
   onFile(entry: WalkEntry): void;
   includeSymlinks?: boolean;
+  /** Files for which this is true are kept even when an ignore file hides them (ripgrep: `--glob` overrides ignore files). */
+  forceInclude?: (rel: string) => boolean;
   /** Directories read at once. */
   concurrency?: number;
 };
@@ -129,8 +131,8 @@ export async function walk(opts: WalkOptions): Promise<void> {
       if (e.name === ".git") continue;
       const abs = path.join(dir, e.name);
       const isDir = e.isDirectory();
-      if (respect && matchers.length && isIgnored(matchers, abs, isDir)) continue;
       const rel = relDir ? `${relDir}/${e.name}` : e.name;
+      if (respect && matchers.length && isIgnored(matchers, abs, isDir) && (isDir || !opts.forceInclude?.(rel))) continue;
       if (isDir) queue.push({ dir: abs, matchers });
       else if (e.isFile()) opts.onFile({ abs, rel, symlink: false });
       else if (e.isSymbolicLink() && opts.includeSymlinks) opts.onFile({ abs, rel, symlink: true });
