@@ -153,7 +153,7 @@ export function createWebFetchTool(opts: WebFetchToolOptions = {}): Tool<WebFetc
       }
     } catch (err) {
       if (timeout.aborted && !ctx.signal.aborted) {
-        throw problem(`Fetching ${url.href} took longer than ${Math.round(timeoutMs / 1000)} s and was stopped. Try again later or use another source.`);
+        throw problem(`Fetching ${url.href} took longer than ${timeoutMs >= 1000 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`} and was stopped. Try again later or use another source.`);
       }
       throw err;
     }
