@@ -1,8 +1,8 @@
-import { expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { symlinkSync } from "node:fs";
 import path from "node:path";
 import { createGlobTool } from "../../src/tool/builtin/glob.ts";
-import { makeCtx, tempDir, writeTree } from "./search-ctx.ts";
+import { makeCtx, removeTempDirs, tempDir, writeTree } from "./search-ctx.ts";
 
 const root = tempDir();
 writeTree(root, {
@@ -22,6 +22,7 @@ writeTree(root, {
   "README.md": "",
 });
 const p = (rel: string) => path.join(root, rel);
+afterAll(removeTempDirs);
 const run = (input: { pattern: string; path?: string }, cwd = root, opts = {}) =>
   createGlobTool(opts).run(input, makeCtx(cwd));
 

@@ -1,9 +1,9 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createGrepTool, type GrepInput } from "../../src/tool/builtin/grep.ts";
 import { requiredLiteral, translateRegex } from "../../src/tool/builtin/search/regex.ts";
-import { makeCtx, tempDir, writeTree } from "./search-ctx.ts";
+import { makeCtx, removeTempDirs, tempDir, writeTree } from "./search-ctx.ts";
 
 const hasRg = !!Bun.which("rg");
 const engines = (hasRg ? ["rg", "builtin"] : ["builtin"]) as Array<"rg" | "builtin">;
@@ -30,6 +30,7 @@ writeTree(root, {
   "nonl.txt": "no newline foo",
 });
 const p = (rel: string) => path.join(root, rel);
+afterAll(removeTempDirs);
 
 async function grep(engine: "rg" | "builtin", input: GrepInput, cwd = root, extra: Parameters<typeof makeCtx>[1] = {}) {
   return createGrepTool({ engine }).run(input, makeCtx(cwd, extra));

@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createFileState } from "../../src/tool/file-state.ts";
@@ -19,8 +19,17 @@ export function makeCtx(cwd: string, extra: Partial<ToolContext> = {}, env: Reco
   };
 }
 
+const made: string[] = [];
+
+/** A fresh directory under the OS temp dir; removeTempDirs() deletes all made by this test file. */
 export function tempDir(prefix = "yoke-search-"): string {
-  return mkdtempSync(path.join(os.tmpdir(), prefix));
+  const d = mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(d);
+  return d;
+}
+
+export function removeTempDirs(): void {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
 }
 
 /** Writes files (path → content) under root; each later file gets a newer mtime, so order is deterministic. */

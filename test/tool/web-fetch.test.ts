@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { createWebFetchTool, sameHost, upgradeUrl } from "../../src/tool/builtin/web-fetch.ts";
 import type { SideQuery } from "../../src/tool/types.ts";
-import { makeCtx, tempDir } from "./search-ctx.ts";
+import { makeCtx, removeTempDirs, tempDir } from "./search-ctx.ts";
 
 let hits = 0;
 const server = Bun.serve({
@@ -42,7 +42,10 @@ const server = Bun.serve({
     }
   },
 });
-afterAll(() => server.stop(true));
+afterAll(() => {
+  server.stop(true);
+  removeTempDirs();
+});
 const base = `http://127.0.0.1:${server.port}`;
 const ctx = (extra = {}) => makeCtx(tempDir(), extra);
 

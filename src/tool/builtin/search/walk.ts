@@ -30,8 +30,9 @@ const toPosix = (p: string) => (path.sep === "/" ? p : p.split(path.sep).join("/
 function isIgnored(matchers: Matcher[], abs: string, isDir: boolean): boolean {
   for (let i = matchers.length - 1; i >= 0; i--) {
     const m = matchers[i]!;
-    let rel = toPosix(path.relative(m.base, abs));
-    if (!rel || rel.startsWith("..")) continue;
+    // Matchers are always ancestors of abs, so slicing is enough (path.relative is slow on 50k entries).
+    if (abs.length <= m.base.length || !abs.startsWith(m.base)) continue;
+    let rel = toPosix(abs.slice(m.base.endsWith(path.sep) ? m.base.length : m.base.length + 1));
     if (isDir) rel += "/";
     const r = m.ig.test(rel);
     if (r.ignored) return true;
