@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { closeSync, constants, mkdirSync, openSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createGrepTool, type GrepInput } from "../../src/tool/builtin/grep.ts";
 import { requiredLiteral, translateRegex } from "../../src/tool/builtin/search/regex.ts";
@@ -58,6 +58,11 @@ describe.each(engines)("Grep with the %s engine (contracts §7.2)", (engine) => 
     expect(b.content).toBe(`${p("src/b.ts")}:4:foo();`);
     const sep = await grep(engine, { pattern: "const|foo\\(", output_mode: "content", path: "src/b.ts", "-A": 1, "-n": false });
     expect(sep.content).toBe([`${p("src/b.ts")}:const foo = 1;`, `${p("src/b.ts")}-// nothing`, "--", `${p("src/b.ts")}:foo();`].join("\n"));
+  });
+
+  test("-o shows each match alone; repeated line numbers do not start a new context group", async () => {
+    const r = await grep(engine, { pattern: "fo+|ba.", output_mode: "content", path: "a.txt", "-o": true, "-A": 1 });
+    expect(r.content).toBe([`${p("a.txt")}:2:foo`, `${p("a.txt")}:2:bar`, `${p("a.txt")}:3:baz`, `${p("a.txt")}:4:foo`].join("\n"));
   });
 
   test("count mode and -i", async () => {
@@ -144,6 +149,23 @@ describe.each(engines)("Grep with the %s engine (contracts §7.2)", (engine) => 
     expect(r.content).toBe(`${path.join(d, "pkg/sub/big.txt")}:200001:${"x".repeat(500)} [... line truncated]`);
   });
 
+  test("abort during a search that would never end (reading a FIFO with no writer)", async () => {
+    const d = tempDir();
+    const fifo = path.join(d, "pipe");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    const ac = new AbortController();
+    const t0 = performance.now();
+    const pending = grep(engine, { pattern: "x", path: fifo }, d, { signal: ac.signal });
+    setTimeout(() => ac.abort(), 100);
+    const r = await pending;
+    expect(r).toEqual({ content: "Grep was interrupted by the user.", isError: true });
+    expect(performance.now() - t0).toBeLessThan(2_000);
+    // Release a reader still blocked in open() (the built-in engine's); never block if there is none.
+    try {
+      closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+    } catch {}
+  });
+
   test("abort stops the search and says so", async () => {
     const ac = new AbortController();
     ac.abort();
@@ -163,6 +185,8 @@ test.skipIf(!hasRg)("both engines give the same answer on a batch of queries", a
     { pattern: "e\\n", multiline: true, output_mode: "content" },
     { pattern: "(?P<w>fo+)", glob: "**/*.ts" },
     { pattern: "\\d", output_mode: "content", "-n": false },
+    { pattern: "o+", output_mode: "content", "-o": true, "-C": 1 },
+    { pattern: "x*", output_mode: "content", "-o": true, path: "a.txt" },
   ];
   for (const q of queries) {
     const [a, b] = await Promise.all([grep("rg", q), grep("builtin", q)]);

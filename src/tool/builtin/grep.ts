@@ -25,6 +25,7 @@ export const grepInput = z.object({
   context: z.number().int().min(0).optional().describe("Same as -C"),
   "-n": z.boolean().optional().describe("Show line numbers (content mode; default true)"),
   "-i": z.boolean().optional().describe("Case-insensitive search"),
+  "-o": z.boolean().optional().describe("Show only the matched text, one match per line (content mode)"),
   type: z.string().optional().describe("ripgrep file type, e.g. js, ts, py, rust, go, java, md"),
   head_limit: z.number().int().min(0).optional().describe("Return at most this many entries (default 250; 0 = no limit)"),
   offset: z.number().int().min(0).optional().describe("Skip this many entries first, to page through results (default 0)"),
@@ -93,6 +94,7 @@ export function createGrepTool(opts: GrepToolOptions = {}): Tool<GrepInput> {
         after: content ? (input["-A"] ?? around) : 0,
         ignoreCase: input["-i"] ?? false,
         multiline: input.multiline ?? false,
+        onlyMatching: content && (input["-o"] ?? false),
         signal: ctx.signal,
       };
       const hits = sortHits(await engine(q));

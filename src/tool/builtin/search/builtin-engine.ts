@@ -81,7 +81,7 @@ function scan(text: string, re: RegExp, lineRe: RegExp, q: GrepQuery, needLines:
   return { matched, starts, count };
 }
 
-function withContext(text: string, s: Scan, before: number, after: number): GrepLine[] {
+function withContext(text: string, s: Scan, before: number, after: number, only: RegExp | null): GrepLine[] {
   const starts = s.starts!;
   const total = starts.length;
   const isMatch = new Set(s.matched);
@@ -94,7 +94,12 @@ function withContext(text: string, s: Scan, before: number, after: number): Grep
       const a = starts[i]!;
       let b = i + 1 < total ? starts[i + 1]! - 1 : text.length;
       if (b > a && i + 1 >= total && text[b - 1] === "\n") b--;
-      out.push({ n: i + 1, text: text.slice(a, b), match: isMatch.has(i) });
+      const line = text.slice(a, b);
+      if (only && isMatch.has(i)) {
+        only.lastIndex = 0;
+        // Empty matches (e.g. `x*`) carry nothing to show; both engines drop them.
+        for (const m of line.matchAll(only)) if (m[0]) out.push({ n: i + 1, text: m[0], match: true });
+      } else out.push({ n: i + 1, text: line, match: isMatch.has(i) });
     }
     next = Math.max(next, to + 1);
   }
@@ -139,7 +144,7 @@ export const builtinEngine: GrepEngine = async (q) => {
     hits.push({
       path: abs,
       count: s.count,
-      lines: needLines ? withContext(text, s, q.before, q.after) : [],
+      lines: needLines ? withContext(text, s, q.before, q.after, q.onlyMatching ? re : null) : [],
     });
   };
 
@@ -157,7 +162,10 @@ export const builtinEngine: GrepEngine = async (q) => {
       if (!walking && active === 0 && pending.length === 0) resolve();
     };
     wake = pump;
+    // Answer an abort at once; reads already started finish in the background and are dropped.
+    q.signal.addEventListener("abort", pump, { once: true });
   });
+  done.catch(() => {});
 
   if (q.rootIsFile) {
     pending.push(q.root);

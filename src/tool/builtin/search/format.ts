@@ -49,7 +49,7 @@ export function formatHits(hits: FileHits[], o: FormatOptions): { text: string; 
     for (const h of hits) {
       let prev = -1;
       for (const l of h.lines) {
-        if (o.withContext && entries.length && l.n !== prev + 1) entries.push("--");
+        if (o.withContext && entries.length && l.n > prev + 1) entries.push("--");
         const sep = l.match ? ":" : "-";
         entries.push(o.lineNumbers ? `${h.path}${sep}${l.n}${sep}${cut(l.text)}` : `${h.path}${sep}${cut(l.text)}`);
         prev = l.n;

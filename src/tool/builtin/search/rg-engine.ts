@@ -28,6 +28,7 @@ export function rgArgs(q: GrepQuery): string[] {
     if (q.after) args.push("-A", String(q.after));
   }
   if (q.ignoreCase) args.push("-i");
+  if (q.onlyMatching && q.mode === "content") args.push("-o");
   if (q.multiline) args.push("-U", "--multiline-dotall");
   for (const g of q.globs) args.push("--glob", g);
   if (q.type) args.push("--type", q.type);
@@ -61,6 +62,7 @@ function parse(out: string, q: GrepQuery): FileHits[] {
     }
     const sep = rest.search(/[:-]/);
     const match = rest[sep] === ":";
+    if (match && q.onlyMatching && sep === rest.length - 1) continue;
     h.lines.push({ n: Number(rest.slice(0, sep)), text: rest.slice(sep + 1), match });
     if (match) h.count++;
   }
@@ -78,6 +80,7 @@ export function createRgEngine(rgPath: string, env: Record<string, string>): Gre
         `Unknown file type "${q.type}". Use one of: ${Object.keys(FILE_TYPES).join(", ")}; or use the glob parameter instead (e.g. glob: "*.ext").`,
       );
     }
+    if (q.signal.aborted) throw q.signal.reason ?? new Error("aborted");
     const proc = Bun.spawn([rgPath, ...rgArgs(q)], { stdout: "pipe", stderr: "pipe", stdin: "ignore", env });
     const kill = () => proc.kill();
     q.signal.addEventListener("abort", kill, { once: true });

@@ -14,6 +14,8 @@ export type GrepQuery = {
   after: number;
   ignoreCase: boolean;
   multiline: boolean;
+  /** Content mode: one line per match holding only the matched text (rg -o). */
+  onlyMatching: boolean;
   signal: AbortSignal;
 };
 
