@@ -149,6 +149,17 @@ describe.each(engines)("Grep with the %s engine (contracts §7.2)", (engine) => 
     expect(r.content).toBe(`${path.join(d, "pkg/sub/big.txt")}:200001:${"x".repeat(500)} [... line truncated]`);
   });
 
+  test("content beyond the line cap asks the model to narrow the search; files mode still answers", async () => {
+    const d = tempDir();
+    writeFileSync(path.join(d, "many.txt"), "hit\n".repeat(200_001));
+    const r = await grep(engine, { pattern: "hit", output_mode: "content" }, d);
+    expect(r.isError).toBe(true);
+    expect(String(r.content)).toBe(
+      'Error: The search matched more than 200000 lines, too many to sort and page. Narrow it (a more specific pattern, path, glob or type), or use output_mode "files_with_matches" or "count" first.',
+    );
+    expect((await grep(engine, { pattern: "hit", output_mode: "count" }, d)).content).toStartWith(`${path.join(d, "many.txt")}:200001`);
+  });
+
   test("abort during a search that would never end (reading a FIFO with no writer)", async () => {
     const d = tempDir();
     const fifo = path.join(d, "pipe");

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { fileFilter, globOverride } from "./file-filter.ts";
 import { requiredLiteral, translateRegex } from "./regex.ts";
-import type { FileHits, GrepEngine, GrepLine, GrepQuery } from "./types.ts";
+import { type FileHits, type GrepEngine, type GrepLine, type GrepQuery, MAX_CONTENT_LINES, tooManyLinesMessage } from "./types.ts";
 import { walk } from "./walk.ts";
 
 const READ_CONCURRENCY = 48;
@@ -124,6 +124,8 @@ export const builtinEngine: GrepEngine = async (q) => {
   const needLines = q.mode === "content";
 
   const hits: FileHits[] = [];
+  let collected = 0;
+  let overflow = false;
   const pending: string[] = [];
   let walking = true;
   let active = 0;
@@ -140,17 +142,17 @@ export const builtinEngine: GrepEngine = async (q) => {
     if (buf.indexOf(0) !== -1) return;
     const text = buf.toString("utf8");
     const s = scan(text, re, lineRe, q, needLines);
-    if (!s.count) return;
-    hits.push({
-      path: abs,
-      count: s.count,
-      lines: needLines ? withContext(text, s, q.before, q.after, q.onlyMatching ? re : null) : [],
-    });
+    if (!s.count || overflow) return;
+    const lines = needLines ? withContext(text, s, q.before, q.after, q.onlyMatching ? re : null) : [];
+    collected += lines.length;
+    if (collected > MAX_CONTENT_LINES) overflow = true;
+    else hits.push({ path: abs, count: s.count, lines });
   };
 
   const done = new Promise<void>((resolve, reject) => {
     const pump = () => {
       if (q.signal.aborted) return reject(q.signal.reason ?? new Error("aborted"));
+      if (overflow) return reject(new Error(tooManyLinesMessage()));
       while (active < READ_CONCURRENCY && pending.length) {
         const f = pending.pop()!;
         active++;

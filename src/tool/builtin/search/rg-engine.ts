@@ -1,6 +1,6 @@
 import { invalidRegexMessage } from "./builtin-engine.ts";
 import { FILE_TYPES } from "./file-filter.ts";
-import type { FileHits, GrepEngine, GrepQuery } from "./types.ts";
+import { type FileHits, type GrepEngine, type GrepQuery, MAX_CONTENT_LINES, tooManyLinesMessage } from "./types.ts";
 
 /** Bytes of a line ripgrep prints; above MAX_LINE_CHARS in any encoding, so our own cut decides. */
 const RG_MAX_COLUMNS = 4096;
@@ -69,6 +69,26 @@ function parse(out: string, q: GrepQuery): FileHits[] {
   return [...byPath.values()];
 }
 
+/** Reads rg's stdout, calling `stop` and rejecting once it holds more than `maxLines` lines. */
+async function readBounded(stream: ReadableStream<Uint8Array>, maxLines: number, stop: () => void): Promise<string> {
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  let lines = 0;
+  for await (const chunk of stream) {
+    const text = decoder.decode(chunk, { stream: true });
+    parts.push(text);
+    if (maxLines !== Number.POSITIVE_INFINITY) {
+      for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines++;
+      if (lines > maxLines) {
+        stop();
+        throw new Error(tooManyLinesMessage());
+      }
+    }
+  }
+  parts.push(decoder.decode());
+  return parts.join("");
+}
+
 /**
  * Drives the `rg` binary at `rgPath`. Resolves to the hits; rejects with a model-facing Error when rg
  * reports a bad pattern or type, or with the abort reason.
@@ -86,7 +106,7 @@ export function createRgEngine(rgPath: string, env: Record<string, string>): Gre
     q.signal.addEventListener("abort", kill, { once: true });
     try {
       const [out, err, code] = await Promise.all([
-        new Response(proc.stdout).text(),
+        readBounded(proc.stdout, q.mode === "content" ? MAX_CONTENT_LINES : Number.POSITIVE_INFINITY, kill),
         new Response(proc.stderr).text(),
         proc.exited,
       ]);

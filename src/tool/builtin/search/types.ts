@@ -30,5 +30,14 @@ export type FileHits = { path: string; count: number; lines: GrepLine[] };
  */
 export type GrepEngine = (q: GrepQuery) => Promise<FileHits[]>;
 
+/**
+ * Most content-mode lines (matches plus context) a search may collect before it gives up: results are
+ * sorted before paging, so everything is held in memory; past this the model must narrow the search.
+ */
+export const MAX_CONTENT_LINES = 200_000;
+
+export const tooManyLinesMessage = () =>
+  `The search matched more than ${MAX_CONTENT_LINES} lines, too many to sort and page. Narrow it (a more specific pattern, path, glob or type), or use output_mode "files_with_matches" or "count" first.`;
+
 /** Longest line text shown; both engines' lines are cut here, so their output agrees. */
 export const MAX_LINE_CHARS = 500;
