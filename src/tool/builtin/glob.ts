@@ -1,4 +1,3 @@
-import { stat } from "node:fs/promises";
 import path from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
@@ -6,6 +5,7 @@ import { defineTool } from "../define-tool.ts";
 import type { Tool } from "../types.ts";
 import description from "./glob.md" with { type: "text" };
 import { resolveSearchPath } from "./grep.ts";
+import { byMtimeDesc, mtimesOf } from "./search/mtime.ts";
 import { walk } from "./search/walk.ts";
 
 /** Input of Glob (contracts §7.2). */
@@ -24,24 +24,6 @@ export type GlobToolOptions = {
 };
 
 export type GlobDetails = { filenames: string[]; numFiles: number; truncated: boolean; durationMs: number };
-
-const STAT_CONCURRENCY = 64;
-
-async function mtimes(files: string[]): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  let i = 0;
-  const worker = async () => {
-    while (i < files.length) {
-      const f = files[i++]!;
-      try {
-        const s = await stat(f);
-        if (s.isFile()) out.set(f, s.mtimeMs);
-      } catch {}
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(STAT_CONCURRENCY, files.length) }, worker));
-  return out;
-}
 
 /** Glob (contracts §7.2). Never throws from run(); failures come back as is_error results. */
 export function createGlobTool(opts: GlobToolOptions = {}): Tool<GlobInput> {
@@ -85,10 +67,8 @@ export function createGlobTool(opts: GlobToolOptions = {}): Tool<GlobInput> {
         if (ctx.signal.aborted) throw err;
         // The literal prefix does not exist: nothing can match.
       }
-      const times = await mtimes(found);
-      const files = [...times.keys()].sort(
-        (a, b) => times.get(b)! - times.get(a)! || (a < b ? -1 : a > b ? 1 : 0),
-      );
+      const times = await mtimesOf(found);
+      const files = [...times.keys()].sort(byMtimeDesc(times));
       const shown = files.slice(0, limit);
       const details: GlobDetails = {
         filenames: shown,

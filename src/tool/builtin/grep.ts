@@ -97,7 +97,7 @@ export function createGrepTool(opts: GrepToolOptions = {}): Tool<GrepInput> {
         onlyMatching: content && (input["-o"] ?? false),
         signal: ctx.signal,
       };
-      const hits = sortHits(await engine(q));
+      const hits = await sortHits(await engine(q));
       const { text, details } = formatHits(hits, {
         mode,
         lineNumbers: input["-n"] ?? true,

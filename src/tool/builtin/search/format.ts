@@ -1,20 +1,13 @@
-import { statSync } from "node:fs";
+import { byMtimeDesc, mtimesOf } from "./mtime.ts";
 import { type FileHits, type GrepMode, MAX_LINE_CHARS } from "./types.ts";
 
 /**
  * The one file order both engines share: newest modification time first, ties by path (code-unit order).
- * Never throws; a file that vanished sorts as oldest.
+ * Never rejects; a file that vanished sorts as oldest.
  */
-export function sortHits(hits: FileHits[]): FileHits[] {
-  const mtime = new Map<string, number>();
-  for (const h of hits) {
-    let t = 0;
-    try {
-      t = statSync(h.path).mtimeMs;
-    } catch {}
-    mtime.set(h.path, t);
-  }
-  return hits.sort((a, b) => mtime.get(b.path)! - mtime.get(a.path)! || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+export async function sortHits(hits: FileHits[]): Promise<FileHits[]> {
+  const cmp = byMtimeDesc(await mtimesOf(hits.map((h) => h.path)));
+  return hits.sort((a, b) => cmp(a.path, b.path));
 }
 
 const cut = (text: string) =>
