@@ -6,7 +6,9 @@ import { type FileHits, type GrepMode, MAX_LINE_CHARS } from "./types.ts";
  * Never rejects; a file that vanished sorts as oldest.
  */
 export async function sortHits(hits: FileHits[]): Promise<FileHits[]> {
-  const cmp = byMtimeDesc(await mtimesOf(hits.map((h) => h.path)));
+  const times = await mtimesOf(hits.filter((h) => h.mtimeMs === undefined).map((h) => h.path));
+  for (const h of hits) if (h.mtimeMs !== undefined) times.set(h.path, h.mtimeMs);
+  const cmp = byMtimeDesc(times);
   return hits.sort((a, b) => cmp(a.path, b.path));
 }
 

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { invalidRegexMessage } from "./builtin-engine.ts";
 import { FILE_TYPES } from "./file-filter.ts";
 import { type FileHits, type GrepEngine, type GrepQuery, MAX_CONTENT_LINES, tooManyLinesMessage } from "./types.ts";
@@ -69,14 +70,37 @@ function parse(out: string, q: GrepQuery): FileHits[] {
   return [...byPath.values()];
 }
 
-/** Reads rg's stdout, calling `stop` and rejecting once it holds more than `maxLines` lines. */
-async function readBounded(stream: ReadableStream<Uint8Array>, maxLines: number, stop: () => void): Promise<string> {
+/**
+ * Reads rg's stdout, calling `stop` and rejecting once it holds more than `maxLines` lines. Stats each
+ * file as its path arrives, so the mtime sort costs nothing after rg exits.
+ */
+async function readBounded(
+  stream: ReadableStream<Uint8Array>,
+  maxLines: number,
+  stop: () => void,
+  filesMode: boolean,
+  mtimes: Map<string, number>,
+): Promise<string> {
   const decoder = new TextDecoder();
   const parts: string[] = [];
   let lines = 0;
+  let carry = "";
+  const sep = filesMode ? "\0" : "\n";
   for await (const chunk of stream) {
     const text = decoder.decode(chunk, { stream: true });
     parts.push(text);
+    const records = (carry + text).split(sep);
+    carry = records.pop()!;
+    for (const r of records) {
+      const file = filesMode ? r.replace(/^\n+/, "") : r.slice(0, Math.max(0, r.indexOf("\0")));
+      if (file && !mtimes.has(file)) {
+        let t = 0;
+        try {
+          t = statSync(file).mtimeMs;
+        } catch {}
+        mtimes.set(file, t);
+      }
+    }
     if (maxLines !== Number.POSITIVE_INFINITY) {
       for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines++;
       if (lines > maxLines) {
@@ -103,10 +127,11 @@ export function createRgEngine(rgPath: string, env: Record<string, string>): Gre
     if (q.signal.aborted) throw q.signal.reason ?? new Error("aborted");
     const proc = Bun.spawn([rgPath, ...rgArgs(q)], { stdout: "pipe", stderr: "pipe", stdin: "ignore", env });
     const kill = () => proc.kill();
+    const mtimes = new Map<string, number>();
     q.signal.addEventListener("abort", kill, { once: true });
     try {
       const [out, err, code] = await Promise.all([
-        readBounded(proc.stdout, q.mode === "content" ? MAX_CONTENT_LINES : Number.POSITIVE_INFINITY, kill),
+        readBounded(proc.stdout, q.mode === "content" ? MAX_CONTENT_LINES : Number.POSITIVE_INFINITY, kill, q.mode === "files_with_matches", mtimes),
         new Response(proc.stderr).text(),
         proc.exited,
       ]);
@@ -118,7 +143,9 @@ export function createRgEngine(rgPath: string, env: Record<string, string>): Gre
         }
         if (err.trim()) throw new Error(`ripgrep failed: ${err.trim().split("\n").slice(0, 5).join("\n")}`);
       }
-      return parse(out, q);
+      const hits = parse(out, q);
+      for (const h of hits) h.mtimeMs = mtimes.get(h.path);
+      return hits;
     } finally {
       q.signal.removeEventListener("abort", kill);
     }

@@ -22,7 +22,7 @@ export type GrepQuery = {
 export type GrepLine = { n: number; text: string; match: boolean };
 
 /** Hits in one file. `lines` (match and context lines, ascending) is filled only in content mode. */
-export type FileHits = { path: string; count: number; lines: GrepLine[] };
+export type FileHits = { path: string; count: number; lines: GrepLine[]; mtimeMs?: number };
 
 /**
  * A search engine: resolves to the files with at least one match, in any order.
