@@ -84,6 +84,24 @@ test("with a side query the prompt is answered over the content", async () => {
   expect(seen[0]!.prompt).toContain("Question: what is it?");
 });
 
+test("a failing side query falls back to the markdown, saying why", async () => {
+  const sideQuery: SideQuery = async () => {
+    throw new Error("rate limited");
+  };
+  const r = await createWebFetchTool().run({ url: `${base}/text`, prompt: "q" }, ctx({ sideQuery }));
+  expect(r.isError).toBeUndefined();
+  expect(String(r.content)).toBe("The small model that answers the prompt failed (rate limited), so here is the page itself as markdown.\n\nplain body\n");
+});
+
+test("the cache holds at most cacheEntries pages, dropping the oldest", async () => {
+  const tool = createWebFetchTool({ cacheEntries: 1 });
+  const before = hits;
+  await tool.run({ url: `${base}/text`, prompt: "a" }, ctx());
+  await tool.run({ url: `${base}/long`, prompt: "a" }, ctx());
+  await tool.run({ url: `${base}/text`, prompt: "a" }, ctx());
+  expect(hits - before).toBe(3);
+});
+
 test("same-host redirects are followed; a loop stops after the cap", async () => {
   const r = await createWebFetchTool().run({ url: `${base}/hop1`, prompt: "p" }, ctx());
   expect(String(r.content)).toContain("plain body");

@@ -24,6 +24,8 @@ export type WebFetchToolOptions = {
   /** Cache lifetime (default 15 minutes, contracts §7.2). */
   cacheTtlMs?: number;
   maxRedirects?: number;
+  /** Pages kept at most; the oldest goes first (default 50). */
+  cacheEntries?: number;
 };
 
 export type WebFetchDetails = { url: string; code: number; codeText: string; bytes: number; result: string; durationMs: number; cached: boolean };
@@ -114,7 +116,13 @@ export function createWebFetchTool(opts: WebFetchToolOptions = {}): Tool<WebFetc
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const ttl = opts.cacheTtlMs ?? 15 * 60_000;
   const maxRedirects = opts.maxRedirects ?? 10;
+  const cacheEntries = opts.cacheEntries ?? 50;
   const cache = new Map<string, Page>();
+  const remember = (key: string, page: Page) => {
+    for (const [k, v] of cache) if (now() - v.fetchedAt >= ttl) cache.delete(k);
+    while (cache.size >= cacheEntries) cache.delete(cache.keys().next().value!);
+    cache.set(key, page);
+  };
 
   async function fetchPage(start: URL, ctx: ToolContext): Promise<Page | { redirect: URL; from: URL; code: number }> {
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -190,7 +198,7 @@ export function createWebFetchTool(opts: WebFetchToolOptions = {}): Tool<WebFetc
           return { content: text, details: { url: target.href, code: got.code, redirectUrl: got.redirect.href } };
         }
         page = got;
-        cache.set(key, page);
+        remember(key, page);
       }
       const p = page!;
       const offset = input.offset ?? 0;
@@ -199,15 +207,24 @@ export function createWebFetchTool(opts: WebFetchToolOptions = {}): Tool<WebFetc
       const more = cut
         ? `\n\n[Content cut at ${maxChars} characters (${p.markdown.length} in total); call WebFetch again with offset: ${offset + maxChars} for the rest.]`
         : "";
-      let result: string;
+      let result = "";
+      let sideError = "";
       if (ctx.sideQuery) {
-        result = await ctx.sideQuery({
-          system: SYSTEM,
-          prompt: `Web page: ${p.url}\n\n<page>\n${body}\n</page>${cut ? "\n(The page continues beyond this point.)" : ""}\n\nQuestion: ${input.prompt}`,
-          signal: ctx.signal,
-        });
-        result += more;
-      } else {
+        try {
+          result = await ctx.sideQuery({
+            system: SYSTEM,
+            prompt: `Web page: ${p.url}\n\n<page>\n${body}\n</page>${cut ? "\n(The page continues beyond this point.)" : ""}\n\nQuestion: ${input.prompt}`,
+            signal: ctx.signal,
+          });
+          result += more;
+        } catch (err) {
+          if (ctx.signal.aborted) throw err;
+          sideError = (err instanceof Error ? err.message : String(err)) || "unknown error";
+        }
+      }
+      if (sideError) {
+        result = `The small model that answers the prompt failed (${sideError}), so here is the page itself as markdown.\n\n${body}${more}`;
+      } else if (!ctx.sideQuery) {
         result = `No model is available to answer the prompt, so here is the page itself as markdown.\n\n${body}${more}`;
       }
       const details: WebFetchDetails = {
