@@ -115,6 +115,10 @@ describe.each(engines)("Grep with the %s engine (contracts §7.2)", (engine) => 
   test("a file as path, an empty dir, no match", async () => {
     const f = await grep(engine, { pattern: "wor", path: p("a.txt") });
     expect(f.content).toBe(p("a.txt"));
+    for (const output_mode of ["files_with_matches", "content", "count"] as const) {
+      const bin = await grep(engine, { pattern: "foo", path: "bin.dat", output_mode });
+      expect(bin.content).toBe(`${p("bin.dat")} is a binary file; Grep does not search binary files.`);
+    }
     const empty = tempDir();
     expect((await grep(engine, { pattern: "x" }, empty)).content).toBe("No files found");
     expect((await grep(engine, { pattern: "zzzz-nothing", output_mode: "content" })).content).toBe("No matches found");

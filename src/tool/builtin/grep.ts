@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { defineTool } from "../define-tool.ts";
@@ -69,6 +69,23 @@ export async function resolveSearchPath(p: string | undefined, ctx: ToolContext,
   }
 }
 
+/** True when the first 64 KB hold a NUL byte. Never rejects (unreadable → false; the engine reports it). */
+async function looksBinary(abs: string, signal: AbortSignal): Promise<boolean> {
+  let fh: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    const s = await stat(abs);
+    if (!s.isFile() || signal.aborted) return false;
+    fh = await open(abs, "r");
+    const buf = Buffer.alloc(65_536);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    return buf.subarray(0, bytesRead).includes(0);
+  } catch {
+    return false;
+  } finally {
+    await fh?.close();
+  }
+}
+
 /** Grep (contracts §7.2). Never throws from run(); failures come back as is_error results. */
 export function createGrepTool(opts: GrepToolOptions = {}): Tool<GrepInput> {
   return defineTool({
@@ -79,6 +96,14 @@ export function createGrepTool(opts: GrepToolOptions = {}): Tool<GrepInput> {
     permissionKey: "path",
     async execute(input, ctx) {
       const { abs, isFile } = await resolveSearchPath(input.path, ctx, "Grep");
+      // ripgrep searches a binary file named outright (and prints a notice); the built-in engine skips it.
+      // Deciding here keeps both engines' answers the same.
+      if (isFile && (await looksBinary(abs, ctx.signal))) {
+        return {
+          content: `${abs} is a binary file; Grep does not search binary files.`,
+          details: { mode: input.output_mode ?? "files_with_matches", numFiles: 0, filenames: [] },
+        };
+      }
       const mode: GrepMode = input.output_mode ?? "files_with_matches";
       const around = input["-C"] ?? input.context ?? 0;
       const content = mode === "content";
