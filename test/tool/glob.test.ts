@@ -40,6 +40,11 @@ test("a pattern without ** matches at the top only; a literal prefix and path na
   expect((await run({ pattern: "**/*.ts" }, path.join(root, "src"))).content).toBe(["src/lib/d.ts", "src/b.ts"].map(p).join("\n"));
 });
 
+test("a path inside an ignored directory is listed; other rules still apply below it", async () => {
+  expect((await run({ pattern: "**/*", path: "dist" })).content).toBe(p("dist/e.ts"));
+  expect((await run({ pattern: "**/*.ts", path: "src/private" })).content).toBe(p("src/private/p.ts"));
+});
+
 test("no match, empty dir, missing prefix", async () => {
   expect((await run({ pattern: "**/*.rs" })).content).toBe("No files found");
   expect((await run({ pattern: "**/*" }, tempDir())).content).toBe("No files found");

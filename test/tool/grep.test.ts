@@ -141,6 +141,19 @@ describe.each(engines)("Grep with the %s engine (contracts §7.2)", (engine) => 
     }
   });
 
+  test("a path inside an ignored directory is searched, other rules still apply below it", async () => {
+    const d = tempDir();
+    writeTree(d, {
+      ".git/HEAD": "x",
+      ".gitignore": "node_modules/\ndist/\n",
+      "node_modules/pkg/index.js": "needle\n",
+      "node_modules/pkg/dist/bundle.js": "needle\n",
+    });
+    const r = await grep(engine, { pattern: "needle", path: "node_modules/pkg" }, d);
+    expect(r.content).toBe(path.join(d, "node_modules/pkg/index.js"));
+    expect((await grep(engine, { pattern: "needle" }, d)).content).toBe("No files found");
+  });
+
   test("parent .gitignore applies below it; huge lines are cut", async () => {
     const d = tempDir();
     mkdirSync(path.join(d, ".git"));

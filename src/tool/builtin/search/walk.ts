@@ -41,10 +41,25 @@ function isIgnored(matchers: Matcher[], abs: string, isDir: boolean): boolean {
   return false;
 }
 
-function compile(base: string, texts: string[]): Matcher | null {
-  const body = texts.filter(Boolean).join("\n");
-  if (!body.trim()) return null;
-  return { base, ig: ignore({ allowRelativePaths: true }).add(body) };
+/**
+ * With `root` below `base`: rules that exclude the root or a directory on the way to it are dropped. The
+ * search root is always searched, as in ripgrep, which matches each path on its own rather than inheriting
+ * a parent's exclusion (so `Grep path: node_modules/zod` works while `node_modules/` is ignored).
+ */
+function compile(base: string, texts: string[], root?: string): Matcher | null {
+  let lines = texts.filter(Boolean).join("\n").split(/\r?\n/);
+  if (root && root !== base) {
+    const parts = toPosix(path.relative(base, root)).split("/");
+    const chain = parts.map((_, i) => `${parts.slice(0, i + 1).join("/")}/`);
+    lines = lines.filter((l) => {
+      const t = l.trim();
+      if (!t || t.startsWith("#") || t.startsWith("!")) return true;
+      const one = ignore({ allowRelativePaths: true }).add(l);
+      return !chain.some((c) => one.ignores(c));
+    });
+  }
+  if (!lines.some((l) => l.trim())) return null;
+  return { base, ig: ignore({ allowRelativePaths: true }).add(lines.join("\n")) };
 }
 
 /** Ignore rules that apply to `root` from its ancestors: parent ignore files up to the git root, and .git/info/exclude. */
@@ -67,11 +82,11 @@ export function ancestorMatchers(root: string): Matcher[] {
   const out: Matcher[] = [];
   if (gitRoot) {
     const exclude = readText(path.join(gitRoot, ".git", "info", "exclude"));
-    const m = exclude ? compile(gitRoot, [exclude]) : null;
+    const m = exclude ? compile(gitRoot, [exclude], root) : null;
     if (m) out.push(m);
   }
   for (const d of dirs.reverse()) {
-    const m = compile(d, IGNORE_FILES.map((f) => readText(path.join(d, f))));
+    const m = compile(d, IGNORE_FILES.map((f) => readText(path.join(d, f))), root);
     if (m) out.push(m);
   }
   return out;
