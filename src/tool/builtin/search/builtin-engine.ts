@@ -129,7 +129,7 @@ export const builtinEngine: GrepEngine = async (q) => {
   const pending: string[] = [];
   let walking = true;
   let active = 0;
-  let wake: (() => void) | null = null;
+  let wake: () => void = () => {};
 
   const searchFile = async (abs: string) => {
     let buf: Buffer;
@@ -164,29 +164,33 @@ export const builtinEngine: GrepEngine = async (q) => {
       if (!walking && active === 0 && pending.length === 0) resolve();
     };
     wake = pump;
-    // Answer an abort at once; reads already started finish in the background and are dropped.
-    q.signal.addEventListener("abort", pump, { once: true });
   });
   done.catch(() => {});
-
-  if (q.rootIsFile) {
-    pending.push(q.root);
-  } else {
-    await walk({
-      root: q.root,
-      signal: q.signal,
-      forceInclude: globOverride(q.globs),
-      onFile: (e) => {
-        if (filter && !filter(e.rel)) return;
-        pending.push(e.abs);
-        if (active < READ_CONCURRENCY) wake?.();
-      },
-    });
+  // Answer an abort at once; reads already started finish in the background and are dropped.
+  const onAbort = () => wake();
+  q.signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    if (q.rootIsFile) {
+      pending.push(q.root);
+    } else {
+      await walk({
+        root: q.root,
+        signal: q.signal,
+        forceInclude: globOverride(q.globs),
+        onFile: (e) => {
+          if (filter && !filter(e.rel)) return;
+          pending.push(e.abs);
+          if (active < READ_CONCURRENCY) wake();
+        },
+      });
+    }
+    walking = false;
+    wake();
+    await done;
+    return hits;
+  } finally {
+    q.signal.removeEventListener("abort", onAbort);
   }
-  walking = false;
-  (wake as (() => void) | null)?.();
-  await done;
-  return hits;
 };
 
 export function invalidRegexMessage(pattern: string, reason: string): string {
