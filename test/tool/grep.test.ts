@@ -215,6 +215,11 @@ test.skipIf(!hasRg)("both engines give the same answer on a batch of queries", a
     { pattern: "\\d", output_mode: "content", "-n": false },
     { pattern: "o+", output_mode: "content", "-o": true, "-C": 1 },
     { pattern: "x*", output_mode: "content", "-o": true, path: "a.txt" },
+    { pattern: "t\\nm", multiline: true, output_mode: "count" },
+    { pattern: "foo\\s+\\w+", multiline: true, output_mode: "content", "-A": 1 },
+    { pattern: "(?s)start.*end", multiline: true, output_mode: "content" },
+    { pattern: "[^a-z ]", output_mode: "count" },
+    { pattern: "\\w+\\s*$", output_mode: "content", "-o": true },
   ];
   for (const q of queries) {
     const [a, b] = await Promise.all([grep("rg", q), grep("builtin", q)]);

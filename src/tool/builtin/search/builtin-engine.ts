@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { fileFilter, globOverride } from "./file-filter.ts";
-import { requiredLiteral, translateRegex } from "./regex.ts";
+import { canMatchNewline, requiredLiteral, translateRegex } from "./regex.ts";
 import { type FileHits, type GrepEngine, type GrepLine, type GrepQuery, MAX_CONTENT_LINES, tooManyLinesMessage } from "./types.ts";
 import { walk } from "./walk.ts";
 
@@ -35,7 +35,7 @@ type Scan = { matched: number[]; starts: number[] | null; count: number };
  * and confirms a line on its own only when the match crossed a newline (ripgrep never matches across
  * lines without multiline).
  */
-function scan(text: string, re: RegExp, lineRe: RegExp, q: GrepQuery, needLines: boolean): Scan {
+function scan(text: string, re: RegExp, lineRe: RegExp, q: GrepQuery, needLines: boolean, countMatches: boolean): Scan {
   const firstOnly = q.mode === "files_with_matches";
   const matched: number[] = [];
   let starts: number[] | null = null;
@@ -56,8 +56,9 @@ function scan(text: string, re: RegExp, lineRe: RegExp, q: GrepQuery, needLines:
       const last = m[0].length ? lineIndexOf(starts, Math.min(idx + m[0].length - 1, end)) : first;
       for (let l = Math.max(first, lastLine + 1); l <= last; l++) {
         matched.push(l);
-        count++;
+        if (!countMatches) count++;
       }
+      if (countMatches) count++;
       lastLine = Math.max(lastLine, last);
       if (firstOnly) break;
       re.lastIndex = m[0].length ? idx + m[0].length : idx + 1;
@@ -122,6 +123,8 @@ export const builtinEngine: GrepEngine = async (q) => {
   const literal = q.multiline ? null : requiredLiteral(q.pattern, q.ignoreCase);
   const needle = literal ? Buffer.from(literal) : null;
   const needLines = q.mode === "content";
+  // ripgrep's count in multiline mode: matches when the pattern can span lines, otherwise lines.
+  const countMatches = q.multiline && canMatchNewline(q.pattern, true);
 
   const hits: FileHits[] = [];
   let collected = 0;
@@ -141,7 +144,7 @@ export const builtinEngine: GrepEngine = async (q) => {
     if (needle && buf.indexOf(needle) === -1) return;
     if (buf.indexOf(0) !== -1) return;
     const text = buf.toString("utf8");
-    const s = scan(text, re, lineRe, q, needLines);
+    const s = scan(text, re, lineRe, q, needLines, countMatches);
     if (!s.count || overflow) return;
     const lines = needLines ? withContext(text, s, q.before, q.after, q.onlyMatching ? re : null) : [];
     collected += lines.length;

@@ -93,6 +93,24 @@ function lineTerminatorsAsRipgrep(src: string, dotAll: boolean): string {
 }
 
 /**
+ * Whether a pattern may match a newline (approximating ripgrep's analysis): ripgrep searches line by
+ * line when it cannot, even with multiline on, and then counts lines rather than matches.
+ */
+export function canMatchNewline(pattern: string, dotAll: boolean): boolean {
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "\\") {
+      const e = pattern[++i];
+      if (e && "nsWDpPx".includes(e)) return true;
+      continue;
+    }
+    if (c === "." && dotAll) return true;
+    if (c === "[" && pattern[i + 1] === "^") return true;
+  }
+  return false;
+}
+
+/**
  * A literal every match must contain, for a fast Buffer.indexOf prefilter; null when none is found
  * (alternation, case folding, or no run of ≥3 plain characters).
  */
