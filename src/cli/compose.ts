@@ -151,6 +151,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   try {
     ctx = createContextWiring({
       cwd,
+      resumed: ss.messages.length > 0,
       env,
       settings,
       bare,

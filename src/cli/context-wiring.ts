@@ -39,6 +39,8 @@ export type ContextWiring = {
 
 export type ContextWiringOptions = {
   cwd: string;
+  /** The conversation was restored from a transcript (resume, continue, fork). */
+  resumed?: boolean;
   env: Record<string, string>;
   settings: LoadedSettings;
   bare: boolean;
@@ -70,7 +72,8 @@ export function createContextWiring(o: ContextWiringOptions): ContextWiring {
   }
   const instructions = createInstructionCache({ cwd: o.cwd, env: o.env, settings: o.settings, bare: o.bare, additionalDirectories: o.addDirs });
   const git = o.bare ? Promise.resolve(null) : collectGitInfo(o.cwd);
-  let instructionsPending = true;
+  // A resumed conversation already carries the instruction files in its first prompt.
+  let instructionsPending = !o.resumed;
   const surfaced = new Set<string>();
   const budget = { bytesUsed: 0 };
   const relevantOn = memory.enabled && !!memory.dir && o.settings.merged.relevantMemory !== false && o.env.YOKE_DISABLE_RELEVANT_MEMORY !== "1";

@@ -25,8 +25,12 @@ export type SessionRow = {
 const promptText = (content: string | ContentBlock[]): string | null => {
   if (typeof content === "string") return content;
   if (content.some((b) => b.type === "tool_result")) return null;
-  const t = content.filter((b) => b.type === "text").map((b) => (b as { text: string }).text);
-  return t.length ? t.join("\n") : null;
+  // Injected context (instruction files, memory, hook output) rides in <system-reminder> blocks before the prompt.
+  const t = content
+    .filter((b) => b.type === "text")
+    .map((b) => (b as { text: string }).text)
+    .filter((x) => !x.trimStart().startsWith("<system-reminder>"));
+  return t.length ? t.join("\n") : content.some((b) => b.type === "text") ? "" : null;
 };
 
 /** Summarises one transcript without keeping its entries. Never throws (unreadable → null). */

@@ -41,6 +41,7 @@ describe("resume, continue, fork (contracts §5.3)", () => {
     const cwd = tempDir();
     const env = envFor();
     const hookLog = join(cwd, "hook.log");
+    writeFileSync(join(cwd, "CLAUDE.md"), "Project rule: be brief.\n");
     writeFileSync(join(cwd, "hook.sh"), `#!/bin/sh\ncat >> ${hookLog}\necho >> ${hookLog}\n`, { mode: 0o755 });
     await Bun.write(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: "command", command: join(cwd, "hook.sh") }] }] } }));
     fake.push({ content: [{ type: "text", text: "ALPHA-REPLY" }] });
@@ -58,6 +59,8 @@ describe("resume, continue, fork (contracts §5.3)", () => {
     expect(c.json.session_id).toBe(id);
     const seen = text(fake.requests.at(-1));
     for (const s of ["first prompt", "ALPHA-REPLY", "second prompt", "BETA-REPLY", "third prompt"]) expect(seen).toContain(s);
+    // The instruction files travel once, in the conversation's first prompt, not again on every resumed run.
+    expect(seen.split("Project rule: be brief.").length - 1).toBe(1);
 
     const orig = sessionFile(env, id);
     const before = readFileSync(orig);

@@ -1,0 +1,45 @@
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createFileState } from "../../src/tool/file-state.ts";
+import type { ToolContext } from "../../src/tool/types.ts";
+
+export function makeCtx(cwd: string, extra: Partial<ToolContext> = {}, env: Record<string, string> = {}): ToolContext {
+  return {
+    cwd,
+    projectDir: cwd,
+    workingDirectories: [cwd],
+    sessionId: "test",
+    signal: new AbortController().signal,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    fileState: createFileState(),
+    session: { cwd, todos: [], envFiles: [], bag: new Map() },
+    toolUseId: "toolu_test",
+    ...extra,
+  };
+}
+
+const made: string[] = [];
+
+/** A fresh directory under the OS temp dir; removeTempDirs() deletes all made by this test file. */
+export function tempDir(prefix = "yoke-search-"): string {
+  const d = mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(d);
+  return d;
+}
+
+export function removeTempDirs(): void {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
+/** Writes files (path → content) under root; each later file gets a newer mtime, so order is deterministic. */
+export function writeTree(root: string, files: Record<string, string | Buffer>): void {
+  let t = 1_700_000_000;
+  for (const [rel, content] of Object.entries(files)) {
+    const abs = path.join(root, rel);
+    mkdirSync(path.dirname(abs), { recursive: true });
+    writeFileSync(abs, content);
+    utimesSync(abs, t, t);
+    t += 10;
+  }
+}
