@@ -66,7 +66,8 @@ describe("memory extraction (issue 8 point 2, point 5)", () => {
     expect(userText(forkReq.messages[0])).toContain(memDir);
     const tools = forkReq.tools.map((t: any) => t.name);
     for (const t of ["Read", "Bash", "Write", "Edit"]) expect(tools).toContain(t);
-    expect(tools).not.toContain("TodoWrite");
+    // Grep and Glob join once they are among the built-in tools; nothing else ever does.
+    for (const t of tools) expect(["Read", "Grep", "Glob", "Bash", "Write", "Edit"]).toContain(t);
     expect(toolResultsOf(seen[1]!).every((t) => !t.is_error)).toBe(true);
     // The main conversation was not touched by the fork.
     expect(fake.requests.slice(before).filter((q) => !isExtraction(q))).toHaveLength(1);
