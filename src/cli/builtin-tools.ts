@@ -1,8 +1,10 @@
 import { fileTools } from "../tool/builtin/file-tools.ts";
+import { createWebFetchTool, searchTools } from "../tool/builtin/search-tools.ts";
 import { shellTools } from "../tool/builtin/shell-tools.ts";
 import type { Tool } from "../tool/types.ts";
 
-/** Every built-in tool, in the order the model sees them. */
+/** Every built-in tool, in the order the model sees them (the Agent tool is added by compose). */
 export function builtinTools(): Tool[] {
-  return [...shellTools.slice(0, 1), ...fileTools, ...shellTools.slice(1)];
+  const [bash, ...sessionTools] = shellTools;
+  return [bash!, ...searchTools, ...fileTools, createWebFetchTool(), ...sessionTools];
 }

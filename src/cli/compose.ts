@@ -294,12 +294,14 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       session,
       sideQuery,
       toolUseId,
+      searchExcludes: (dir) => permissions.grepExcludes(dir),
       beforeFileChange: ss.checkpoints && settings.merged.fileCheckpointingEnabled !== false ? (p) => ss.checkpoints!.beforeFileChange(p) : undefined,
     }),
+    // ExitPlanMode ends a plan-mode run with the plan as its result; in other modes it is just a tool call.
     takePlan: () => {
       const plan = session.bag.get("plan.exit") as string | undefined;
       session.bag.delete("plan.exit");
-      return plan;
+      return permissionMode === "plan" ? plan : undefined;
     },
   };
 

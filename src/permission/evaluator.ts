@@ -54,6 +54,9 @@ export function modeFromSettings(settings: LoadedSettings): PermissionMode | und
  * Builds the one evaluator for a session. Never throws: an unparsable rule is skipped and listed in
  * `warnings` with its file and index. `decide` never throws either.
  */
+/** Tools that touch nothing but the session's own state (its background shells, todo list, plan). */
+const SESSION_TOOLS = new Set(["TaskStop", "KillShell", "KillBash", "TodoWrite", "ExitPlanMode", "BashOutput"]);
+
 export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
   const env = opts.env ?? process.env;
   const home = env.HOME ?? homedir();
@@ -146,6 +149,7 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
     const allow = toolRule("allow", tool, input);
     if (allow) return { behavior: "allow", reason: `allowed by rule ${allow.text}`, rule: allow };
     if (readOnly) return { behavior: "allow", reason: `${tool} is read-only` };
+    if (SESSION_TOOLS.has(tool)) return { behavior: "allow", reason: `${tool} only acts on this session's own state` };
     return { behavior: "ask", reason: `No rule allows ${tool}; it needs the user's approval.` };
   };
 

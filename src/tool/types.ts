@@ -29,6 +29,8 @@ export type ToolContext = {
   session: SessionToolState;
   sideQuery?: SideQuery;
   toolUseId: string;
+  /** Globs (ripgrep style, `!x`) that whole-tree searches must leave out: files Read deny rules cover. */
+  searchExcludes?: (searchDir: string) => string[];
   /** Called by tools that change a file, before the change, for checkpoints. */
   beforeFileChange?: (absPath: string) => Promise<void> | void;
 };

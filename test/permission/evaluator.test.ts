@@ -211,7 +211,8 @@ describe("Bash specifics (contracts §3.1)", () => {
 
 describe("other tools", () => {
   test("unknown non-read-only tool asks; readOnly flag or toolInfo allows", () => {
-    expect(ev({}).decide(q("TodoWrite", {})).behavior).toBe("ask");
+    expect(ev({}).decide(q("SomePluginTool", {})).behavior).toBe("ask");
+    expect(ev({}).decide(q("TodoWrite", {})).behavior).toBe("allow"); // session-only tools never ask
     expect(ev({}).decide(q("TodoWrite", {}, { readOnly: true })).behavior).toBe("allow");
     expect(ev({}, { toolInfo: (n) => ({ readOnly: n === "TodoWrite" }) }).decide(q("TodoWrite", {})).behavior).toBe("allow");
   });

@@ -112,7 +112,8 @@ export function createGrepTool(opts: GrepToolOptions = {}): Tool<GrepInput> {
         pattern: input.pattern,
         root: abs,
         rootIsFile: isFile,
-        globs: splitGlobs(input.glob),
+        // Files a Read deny rule covers are never searched, so a whole-tree Grep cannot read them (issue 5).
+        globs: [...splitGlobs(input.glob), ...(isFile ? [] : (ctx.searchExcludes?.(abs) ?? []))],
         type: input.type,
         mode,
         before: content ? (input["-B"] ?? around) : 0,
