@@ -100,7 +100,7 @@ export function createExtraction(host: PluginHost): Extraction {
 const memoryExtraction: Plugin = {
   name: "memory-extraction",
   version: "1.0.0",
-  description: "Saves lasting facts from the conversation as auto-memory files after each turn (memoryExtraction, YOKE_MEMORY_EXTRACTION)",
+  description: "Saves lasting facts from the conversation as auto-memory files after each turn; runs only with memoryExtraction: true or YOKE_MEMORY_EXTRACTION=1",
   setup(host) {
     if (!extractionEnabled(host)) return;
     const ex = createExtraction(host);

@@ -312,7 +312,7 @@ export function createSessionMemory(host: PluginHost, cfg: SessionMemoryConfig =
 const sessionMemory: Plugin = {
   name: "session-memory",
   version: "1.0.0",
-  description: "Keeps running session notes (summary.md) for compaction to use instead of a summarizing call (sessionMemory, YOKE_SESSION_MEMORY)",
+  description: "Keeps running session notes (summary.md) that compaction uses instead of a summarizing call; runs only with sessionMemory: true or YOKE_SESSION_MEMORY=1",
   setup(host) {
     if (!sessionMemoryEnabled(host)) return;
     const sm = createSessionMemory(host);
