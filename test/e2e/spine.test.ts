@@ -227,3 +227,26 @@ test("stream-json input: control initialize answered, each user line is a turn w
   // The second turn carries the first turn's history.
   expect(fake.requests[before + 1]!.body.messages).toHaveLength(3);
 });
+
+describe("provider configuration (issue 2 point 4)", () => {
+  test("ANTHROPIC_AUTH_TOKEN is sent as a bearer token; --model aliases resolve from the one table", async () => {
+    fake.push({ content: [{ type: "text", text: "ok" }] });
+    const before = fake.requests.length;
+    const env = isolatedEnv({ ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_AUTH_TOKEN: "tok-123" });
+    const r = await runYoke(["-p", "hi", "--model", "opus"], { cwd: tempDir(), env });
+    expect(r.code).toBe(0);
+    const req = fake.requests[before]!;
+    expect(req.headers.authorization).toBe("Bearer tok-123");
+    expect(req.body.model).toBe("claude-opus-5-5");
+  });
+  test("ANTHROPIC_MODEL picks the model when no flag is given; settings model is below it", async () => {
+    const cwd = tempDir();
+    await Bun.write(join(cwd, ".claude/settings.json"), JSON.stringify({ model: "haiku" }));
+    fake.push({ content: [{ type: "text", text: "ok" }] }, { content: [{ type: "text", text: "ok" }] });
+    const before = fake.requests.length;
+    await runYoke(["-p", "hi"], { cwd, env: envFor() });
+    expect(fake.requests[before]!.body.model).toBe("claude-haiku-5-5");
+    await runYoke(["-p", "hi"], { cwd, env: envFor({ ANTHROPIC_MODEL: "claude-custom-1" }) });
+    expect(fake.requests[before + 1]!.body.model).toBe("claude-custom-1");
+  });
+});

@@ -126,3 +126,43 @@ test("stream-json shows subagent frames with parent_tool_use_id; init lists the 
   const lastSubIdx = lines.lastIndexOf(sub.at(-1));
   expect(lastSubIdx).toBeLessThan(parentResultIdx);
 });
+
+test("subagents obey the parent's hooks and deny rules (issue 8, done means)", async () => {
+  const cwd = tempDir();
+  const hookLog = join(cwd, "pre.log");
+  writeTree(cwd, {
+    "secret.txt": "TOP-SECRET\n",
+    "open.txt": "fine\n",
+    "hook.sh": { content: `#!/bin/sh\ncat >> ${hookLog}\necho >> ${hookLog}\n`, mode: 0o755 },
+    ".claude/settings.json": JSON.stringify({
+      permissions: { deny: ["Read(secret.txt)"] },
+      hooks: { PreToolUse: [{ matcher: "Read", hooks: [{ type: "command", command: join(cwd, "hook.sh") }] }] },
+    }),
+  });
+  const route = (req: LoggedRequest) => {
+    const msgs = req.body.messages as any[];
+    if (isExplore(req)) {
+      if (msgs.length === 1)
+        return {
+          content: [
+            { type: "tool_use" as const, name: "Read", input: { file_path: join(cwd, "secret.txt") } },
+            { type: "tool_use" as const, name: "Read", input: { file_path: join(cwd, "open.txt") } },
+          ],
+        };
+      const tr = toolResultsOf(req);
+      return { content: [{ type: "text" as const, text: `secret:${tr[0]!.is_error ? "denied" : tr[0]!.text} open:${tr[1]!.text.includes("fine") ? "read" : "?"}` }] };
+    }
+    if (msgs.length === 1) return { content: [{ type: "tool_use" as const, name: "Agent", input: { description: "peek", prompt: "read both files", subagent_type: "Explore" } }] };
+    return { content: [{ type: "text" as const, text: "done" }] };
+  };
+  fake.push(route, route, route, route);
+  const before = fake.requests.length;
+  const r = await runYoke(["-p", "go", "--output-format", "json"], { cwd, env: isolatedEnv({ ...fakeApiEnv(fake) }) });
+  expect(r.code).toBe(0);
+  const parentAfter = fake.requests.slice(before).filter((q) => !isExplore(q)).at(-1)!;
+  expect(toolResultsOf(parentAfter)[0]!.text).toBe("secret:denied open:read");
+  expect(JSON.stringify(fake.requests.slice(before).map((q) => q.body.messages))).not.toContain("TOP-SECRET");
+  const payloads = readFileSync(hookLog, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  expect(payloads.length).toBe(2);
+  expect(payloads.every((p) => p.agent_type === "Explore" && typeof p.agent_id === "string" && p.hook_event_name === "PreToolUse")).toBe(true);
+});
