@@ -250,3 +250,22 @@ describe("provider configuration (issue 2 point 4)", () => {
     expect(fake.requests[before + 1]!.body.model).toBe("claude-custom-1");
   });
 });
+
+test("--include-partial-messages adds stream_event lines before the assistant block (contracts §4.3)", async () => {
+  fake.push({ content: [{ type: "text", text: "streamed words arrive in pieces" }] });
+  const r = await runYoke(["-p", "hi", "--output-format", "stream-json", "--verbose", "--include-partial-messages"], { cwd: tempDir(), env: envFor() });
+  expect(r.code).toBe(0);
+  const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  const events = lines.filter((l) => l.type === "stream_event").map((l) => l.event.type);
+  expect(events[0]).toBe("message_start");
+  expect(events).toContain("content_block_delta");
+  expect(events.at(-1)).toBe("message_stop");
+  const firstDelta = lines.findIndex((l) => l.type === "stream_event" && l.event.type === "content_block_delta");
+  const assistant = lines.findIndex((l) => l.type === "assistant");
+  expect(firstDelta).toBeLessThan(assistant);
+  const text = lines.filter((l) => l.type === "stream_event" && l.event.delta?.type === "text_delta").map((l) => l.event.delta.text).join("");
+  expect(text).toBe("streamed words arrive in pieces");
+  fake.push({ content: [{ type: "text", text: "again" }] });
+  const plain = await runYoke(["-p", "hi", "--output-format", "stream-json", "--verbose"], { cwd: tempDir(), env: envFor() });
+  expect(plain.stdout).not.toContain('"stream_event"');
+});
