@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync, chmodSync } from "node:fs";
 import { join } from "node:path";
 import { buildPayload } from "../../src/hook/events/index.ts";
-import { sessionEnvScript } from "../../src/hook/session-env.ts";
+import { sessionEnvFiles } from "../../src/hook/session-env.ts";
 import { busFor, cmd, hooks, makeEnv, prePayload, writeSettings } from "./helpers.ts";
 
 const stopPayload = (active = false) => ({ session_id: "sess-1", transcript_path: "/t", cwd: "/p", hook_event_name: "Stop", stop_hook_active: active });
@@ -287,8 +287,8 @@ describe("environment and protocol (contracts §1.4, §1.8)", () => {
     const file = join(e.yoke, "session-env", "sess-1", "sessionstart-hook-0.sh");
     expect(o.additionalContext).toEqual([file]);
     expect(readFileSync(file, "utf8")).toBe("export FOO=bar\n");
-    expect(sessionEnvScript(e.yoke, "sess-1")).toBe("export FOO=bar\n");
-    expect(sessionEnvScript(e.yoke, "other")).toBe("");
+    expect(sessionEnvFiles(e.yoke, "sess-1")).toEqual([file]);
+    expect(sessionEnvFiles(e.yoke, "other")).toEqual([]);
   });
   test("async hooks run in the background and do not decide", async () => {
     const e = makeEnv();
