@@ -269,3 +269,37 @@ test("--include-partial-messages adds stream_event lines before the assistant bl
   const plain = await runYoke(["-p", "hi", "--output-format", "stream-json", "--verbose"], { cwd: tempDir(), env: envFor() });
   expect(plain.stdout).not.toContain('"stream_event"');
 });
+
+test("settings env reaches Bash and hooks; a background shell dies with the session (issue 2 pt 3, issue 3 pt 4)", async () => {
+  const cwd = tempDir();
+  const pidFile = join(cwd, "bg.pid");
+  const hookOut = join(cwd, "hook-env.txt");
+  await Bun.write(
+    join(cwd, ".claude/settings.json"),
+    JSON.stringify({
+      env: { YOKE_TEST_FLAVOUR: "mint" },
+      hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `sh -c 'cat >/dev/null; echo "$YOKE_TEST_FLAVOUR" >> ${hookOut}'` }] }] },
+    }),
+  );
+  fake.push(
+    { content: [{ type: "tool_use", name: "Bash", input: { command: "echo flavour=$YOKE_TEST_FLAVOUR" } }] },
+    { content: [{ type: "tool_use", name: "Bash", input: { command: `sleep 300 & echo $! > ${pidFile}; wait`, run_in_background: true } }] },
+    { content: [{ type: "text", text: "leaving it running" }] },
+  );
+  const before = fake.requests.length;
+  const r = await runYoke(["-p", "go", "--allowedTools", "Bash"], { cwd, env: envFor() });
+  expect(r.code).toBe(0);
+  expect(toolResultsOf(fake.requests[before + 1]!)[0]!.text).toContain("flavour=mint");
+  expect(readFileSync(hookOut, "utf8").trim().split("\n")).toEqual(["mint", "mint"]);
+  const pid = Number(readFileSync(pidFile, "utf8").trim());
+  let alive = true;
+  for (let i = 0; i < 50 && alive; i++) {
+    try {
+      alive = !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    } catch {
+      alive = false;
+    }
+    if (alive) await Bun.sleep(20);
+  }
+  expect(alive).toBe(false);
+});
