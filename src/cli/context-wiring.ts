@@ -12,6 +12,7 @@ import {
   type AutoMemory,
   type GitInfo,
   type InstructionCache,
+  type InstructionFile,
   type PromptSection,
 } from "../context/index.ts";
 import { reminder } from "../loop/run-turn.ts";
@@ -35,6 +36,8 @@ export type ContextWiring = {
   startupContext(): string[];
   /** Files already shown to the model (for relevant-memory de-duplication). */
   surfaced: Set<string>;
+  /** The instruction files of the session start, then the MEMORY.md index (layer "memory") when there is one. Never throws. */
+  startupFiles(): InstructionFile[];
 };
 
 export type ContextWiringOptions = {
@@ -90,12 +93,16 @@ export function createContextWiring(o: ContextWiringOptions): ContextWiring {
       memory: memory.enabled && memory.dir ? { dir: memory.dir } : null,
     });
 
-  const startup = (): string[] => {
-    instructionsPending = false;
+  const startupFiles = (): InstructionFile[] => {
     const files = [...instructions.get().files];
     const mem = memory.enabled && memory.dir ? memoryIndexFile(memory.dir) : null;
     if (mem) files.push(mem);
-    const text = renderInstructions(files);
+    return files;
+  };
+
+  const startup = (): string[] => {
+    instructionsPending = false;
+    const text = renderInstructions(startupFiles());
     return text ? [text] : [];
   };
 
@@ -105,6 +112,7 @@ export function createContextWiring(o: ContextWiringOptions): ContextWiring {
     git,
     surfaced,
     sections,
+    startupFiles,
     async system(model, toolNames) {
       const s = await sections(model, toolNames);
       return [{ type: "text", text: s.map((x) => x.text).join("\n\n") }];
