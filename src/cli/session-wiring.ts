@@ -58,6 +58,10 @@ export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, 
   } else if (fork) throw new UsageError("error: --fork-session needs --resume or --continue");
 
   let sessionId = askedId ?? randomUUID();
+  // A new id (fresh start or fork target) must not take over another session's file.
+  if (persist && (!fromPath || fork) && existsSync(transcriptPath(cwd, sessionId, env))) {
+    throw new UsageError(`error: session id ${sessionId} is already in use (use --resume ${sessionId})`);
+  }
   let source: SessionSetup["source"] = "startup";
   let path: string | undefined;
   let conv: Conversation | null = null;
@@ -81,8 +85,6 @@ export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, 
         conv = conversationFromEntries(loadTranscript(path).entries);
       }
     }
-  } else if (persist && existsSync(transcriptPath(cwd, sessionId, env))) {
-    throw new UsageError(`error: session id ${sessionId} is already in use (use --resume ${sessionId})`);
   }
 
   const store = createSessionStore({ cwd, sessionId, version, env, persist, entrypoint: "sdk-cli", ...(path && persist ? { path } : {}) });

@@ -53,4 +53,14 @@ describe("setupSession", () => {
     const { cwd, env } = seed();
     expect(() => setupSession(parseArgv(["-p", "x", "--fork-session"]), cwd, env, "t")).toThrow("--fork-session needs --resume or --continue");
   });
+
+  test("--fork-session --session-id refuses an id that is already in use instead of overwriting its transcript", () => {
+    const { cwd, env } = seed();
+    const other = "99999999-2222-3333-4444-555555555555";
+    const otherPath = transcriptPath(cwd, other, env);
+    writeFileSync(otherPath, jsonl([{ ...user("x1", null, "keep me"), sessionId: other }]));
+    const before = readFileSync(otherPath, "utf8");
+    expect(() => setupSession(parseArgv(["-p", "x", "--resume", SID, "--fork-session", "--session-id", other]), cwd, env, "t")).toThrow("already in use");
+    expect(readFileSync(otherPath, "utf8")).toBe(before);
+  });
 });
