@@ -66,7 +66,7 @@ export async function rewindCommand(argv: string[], o: { cwd?: string; env?: Env
     return 0;
   }
 
-  const conv = rewindConversation(found.path, to);
+  const conv = rewindConversation(found.path, to, loaded.entries);
   if (!conv.ok) throw new UsageError(conv.error);
   const out: Record<string, unknown> = { session: found.id, to, dryRun };
   let code = 0;
