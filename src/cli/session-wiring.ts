@@ -87,7 +87,7 @@ export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, 
     }
   }
 
-  const store = createSessionStore({ cwd, sessionId, version, env, persist, entrypoint: "sdk-cli", ...(path && persist ? { path } : {}) });
+  const store = createSessionStore({ cwd, sessionId, env, persist, ...(path && persist ? { path } : {}) });
   const checkpoints = persist ? createCheckpoints({ sessionId, cwd, env, store, meta }) : null;
   return {
     sessionId,
