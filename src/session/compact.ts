@@ -1,5 +1,5 @@
 import type { ContentBlock, Message } from "../provider/types.ts";
-import { joinMessages, keepFromIndex } from "./compact-prompt.ts";
+import { blocksOf as blocks, isToolResultMsg, joinMessages, keepFromIndex } from "./compact-prompt.ts";
 import type { EntryBase, SystemEntry, UserEntry } from "./types.ts";
 
 /** Opening of every local summary; also how a previous summary is recognised when compacting again. */
@@ -12,8 +12,6 @@ const KEPT_NOTE = "The most recent messages follow unchanged.";
 /** Tools whose old outputs may be cleared (internals §6.2). */
 export const COMPACTABLE_TOOLS = ["Read", "Bash", "PowerShell", "Grep", "Glob", "WebSearch", "WebFetch", "Edit", "Write"];
 export const CLEARED_TOOL_OUTPUT = "[Older tool output removed to save context. Run the tool again if you need it.]";
-
-const blocks = (m: Message): ContentBlock[] => (typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content);
 
 /**
  * Step one of compaction (internals §6.2): every tool_result of a compactable tool except the
@@ -72,8 +70,6 @@ const blockText = (b: ContentBlock): string => {
 
 const isSummary = (m: Message | undefined): boolean =>
   m?.role === "user" && blocks(m).some((b) => b.type === "text" && b.text.startsWith(SUMMARY_PREAMBLE));
-
-const isToolResultMsg = (m: Message | undefined): boolean => m?.role === "user" && blocks(m).some((b) => b.type === "tool_result");
 
 /** Rough token estimate (internals §6.5): bytes/4 + 1 per block. */
 export function estimateTokens(messages: Message[]): number {
