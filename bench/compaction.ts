@@ -41,7 +41,7 @@ async function bench(trigger: "auto" | "manual", textHeavy: boolean) {
 const runs: Array<{ total: number; model: number; pre: number; post: number; kind: string }> = [];
 for (let r = 0; r < 5; r++) {
   const sessionId = crypto.randomUUID();
-  const store = createSessionStore({ cwd: dir, sessionId, version: "bench", env, persist: true, entrypoint: "bench" });
+  const store = createSessionStore({ cwd: dir, sessionId, env, persist: true });
   const transcript = createTranscript(store, { cwd: () => dir, version: "bench", entrypoint: "bench", uuid: () => crypto.randomUUID(), now: () => new Date() });
   const convo = { messages: session(textHeavy) };
   for (const m of convo.messages) m.role === "user" ? transcript.user(m) : transcript.assistant({ id: "msg_x", type: "message", role: "assistant", model: "claude-sonnet-5-5", content: m.content, stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } });

@@ -10,8 +10,8 @@ import {
   resolveAutoMemory,
   selectRelevantMemories,
   type AutoMemory,
-  type GitInfo,
   type InstructionCache,
+  type InstructionFile,
   type PromptSection,
 } from "../context/index.ts";
 import { reminder } from "../loop/run-turn.ts";
@@ -21,20 +21,17 @@ import type { SideQuery } from "../tool/types.ts";
 export type ContextWiring = {
   memory: AutoMemory;
   instructions: InstructionCache;
-  git: Promise<GitInfo | null>;
   /** The system prompt for one request; plugin sections are asked every time. */
   system(model: string, toolNames: string[]): Promise<TextBlock[]>;
   sections(model: string, toolNames: string[]): Promise<PromptSection[]>;
-  /** Context added before a prompt: instruction files once per session (again after compaction), relevant memories. */
+  /** Context added before a prompt: instruction files on the first prompt of a new session, then relevant memories. */
   promptContext(prompt: string, signal?: AbortSignal): Promise<string[]>;
   /** Lazily attached instruction files for the files the model just touched. */
   afterTools(calls: ToolUseBlock[]): string[];
-  /** After compaction: the next prompt carries the instruction files again. */
-  reloadAfterCompaction(): void;
   /** After compaction, mid-turn: reloads the instruction files and memory index and returns them now (rendered), instead of on the next prompt. Never throws. */
   startupContext(): string[];
-  /** Files already shown to the model (for relevant-memory de-duplication). */
-  surfaced: Set<string>;
+  /** The instruction files of the session start, then the MEMORY.md index (layer "memory") when there is one. Never throws. */
+  startupFiles(): InstructionFile[];
 };
 
 export type ContextWiringOptions = {
@@ -51,7 +48,8 @@ export type ContextWiringOptions = {
   sideQuery: SideQuery;
 };
 
-const fileArg = (p: string | undefined, flag: string): string | undefined => {
+/** Contents of a `--…-file` flag's file; throws an Error naming the flag and path when it cannot be read. */
+export const fileArg = (p: string | undefined, flag: string): string | undefined => {
   if (p === undefined) return undefined;
   try {
     return readFileSync(p, "utf8");
@@ -59,7 +57,6 @@ const fileArg = (p: string | undefined, flag: string): string | undefined => {
     throw new Error(`${flag}: cannot read ${p}: ${(e as Error).message}`);
   }
 };
-export { fileArg };
 
 export function createContextWiring(o: ContextWiringOptions): ContextWiring {
   const memory = resolveAutoMemory({ cwd: o.cwd, env: o.env, settings: o.settings, bare: o.bare });
@@ -74,6 +71,7 @@ export function createContextWiring(o: ContextWiringOptions): ContextWiring {
   const git = o.bare ? Promise.resolve(null) : collectGitInfo(o.cwd);
   // A resumed conversation already carries the instruction files in its first prompt.
   let instructionsPending = !o.resumed;
+  // Files already shown to the model, so relevant-memory selection does not offer them again.
   const surfaced = new Set<string>();
   const budget = { bytesUsed: 0 };
   const relevantOn = memory.enabled && !!memory.dir && o.settings.merged.relevantMemory !== false && o.env.YOKE_DISABLE_RELEVANT_MEMORY !== "1";
@@ -90,21 +88,24 @@ export function createContextWiring(o: ContextWiringOptions): ContextWiring {
       memory: memory.enabled && memory.dir ? { dir: memory.dir } : null,
     });
 
-  const startup = (): string[] => {
-    instructionsPending = false;
+  const startupFiles = (): InstructionFile[] => {
     const files = [...instructions.get().files];
     const mem = memory.enabled && memory.dir ? memoryIndexFile(memory.dir) : null;
     if (mem) files.push(mem);
-    const text = renderInstructions(files);
+    return files;
+  };
+
+  const startup = (): string[] => {
+    instructionsPending = false;
+    const text = renderInstructions(startupFiles());
     return text ? [text] : [];
   };
 
   return {
     memory,
     instructions,
-    git,
-    surfaced,
     sections,
+    startupFiles,
     async system(model, toolNames) {
       const s = await sections(model, toolNames);
       return [{ type: "text", text: s.map((x) => x.text).join("\n\n") }];
@@ -128,10 +129,6 @@ export function createContextWiring(o: ContextWiringOptions): ContextWiring {
         for (const f of set.onFileRead(p)) out.push(renderNestedInstruction(f));
       }
       return out;
-    },
-    reloadAfterCompaction() {
-      instructions.invalidate();
-      instructionsPending = true;
     },
     startupContext() {
       instructions.invalidate();

@@ -114,9 +114,7 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
     const store = createSessionStore({
       cwd: o.cwd,
       sessionId: o.sessionId,
-      version: o.version,
       env: o.env,
-      agentId,
       persist: !!parent.transcript.store.path,
       path: subagentTranscriptPath(o.cwd, o.sessionId, agentId, o.env),
     });

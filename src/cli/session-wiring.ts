@@ -11,6 +11,7 @@ import {
   resumeSettings,
   transcriptPath,
   type Checkpoints,
+  type Conversation,
   type MetaEntry,
 } from "../session/index.ts";
 import type { Message } from "../provider/types.ts";
@@ -26,9 +27,6 @@ export type SessionSetup = {
   lastUuid: string | null;
   restored: { model?: string; permissionMode?: string };
   checkpoints: Checkpoints | null;
-  meta: MetaEntry[];
-  /** The transcript we resumed from (before a fork copied it). */
-  resumedPath?: string;
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -60,39 +58,44 @@ export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, 
   } else if (fork) throw new UsageError("error: --fork-session needs --resume or --continue");
 
   let sessionId = askedId ?? randomUUID();
-  let source: SessionSetup["source"] = "startup";
-  let path: string | undefined;
-  if (fromPath) {
-    if (fork) {
-      source = "fork";
-      path = persist ? forkSession(fromPath, sessionId, cwd, env) : fromPath;
-    } else {
-      source = "resume";
-      const loaded = loadTranscript(fromPath);
-      const first = loaded.entries.find((e) => typeof (e as { sessionId?: string }).sessionId === "string") as { sessionId: string } | undefined;
-      sessionId = first?.sessionId ?? sessionId;
-      path = fromPath;
-    }
-  } else if (persist && existsSync(transcriptPath(cwd, sessionId, env))) {
+  // A new id (fresh start or fork target) must not take over another session's file.
+  if (persist && (!fromPath || fork) && existsSync(transcriptPath(cwd, sessionId, env))) {
     throw new UsageError(`error: session id ${sessionId} is already in use (use --resume ${sessionId})`);
   }
-
-  let messages: Message[] = [];
-  let lastUuid: string | null = null;
-  let restored: SessionSetup["restored"] = {};
+  let source: SessionSetup["source"] = "startup";
+  let path: string | undefined;
+  let conv: Conversation | null = null;
   let meta: MetaEntry[] = [];
-  if (path) {
-    const loaded = loadTranscript(path);
+  if (fromPath) {
+    const loaded = loadTranscript(fromPath);
     for (const w of loaded.warnings) process.stderr.write(`yoke: ${w}\n`);
-    meta = loaded.meta;
     const at = typeof flag("resume-session-at") === "string" ? (flag("resume-session-at") as string) : undefined;
-    const conv = conversationFromEntries(loaded.entries, { meta: loaded.meta, ...(at ? { leafUuid: at } : {}) });
-    if (at && conv.lastUuid !== at) throw new UsageError(`--resume-session-at: no message ${at} in ${path}`);
-    messages = conv.messages;
-    lastUuid = conv.lastUuid;
-    restored = resumeSettings(conv.chain);
+    conv = conversationFromEntries(loaded.entries, { meta: loaded.meta, ...(at ? { leafUuid: at } : {}) });
+    if (at && conv.lastUuid !== at) throw new UsageError(`--resume-session-at: no message ${at} in ${fromPath}`);
+    if (!fork) {
+      source = "resume";
+      sessionId = loaded.entries.find((e) => typeof e.sessionId === "string")?.sessionId ?? sessionId;
+      path = fromPath;
+      meta = loaded.meta;
+    } else {
+      source = "fork";
+      if (persist) {
+        // The copy gets fresh uuids, so the chain is read back from it; it holds no checkpoints yet.
+        path = forkSession(fromPath, sessionId, cwd, env, at ? { leafUuid: at } : {});
+        conv = conversationFromEntries(loadTranscript(path).entries);
+      }
+    }
   }
-  const store = createSessionStore({ cwd, sessionId, version, env, persist, entrypoint: "sdk-cli", ...(path && persist ? { path } : {}) });
+
+  const store = createSessionStore({ cwd, sessionId, env, persist, ...(path && persist ? { path } : {}) });
   const checkpoints = persist ? createCheckpoints({ sessionId, cwd, env, store, meta }) : null;
-  return { sessionId, source, store, messages, lastUuid, restored, checkpoints, meta, resumedPath: fromPath };
+  return {
+    sessionId,
+    source,
+    store,
+    messages: conv?.messages ?? [],
+    lastUuid: conv?.lastUuid ?? null,
+    restored: conv ? resumeSettings(conv.chain) : {},
+    checkpoints,
+  };
 }

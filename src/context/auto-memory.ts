@@ -4,10 +4,9 @@ import { dirname, isAbsolute, join, normalize, resolve, sep } from "node:path";
 import type { LoadedSettings, SettingsLevel } from "../config/load.ts";
 import { sanitizePath, yokeDir } from "../config/paths.ts";
 import { estimateTokens, type InstructionFile } from "./types.ts";
+import { isTruthy } from "../util/env.ts";
 
 export type AutoMemory = { enabled: boolean; dir: string | null; reason?: string };
-
-const isTruthy = (v: string | undefined) => !!v && !["0", "false", "no", "off", ""].includes(v.trim().toLowerCase());
 
 /**
  * Why an override path is refused, or null when it is usable (internals §2.1). Settings values may

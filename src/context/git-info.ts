@@ -1,21 +1,14 @@
+import { git } from "../util/git.ts";
 import type { GitInfo } from "./types.ts";
 
 export const GIT_STATUS_MAX_CHARS = 2_000;
 
-async function git(cwd: string, args: string[]): Promise<string | null> {
-  try {
-    const p = Bun.spawn(["git", "--no-optional-locks", ...args], {
-      cwd,
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "ignore",
-      env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
-    });
-    const [out, code] = await Promise.all([new Response(p.stdout).text(), p.exited]);
-    return code === 0 ? out.trimEnd() : null;
-  } catch {
-    return null;
-  }
+const GIT_ENV = { GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
+
+/** stdout of a read-only git call, or null when it fails; optional locks off so a running git elsewhere is never blocked. */
+async function gitOut(cwd: string, args: string[]): Promise<string | null> {
+  const r = await git(["--no-optional-locks", ...args], { cwd, env: { ...process.env, ...GIT_ENV } });
+  return r.code === 0 ? r.stdout.trimEnd() : null;
 }
 
 /** Cuts status output at 2,000 characters on a line boundary and says how to see the rest. */
@@ -31,12 +24,12 @@ export function cutGitStatus(status: string): string {
  */
 export async function collectGitInfo(cwd: string): Promise<GitInfo | null> {
   const [root, branch, status, log, originHead, locals] = await Promise.all([
-    git(cwd, ["rev-parse", "--show-toplevel"]),
-    git(cwd, ["branch", "--show-current"]),
-    git(cwd, ["status", "--short", "--branch"]),
-    git(cwd, ["log", "--oneline", "-n", "5"]),
-    git(cwd, ["symbolic-ref", "--short", "refs/remotes/origin/HEAD"]),
-    git(cwd, ["for-each-ref", "--format=%(refname:short)", "refs/heads/main", "refs/heads/master"]),
+    gitOut(cwd, ["rev-parse", "--show-toplevel"]),
+    gitOut(cwd, ["branch", "--show-current"]),
+    gitOut(cwd, ["status", "--short", "--branch"]),
+    gitOut(cwd, ["log", "--oneline", "-n", "5"]),
+    gitOut(cwd, ["symbolic-ref", "--short", "refs/remotes/origin/HEAD"]),
+    gitOut(cwd, ["for-each-ref", "--format=%(refname:short)", "refs/heads/main", "refs/heads/master"]),
   ]);
   if (!root) return null;
   const fromOrigin = originHead ? originHead.replace(/^origin\//, "") : null;

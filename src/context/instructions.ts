@@ -7,6 +7,7 @@ import { claudeUserDir, managedDir } from "../config/paths.ts";
 import { discoverClawInstructions } from "./claw-code.ts";
 import { findImports, isTextPath, parsePathsField, splitFrontmatter, stripBlockHtmlComments } from "./markdown.ts";
 import { estimateTokens, type InstructionFile, type InstructionLayer, type InstructionLoader, type InstructionSet } from "./types.ts";
+import { isTruthy } from "../util/env.ts";
 
 export type DiscoverOptions = {
   cwd: string;
@@ -46,8 +47,6 @@ type Ctx = {
   probes: Set<string> | undefined;
   conditional: Conditional[];
 };
-
-const isTruthy = (v: string | undefined) => !!v && !["0", "false", "no", "off", ""].includes(v.trim().toLowerCase());
 
 function probe(ctx: Ctx, path: string): Stats | undefined {
   ctx.probes?.add(path);

@@ -10,14 +10,13 @@ export type ContextReport = {
 };
 
 /**
- * The data behind `yoke context`. Pure, never throws. `memory` is the MEMORY.md entry and any surfaced
- * memories; files with layer "memory" in `files` count as memory, not instructions.
+ * The data behind `yoke context`. Pure, never throws. Files with layer "memory" in `files` (the
+ * MEMORY.md index) count as memory, not instructions.
  */
 export function contextReport(opts: {
   files: InstructionFile[];
   systemSections: PromptSection[];
   tools?: Array<{ name: string; description: string; jsonSchema?: unknown }>;
-  memoryText?: string;
   messages?: unknown[];
 }): ContextReport {
   const counted = (f: InstructionFile) => f.status === "included" || f.status === "truncated";
@@ -26,7 +25,7 @@ export function contextReport(opts: {
     system: estimateTokens(opts.systemSections.map((s) => s.text).join("\n\n")),
     tools: (opts.tools ?? []).reduce((n, t) => n + estimateTokens(t.name + t.description + JSON.stringify(t.jsonSchema ?? {})), 0),
     instructions: sum(opts.files.filter((f) => f.layer !== "memory")),
-    memory: sum(opts.files.filter((f) => f.layer === "memory")) + (opts.memoryText ? estimateTokens(opts.memoryText) : 0),
+    memory: sum(opts.files.filter((f) => f.layer === "memory")),
     messages: (opts.messages ?? []).reduce<number>((n, m) => n + estimateTokens(typeof m === "string" ? m : JSON.stringify(m)), 0),
   };
   const total = Object.values(breakdown).reduce((a, b) => a + b, 0);

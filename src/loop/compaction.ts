@@ -3,8 +3,8 @@ import type { HookBus } from "../hook/types.ts";
 import type { HookEventName } from "../hook/types.ts";
 import type { SummaryProvider } from "../plugin/types.ts";
 import { modelInfo } from "../provider/models.ts";
-import type { Message, Provider, TextBlock, ToolSpec, ToolUseBlock } from "../provider/types.ts";
-import { clearOldToolOutputs, estimateTokens, localCompactSummary } from "../session/compact.ts";
+import { emptyUsage, type Message, type Provider, type TextBlock, type ToolSpec, type ToolUseBlock } from "../provider/types.ts";
+import { clearOldToolOutputs, compactBoundaryFields, estimateTokens, localCompactSummary } from "../session/compact.ts";
 import { formatModelSummary, joinMessages, keepFromIndex, MODEL_SUMMARY_PREAMBLE, SUMMARIZER_SYSTEM, summaryMessages, summaryRequest } from "../session/compact-prompt.ts";
 import type { Transcript } from "../session/transcript.ts";
 import type { LoopEvent, TurnResult } from "./events.ts";
@@ -245,13 +245,7 @@ export function createCompactor(d: CompactionDeps): Compactor {
       // Transcript: boundary (parentUuid null, so a resume starts here), summary, then the kept messages again.
       const logicalParent = d.transcript.lastUuid();
       d.transcript.setLastUuid(null);
-      d.transcript.system("compact_boundary", {
-        logicalParentUuid: logicalParent,
-        content: "Conversation compacted",
-        level: "info",
-        isMeta: false,
-        compactMetadata: { trigger: o.trigger, preTokens },
-      });
+      d.transcript.system("compact_boundary", compactBoundaryFields({ trigger: o.trigger, preTokens, logicalParentUuid: logicalParent }));
       d.transcript.user(summaryMsg as Message & { role: "user" }, { isCompactSummary: true });
       for (const m of kept) {
         if (m.role === "user") d.transcript.user(m);
@@ -264,7 +258,7 @@ export function createCompactor(d: CompactionDeps): Compactor {
             content: m.content,
             stop_reason: null,
             stop_sequence: null,
-            usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+            usage: emptyUsage(),
           });
       }
       convo.messages = next;
@@ -331,7 +325,7 @@ export function createCompactor(d: CompactionDeps): Compactor {
         durationApiMs: d.usage.apiMs() - apiStart,
         stopReason: null,
         terminalReason: "completed",
-        usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        usage: emptyUsage(),
         modelUsage: d.usage.modelUsage(),
         totalCostUsd: d.usage.totalCost(),
         permissionDenials: [],

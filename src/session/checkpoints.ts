@@ -3,7 +3,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, sta
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { yokeDir } from "../config/paths.ts";
 import type { MetaEntry, SessionStore } from "./types.ts";
-import { checkoutPaths, diffTrees, findRepo, git, isIgnored, snapshotWorktree, writeWorktreeTree, type GitRepo } from "./git-snapshot.ts";
+import { git } from "../util/git.ts";
+import { checkoutPaths, diffTrees, findRepo, isIgnored, snapshotWorktree, writeWorktreeTree, type GitRepo } from "./git-snapshot.ts";
 
 type Env = Record<string, string | undefined>;
 

@@ -63,7 +63,8 @@ export function compactInstructionsOf(markdown: string): string {
   return out.join("\n").trim();
 }
 
-const isToolResultMsg = (m: Message | undefined): boolean =>
+/** A user message carrying tool results (it must follow the assistant message whose tool_use it answers). */
+export const isToolResultMsg = (m: Message | undefined): boolean =>
   !!m && m.role === "user" && typeof m.content !== "string" && m.content.some((b) => b.type === "tool_result");
 
 /** Index where the kept tail starts: last `keep` messages, moved back so a tool_use/tool_result pair is never split. */
@@ -73,7 +74,7 @@ export function keepFromIndex(messages: readonly Message[], keep: number): numbe
   return from;
 }
 
-const blocksOf = (m: Message): ContentBlock[] => (typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content);
+export const blocksOf = (m: Message): ContentBlock[] => (typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content);
 
 /** `[first, ...rest]` with same-role neighbours merged (tool_result blocks first), so the API accepts it. Pure. */
 export function joinMessages(first: Message, rest: readonly Message[]): Message[] {

@@ -1,4 +1,5 @@
 import type { ContentBlock, Message } from "../provider/types.ts";
+import { blocksOf as blocks, isToolResultMsg, joinMessages, keepFromIndex } from "./compact-prompt.ts";
 import type { EntryBase, SystemEntry, UserEntry } from "./types.ts";
 
 /** Opening of every local summary; also how a previous summary is recognised when compacting again. */
@@ -11,8 +12,6 @@ const KEPT_NOTE = "The most recent messages follow unchanged.";
 /** Tools whose old outputs may be cleared (internals §6.2). */
 export const COMPACTABLE_TOOLS = ["Read", "Bash", "PowerShell", "Grep", "Glob", "WebSearch", "WebFetch", "Edit", "Write"];
 export const CLEARED_TOOL_OUTPUT = "[Older tool output removed to save context. Run the tool again if you need it.]";
-
-const blocks = (m: Message): ContentBlock[] => (typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content);
 
 /**
  * Step one of compaction (internals §6.2): every tool_result of a compactable tool except the
@@ -71,8 +70,6 @@ const blockText = (b: ContentBlock): string => {
 
 const isSummary = (m: Message | undefined): boolean =>
   m?.role === "user" && blocks(m).some((b) => b.type === "text" && b.text.startsWith(SUMMARY_PREAMBLE));
-
-const isToolResultMsg = (m: Message | undefined): boolean => m?.role === "user" && blocks(m).some((b) => b.type === "tool_result");
 
 /** Rough token estimate (internals §6.5): bytes/4 + 1 per block. */
 export function estimateTokens(messages: Message[]): number {
@@ -174,8 +171,7 @@ export function localCompactSummary(input: Message[], opts: { keepRecent: number
   const messages = splitLeadingSummary(input);
   const hasPrev = isSummary(messages[0]);
   const first = hasPrev ? 1 : 0;
-  let keepFrom = opts.keepRecent <= 0 ? messages.length : Math.max(first, messages.length - opts.keepRecent);
-  while (keepFrom > first && isToolResultMsg(messages[keepFrom])) keepFrom--;
+  const keepFrom = first + keepFromIndex(messages.slice(first), opts.keepRecent);
   const removed = messages.slice(first, keepFrom);
   if (removed.length === 0) return { summary: "", kept: messages.slice(), removedCount: 0, messages: messages.slice() };
   const kept = messages.slice(keepFrom);
@@ -196,43 +192,26 @@ export function localCompactSummary(input: Message[], opts: { keepRecent: number
     ...(kept.length ? [KEPT_NOTE] : []),
     RESUME_NOTE,
   ].join("\n");
-  const out: Message[] = [{ role: "user", content: summary }];
-  for (const m of kept) {
-    const last = out[out.length - 1]!;
-    if (last.role === m.role) {
-      const merged = [...blocks(last), ...blocks(m)];
-      // tool_result blocks must lead a user message
-      last.content = m.role === "user" ? [...merged.filter((b) => b.type === "tool_result"), ...merged.filter((b) => b.type !== "tool_result")] : merged;
-    } else out.push(m.role === "user" ? { role: "user", content: m.content } : { role: "assistant", content: m.content.slice() });
-  }
-  return { summary, kept, removedCount: removed.length, messages: out };
+  return { summary, kept, removedCount: removed.length, messages: joinMessages({ role: "user", content: summary }, kept) };
 }
 
-/** claw-code's trigger (internals §6.5): more than keepRecent messages beyond a leading summary and ≥ maxTokens estimated. */
-export function shouldCompact(messages: Message[], opts: { keepRecent: number; maxTokens: number }): boolean {
-  const rest = isSummary(messages[0]) ? messages.slice(1) : messages;
-  return rest.length > opts.keepRecent && estimateTokens(rest) >= opts.maxTokens;
-}
+type BoundaryMeta = { trigger: "manual" | "auto"; preTokens: number; logicalParentUuid: string | null };
+
+/** The fields of a `compact_boundary` system line besides the common ones (contracts §4.4/§5.2). Never throws. */
+export const compactBoundaryFields = (meta: BoundaryMeta) => ({
+  logicalParentUuid: meta.logicalParentUuid,
+  content: "Conversation compacted",
+  level: "info",
+  isMeta: false,
+  compactMetadata: { trigger: meta.trigger, preTokens: meta.preTokens },
+});
 
 /**
- * The `system` line marking a compaction (contracts §4.4/§5.2 `compact_boundary`). Its parentUuid
- * is null so a resume starts here; `logicalParentUuid` keeps the link for readers. Never throws.
+ * The `system` line marking a compaction. Its parentUuid is null so a resume starts here;
+ * `logicalParentUuid` keeps the link for readers. Never throws.
  */
-export function compactBoundaryEntry(
-  base: EntryBase,
-  meta: { trigger: "manual" | "auto"; preTokens: number; logicalParentUuid: string | null },
-): SystemEntry {
-  return {
-    ...base,
-    parentUuid: null,
-    logicalParentUuid: meta.logicalParentUuid,
-    type: "system",
-    subtype: "compact_boundary",
-    content: "Conversation compacted",
-    level: "info",
-    isMeta: false,
-    compactMetadata: { trigger: meta.trigger, preTokens: meta.preTokens },
-  };
+export function compactBoundaryEntry(base: EntryBase, meta: BoundaryMeta): SystemEntry {
+  return { ...base, parentUuid: null, type: "system", subtype: "compact_boundary", ...compactBoundaryFields(meta) };
 }
 
 /** The user line carrying the summary (`isCompactSummary: true`), child of the boundary. Never throws. */

@@ -56,10 +56,10 @@ export type RewindResult = { ok: true; leafUuid: string | null } | { ok: false; 
 /**
  * Where to resume so the conversation ends just before the user message `userUuid`: the returned
  * leafUuid (null = empty conversation) goes to `conversationFromEntries({ leafUuid })` or becomes
- * the parentUuid of the next appended line. The transcript is never rewritten. Never throws.
+ * the parentUuid of the next appended line. `entries` saves a second read when the caller has
+ * already loaded `path`. The transcript is never rewritten. Never throws.
  */
-export function rewindConversation(path: string, userUuid: string): RewindResult {
-  const { entries } = loadTranscript(path);
+export function rewindConversation(path: string, userUuid: string, entries: SessionEntry[] = loadTranscript(path).entries): RewindResult {
   const target = entries.find((e) => e.uuid === userUuid);
   if (!target) return { ok: false, error: `${path}: no entry with uuid ${userUuid}` };
   if (target.type !== "user") return { ok: false, error: `${path}: entry ${userUuid} is a ${target.type} line, not a user message` };

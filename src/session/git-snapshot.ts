@@ -1,26 +1,8 @@
 import { copyFileSync, existsSync, rmSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
+import { git } from "../util/git.ts";
 
 type Env = Record<string, string | undefined>;
-
-export type GitResult = { code: number; stdout: string; stderr: string };
-
-/** Runs git; never throws (a spawn failure comes back as code -1 with the reason in stderr). */
-export async function git(args: string[], opts: { cwd: string; env: Env; input?: string }): Promise<GitResult> {
-  try {
-    const p = Bun.spawn(["git", ...args], {
-      cwd: opts.cwd,
-      env: opts.env,
-      stdin: opts.input === undefined ? "ignore" : new TextEncoder().encode(opts.input),
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-    return { code, stdout, stderr };
-  } catch (err) {
-    return { code: -1, stdout: "", stderr: err instanceof Error ? err.message : String(err) };
-  }
-}
 
 export type GitRepo = { top: string; indexPath: string };
 

@@ -10,7 +10,7 @@ export {
   type ConversationOptions,
   type LoadedTranscript,
 } from "./load.ts";
-export { findSession, formatSessionList, formatSessionShow, latestSession, listSessions, sessionRow, type FindResult, type SessionRow } from "./list.ts";
+export { findSession, formatSessionList, formatSessionShow, latestSession, listSessions, sessionRow, userPromptText, type FindResult, type SessionRow } from "./list.ts";
 export { forkSession, rewindConversation, type ForkOptions, type RewindResult } from "./fork.ts";
 export { createCheckpoints, type Checkpoint, type CheckpointOptions, type Checkpoints, type RewindFilesResult } from "./checkpoints.ts";
 export {
@@ -18,9 +18,9 @@ export {
   clearOldToolOutputs,
   COMPACTABLE_TOOLS,
   compactBoundaryEntry,
+  compactBoundaryFields,
   estimateTokens,
   localCompactSummary,
-  shouldCompact,
   SUMMARY_PREAMBLE,
   summaryUserEntry,
   type LocalCompaction,

@@ -22,7 +22,13 @@ export type SessionRow = {
   title?: string;
 };
 
-const promptText = (content: string | ContentBlock[]): string | null => {
+/**
+ * The text of a real user prompt (not a tool result, meta line, compact summary or subagent line),
+ * with injected `<system-reminder>` blocks left out; null for any other line. Never throws.
+ */
+export function userPromptText(e: SessionEntry): string | null {
+  if (e.type !== "user" || e.isMeta || e.isCompactSummary || e.isSidechain || !e.message) return null;
+  const content = e.message.content;
   if (typeof content === "string") return content;
   if (content.some((b) => b.type === "tool_result")) return null;
   // Injected context (instruction files, memory, hook output) rides in <system-reminder> blocks before the prompt.
@@ -31,7 +37,7 @@ const promptText = (content: string | ContentBlock[]): string | null => {
     .map((b) => (b as { text: string }).text)
     .filter((x) => !x.trimStart().startsWith("<system-reminder>"));
   return t.length ? t.join("\n") : content.some((b) => b.type === "text") ? "" : null;
-};
+}
 
 /** Summarises one transcript without keeping its entries. Never throws (unreadable → null). */
 export function sessionRow(path: string): SessionRow | null {
@@ -60,13 +66,10 @@ export function sessionRow(path: string): SessionRow | null {
       try {
         const v = JSON.parse(buf.toString("utf8", start, end)) as Record<string, unknown>;
         if (entrypoint === "" && typeof v.entrypoint === "string") entrypoint = v.entrypoint;
-        if (v.type === "user" && !v.isMeta && !v.isCompactSummary && !v.isSidechain) {
-          const e = v as unknown as SessionEntry & { type: "user" };
-          const text = e.message ? promptText(e.message.content) : null;
-          if (text !== null) {
-            turns++;
-            if (!firstPrompt) firstPrompt = text.replace(/\s+/g, " ").trim().slice(0, 200);
-          }
+        const text = v.type === "user" ? userPromptText(v as unknown as SessionEntry) : null;
+        if (text !== null) {
+          turns++;
+          if (!firstPrompt) firstPrompt = text.replace(/\s+/g, " ").trim().slice(0, 200);
         } else if (v.type === "custom-title" && typeof v.customTitle === "string") title = v.customTitle;
         else if (v.type === "ai-title" && typeof v.aiTitle === "string" && title === undefined) title = v.aiTitle;
         else if (v.type === "summary" && typeof v.summary === "string" && title === undefined) title = v.summary;

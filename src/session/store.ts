@@ -1,8 +1,7 @@
 import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { randomUUID } from "node:crypto";
 import { projectStateDir } from "../config/paths.ts";
-import type { EntryBase, MetaEntry, SessionEntry, SessionStore } from "./types.ts";
+import type { MetaEntry, SessionEntry, SessionStore } from "./types.ts";
 
 export type SessionStoreOptions = {
   cwd: string;
@@ -10,21 +9,14 @@ export type SessionStoreOptions = {
   env?: Record<string, string | undefined>;
   /** false for `--no-session-persistence`: nothing is written and `path` is ''. */
   persist?: boolean;
-  version: string;
-  /** contracts §5.2 `entrypoint`: "cli" interactive, "sdk-cli" for -p / SDK. */
-  entrypoint?: string;
-  gitBranch?: string;
-  /** Subagent transcripts: lines carry isSidechain:true and agentId (contracts §5.1). */
-  agentId?: string;
   /** Overrides the file location (subagent files live under `<session-id>/subagents/`). */
   path?: string;
   /** Where the one error report goes; default stderr. */
   onError?: (message: string) => void;
 };
 
+/** Lines get their common fields (contracts §5.2) from `createTranscript` (transcript.ts), not from the store. */
 export type FileSessionStore = SessionStore & {
-  /** Common line fields (contracts §5.2) with a fresh uuid; spread into an entry before `append`. Never throws. */
-  nextBase(parentUuid: string | null): EntryBase;
   /** fsyncs the file (a no-op before the first line or with persistence off). Never throws. */
   flush(): void;
   /** Closes the file descriptor; a later append reopens it. Never throws. */
@@ -105,22 +97,6 @@ export function createSessionStore(opts: SessionStoreOptions): FileSessionStore 
       } catch (err) {
         fail("write", err);
       }
-    },
-    nextBase(parentUuid: string | null): EntryBase {
-      const base: EntryBase = {
-        parentUuid,
-        isSidechain: opts.agentId !== undefined,
-        userType: "external",
-        entrypoint: opts.entrypoint ?? "cli",
-        cwd: opts.cwd,
-        sessionId: opts.sessionId,
-        version: opts.version,
-        uuid: randomUUID(),
-        timestamp: new Date().toISOString(),
-      };
-      if (opts.gitBranch !== undefined) base.gitBranch = opts.gitBranch;
-      if (opts.agentId !== undefined) base.agentId = opts.agentId;
-      return base;
     },
     flush(): void {
       if (fd === null) return;

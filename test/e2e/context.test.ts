@@ -73,3 +73,15 @@ test("yoke context explains every file; --json is machine-readable", async () =>
   expect(rep.files.find((f: any) => f.path === join(cwd, ".claude/rules/r.md")).status).toBe("deferred");
   expect(rep.breakdown.tools).toBeGreaterThan(0);
 });
+
+test("yoke context counts MEMORY.md once in the memory figure", async () => {
+  const cwd = tempDir();
+  const env = isolatedEnv();
+  const memDir = join(env.YOKE_CONFIG_DIR!, "projects", cwd.replace(/[^a-zA-Z0-9]/g, "-"), "memory");
+  writeTree(memDir, { "MEMORY.md": `${"m".repeat(400)}\n` });
+  const j = await runYoke(["context", "--json"], { cwd, env });
+  expect(j.code).toBe(0);
+  const rep = JSON.parse(j.stdout);
+  expect(rep.files.find((f: any) => f.layer === "memory").tokens).toBe(100);
+  expect(rep.breakdown.memory).toBe(100);
+});

@@ -30,7 +30,7 @@ describe("file checkpoints (contracts §5.4)", () => {
   test("restores edited files and deletes created ones, per turn, with dry run", async () => {
     const { env } = tempEnv();
     const cwd = tempDir("yoke-cp-");
-    const store = createSessionStore({ cwd, sessionId: "sess", env, version: "v" });
+    const store = createSessionStore({ cwd, sessionId: "sess", env });
     const cp = createCheckpoints({ sessionId: "sess", env, cwd, store });
     const a = join(cwd, "a.txt");
     const b = join(cwd, "sub", "b.txt");
@@ -197,7 +197,7 @@ test("only the last maxCheckpoints turns stay rewindable; dropped git refs are d
 test("git checkpoints survive a restart through the transcript and new refs never reuse old numbers", async () => {
   const { env } = tempEnv();
   const cwd = repo(env);
-  const store = createSessionStore({ cwd, sessionId: "rs", env, version: "v" });
+  const store = createSessionStore({ cwd, sessionId: "rs", env });
   const cp = createCheckpoints({ sessionId: "rs", env, cwd, store });
   cp.beginTurn("t1");
   await cp.snapshotGit();

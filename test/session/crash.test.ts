@@ -11,12 +11,11 @@ const STORE = resolve(import.meta.dir, "../../src/session/store.ts");
 // reports each completed append on stdout; the parent SIGKILLs it at a random moment.
 const CHILD = `
 import { createSessionStore } from ${JSON.stringify(STORE)};
-const store = createSessionStore({ cwd: "/crash", sessionId: "crash", version: "t", env: process.env });
+const store = createSessionStore({ cwd: "/crash", sessionId: "crash", env: process.env });
 let n = Number(process.env.START);
 for (;;) {
   const size = Math.random() < 0.05 ? 50000 + Math.floor(Math.random() * 150000) : Math.floor(Math.random() * 1000);
-  const b = store.nextBase(null);
-  store.append({ ...b, type: "user", message: { role: "user", content: "x".repeat(size) }, seq: n });
+  store.append({ type: "user", uuid: crypto.randomUUID(), parentUuid: null, sessionId: "crash", message: { role: "user", content: "x".repeat(size) }, seq: n });
   process.stdout.write(n + "\\n");
   n++;
 }

@@ -3,24 +3,27 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSessionStore, transcriptPath } from "../../src/session/store.ts";
 import { loadTranscript } from "../../src/session/load.ts";
+import { createTranscript } from "../../src/session/transcript.ts";
+import { emptyUsage } from "../../src/provider/types.ts";
+import { randomUUID } from "node:crypto";
 import { tempEnv } from "./helpers.ts";
 
 describe("createSessionStore (contracts §5.1, §5.2)", () => {
-  test("writes <yokeDir>/projects/<sanitized cwd>/<id>.jsonl lazily, one JSON line per append", () => {
+  test("writes <yokeDir>/projects/<sanitized cwd>/<id>.jsonl lazily, one JSON line per append, in the line shape of contracts §5.2", () => {
     const { env, root } = tempEnv();
-    const store = createSessionStore({ cwd: "/h/p_q.r x", sessionId: "abc", env, version: "1.2.3", entrypoint: "sdk-cli", gitBranch: "main" });
+    const store = createSessionStore({ cwd: "/h/p_q.r x", sessionId: "abc", env });
     expect(store.path).toBe(join(root, ".yoke", "projects", "-h-p-q-r-x", "abc.jsonl"));
     expect(store.path).toBe(transcriptPath("/h/p_q.r x", "abc", env));
     expect(existsSync(join(root, ".yoke"))).toBe(false);
-    const b1 = store.nextBase(null);
-    store.append({ ...b1, type: "user", message: { role: "user", content: "say hi" }, promptId: "p1", permissionMode: "default" });
-    const b2 = store.nextBase(b1.uuid);
-    store.append({ type: "file-history-snapshot", messageId: b1.uuid, snapshot: {}, isSnapshotUpdate: false });
+    const transcript = createTranscript(store, { cwd: () => "/h/p_q.r x", version: "1.2.3", entrypoint: "sdk-cli", gitBranch: "main", uuid: randomUUID, now: () => new Date() });
+    const u1 = transcript.user({ role: "user", content: "say hi" }, { promptId: "p1", permissionMode: "default" });
+    transcript.meta({ type: "file-history-snapshot", messageId: u1, snapshot: {}, isSnapshotUpdate: false });
+    const [a1] = transcript.assistant({ id: "msg_1", type: "message", role: "assistant", model: "m", content: [{ type: "text", text: "hi" }], stop_reason: "end_turn", stop_sequence: null, usage: emptyUsage() });
     store.flush();
     store.close();
     const lines = readFileSync(store.path, "utf8").split("\n");
-    expect(lines.length).toBe(3);
-    expect(lines[2]).toBe("");
+    expect(lines.length).toBe(4);
+    expect(lines[3]).toBe("");
     const first = JSON.parse(lines[0]!);
     expect(first).toMatchObject({
       parentUuid: null,
@@ -32,20 +35,20 @@ describe("createSessionStore (contracts §5.1, §5.2)", () => {
       sessionId: "abc",
       version: "1.2.3",
       gitBranch: "main",
+      promptId: "p1",
       message: { role: "user", content: "say hi" },
     });
-    expect(first.uuid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(first.uuid).toBe(u1);
     expect(Number.isNaN(Date.parse(first.timestamp))).toBe(false);
-    expect(b2.parentUuid).toBe(b1.uuid);
-    expect(b2.uuid).not.toBe(b1.uuid);
+    expect(JSON.parse(lines[2]!)).toMatchObject({ type: "assistant", parentUuid: u1, uuid: a1 });
     const loaded = loadTranscript(store.path);
-    expect(loaded.entries.length).toBe(1);
+    expect(loaded.entries.length).toBe(2);
     expect(loaded.meta.length).toBe(1);
   });
 
   test("appends after close reopen the file and keep earlier lines", () => {
     const { env } = tempEnv();
-    const store = createSessionStore({ cwd: "/x", sessionId: "s", env, version: "v" });
+    const store = createSessionStore({ cwd: "/x", sessionId: "s", env });
     store.append({ type: "a" });
     store.close();
     store.append({ type: "b" });
@@ -55,24 +58,27 @@ describe("createSessionStore (contracts §5.1, §5.2)", () => {
 
   test("persist:false (--no-session-persistence) writes nothing and has an empty path", () => {
     const { env, root } = tempEnv();
-    const store = createSessionStore({ cwd: "/x", sessionId: "s", env, version: "v", persist: false });
+    const store = createSessionStore({ cwd: "/x", sessionId: "s", env, persist: false });
     store.append({ type: "x" });
     store.flush();
     expect(store.path).toBe("");
     expect(existsSync(join(root, ".yoke"))).toBe(false);
   });
 
-  test("subagent stores mark lines as sidechain with agentId", () => {
+  test("subagent transcripts mark lines as sidechain with agentId (contracts §5.1)", () => {
     const { env } = tempEnv();
-    const store = createSessionStore({ cwd: "/x", sessionId: "s", env, version: "v", agentId: "a7d05d0b1523bd020" });
-    expect(store.nextBase(null)).toMatchObject({ isSidechain: true, agentId: "a7d05d0b1523bd020" });
+    const store = createSessionStore({ cwd: "/x", sessionId: "s", env });
+    const transcript = createTranscript(store, { cwd: () => "/x", version: "v", entrypoint: "sdk-cli", uuid: randomUUID, now: () => new Date(), isSidechain: true, agentId: "a7d05d0b1523bd020" });
+    transcript.user({ role: "user", content: "task" });
+    store.close();
+    expect(JSON.parse(readFileSync(store.path, "utf8"))).toMatchObject({ isSidechain: true, agentId: "a7d05d0b1523bd020", sessionId: "s" });
   });
 
   test("an unwritable location is reported once, naming the file, and append never throws", () => {
     const { env, root } = tempEnv();
     writeFileSync(join(root, "blocker"), "a file where a directory should be");
     const errors: string[] = [];
-    const store = createSessionStore({ cwd: "/x", sessionId: "s", env: { ...env, YOKE_CONFIG_DIR: join(root, "blocker") }, version: "v", onError: (m) => errors.push(m) });
+    const store = createSessionStore({ cwd: "/x", sessionId: "s", env: { ...env, YOKE_CONFIG_DIR: join(root, "blocker") }, onError: (m) => errors.push(m) });
     expect(() => {
       store.append({ type: "a" });
       store.append({ type: "b" });
@@ -84,11 +90,11 @@ describe("createSessionStore (contracts §5.1, §5.2)", () => {
 
 test("a torn fragment left by a killed writer is closed off before the next append (contracts §5.2)", () => {
   const { env } = tempEnv();
-  const first = createSessionStore({ cwd: "/x", sessionId: "s", env, version: "v" });
+  const first = createSessionStore({ cwd: "/x", sessionId: "s", env });
   first.append({ type: "a" });
   first.close();
   writeFileSync(first.path, readFileSync(first.path, "utf8") + '{"type":"tor');
-  const second = createSessionStore({ cwd: "/x", sessionId: "s", env, version: "v" });
+  const second = createSessionStore({ cwd: "/x", sessionId: "s", env });
   second.append({ type: "b", uuid: "keep" });
   second.close();
   const r = loadTranscript(second.path);

@@ -1,24 +1,23 @@
-import { contextReport, formatContextReport, memoryIndexFile, loadMemoryIndex } from "../../context/index.ts";
+import { contextReport, formatContextReport } from "../../context/index.ts";
 import { parseArgv } from "../args.ts";
 import { compose } from "../compose.ts";
 import { builtinTools } from "../builtin-tools.ts";
 
-/** `yoke context [--json]` (issue 6): every instruction file with its fate, and a token breakdown of a request. */
+/**
+ * `yoke context [--json]` (issue 6): every instruction file with its fate, and a token breakdown of a request.
+ * MEMORY.md is one of the files (layer "memory"), so it is counted there and nowhere else.
+ */
 export async function contextCommand(argv: string[]): Promise<number> {
   const json = argv.includes("--json");
   const args = parseArgv(argv.filter((a) => a !== "--json"));
   const rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools(), requireCredentials: false });
   try {
-    const set = rt.context.instructions.get();
-    const files = [...set.files];
-    const mem = rt.context.memory.enabled && rt.context.memory.dir ? memoryIndexFile(rt.context.memory.dir) : null;
-    if (mem) files.push(mem);
+    const files = rt.context.startupFiles();
     const sections = await rt.context.sections(rt.model, rt.tools.list().map((t) => t.name));
     const report = contextReport({
       files,
       systemSections: sections,
       tools: rt.tools.list().map((t) => ({ name: t.name, description: t.description, jsonSchema: t.jsonSchema })),
-      memoryText: rt.context.memory.dir ? loadMemoryIndex(rt.context.memory.dir)?.text : undefined,
       messages: rt.convo.messages,
     });
     if (json) process.stdout.write(`${JSON.stringify({ ...report, memory: rt.context.memory, model: rt.model }, null, 2)}\n`);

@@ -1,18 +1,9 @@
-import { createCheckpoints, findSession, loadTranscript, rewindConversation, type SessionEntry } from "../../session/index.ts";
+import { createCheckpoints, findSession, loadTranscript, rewindConversation, userPromptText } from "../../session/index.ts";
 import { UsageError } from "../args.ts";
 
 type Env = Record<string, string | undefined>;
 
 const USAGE = "usage: yoke rewind ID [--to USER_UUID [--files|--conversation|--both] [--dry-run]] [--json]";
-
-const promptOf = (e: SessionEntry): string | null => {
-  if (e.type !== "user" || e.isMeta || e.isCompactSummary || e.isSidechain) return null;
-  const c = e.message.content;
-  if (typeof c === "string") return c;
-  if (c.some((b) => b.type === "tool_result")) return null;
-  const texts = c.filter((b) => b.type === "text" && !b.text.startsWith("<system-reminder>")).map((b) => (b as { text: string }).text);
-  return texts.length ? texts.join(" ") : null;
-};
 
 /**
  * `yoke rewind ID …` (issue 7, contracts §5.4): without --to, lists the session's user messages and
@@ -58,7 +49,7 @@ export async function rewindCommand(argv: string[], o: { cwd?: string; env?: Env
 
   if (to === undefined) {
     const rows = loaded.entries.flatMap((e) => {
-      const text = promptOf(e);
+      const text = userPromptText(e);
       if (text === null) return [];
       const cp = byUser.get(e.uuid);
       return [{ uuid: e.uuid, timestamp: e.timestamp, prompt: text.replace(/\s+/g, " ").trim(), files: cp?.files.length ?? 0, gitSnapshots: cp?.gitRefs.length ?? 0, checkpoint: !!cp }];
@@ -75,7 +66,7 @@ export async function rewindCommand(argv: string[], o: { cwd?: string; env?: Env
     return 0;
   }
 
-  const conv = rewindConversation(found.path, to);
+  const conv = rewindConversation(found.path, to, loaded.entries);
   if (!conv.ok) throw new UsageError(conv.error);
   const out: Record<string, unknown> = { session: found.id, to, dryRun };
   let code = 0;

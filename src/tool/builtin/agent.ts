@@ -103,7 +103,7 @@ type Sidechain = { transcript: Transcript; path: string; close(): void };
 function openSidechain(o: AgentToolOptions, agentId: string, cwd: () => string, now: () => Date, warn: (m: string) => void): Sidechain {
   const path = o.sessionDir ? subagentTranscriptPath(o.sessionDir, agentId) : "";
   const store = o.sessionDir
-    ? createSessionStore({ cwd: cwd(), sessionId: o.sessionId, version: o.version, agentId, path, onError: warn })
+    ? createSessionStore({ cwd: cwd(), sessionId: o.sessionId, path, onError: warn })
     : nullStore(o.sessionId);
   const transcript = createTranscript(store, { cwd, version: o.version, entrypoint: o.entrypoint ?? "sdk-cli", uuid: randomUUID, now, isSidechain: true, agentId });
   return { transcript, path, close: () => (store as { close?: () => void }).close?.() };
