@@ -133,7 +133,8 @@ test("subagents obey the parent's hooks and deny rules (issue 8, done means)", a
   writeTree(cwd, {
     "secret.txt": "TOP-SECRET\n",
     "open.txt": "fine\n",
-    "hook.sh": { content: `#!/bin/sh\ncat >> ${hookLog}\necho >> ${hookLog}\n`, mode: 0o755 },
+    // One write per payload: the two Read hooks of the subagent run in parallel.
+    "hook.sh": { content: `#!/bin/sh\np=$(cat)\nprintf '%s\\n' "$p" >> ${hookLog}\n`, mode: 0o755 },
     ".claude/settings.json": JSON.stringify({
       permissions: { deny: ["Read(secret.txt)"] },
       hooks: { PreToolUse: [{ matcher: "Read", hooks: [{ type: "command", command: join(cwd, "hook.sh") }] }] },
