@@ -117,7 +117,15 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   if (problem) throw new UsageError(problem);
 
   const session: SessionToolState = { cwd, todos: [], envFiles: [], bag: new Map() };
-  const transcript = createTranscript(ss.store, { cwd: () => session.cwd, version: VERSION, entrypoint: "sdk-cli", uuid: randomUUID, now: () => new Date() });
+  let gitBranch: () => string | null = () => null;
+  const transcript = createTranscript(ss.store, {
+    cwd: () => session.cwd,
+    version: VERSION,
+    entrypoint: "sdk-cli",
+    uuid: randomUUID,
+    now: () => new Date(),
+    gitBranch: () => gitBranch(),
+  });
   transcript.setLastUuid(ss.lastUuid);
   const convo: Conversation = { messages: ss.messages };
 
@@ -166,6 +174,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+  gitBranch = ctx.gitBranch;
 
   const permissions = buildPermissionEvaluator({
     args,
@@ -362,6 +371,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     lastResponseTokens: () => lastResponseTokens,
     transcriptPath: ss.store.path,
   });
+  // The first transcript line should carry the git branch (contracts §5.2); the first request waits for git anyway.
+  await ctx.ready();
   // A resumed session's earlier file reads count as recently touched, for re-reading after compaction.
   for (const m of convo.messages) if (m.role === "assistant") compactor.noteToolCalls(m.content.filter((b) => b.type === "tool_use"));
 

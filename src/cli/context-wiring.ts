@@ -20,6 +20,10 @@ import type { SideQuery } from "../tool/types.ts";
 
 export type ContextWiring = {
   memory: AutoMemory;
+  /** The git branch once the startup git snapshot is in (null before, or outside a repo). */
+  gitBranch(): string | null;
+  /** Resolves when the startup git snapshot is in (the first request needs it anyway). Never rejects. */
+  ready(): Promise<void>;
   instructions: InstructionCache;
   /** The system prompt for one request; plugin sections are asked every time. */
   system(model: string, toolNames: string[]): Promise<TextBlock[]>;
@@ -69,6 +73,8 @@ export function createContextWiring(o: ContextWiringOptions): ContextWiring {
   }
   const instructions = createInstructionCache({ cwd: o.cwd, env: o.env, settings: o.settings, bare: o.bare, additionalDirectories: o.addDirs });
   const git = o.bare ? Promise.resolve(null) : collectGitInfo(o.cwd);
+  let branch: string | null = null;
+  void git.then((g) => (branch = g?.branch ?? null));
   // A resumed conversation already carries the instruction files in its first prompt.
   let instructionsPending = !o.resumed;
   // Files already shown to the model, so relevant-memory selection does not offer them again.
@@ -102,6 +108,8 @@ export function createContextWiring(o: ContextWiringOptions): ContextWiring {
   };
 
   return {
+    gitBranch: () => branch,
+    ready: async () => void (await git),
     memory,
     instructions,
     sections,

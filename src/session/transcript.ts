@@ -5,7 +5,8 @@ export type TranscriptInfo = {
   cwd: () => string;
   version: string;
   entrypoint: string;
-  gitBranch?: string;
+  /** The branch when known (git info arrives after the first lines may be written). */
+  gitBranch?: () => string | null | undefined;
   uuid: () => string;
   now: () => Date;
   isSidechain?: boolean;
@@ -42,7 +43,8 @@ export function createTranscript(store: SessionStore, info: TranscriptInfo): Tra
       userType: "external",
       entrypoint: info.entrypoint,
     };
-    if (info.gitBranch) b.gitBranch = info.gitBranch;
+    const branch = info.gitBranch?.();
+    if (branch) b.gitBranch = branch;
     if (info.agentId) b.agentId = info.agentId;
     return b;
   };

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
 import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
-import { tempDir } from "../helpers/tmp.ts";
+import { gitRepo, tempDir } from "../helpers/tmp.ts";
 
 let fake: FakeAnthropic;
 beforeAll(async () => {
@@ -33,6 +33,7 @@ describe("yoke -p against the fake API", () => {
     expect(r.stdout).toBe("Hello from the fake.\n");
     const lines = transcriptLines(env).filter((l) => l.type === "user" || l.type === "assistant");
     expect(lines.map((l) => l.type)).toEqual(["user", "assistant"]);
+    expect(lines[0].gitBranch).toBeUndefined(); // not a git repo
     expect(lines[0].parentUuid).toBeNull();
     expect(lines[1].parentUuid).toBe(lines[0].uuid);
     expect(lines[0].message).toEqual({ role: "user", content: "say hi" });
@@ -177,6 +178,7 @@ describe("Write → Bash → text in all three output formats (issue 2, done mea
   for (const format of ["text", "json", "stream-json"] as const) {
     test(format, async () => {
       const cwd = tempDir();
+      gitRepo(cwd);
       const file = join(cwd, "run.sh");
       const before = fake.requests.length;
       fake.push(...script(file));
@@ -198,6 +200,7 @@ describe("Write → Bash → text in all three output formats (issue 2, done mea
       }
       const conv = transcriptLines(env).filter((l) => l.type === "user" || l.type === "assistant");
       expect(conv.map((l) => l.type)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
+      expect(conv.every((l) => l.gitBranch === "main")).toBe(true); // contracts §5.2
       expect(conv[4].toolUseResult.stdout).toBe("from-script");
       for (let i = 1; i < conv.length; i++) expect(conv[i].parentUuid).toBe(conv[i - 1].uuid);
     });

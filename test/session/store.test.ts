@@ -15,7 +15,7 @@ describe("createSessionStore (contracts §5.1, §5.2)", () => {
     expect(store.path).toBe(join(root, ".yoke", "projects", "-h-p-q-r-x", "abc.jsonl"));
     expect(store.path).toBe(transcriptPath("/h/p_q.r x", "abc", env));
     expect(existsSync(join(root, ".yoke"))).toBe(false);
-    const transcript = createTranscript(store, { cwd: () => "/h/p_q.r x", version: "1.2.3", entrypoint: "sdk-cli", gitBranch: "main", uuid: randomUUID, now: () => new Date() });
+    const transcript = createTranscript(store, { cwd: () => "/h/p_q.r x", version: "1.2.3", entrypoint: "sdk-cli", gitBranch: () => "main", uuid: randomUUID, now: () => new Date() });
     const u1 = transcript.user({ role: "user", content: "say hi" }, { promptId: "p1", permissionMode: "default" });
     transcript.meta({ type: "file-history-snapshot", messageId: u1, snapshot: {}, isSnapshotUpdate: false });
     const [a1] = transcript.assistant({ id: "msg_1", type: "message", role: "assistant", model: "m", content: [{ type: "text", text: "hi" }], stop_reason: "end_turn", stop_sequence: null, usage: emptyUsage() });
