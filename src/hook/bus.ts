@@ -211,15 +211,23 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
     const name = r.opts.source;
     const timeoutMs = r.opts.timeoutMs ?? spec.defaultTimeoutSec * 1000;
     const ac = new AbortController();
-    const onAbort = () => ac.abort(signal?.reason);
+    // The step's abort settles the race too: a handler that ignores its signal must not hold the step until its timeout.
+    let cancel!: (e: Error) => void;
+    const cancelled = new Promise<never>((_, reject) => (cancel = reject));
+    const onAbort = () => {
+      ac.abort(signal?.reason);
+      cancel(new Error("cancelled"));
+    };
     signal?.addEventListener("abort", onAbort, { once: true });
     let timer: ReturnType<typeof setTimeout> | undefined;
     const rec: HookRecord = { source: `plugin: ${name}`, hookName, exitCode: null, stdout: "", stderr: "", durationMs: 0, outcome: "success" };
     const result: HandlerResult = { record: rec };
     let failure: string | undefined;
     try {
+      if (signal?.aborted) throw new Error("cancelled");
       const value = await Promise.race([
         Promise.resolve().then(() => r.handler(payload, { signal: ac.signal })),
+        cancelled,
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(Object.assign(new Error(`timed out after ${timeoutMs} ms`), { timeout: true })), timeoutMs);
         }),

@@ -349,6 +349,18 @@ describe("in-process handlers", () => {
     expect(o.records[0]!.outcome).toBe("timeout");
     expect(aborted).toBe(true);
   });
+  test("aborting the step ends the emit at once even when an in-process handler ignores its signal", async () => {
+    const e = makeEnv();
+    const bus = busFor(e);
+    bus.registerInProcess("Stop", () => new Promise(() => {}), { source: "deaf" });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    const started = performance.now();
+    const o = await bus.emit("Stop", stopPayload(), { signal: ac.signal });
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(o.records[0]!.outcome).toBe("cancelled");
+    expect(o.blocked).toBe(false);
+  });
   test("an in-process PreToolUse handler with invalid output fails closed", async () => {
     const e = makeEnv();
     const bus = busFor(e);
