@@ -6,7 +6,7 @@ import { claudeUserDir, yokeDir } from "../config/paths.ts";
 import { renderInstructions } from "../context/index.ts";
 import { createHookBus, type YokeHookBus } from "../hook/bus.ts";
 import { buildPayload } from "../hook/events/index.ts";
-import { sessionEnvFile } from "../hook/session-env.ts";
+import { sessionEnvFiles } from "../hook/session-env.ts";
 import type { HookEventName } from "../hook/types.ts";
 import type { LoopEvent } from "../loop/events.ts";
 import type { Conversation, LoopDeps } from "../loop/run-turn.ts";
@@ -280,7 +280,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     beforeToolRun: async (name) => {
       if (name === "Bash" && ss.checkpoints && settings.merged.fileCheckpointingEnabled !== false) await ss.checkpoints.snapshotGit();
       // Files written by SessionStart hooks through CLAUDE_ENV_FILE are sourced before every Bash command.
-      if (name === "Bash") session.envFiles = envFilesFor(home, sessionId);
+      if (name === "Bash") session.envFiles = sessionEnvFiles(home, sessionId);
     },
     denyInsteadOfPrompting: denyInsteadOfPromptingFrom(settings),
     context: (toolUseId, signal) => ({
@@ -419,12 +419,3 @@ function parseMaxTurns(raw: string | undefined): number | undefined {
   return n;
 }
 
-function envFilesFor(home: string, sessionId: string): string[] {
-  const out: string[] = [];
-  for (let n = 0; n < 64; n++) {
-    const f = sessionEnvFile(home, sessionId, n);
-    if (Bun.file(f).size > 0) out.push(f);
-    else if (n > 8) break;
-  }
-  return out;
-}

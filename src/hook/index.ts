@@ -10,7 +10,7 @@ export type { CommonFields, EventSpec, HandlerResult, HookJsonOutput, HookPayloa
 export { generateSchemas } from "./gen-schemas.ts";
 export { interpretCommandRun } from "./interpret.ts";
 export { LEGACY_TOOL_ALIASES, isInvalidMatcher, matcherMatches } from "./matcher.ts";
-export { sessionEnvFile, sessionEnvScript } from "./session-env.ts";
+export { sessionEnvFile, sessionEnvFiles } from "./session-env.ts";
 export { dryRunPayload, formatHookList, formatHookRun, listHooks, runHooksDry } from "./tooling.ts";
 export type { DryRunOptions } from "./tooling.ts";
 export * from "./types.ts";

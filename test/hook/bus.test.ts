@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync, chmodSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildPayload } from "../../src/hook/events/index.ts";
-import { sessionEnvScript } from "../../src/hook/session-env.ts";
+import { sessionEnvFiles } from "../../src/hook/session-env.ts";
 import { busFor, cmd, hooks, makeEnv, prePayload, writeSettings } from "./helpers.ts";
 
 const stopPayload = (active = false) => ({ session_id: "sess-1", transcript_path: "/t", cwd: "/p", hook_event_name: "Stop", stop_hook_active: active });
@@ -287,8 +287,16 @@ describe("environment and protocol (contracts §1.4, §1.8)", () => {
     const file = join(e.yoke, "session-env", "sess-1", "sessionstart-hook-0.sh");
     expect(o.additionalContext).toEqual([file]);
     expect(readFileSync(file, "utf8")).toBe("export FOO=bar\n");
-    expect(sessionEnvScript(e.yoke, "sess-1")).toBe("export FOO=bar\n");
-    expect(sessionEnvScript(e.yoke, "other")).toBe("");
+    expect(sessionEnvFiles(e.yoke, "sess-1")).toEqual([file]);
+    expect(sessionEnvFiles(e.yoke, "other")).toEqual([]);
+  });
+  test("the Bash tool gets every non-empty CLAUDE_ENV_FILE in hook order, however many hooks ran", async () => {
+    const e = makeEnv();
+    const dir = join(e.yoke, "session-env", "s");
+    mkdirSync(dir, { recursive: true });
+    for (const n of [12, 2, 10, 3]) writeFileSync(join(dir, `sessionstart-hook-${n}.sh`), n === 3 ? "" : `export N${n}=1\n`);
+    writeFileSync(join(dir, "notes.txt"), "x");
+    expect(sessionEnvFiles(e.yoke, "s").map((f) => f.slice(dir.length + 1))).toEqual(["sessionstart-hook-2.sh", "sessionstart-hook-10.sh", "sessionstart-hook-12.sh"]);
   });
   test("async hooks run in the background and do not decide", async () => {
     const e = makeEnv();
