@@ -13,11 +13,10 @@ import { isInside, resolvePath } from "../permission/paths.ts";
 import type { PermissionEvaluator } from "../permission/types.ts";
 import { createBackgroundTasks, createPluginHost, type BackgroundTasks, type PromptSection } from "../plugin/host.ts";
 import { discoverPlugins, type LoadedPlugin, type SkippedPlugin } from "../plugin/loader.ts";
-import type { ForkOptions, ForkResult, Plugin, SessionView, SummaryProvider } from "../plugin/types.ts";
+import type { ForkOptions, ForkResult, SessionView, SummaryProvider } from "../plugin/types.ts";
 import { resolveModel } from "../provider/models.ts";
 import { createSessionStore, subagentTranscriptPath } from "../session/index.ts";
 import { createTranscript } from "../session/transcript.ts";
-import { isReadOnly } from "../tool/define-tool.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import { createToolRegistry } from "../tool/registry.ts";
 import type { SideQuery } from "../tool/types.ts";
@@ -27,7 +26,6 @@ export type PluginRuntime = {
   loaded: LoadedPlugin[];
   summaryProviders: Array<{ plugin: string; fn: SummaryProvider }>;
   errors: Array<{ path: string; message: string }>;
-  disabled: string[];
   /** Found but not running (disabled, replaced), with the reason. */
   skipped: SkippedPlugin[];
   background: BackgroundTasks;
@@ -116,7 +114,7 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
   let forkSeq = 0;
   const background = createBackgroundTasks((m) => process.stderr.write(`yoke: ${m}\n`));
   const summaryProviders: PluginRuntime["summaryProviders"] = [];
-  const { plugins, errors, disabled, skipped } = await discoverPlugins({
+  const { plugins, errors, skipped } = await discoverPlugins({
     cwd: o.cwd,
     yokeDir: o.yokeDir,
     claudeDir: o.claudeDir,
@@ -212,9 +210,6 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
       process.stderr.write(`yoke: plugin ${p.plugin.name} (${p.path}) failed in setup: ${(err as Error).message}\n`);
     }
   }
-  return { loaded: plugins, errors, disabled, skipped, background, summaryProviders };
+  return { loaded: plugins, errors, skipped, background, summaryProviders };
 }
 
-export const pluginName = (p: LoadedPlugin): string => (p.kind === "yoke" ? p.plugin.name : p.info.name);
-export type { Plugin };
-export { isReadOnly };
