@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { LoadedSettings } from "../config/load.ts";
 import type { HookHandlerConfig } from "../config/schema.ts";
 import { runHookCommand } from "./command.ts";
-import { type ConfiguredHook, collectSettingsHooks, commandLabel, dedupeKey, hookPolicy } from "./config.ts";
+import { type ConfiguredHook, collectSettingsHooks, commandLabel, dedupeKey, disabledByPolicy, hookPolicy } from "./config.ts";
 import { capText, type EventSpec, type HandlerResult, type HookJsonOutput } from "./events/common.ts";
 import { EVENT_SPECS, isHookEventName } from "./events/index.ts";
 import { sessionEndBudgetMs } from "./events/session-end.ts";
@@ -305,16 +305,10 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
 
   return {
     addPluginHooks(hooks, meta) {
+      const disabledBy = disabledByPolicy(policy, false);
       for (const [event, groups] of Object.entries(hooks)) {
         for (const g of groups) {
           for (const handler of g.hooks) {
-            const disabledBy = policy.allDisabled
-              ? "disableAllHooks in managed settings"
-              : policy.managedOnly
-                ? "allowManagedHooksOnly in managed settings"
-                : policy.nonManagedDisabled
-                  ? "disableAllHooks"
-                  : undefined;
             configured.push({ event, matcher: g.matcher, handler, level: "user", path: meta.path, extraEnv: meta.env, owner: meta.owner, ...(disabledBy ? { disabledBy } : {}) });
           }
         }

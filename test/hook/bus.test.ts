@@ -207,6 +207,25 @@ describe("configuration (contracts §1.2, §1.3)", () => {
     const o = await busFor(e).emit("PreToolUse", prePayload(e));
     expect(o.records.map((r) => r.stdout.trim())).toEqual(["managed"]);
   });
+  test("Claude Code plugin hooks (contracts §6.1): ${CLAUDE_PLUGIN_ROOT} substituted and exported, never de-duplicated against settings hooks", async () => {
+    const e = makeEnv();
+    writeSettings(e, "project", hooks("Stop", undefined, cmd("echo same")));
+    const bus = busFor(e);
+    const env = { CLAUDE_PLUGIN_ROOT: "/opt/cc", CLAUDE_PLUGIN_DATA: "/data/cc" };
+    const ph = { Stop: [{ hooks: [cmd("echo same"), cmd('echo "${CLAUDE_PLUGIN_ROOT}|$CLAUDE_PLUGIN_DATA"')] }] } as never;
+    bus.addPluginHooks(ph, { path: "/opt/cc/hooks/hooks.json", owner: "cc", env });
+    const o = await bus.emit("Stop", stopPayload());
+    expect(o.records.map((r) => r.stdout.trim()).sort()).toEqual(["/opt/cc|/data/cc", "same", "same"]);
+    expect(bus.list().filter((r) => r.source.startsWith("plugin: cc"))).toHaveLength(2);
+  });
+  test("a user's disableAllHooks turns Claude Code plugin hooks off too; list says why", async () => {
+    const e = makeEnv();
+    writeSettings(e, "user", { disableAllHooks: true });
+    const bus = busFor(e);
+    bus.addPluginHooks({ Stop: [{ hooks: [cmd("echo plugin")] }] } as never, { path: "/p/hooks/hooks.json", owner: "cc", env: {} });
+    expect((await bus.emit("Stop", stopPayload())).records).toHaveLength(0);
+    expect(bus.list()[0]!.note).toBe("disabled by disableAllHooks");
+  });
   test("allowManagedHooksOnly in a non-managed file has no effect", async () => {
     const e = makeEnv();
     writeSettings(e, "user", { ...hooks("PreToolUse", "*", cmd("echo user")), allowManagedHooksOnly: true });
