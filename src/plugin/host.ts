@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Settings } from "../config/schema.ts";
+import type { InProcessOptions } from "../hook/bus.ts";
 import type { HookEventName } from "../hook/types.ts";
 import type { SideQuery, Tool } from "../tool/types.ts";
 import { z } from "zod";
@@ -11,7 +12,7 @@ export type PromptSection = { plugin: string; name: string; text: string | (() =
 
 /** What the runtime lends every plugin host. */
 export type HostDeps = {
-  registerHook(event: HookEventName, handler: InProcessHookHandler, opts: { matcher?: string; timeoutMs?: number; source: string }): () => void;
+  registerHook(event: HookEventName, handler: InProcessHookHandler, opts: InProcessOptions): () => void;
   registerTool(tool: Tool): void;
   sections: PromptSection[];
   yokeDir: string;
