@@ -80,7 +80,6 @@ export type YokeHookBus = HookBus & {
 
 type Registered = { event: HookEventName; handler: InProcessHandler; opts: InProcessOptions };
 
-const TOOL_EVENTS = new Set<HookEventName>(["PreToolUse", "PostToolUse", "PostToolUseFailure"]);
 const SUPPORTED_TYPES = new Set(["command"]);
 
 /** contracts §1.8: the environment every command hook gets. */
@@ -356,7 +355,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
           h.disabledBy ? `disabled by ${h.disabledBy}` : undefined,
           !isHookEventName(h.event) ? `event ${h.event} is not fired by yoke` : undefined,
           !SUPPORTED_TYPES.has(h.handler.type) ? `type ${h.handler.type} is not supported by yoke yet` : undefined,
-          h.handler.if !== undefined && isHookEventName(h.event) && !TOOL_EVENTS.has(h.event) ? `"if" on ${h.event} never matches` : undefined,
+          h.handler.if !== undefined && isHookEventName(h.event) && !EVENT_SPECS[h.event].ifApplies ? `"if" on ${h.event} never matches` : undefined,
         ].filter(Boolean);
         return {
           event: h.event,

@@ -251,6 +251,7 @@ describe("configuration (contracts §1.2, §1.3)", () => {
     expect(seen[0]).toEqual(["Bash(git *)", "Bash", { command: "ls" }]);
     expect((await busFor(e).emit("PreToolUse", prePayload(e, "Bash", { command: "ls" }))).records).toHaveLength(1);
     expect((await busFor(e).emit("Stop", stopPayload())).records).toHaveLength(0);
+    expect(busFor(e).list().map((r) => r.note)).toEqual([undefined, '"if" on Stop never matches']);
   });
   test("unsupported handler types are reported, not silently dropped", async () => {
     const e = makeEnv();
