@@ -11,7 +11,7 @@ import { createPermissionEvaluator } from "../permission/index.ts";
 import type { LoadedSettings } from "../config/load.ts";
 import { isInside, resolvePath } from "../permission/paths.ts";
 import type { PermissionEvaluator } from "../permission/types.ts";
-import { createBackgroundTasks, createPluginHost, type BackgroundTasks, type PromptSection } from "../plugin/host.ts";
+import { createBackgroundTasks, setupPlugin, type BackgroundTasks, type HostDeps, type PromptSection } from "../plugin/host.ts";
 import { discoverPlugins, type LoadedPlugin, type SkippedPlugin } from "../plugin/loader.ts";
 import type { ForkOptions, ForkResult, SessionView, SummaryProvider } from "../plugin/types.ts";
 import { resolveModel } from "../provider/models.ts";
@@ -185,7 +185,7 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
       if (p.info.hooks) o.bus.addPluginHooks(p.info.hooks as never, { path: join(p.info.root, "hooks", "hooks.json"), owner: p.info.name, env });
       continue;
     }
-    const host = createPluginHost(p.plugin.name, {
+    const deps: HostDeps = {
       registerHook: (event, handler, opts) => o.bus.registerInProcess(event, handler, opts),
       registerTool: (tool) => o.tools.register(tool),
       sections: o.sections,
@@ -202,9 +202,9 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
       background,
       debug: o.debug,
       summaryProviders,
-    });
+    };
     try {
-      await p.plugin.setup(host);
+      await setupPlugin(p.plugin, deps);
     } catch (err) {
       errors.push({ path: p.path, message: (err as Error).message });
       process.stderr.write(`yoke: plugin ${p.plugin.name} (${p.path}) failed in setup: ${(err as Error).message}\n`);
