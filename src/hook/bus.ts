@@ -150,32 +150,12 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
   ): Promise<HandlerResult> {
     const handler = h.handler as HookHandlerConfig;
     const label = commandLabel(handler);
-    if (!SUPPORTED_TYPES.has(handler.type)) {
-      const rec: HookRecord = {
-        source: `${handler.type}: ${label} (${h.path})`,
-        hookName,
-        exitCode: null,
-        stdout: "",
-        stderr: "",
-        durationMs: 0,
-        outcome: "non_blocking_error",
-        error: `hook type "${handler.type}" in ${h.path} is not supported by yoke yet; it was skipped`,
-      };
-      return { record: rec };
-    }
-    if (!handler.command) {
-      const rec: HookRecord = {
-        source: `command: (none) (${h.path})`,
-        hookName,
-        exitCode: null,
-        stdout: "",
-        stderr: "",
-        durationMs: 0,
-        outcome: "non_blocking_error",
-        error: `a ${event} command hook in ${h.path} has no "command"; it was skipped`,
-      };
-      return { record: rec };
-    }
+    const skipped = (source: string, error: string): HandlerResult => ({
+      record: { source, hookName, exitCode: null, stdout: "", stderr: "", durationMs: 0, outcome: "non_blocking_error", error },
+    });
+    if (!SUPPORTED_TYPES.has(handler.type))
+      return skipped(`${handler.type}: ${label} (${h.path})`, `hook type "${handler.type}" in ${h.path} is not supported by yoke yet; it was skipped`);
+    if (!handler.command) return skipped(`command: (none) (${h.path})`, `a ${event} command hook in ${h.path} has no "command"; it was skipped`);
     const env = { ...baseEnv, ...h.extraEnv };
     if (event === "SessionStart") {
       const file = sessionEnvFile(opts.yokeDir, opts.sessionId, n);
