@@ -32,7 +32,7 @@ fi
 if printf '%s' "$c" | grep -qE '(^|[;&|( ])git( +-[^ ]+)* +push( +[^ ;&|]+)* +\+[^ ]+'; then
   block "a +refspec push is a force push."
 fi
-# git reset --hard and git clean -f throw away uncommitted work
+# git clean -f deletes untracked files for good
 if printf '%s' "$c" | grep -qE '(^|[;&|( ])git +clean( +-[a-zA-Z]*)* +-[a-zA-Z]*f'; then
   block "git clean -f deletes untracked files for good."
 fi

@@ -1,5 +1,6 @@
 import type { Settings } from "../../src/config/schema.ts";
 import type { Plugin } from "../../src/plugin/types.ts";
+import { switchedOn } from "../shared/switch.ts";
 
 /** "claude-opus-5-5" → "Claude Opus 5.5"; an id we cannot read falls back to plain "Claude". */
 export function publicModelName(id: string): string {
@@ -35,14 +36,19 @@ export function gitSection(texts: { commit: string; pr: string }): string {
   ].join("\n");
 }
 
+/** internals §7: CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS decides first, either way; then includeGitInstructions (default on). */
+export function gitInstructionsOn(env: Readonly<Record<string, string | undefined>>, settings: Settings): boolean {
+  const disabledBySetting = settings.includeGitInstructions === undefined ? undefined : !settings.includeGitInstructions;
+  return !switchedOn(env.CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS, disabledBySetting, false);
+}
+
 const attribution: Plugin = {
   name: "attribution",
   version: "1.0.0",
   description: "Commit trailer and pull-request footer guidance (attribution, includeCoAuthoredBy settings)",
   setup(host) {
     host.systemPrompt.addSection("git", () => {
-      if (host.env.CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS === "1" || host.env.CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS === "true") return null;
-      if (host.settings.includeGitInstructions === false) return null;
+      if (!gitInstructionsOn(host.env, host.settings)) return null;
       return gitSection(attributionTexts(host.settings, host.session.model));
     });
   },

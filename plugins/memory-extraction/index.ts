@@ -6,7 +6,8 @@ import { createCoalescer } from "../shared/coalesce.ts";
 import { conversationText, countVisibleMessages, indexAfter, wroteInto } from "../shared/conversation-text.ts";
 import { redactSecrets } from "../shared/redact.ts";
 import { switchedOn } from "../shared/switch.ts";
-import { changedFiles, EXTRACTION_SYSTEM, extractionPrompt, fingerprint, listMemories } from "./prompt.ts";
+import { scanMemoryFiles } from "../../src/context/relevant-memory.ts";
+import { changedFiles, EXTRACTION_SYSTEM, extractionPrompt, fingerprint } from "./prompt.ts";
 
 export { EXTRACTION_MARKER, EXTRACTION_SYSTEM } from "./prompt.ts";
 
@@ -59,7 +60,7 @@ export function createExtraction(host: PluginHost): Extraction {
     const res = await host.agents.fork({
       name: "memory-extraction",
       system: EXTRACTION_SYSTEM,
-      prompt: extractionPrompt({ dir, memories: listMemories(dir), index, conversation: conversationText(fresh), count: fresh.length }),
+      prompt: extractionPrompt({ dir, memories: scanMemoryFiles(dir), index, conversation: conversationText(fresh), count: fresh.length }),
       tools: EXTRACTION_TOOLS,
       maxTurns: EXTRACTION_MAX_TURNS,
       writeDirs: [dir],

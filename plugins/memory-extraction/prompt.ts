@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import type { MemoryHeader } from "../../src/context/relevant-memory.ts";
 
 /** The fork's system prompt opens with this line; tests and logs recognise the extraction agent by it. */
 export const EXTRACTION_MARKER = "You are the memory keeper of yoke, a coding agent.";
@@ -33,39 +34,6 @@ followed by the memory itself. For feedback and project memories, state the rule
 
 Tools: Read, Grep and Glob anywhere, Bash only for read-only commands (ls, cat, grep, find, wc, head, tail), Write and Edit only inside the memory directory (anything else is refused). Never delete files. An existing file must be Read before you Edit or overwrite it. Work fast: read what you need in one step (several Read calls at once), then do all the writing in the next step, then stop. Use only what the conversation says; do not go looking for extra facts in the code or git.`;
 
-export type MemoryEntry = { rel: string; name?: string; description?: string; type?: string; mtimeMs: number };
-
-const field = (head: string, key: string): string | undefined => {
-  const m = new RegExp(`^${key}:\\s*(.+)$`, "m").exec(head);
-  return m ? m[1]!.trim().replace(/^["']|["']$/g, "") : undefined;
-};
-
-/** Topic files of a memory directory (every *.md but MEMORY.md), newest first, at most 200. Never throws. */
-export function listMemories(dir: string): MemoryEntry[] {
-  const out: MemoryEntry[] = [];
-  const walk = (d: string) => {
-    let names: import("node:fs").Dirent[];
-    try {
-      names = readdirSync(d, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of names) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile() && e.name.endsWith(".md") && e.name !== "MEMORY.md") {
-        try {
-          const raw = readFileSync(p, "utf8");
-          const fm = /^---\n([\s\S]*?)\n---/.exec(raw)?.[1] ?? "";
-          out.push({ rel: relative(dir, p), name: field(fm, "name"), description: field(fm, "description"), type: field(fm, "type"), mtimeMs: statSync(p).mtimeMs });
-        } catch {}
-      }
-    }
-  };
-  walk(dir);
-  return out.sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, 200);
-}
-
 /** Every *.md under the memory directory with a content hash, to tell afterwards what the fork changed. Never throws. */
 export function fingerprint(dir: string): Map<string, string> {
   const out = new Map<string, string>();
@@ -97,7 +65,7 @@ export function changedFiles(before: Map<string, string>, after: Map<string, str
 }
 
 /** The user message of one extraction run. */
-export function extractionPrompt(o: { dir: string; memories: MemoryEntry[]; index: string | null; conversation: string; count: number }): string {
+export function extractionPrompt(o: { dir: string; memories: MemoryHeader[]; index: string | null; conversation: string; count: number }): string {
   const list = o.memories.length
     ? o.memories.map((m) => `- ${m.type ? `[${m.type}] ` : ""}${m.rel}${m.description ? `: ${m.description}` : ""}`).join("\n")
     : "(none yet)";

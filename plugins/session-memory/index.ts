@@ -2,11 +2,11 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import type { Plugin, PluginHost, SummaryProvider } from "../../src/plugin/types.ts";
-import type { ContentBlock, Message } from "../../src/provider/types.ts";
+import type { Message } from "../../src/provider/types.ts";
 import { defineTool } from "../../src/tool/define-tool.ts";
 import type { Tool } from "../../src/tool/types.ts";
 import { createCoalescer } from "../shared/coalesce.ts";
-import { conversationText, indexAfter } from "../shared/conversation-text.ts";
+import { blocksOf, conversationText, indexAfter, isVisibleText } from "../shared/conversation-text.ts";
 import { redactSecrets } from "../shared/redact.ts";
 import { switchedOn } from "../shared/switch.ts";
 import { applyUpdates, isEmptyNotes, NOTES_MAX_TOKENS, notesForCompaction, parseNotes, SECTION_MAX_TOKENS, SECTIONS, sectionTokens, TEMPLATE } from "./template.ts";
@@ -66,14 +66,13 @@ export function shouldUpdate(
   return now.toolCallsSince >= cfg.toolCallsBetween || now.endOfTurn;
 }
 
-const blocks = (m: Message): ContentBlock[] => (typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content);
-const hasText = (m: Message) => blocks(m).some((b) => b.type === "text" && b.text.trim() && !b.text.trimStart().startsWith("<system-reminder>"));
-const isPrompt = (m: Message | undefined) => !!m && m.role === "user" && !blocks(m).some((b) => b.type === "tool_result");
+const hasText = (m: Message) => blocksOf(m).some(isVisibleText);
+const isPrompt = (m: Message | undefined) => !!m && m.role === "user" && !blocksOf(m).some((b) => b.type === "tool_result");
 
 /** Rough size in tokens: characters / 4, images and documents at 2000. Pure. */
 export function estimateMessageTokens(m: Message): number {
   let n = 0;
-  for (const b of blocks(m)) {
+  for (const b of blocksOf(m)) {
     if (b.type === "text") n += b.text.length / 4;
     else if (b.type === "thinking") n += b.thinking.length / 4;
     else if (b.type === "tool_use") n += (b.name.length + JSON.stringify(b.input).length) / 4;
@@ -270,14 +269,17 @@ export function createSessionMemory(host: PluginHost, cfg: SessionMemoryConfig =
     const cur = coalescer.current();
     if (!cur || (runningSince && Date.now() - runningSince > cfg.staleUpdateMs)) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
     await Promise.race([
       cur,
       new Promise<void>((r) => {
         timer = setTimeout(r, cfg.waitForUpdateMs);
-        signal.addEventListener("abort", () => r(), { once: true });
+        onAbort = r;
+        signal.addEventListener("abort", onAbort, { once: true });
       }),
     ]);
     clearTimeout(timer);
+    signal.removeEventListener("abort", onAbort!);
   };
 
   const provider: SummaryProvider = async (req) => {

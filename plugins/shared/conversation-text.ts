@@ -2,7 +2,11 @@ import type { ContentBlock, Message } from "../../src/provider/types.ts";
 
 /** Plain helpers shared by the memory plugins. They use nothing but their arguments. */
 
-const blocksOf = (m: Message): ContentBlock[] => (typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content);
+/** A message's content as blocks (a plain-string content is one text block). */
+export const blocksOf = (m: Message): ContentBlock[] => (typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content);
+
+/** Text the user or model wrote, not blank and not an injected `<system-reminder>`. */
+export const isVisibleText = (b: ContentBlock): boolean => b.type === "text" && !!b.text.trim() && !b.text.trimStart().startsWith("<system-reminder>");
 
 const clip = (s: string, max: number) => (s.length <= max ? s : `${s.slice(0, max)} …[${s.length - max} more characters]`);
 
@@ -36,9 +40,7 @@ export function conversationText(messages: readonly Message[], opts: { maxChars?
 
 /** User and assistant messages that carry something the model wrote or was told (tool plumbing and reminders aside). */
 export function countVisibleMessages(messages: readonly Message[]): number {
-  return messages.filter((m) =>
-    blocksOf(m).some((b) => (b.type === "text" && b.text.trim() && !b.text.trimStart().startsWith("<system-reminder>")) || b.type === "tool_use"),
-  ).length;
+  return messages.filter((m) => blocksOf(m).some((b) => isVisibleText(b) || b.type === "tool_use")).length;
 }
 
 /** Write-capable file tools, by the names a transcript shows. */

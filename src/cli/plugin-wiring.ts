@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Settings } from "../config/schema.ts";
 import type { YokeHookBus } from "../hook/bus.ts";
@@ -8,14 +9,14 @@ import type { LoopEvent } from "../loop/events.ts";
 import type { LoopDeps } from "../loop/run-turn.ts";
 import { createPermissionEvaluator } from "../permission/index.ts";
 import type { LoadedSettings } from "../config/load.ts";
+import { isInside, resolvePath } from "../permission/paths.ts";
 import type { PermissionEvaluator } from "../permission/types.ts";
-import { createBackgroundTasks, createPluginHost, type BackgroundTasks, type PromptSection } from "../plugin/host.ts";
+import { createBackgroundTasks, setupPlugin, type BackgroundTasks, type HostDeps, type PromptSection } from "../plugin/host.ts";
 import { discoverPlugins, type LoadedPlugin, type SkippedPlugin } from "../plugin/loader.ts";
-import type { ForkOptions, ForkResult, Plugin, SessionView, SummaryProvider } from "../plugin/types.ts";
+import type { ForkOptions, ForkResult, SessionView, SummaryProvider } from "../plugin/types.ts";
 import { resolveModel } from "../provider/models.ts";
 import { createSessionStore, subagentTranscriptPath } from "../session/index.ts";
 import { createTranscript } from "../session/transcript.ts";
-import { isReadOnly } from "../tool/define-tool.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import { createToolRegistry } from "../tool/registry.ts";
 import type { SideQuery } from "../tool/types.ts";
@@ -25,7 +26,6 @@ export type PluginRuntime = {
   loaded: LoadedPlugin[];
   summaryProviders: Array<{ plugin: string; fn: SummaryProvider }>;
   errors: Array<{ path: string; message: string }>;
-  disabled: string[];
   /** Found but not running (disabled, replaced), with the reason. */
   skipped: SkippedPlugin[];
   background: BackgroundTasks;
@@ -58,43 +58,63 @@ export type PluginWiringOptions = {
 /** Write tools whose target must sit inside a fork's writeDirs. */
 const WRITE_TOOLS = new Set(["Write", "Edit", "MultiEdit", "NotebookEdit"]);
 
-/** A fork may read anything, run read-only Bash if allowed, and write only inside its writeDirs. */
-function forkPermissions(o: PluginWiringOptions, fork: ForkOptions, tools: ToolRegistry): PermissionEvaluator {
-  const writeDirs = fork.writeDirs ?? [];
-  const base = createPermissionEvaluator({
-    settings: o.settings,
-    mode: "dontAsk",
-    cwd: o.cwd,
-    env: o.env,
-    autoAllowWriteDirs: writeDirs,
-    addDirs: writeDirs,
-    toolInfo: (name) => {
-      const t = tools.get(name);
-      return t ? { readOnly: typeof t.readOnly === "boolean" ? t.readOnly : undefined } : undefined;
-    },
-  });
+const withoutAllow = (s: Settings): Settings => (s.permissions?.allow ? { ...s, permissions: { ...s.permissions, allow: [] } } : s);
+const withoutAllowRules = (s: LoadedSettings): LoadedSettings => ({
+  merged: withoutAllow(s.merged),
+  sources: s.sources.map((src) => ({ ...src, settings: withoutAllow(src.settings) })),
+});
+
+/**
+ * A fork may read anything the user's rules let it read, run read-only Bash if allowed, and write only
+ * inside its writeDirs. The write check sees the path as the kernel would (`..` and symlinks resolved),
+ * and Bash is judged without the user's allow rules: `Bash(npm run:*)` says the user trusts the main
+ * agent with it, not that it is read-only. Never throws.
+ */
+export function forkPermissions(
+  o: Pick<PluginWiringOptions, "settings" | "cwd" | "env">,
+  fork: Pick<ForkOptions, "writeDirs" | "readOnlyBash">,
+  tools: ToolRegistry,
+): PermissionEvaluator {
+  const home = o.env.HOME ?? homedir();
+  const writeDirs = (fork.writeDirs ?? []).map((d) => resolvePath(d, o.cwd, home).real);
+  const make = (settings: LoadedSettings) =>
+    createPermissionEvaluator({
+      settings,
+      mode: "dontAsk",
+      cwd: o.cwd,
+      env: o.env,
+      autoAllowWriteDirs: writeDirs,
+      addDirs: writeDirs,
+      toolInfo: (name) => {
+        const t = tools.get(name);
+        return t ? { readOnly: typeof t.readOnly === "boolean" ? t.readOnly : undefined } : undefined;
+      },
+    });
+  const base = make(o.settings);
+  const bash = fork.readOnlyBash ? make(withoutAllowRules(o.settings)) : undefined;
+  const inWriteDirs = (p: string, cwd: string) =>
+    p !== "" && resolvePath(p, cwd, home).physical.every((x) => writeDirs.some((d) => isInside(d, x)));
   return {
     mode: "dontAsk",
     isToolHidden: (n) => base.isToolHidden(n),
     decide(q) {
-      if (WRITE_TOOLS.has(q.toolName)) {
-        const p = String(q.input.file_path ?? q.input.notebook_path ?? "");
-        if (!writeDirs.some((d) => p === d || p.startsWith(d.endsWith("/") ? d : `${d}/`)))
-          return { behavior: "deny", reason: `This agent may only write inside ${writeDirs.join(", ") || "no folder"}.` };
+      if (WRITE_TOOLS.has(q.toolName) && !inWriteDirs(String(q.input.file_path ?? q.input.notebook_path ?? ""), q.cwd || o.cwd))
+        return { behavior: "deny", reason: `This agent may only write inside ${writeDirs.join(", ") || "no folder"}.` };
+      if (q.toolName === "Bash") {
+        if (!bash) return { behavior: "deny", reason: "This agent may not run shell commands." };
+        // A hook's allow must not widen the fork's read-only Bash either; dontAsk denies what is not read-only.
+        return bash.decide({ ...q, hookDecision: q.hookDecision === "allow" ? undefined : q.hookDecision });
       }
-      if (q.toolName === "Bash" && !fork.readOnlyBash) return { behavior: "deny", reason: "This agent may not run shell commands." };
-      // dontAsk turns anything that would prompt into a denial; read-only Bash passes.
-      return base.decide({ ...q, readOnly: q.readOnly });
+      return base.decide(q);
     },
   };
 }
 
-let forkSeq = 0;
-
 export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime> {
+  let forkSeq = 0;
   const background = createBackgroundTasks((m) => process.stderr.write(`yoke: ${m}\n`));
   const summaryProviders: PluginRuntime["summaryProviders"] = [];
-  const { plugins, errors, disabled, skipped } = await discoverPlugins({
+  const { plugins, errors, skipped } = await discoverPlugins({
     cwd: o.cwd,
     yokeDir: o.yokeDir,
     claudeDir: o.claudeDir,
@@ -163,7 +183,7 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
       if (p.info.hooks) o.bus.addPluginHooks(p.info.hooks as never, { path: join(p.info.root, "hooks", "hooks.json"), owner: p.info.name, env });
       continue;
     }
-    const host = createPluginHost(p.plugin.name, {
+    const deps: HostDeps = {
       registerHook: (event, handler, opts) => o.bus.registerInProcess(event, handler, opts),
       registerTool: (tool) => o.tools.register(tool),
       sections: o.sections,
@@ -180,17 +200,14 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
       background,
       debug: o.debug,
       summaryProviders,
-    });
+    };
     try {
-      await p.plugin.setup(host);
+      await setupPlugin(p.plugin, deps);
     } catch (err) {
       errors.push({ path: p.path, message: (err as Error).message });
       process.stderr.write(`yoke: plugin ${p.plugin.name} (${p.path}) failed in setup: ${(err as Error).message}\n`);
     }
   }
-  return { loaded: plugins, errors, disabled, skipped, background, summaryProviders };
+  return { loaded: plugins, errors, skipped, background, summaryProviders };
 }
 
-export const pluginName = (p: LoadedPlugin): string => (p.kind === "yoke" ? p.plugin.name : p.info.name);
-export type { Plugin };
-export { isReadOnly };

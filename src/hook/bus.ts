@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { LoadedSettings } from "../config/load.ts";
 import type { HookHandlerConfig } from "../config/schema.ts";
 import { runHookCommand } from "./command.ts";
-import { type ConfiguredHook, collectSettingsHooks, commandLabel, dedupeKey, hookPolicy } from "./config.ts";
+import { type ConfiguredHook, collectSettingsHooks, commandLabel, dedupeKey, disabledByPolicy, hookPolicy } from "./config.ts";
 import { capText, type EventSpec, type HandlerResult, type HookJsonOutput } from "./events/common.ts";
 import { EVENT_SPECS, isHookEventName } from "./events/index.ts";
 import { sessionEndBudgetMs } from "./events/session-end.ts";
@@ -80,7 +80,6 @@ export type YokeHookBus = HookBus & {
 
 type Registered = { event: HookEventName; handler: InProcessHandler; opts: InProcessOptions };
 
-const TOOL_EVENTS = new Set<HookEventName>(["PreToolUse", "PostToolUse", "PostToolUseFailure"]);
 const SUPPORTED_TYPES = new Set(["command"]);
 
 /** contracts §1.8: the environment every command hook gets. */
@@ -151,32 +150,12 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
   ): Promise<HandlerResult> {
     const handler = h.handler as HookHandlerConfig;
     const label = commandLabel(handler);
-    if (!SUPPORTED_TYPES.has(handler.type)) {
-      const rec: HookRecord = {
-        source: `${handler.type}: ${label} (${h.path})`,
-        hookName,
-        exitCode: null,
-        stdout: "",
-        stderr: "",
-        durationMs: 0,
-        outcome: "non_blocking_error",
-        error: `hook type "${handler.type}" in ${h.path} is not supported by yoke yet; it was skipped`,
-      };
-      return { record: rec };
-    }
-    if (!handler.command) {
-      const rec: HookRecord = {
-        source: `command: (none) (${h.path})`,
-        hookName,
-        exitCode: null,
-        stdout: "",
-        stderr: "",
-        durationMs: 0,
-        outcome: "non_blocking_error",
-        error: `a ${event} command hook in ${h.path} has no "command"; it was skipped`,
-      };
-      return { record: rec };
-    }
+    const skipped = (source: string, error: string): HandlerResult => ({
+      record: { source, hookName, exitCode: null, stdout: "", stderr: "", durationMs: 0, outcome: "non_blocking_error", error },
+    });
+    if (!SUPPORTED_TYPES.has(handler.type))
+      return skipped(`${handler.type}: ${label} (${h.path})`, `hook type "${handler.type}" in ${h.path} is not supported by yoke yet; it was skipped`);
+    if (!handler.command) return skipped(`command: (none) (${h.path})`, `a ${event} command hook in ${h.path} has no "command"; it was skipped`);
     const env = { ...baseEnv, ...h.extraEnv };
     if (event === "SessionStart") {
       const file = sessionEnvFile(opts.yokeDir, opts.sessionId, n);
@@ -211,15 +190,23 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
     const name = r.opts.source;
     const timeoutMs = r.opts.timeoutMs ?? spec.defaultTimeoutSec * 1000;
     const ac = new AbortController();
-    const onAbort = () => ac.abort(signal?.reason);
+    // The step's abort settles the race too: a handler that ignores its signal must not hold the step until its timeout.
+    let cancel!: (e: Error) => void;
+    const cancelled = new Promise<never>((_, reject) => (cancel = reject));
+    const onAbort = () => {
+      ac.abort(signal?.reason);
+      cancel(new Error("cancelled"));
+    };
     signal?.addEventListener("abort", onAbort, { once: true });
     let timer: ReturnType<typeof setTimeout> | undefined;
     const rec: HookRecord = { source: `plugin: ${name}`, hookName, exitCode: null, stdout: "", stderr: "", durationMs: 0, outcome: "success" };
     const result: HandlerResult = { record: rec };
     let failure: string | undefined;
     try {
+      if (signal?.aborted) throw new Error("cancelled");
       const value = await Promise.race([
         Promise.resolve().then(() => r.handler(payload, { signal: ac.signal })),
+        cancelled,
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(Object.assign(new Error(`timed out after ${timeoutMs} ms`), { timeout: true })), timeoutMs);
         }),
@@ -297,16 +284,10 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
 
   return {
     addPluginHooks(hooks, meta) {
+      const disabledBy = disabledByPolicy(policy, false);
       for (const [event, groups] of Object.entries(hooks)) {
         for (const g of groups) {
           for (const handler of g.hooks) {
-            const disabledBy = policy.allDisabled
-              ? "disableAllHooks in managed settings"
-              : policy.managedOnly
-                ? "allowManagedHooksOnly in managed settings"
-                : policy.nonManagedDisabled
-                  ? "disableAllHooks"
-                  : undefined;
             configured.push({ event, matcher: g.matcher, handler, level: "user", path: meta.path, extraEnv: meta.env, owner: meta.owner, ...(disabledBy ? { disabledBy } : {}) });
           }
         }
@@ -354,7 +335,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
           h.disabledBy ? `disabled by ${h.disabledBy}` : undefined,
           !isHookEventName(h.event) ? `event ${h.event} is not fired by yoke` : undefined,
           !SUPPORTED_TYPES.has(h.handler.type) ? `type ${h.handler.type} is not supported by yoke yet` : undefined,
-          h.handler.if !== undefined && isHookEventName(h.event) && !TOOL_EVENTS.has(h.event) ? `"if" on ${h.event} never matches` : undefined,
+          h.handler.if !== undefined && isHookEventName(h.event) && !EVENT_SPECS[h.event].ifApplies ? `"if" on ${h.event} never matches` : undefined,
         ].filter(Boolean);
         return {
           event: h.event,

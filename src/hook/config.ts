@@ -42,16 +42,22 @@ export function hookPolicy(settings: LoadedSettings): HookPolicy {
   return { allDisabled, nonManagedDisabled: nonManaged === true, managedOnly };
 }
 
+/** Why the policy keeps a hook from running (plugin hooks count as non-managed), or undefined. Pure. */
+export function disabledByPolicy(policy: HookPolicy, managed: boolean): string | undefined {
+  if (policy.allDisabled) return "disableAllHooks in managed settings";
+  if (managed) return undefined;
+  if (policy.managedOnly) return "allowManagedHooksOnly in managed settings";
+  if (policy.nonManagedDisabled) return "disableAllHooks";
+  return undefined;
+}
+
 /** Every hook in every settings file, lowest precedence first, each marked with the policy that disables it. */
 export function collectSettingsHooks(settings: LoadedSettings, policy = hookPolicy(settings)): ConfiguredHook[] {
   const out: ConfiguredHook[] = [];
   for (const s of settings.sources) {
     const hooks = s.settings.hooks;
     if (!hooks) continue;
-    let disabledBy: string | undefined;
-    if (policy.allDisabled) disabledBy = "disableAllHooks in managed settings";
-    else if (s.level !== "managed" && policy.managedOnly) disabledBy = "allowManagedHooksOnly in managed settings";
-    else if (s.level !== "managed" && policy.nonManagedDisabled) disabledBy = "disableAllHooks";
+    const disabledBy = disabledByPolicy(policy, s.level === "managed");
     for (const [event, groups] of Object.entries(hooks)) {
       for (const g of groups) {
         for (const h of g.hooks) {

@@ -9,7 +9,7 @@ export { buildPayload, EVENT_SPECS, eventKeys, isHookEventName } from "./events/
 export type { CommonFields, EventSpec, HandlerResult, HookJsonOutput, HookPayload, HookResult } from "./events/index.ts";
 export { generateSchemas } from "./gen-schemas.ts";
 export { interpretCommandRun } from "./interpret.ts";
-export { LEGACY_TOOL_ALIASES, isInvalidMatcher, matcherMatches } from "./matcher.ts";
+export { isInvalidMatcher, matcherMatches } from "./matcher.ts";
 export { sessionEnvFile, sessionEnvFiles } from "./session-env.ts";
 export { dryRunPayload, formatHookList, formatHookRun, listHooks, runHooksDry } from "./tooling.ts";
 export type { DryRunOptions } from "./tooling.ts";

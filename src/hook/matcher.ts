@@ -1,14 +1,7 @@
-/** contracts §7.1: legacy tool names still accepted by matchers, mapped to the canonical name. */
-export const LEGACY_TOOL_ALIASES: Readonly<Record<string, string>> = {
-  Task: "Agent",
-  KillShell: "TaskStop",
-  KillBash: "TaskStop",
-  ListMcpResources: "ListMcpResourcesTool",
-  ReadMcpResource: "ReadMcpResourceTool",
-};
+import { canonicalToolName as canonical, TOOL_ALIASES } from "../permission/rule-parse.ts";
 
-const canonical = (name: string): string => LEGACY_TOOL_ALIASES[name] ?? name;
-const legacyNamesOf = (name: string): string[] => Object.keys(LEGACY_TOOL_ALIASES).filter((k) => LEGACY_TOOL_ALIASES[k] === name);
+// contracts §7.1: matchers accept the same legacy names as permission rules (Task→Agent …), from the one table.
+const legacyNamesOf = (name: string): string[] => Object.keys(TOOL_ALIASES).filter((k) => TOOL_ALIASES[k] === name);
 
 // contracts §1.3: letters, digits, `_`, `-`, space, `,`, `|` make an exact name or a list.
 const EXACT = /^[A-Za-z0-9_\- ,|]+$/;

@@ -5,25 +5,28 @@ import { join } from "node:path";
 export const sessionEnvFile = (yokeDir: string, sessionId: string, n: number): string =>
   join(yokeDir, "session-env", sessionId, `sessionstart-hook-${n}.sh`);
 
+const ENV_FILE = /^sessionstart-hook-(\d+)\.sh$/;
+
 /**
- * The CLAUDE_ENV_FILEs SessionStart hooks wrote into, in hook order, empty ones left out: the Bash tool
- * sources them before every command. Never throws ([] when there are none or the folder is unreadable).
+ * The CLAUDE_ENV_FILE files SessionStart hooks wrote into, in hook order: the Bash tool sources them
+ * before every command. Empty files are left out. Never throws ([] when there are none or the folder
+ * cannot be read).
  */
 export function sessionEnvFiles(yokeDir: string, sessionId: string): string[] {
   const dir = join(yokeDir, "session-env", sessionId);
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => /^sessionstart-hook-\d+\.sh$/.test(n));
+    names = readdirSync(dir).filter((n) => ENV_FILE.test(n));
   } catch {
     return [];
   }
-  const num = (n: string) => Number(/\d+/.exec(n)![0]);
+  const order = (n: string) => Number(ENV_FILE.exec(n)![1]);
   return names
-    .sort((a, b) => num(a) - num(b))
+    .sort((a, b) => order(a) - order(b))
     .map((n) => join(dir, n))
-    .filter((p) => {
+    .filter((f) => {
       try {
-        return statSync(p).size > 0;
+        return statSync(f).size > 0;
       } catch {
         return false;
       }

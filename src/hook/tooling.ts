@@ -74,15 +74,13 @@ export function dryRunPayload(bus: YokeHookBus, event: HookEventName, o: DryRunO
     // contracts §1.4: these events arrive without permission_mode
     permission_mode: NO_MODE.has(event) ? undefined : ("default" as const),
   };
-  const base = o.payload ?? syntheticFields(event, tool, input);
-  const fields = o.payload ? { ...base } : base;
-  if (o.payload && o.tool !== undefined) fields.tool_name = o.tool;
-  if (o.payload && o.input !== undefined) fields.tool_input = o.input;
-  return buildPayload(event, { ...common, ...pick(o.payload) }, fields);
+  if (!o.payload) return buildPayload(event, common, syntheticFields(event, tool, input));
+  const fields = { ...o.payload };
+  if (o.tool !== undefined) fields.tool_name = o.tool;
+  if (o.input !== undefined) fields.tool_input = o.input;
+  // The payload's own common fields (session_id …) override the filled-in ones: buildPayload lets fields win.
+  return buildPayload(event, common, fields);
 }
-
-const COMMON = ["session_id", "transcript_path", "cwd", "prompt_id", "permission_mode", "agent_id", "agent_type", "effort"];
-const pick = (p?: Record<string, unknown>) => Object.fromEntries(Object.entries(p ?? {}).filter(([k]) => COMMON.includes(k)));
 
 /**
  * Fires one event through the bus as `yoke hooks run` does, without a model. Never throws (the

@@ -1,17 +1,18 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Settings } from "../config/schema.ts";
+import type { InProcessOptions } from "../hook/bus.ts";
 import type { HookEventName } from "../hook/types.ts";
 import type { SideQuery, Tool } from "../tool/types.ts";
 import { z } from "zod";
 import { defineTool } from "../tool/define-tool.ts";
-import type { ForkOptions, ForkResult, InProcessHookHandler, JsonToolDef, PluginHost, SessionView, SummaryProvider } from "./types.ts";
+import type { ForkOptions, ForkResult, InProcessHookHandler, JsonToolDef, Plugin, PluginHost, SessionView, SummaryProvider } from "./types.ts";
 
 export type PromptSection = { plugin: string; name: string; text: string | (() => string | null | undefined) };
 
 /** What the runtime lends every plugin host. */
 export type HostDeps = {
-  registerHook(event: HookEventName, handler: InProcessHookHandler, opts: { matcher?: string; timeoutMs?: number; source: string }): () => void;
+  registerHook(event: HookEventName, handler: InProcessHookHandler, opts: InProcessOptions): () => void;
   registerTool(tool: Tool): void;
   sections: PromptSection[];
   yokeDir: string;
@@ -88,6 +89,39 @@ export function createPluginHost(name: string, deps: HostDeps): PluginHost {
     background: (task, work) => deps.background.add(`${name}/${task}`, work),
     compaction: { provideSummary: (fn) => void deps.summaryProviders.push({ plugin: name, fn }) },
   };
+}
+
+/**
+ * Runs a plugin's setup through a host whose registrations stand only if setup succeeds: a setup that
+ * throws leaves no hooks, tools, prompt sections or summary providers behind (a half-set-up PreToolUse
+ * guard would otherwise fail closed on every tool call). Throws the setup's error after undoing.
+ */
+export async function setupPlugin(plugin: Plugin, deps: HostDeps): Promise<void> {
+  let staging = true;
+  const offs: Array<() => void> = [];
+  const tools: Tool[] = [];
+  const sectionsBefore = deps.sections.length;
+  const providersBefore = deps.summaryProviders.length;
+  const host = createPluginHost(plugin.name, {
+    ...deps,
+    registerHook(event, handler, opts) {
+      const off = deps.registerHook(event, handler, opts);
+      if (staging) offs.push(off);
+      return off;
+    },
+    registerTool: (tool) => (staging ? void tools.push(tool) : deps.registerTool(tool)),
+  });
+  try {
+    await plugin.setup(host);
+  } catch (err) {
+    for (const off of offs) off();
+    deps.sections.splice(sectionsBefore);
+    deps.summaryProviders.splice(providersBefore);
+    throw err;
+  } finally {
+    staging = false;
+  }
+  for (const t of tools) deps.registerTool(t);
 }
 
 /** A Tool from a JSON Schema, validated with zod's reader of JSON Schema. Throws when the schema cannot be read. */

@@ -20,12 +20,12 @@ export type ClaudePluginInfo = {
 
 export type LoadedPlugin =
   | { kind: "yoke"; origin: "bundled" | "user" | "project" | "flag"; path: string; plugin: Plugin }
-  | { kind: "claude"; origin: "flag" | "enabledPlugins"; path: string; info: ClaudePluginInfo };
+  | { kind: "claude"; origin: "user" | "project" | "flag" | "enabledPlugins"; path: string; info: ClaudePluginInfo };
 
 export type PluginLoadError = { path: string; message: string };
 
 /** A plugin that was found but does not run, and why (for `yoke plugins list`). */
-export type SkippedPlugin = { name: string; version?: string; origin: string; path: string; reason: string };
+export type SkippedPlugin = { name: string; version?: string; kind: LoadedPlugin["kind"]; origin: string; path: string; reason: string };
 
 const TS_ENTRY = ["index.ts", "index.js", "plugin.ts", "plugin.js"];
 
@@ -140,12 +140,7 @@ export type DiscoverOptions = {
   bare: boolean;
 };
 
-/** Whether a plugin is switched off by `plugins: { name: false }` or YOKE_DISABLE_PLUGINS (comma list, or "all"). */
-export function isDisabled(name: string, settings: Settings, env: Record<string, string | undefined>): boolean {
-  return disabledReason(name, settings, env) !== undefined;
-}
-
-/** Why a plugin is switched off, or undefined when it is on. Pure. */
+/** Why a plugin is switched off (`plugins: { name: false }`, or YOKE_DISABLE_PLUGINS: a comma list or "all"), or undefined when it is on. Pure. */
 export function disabledReason(name: string, settings: Settings, env: Record<string, string | undefined>): string | undefined {
   if (settings.plugins?.[name] === false) return `settings: plugins.${name} is false`;
   const off = (env.YOKE_DISABLE_PLUGINS ?? "").split(",").map((s) => s.trim());
@@ -160,17 +155,16 @@ export function disabledReason(name: string, settings: Settings, env: Record<str
  */
 export async function discoverPlugins(
   o: DiscoverOptions,
-): Promise<{ plugins: LoadedPlugin[]; errors: PluginLoadError[]; disabled: string[]; skipped: SkippedPlugin[] }> {
+): Promise<{ plugins: LoadedPlugin[]; errors: PluginLoadError[]; skipped: SkippedPlugin[] }> {
   const errors: PluginLoadError[] = [];
-  const disabled: string[] = [];
   const skipped: SkippedPlugin[] = [];
-  if (o.bare) return { plugins: [], errors, disabled, skipped };
+  if (o.bare) return { plugins: [], errors, skipped };
   const dataRoot = join(o.yokeDir, "plugins-data");
   const user: LoadedPlugin[] = [];
-  const load = async (path: string, origin: "user" | "project" | "flag") => {
+  const load = async (path: string, origin: "user" | "project" | "flag" | "enabledPlugins") => {
     try {
-      if (isDir(path) && isClaudePluginDir(path)) {
-        user.push({ kind: "claude", origin: origin === "flag" ? "flag" : "enabledPlugins", path, info: readClaudePlugin(path, dataRoot) });
+      if (origin === "enabledPlugins" || (isDir(path) && isClaudePluginDir(path))) {
+        user.push({ kind: "claude", origin, path, info: readClaudePlugin(path, dataRoot) });
         return;
       }
       const file = isDir(path) ? TS_ENTRY.map((e) => join(path, e)).find(existsSync) : path;
@@ -192,13 +186,13 @@ export async function discoverPlugins(
     if (on !== true) continue;
     const root = findInstalled(key, o.claudeDir);
     if (!root) errors.push({ path: key, message: `enabledPlugins: ${key} is not installed under ${join(o.claudeDir, "plugins")}` });
-    else await load(root, "user");
+    else await load(root, "enabledPlugins");
   }
   const nameOf = (p: LoadedPlugin) => (p.kind === "yoke" ? p.plugin.name : p.info.name);
   const taken = new Set(user.map(nameOf));
   for (const b of o.bundled.filter((b) => taken.has(b.name))) {
     const by = user.find((u) => nameOf(u) === b.name)!;
-    skipped.push({ name: b.name, version: b.version, origin: "bundled", path: `(built in) plugins/${b.name}`, reason: `replaced by ${by.path}` });
+    skipped.push({ name: b.name, version: b.version, kind: "yoke", origin: "bundled", path: `(built in) plugins/${b.name}`, reason: `replaced by ${by.path}` });
   }
   const all: LoadedPlugin[] = [
     ...o.bundled.filter((b) => !taken.has(b.name)).map((plugin) => ({ kind: "yoke" as const, origin: "bundled" as const, path: `(built in) plugins/${plugin.name}`, plugin })),
@@ -206,11 +200,9 @@ export async function discoverPlugins(
   ];
   const plugins = all.filter((p) => {
     const why = disabledReason(nameOf(p), o.settings, o.env);
-    if (why) {
-      disabled.push(nameOf(p));
-      skipped.push({ name: nameOf(p), version: p.kind === "yoke" ? p.plugin.version : p.info.version, origin: p.origin, path: p.path, reason: `disabled: ${why}` });
-    }
+    if (why)
+      skipped.push({ name: nameOf(p), version: p.kind === "yoke" ? p.plugin.version : p.info.version, kind: p.kind, origin: p.origin, path: p.path, reason: `disabled: ${why}` });
     return !why;
   });
-  return { plugins, errors, disabled, skipped };
+  return { plugins, errors, skipped };
 }

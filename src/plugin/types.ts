@@ -4,15 +4,12 @@ import type { PermissionMode } from "../permission/types.ts";
 import type { Message } from "../provider/types.ts";
 import type { SideQuery, Tool, ToolContext, ToolResult } from "../tool/types.ts";
 
-import type { HookJsonOutput } from "../hook/events/common.ts";
+import type { InProcessHandler } from "../hook/bus.ts";
 /** What an in-process hook handler may answer: the same JSON a command hook prints (contracts §1.6). */
-export type { HookJsonOutput };
+export type { HookJsonOutput } from "../hook/events/common.ts";
 
 /** May throw: in PreToolUse a throw blocks the tool (fails closed); elsewhere it is logged with the plugin's name and skipped. */
-export type InProcessHookHandler = (
-  payload: Record<string, unknown>,
-  ctx: { signal: AbortSignal },
-) => Promise<HookJsonOutput | void> | HookJsonOutput | void;
+export type InProcessHookHandler = InProcessHandler;
 
 /** A read-only view of the running session. */
 export type SessionView = {

@@ -133,8 +133,8 @@ test("subagents obey the parent's hooks and deny rules (issue 8, done means)", a
   writeTree(cwd, {
     "secret.txt": "TOP-SECRET\n",
     "open.txt": "fine\n",
-    // One write per payload: the two Read hooks of the subagent run in parallel.
-    "hook.sh": { content: `#!/bin/sh\np=$(cat)\nprintf '%s\\n' "$p" >> ${hookLog}\n`, mode: 0o755 },
+    // The two Reads run concurrently: one append per payload keeps their lines whole.
+    "hook.sh": { content: `#!/bin/sh\nprintf '%s\\n' "$(cat)" >> ${hookLog}\n`, mode: 0o755 },
     ".claude/settings.json": JSON.stringify({
       permissions: { deny: ["Read(secret.txt)"] },
       hooks: { PreToolUse: [{ matcher: "Read", hooks: [{ type: "command", command: join(cwd, "hook.sh") }] }] },

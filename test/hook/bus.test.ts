@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync, chmodSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildPayload } from "../../src/hook/events/index.ts";
 import { sessionEnvFiles } from "../../src/hook/session-env.ts";
@@ -207,6 +207,25 @@ describe("configuration (contracts §1.2, §1.3)", () => {
     const o = await busFor(e).emit("PreToolUse", prePayload(e));
     expect(o.records.map((r) => r.stdout.trim())).toEqual(["managed"]);
   });
+  test("Claude Code plugin hooks (contracts §6.1): ${CLAUDE_PLUGIN_ROOT} substituted and exported, never de-duplicated against settings hooks", async () => {
+    const e = makeEnv();
+    writeSettings(e, "project", hooks("Stop", undefined, cmd("echo same")));
+    const bus = busFor(e);
+    const env = { CLAUDE_PLUGIN_ROOT: "/opt/cc", CLAUDE_PLUGIN_DATA: "/data/cc" };
+    const ph = { Stop: [{ hooks: [cmd("echo same"), cmd('echo "${CLAUDE_PLUGIN_ROOT}|$CLAUDE_PLUGIN_DATA"')] }] } as never;
+    bus.addPluginHooks(ph, { path: "/opt/cc/hooks/hooks.json", owner: "cc", env });
+    const o = await bus.emit("Stop", stopPayload());
+    expect(o.records.map((r) => r.stdout.trim()).sort()).toEqual(["/opt/cc|/data/cc", "same", "same"]);
+    expect(bus.list().filter((r) => r.source.startsWith("plugin: cc"))).toHaveLength(2);
+  });
+  test("a user's disableAllHooks turns Claude Code plugin hooks off too; list says why", async () => {
+    const e = makeEnv();
+    writeSettings(e, "user", { disableAllHooks: true });
+    const bus = busFor(e);
+    bus.addPluginHooks({ Stop: [{ hooks: [cmd("echo plugin")] }] } as never, { path: "/p/hooks/hooks.json", owner: "cc", env: {} });
+    expect((await bus.emit("Stop", stopPayload())).records).toHaveLength(0);
+    expect(bus.list()[0]!.note).toBe("disabled by disableAllHooks");
+  });
   test("allowManagedHooksOnly in a non-managed file has no effect", async () => {
     const e = makeEnv();
     writeSettings(e, "user", { ...hooks("PreToolUse", "*", cmd("echo user")), allowManagedHooksOnly: true });
@@ -232,6 +251,7 @@ describe("configuration (contracts §1.2, §1.3)", () => {
     expect(seen[0]).toEqual(["Bash(git *)", "Bash", { command: "ls" }]);
     expect((await busFor(e).emit("PreToolUse", prePayload(e, "Bash", { command: "ls" }))).records).toHaveLength(1);
     expect((await busFor(e).emit("Stop", stopPayload())).records).toHaveLength(0);
+    expect(busFor(e).list().map((r) => r.note)).toEqual([undefined, '"if" on Stop never matches']);
   });
   test("unsupported handler types are reported, not silently dropped", async () => {
     const e = makeEnv();
@@ -289,6 +309,14 @@ describe("environment and protocol (contracts §1.4, §1.8)", () => {
     expect(readFileSync(file, "utf8")).toBe("export FOO=bar\n");
     expect(sessionEnvFiles(e.yoke, "sess-1")).toEqual([file]);
     expect(sessionEnvFiles(e.yoke, "other")).toEqual([]);
+  });
+  test("the Bash tool gets every non-empty CLAUDE_ENV_FILE in hook order, however many hooks ran", async () => {
+    const e = makeEnv();
+    const dir = join(e.yoke, "session-env", "s");
+    mkdirSync(dir, { recursive: true });
+    for (const n of [12, 2, 10, 3]) writeFileSync(join(dir, `sessionstart-hook-${n}.sh`), n === 3 ? "" : `export N${n}=1\n`);
+    writeFileSync(join(dir, "notes.txt"), "x");
+    expect(sessionEnvFiles(e.yoke, "s").map((f) => f.slice(dir.length + 1))).toEqual(["sessionstart-hook-2.sh", "sessionstart-hook-10.sh", "sessionstart-hook-12.sh"]);
   });
   test("async hooks run in the background and do not decide", async () => {
     const e = makeEnv();
@@ -348,6 +376,18 @@ describe("in-process handlers", () => {
     expect(o.blocked).toBe(true);
     expect(o.records[0]!.outcome).toBe("timeout");
     expect(aborted).toBe(true);
+  });
+  test("aborting the step ends the emit at once even when an in-process handler ignores its signal", async () => {
+    const e = makeEnv();
+    const bus = busFor(e);
+    bus.registerInProcess("Stop", () => new Promise(() => {}), { source: "deaf" });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    const started = performance.now();
+    const o = await bus.emit("Stop", stopPayload(), { signal: ac.signal });
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(o.records[0]!.outcome).toBe("cancelled");
+    expect(o.blocked).toBe(false);
   });
   test("an in-process PreToolUse handler with invalid output fails closed", async () => {
     const e = makeEnv();

@@ -28,6 +28,7 @@ describe("yoke hooks list / run core", () => {
     expect(Object.keys(dryRunPayload(bus, "SessionStart"))).toEqual(["session_id", "transcript_path", "cwd", "hook_event_name", "source"]);
     const fromFile = dryRunPayload(bus, "Stop", { payload: { stop_hook_active: true, session_id: "other" } });
     expect(fromFile).toMatchObject({ session_id: "other", hook_event_name: "Stop", stop_hook_active: true });
+    expect(Object.keys(fromFile)).toEqual(["session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name", "stop_hook_active"]);
   });
 
   test("runHooksDry + formatHookRun print output, exit, duration and the merged decision", async () => {

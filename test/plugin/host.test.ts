@@ -1,6 +1,7 @@
 // PluginHost pieces without the runtime: JSON-Schema tools (host.tools.define) and hook registration naming.
 import { describe, expect, test } from "bun:test";
-import { createBackgroundTasks, createPluginHost, jsonTool, type HostDeps } from "../../src/plugin/host.ts";
+import { createBackgroundTasks, createPluginHost, jsonTool, setupPlugin, type HostDeps } from "../../src/plugin/host.ts";
+import type { Plugin, PluginHost } from "../../src/plugin/types.ts";
 import { createFileState } from "../../src/tool/file-state.ts";
 import type { Tool, ToolContext } from "../../src/tool/types.ts";
 import { tempDir } from "../helpers/tmp.ts";
@@ -65,4 +66,55 @@ test("host registers hooks under the plain plugin name and tools through define"
   host.tools.define({ name: "T", description: "t", inputSchema: schema, execute: () => "ok" });
   expect(hooks).toEqual([{ event: "PreToolUse", source: "guard" }]);
   expect(tools.map((t) => t.name)).toEqual(["T"]);
+});
+
+describe("setupPlugin: registrations stand only when setup succeeds", () => {
+  const depsWith = () => {
+    const live: string[] = [];
+    const tools: Tool[] = [];
+    const deps = {
+      registerHook: (event: string) => {
+        live.push(event);
+        return () => live.splice(live.indexOf(event), 1);
+      },
+      registerTool: (t: Tool) => void tools.push(t),
+      sections: [{ plugin: "earlier", name: "s", text: "kept" }],
+      yokeDir: tempDir(),
+      background: createBackgroundTasks(() => {}),
+      summaryProviders: [],
+      debug: false,
+    } as unknown as HostDeps;
+    return { deps, live, tools };
+  };
+
+  test("a setup that throws after registering leaves nothing behind (a half-set-up guard must not block every tool)", async () => {
+    const { deps, live, tools } = depsWith();
+    const bad: Plugin = {
+      name: "half",
+      version: "1",
+      async setup(host) {
+        host.hooks.on("PreToolUse", () => ({ decision: "block", reason: "not ready" }));
+        host.tools.define({ name: "T", description: "t", inputSchema: schema, execute: () => "ok" });
+        host.systemPrompt.addSection("s", "half-section");
+        host.compaction.provideSummary(async () => null);
+        throw new Error("config missing");
+      },
+    };
+    await expect(setupPlugin(bad, deps)).rejects.toThrow("config missing");
+    expect(live).toEqual([]);
+    expect(tools).toEqual([]);
+    expect(deps.sections.map((s) => s.text)).toEqual(["kept"]);
+    expect(deps.summaryProviders).toEqual([]);
+  });
+
+  test("a setup that succeeds keeps its hooks, tools and sections; later registrations go straight through", async () => {
+    const { deps, live, tools } = depsWith();
+    let later: PluginHost | undefined;
+    await setupPlugin({ name: "ok", version: "1", setup(host) { later = host; host.hooks.on("Stop", () => {}); host.tools.define({ name: "T", description: "t", inputSchema: schema, execute: () => "ok" }); host.systemPrompt.addSection("s", "x"); } }, deps);
+    expect(live).toEqual(["Stop"]);
+    expect(tools.map((t) => t.name)).toEqual(["T"]);
+    later!.tools.define({ name: "U", description: "u", inputSchema: schema, execute: () => "ok" });
+    expect(tools.map((t) => t.name)).toEqual(["T", "U"]);
+    expect(deps.sections).toHaveLength(2);
+  });
 });

@@ -34,10 +34,10 @@ describe("discoverPlugins", () => {
     let o = opts({ settings: { plugins: { attribution: false } } as never });
     let r = await discoverPlugins(o);
     expect(names(r)).toEqual([]);
-    expect(r.skipped).toEqual([{ name: "attribution", version: "1.0.0", origin: "bundled", path: "(built in) plugins/attribution", reason: "disabled: settings: plugins.attribution is false" }]);
+    expect(r.skipped).toEqual([{ name: "attribution", version: "1.0.0", kind: "yoke", origin: "bundled", path: "(built in) plugins/attribution", reason: "disabled: settings: plugins.attribution is false" }]);
     o = opts({ env: { YOKE_DISABLE_PLUGINS: "x, attribution" } });
     r = await discoverPlugins(o);
-    expect(r.disabled).toEqual(["attribution"]);
+    expect(r.skipped.map((x) => x.name)).toEqual(["attribution"]);
     o = opts();
     writeTree(o.cwd, { ".yoke/plugins/attribution.ts": `export default { name: "attribution", version: "9.0.0", setup() {} };\n` });
     r = await discoverPlugins(o);
@@ -77,8 +77,17 @@ describe("discoverPlugins", () => {
     ]);
   });
 
+  test("a Claude Code plugin folder in .yoke/plugins keeps its origin; disabled, it is listed as a Claude Code plugin", async () => {
+    const o = opts({ env: { YOKE_DISABLE_PLUGINS: "cc-off" } });
+    writeTree(join(o.cwd, ".yoke/plugins/cc-on"), { ".claude-plugin/plugin.json": JSON.stringify({ name: "cc-on" }) });
+    writeTree(join(o.cwd, ".yoke/plugins/cc-off"), { ".claude-plugin/plugin.json": JSON.stringify({ name: "cc-off", version: "2.0.0" }) });
+    const r = await discoverPlugins(o);
+    expect(r.plugins.filter((p) => p.kind === "claude").map((p) => [p.kind === "claude" && p.info.name, p.origin])).toEqual([["cc-on", "project"]]);
+    expect(r.skipped.find((s) => s.name === "cc-off")).toMatchObject({ kind: "claude", origin: "project", version: "2.0.0" });
+  });
+
   test("--bare loads nothing", async () => {
     const r = await discoverPlugins(opts({ bare: true }));
-    expect(r).toEqual({ plugins: [], errors: [], disabled: [], skipped: [] });
+    expect(r).toEqual({ plugins: [], errors: [], skipped: [] });
   });
 });

@@ -1,6 +1,6 @@
 // internals §7: attribution texts and their settings.
 import { describe, expect, test } from "bun:test";
-import { attributionTexts, DEFAULT_PR_LINE, gitSection, publicModelName } from "../../plugins/attribution/index.ts";
+import { attributionTexts, DEFAULT_PR_LINE, gitInstructionsOn, gitSection, publicModelName } from "../../plugins/attribution/index.ts";
 
 describe("attribution plugin (internals §7)", () => {
   const model = "claude-opus-5-5";
@@ -13,6 +13,17 @@ describe("attribution plugin (internals §7)", () => {
     [{ attribution: false }, "", ""],
   ])("%j", (settings, commit, pr) => {
     expect(attributionTexts(settings as never, model)).toEqual({ commit, pr });
+  });
+  test.each([
+    [{}, {}, true],
+    [{ CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS: "1" }, {}, false],
+    [{ CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS: "true" }, { includeGitInstructions: true }, false],
+    [{}, { includeGitInstructions: false }, false],
+    // the environment decides first in both directions
+    [{ CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS: "0" }, { includeGitInstructions: false }, true],
+    [{ CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS: "false" }, { includeGitInstructions: false }, true],
+  ])("git instructions: env %j, settings %j → %p", (env, settings, on) => {
+    expect(gitInstructionsOn(env, settings as never)).toBe(on);
   });
   test("model names", () => {
     expect(publicModelName("claude-sonnet-4-5-20250929")).toBe("Claude Sonnet 4.5");

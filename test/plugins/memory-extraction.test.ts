@@ -3,7 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import memoryExtraction, { createExtraction, EXTRACTION_MARKER, EXTRACTION_MAX_TURNS, extractionEnabled } from "../../plugins/memory-extraction/index.ts";
-import { changedFiles, extractionPrompt, fingerprint, listMemories } from "../../plugins/memory-extraction/prompt.ts";
+import { changedFiles, extractionPrompt, fingerprint } from "../../plugins/memory-extraction/prompt.ts";
+import { scanMemoryFiles } from "../../src/context/relevant-memory.ts";
 import { createCoalescer } from "../../plugins/shared/coalesce.ts";
 import { conversationText, countVisibleMessages, indexAfter, wroteInto } from "../../plugins/shared/conversation-text.ts";
 import { switchedOn } from "../../plugins/shared/switch.ts";
@@ -86,17 +87,16 @@ describe("conversation helpers", () => {
 });
 
 describe("memory files", () => {
-  test("listMemories reads frontmatter, skips MEMORY.md; fingerprint/changedFiles tell what changed", async () => {
+  test("the prompt lists memories by type and description (scanMemoryFiles); fingerprint/changedFiles tell what changed", async () => {
     const t = testHost();
     const dir = t.memoryDir!;
     writeFileSync(join(dir, "MEMORY.md"), "- [a](a.md)\n");
     writeFileSync(join(dir, "a.md"), "---\nname: a\ndescription: about a\ntype: user\n---\nbody\n");
     const before = fingerprint(dir);
-    expect(listMemories(dir)).toMatchObject([{ rel: "a.md", name: "a", description: "about a", type: "user" }]);
     writeFileSync(join(dir, "b.md"), "x");
     writeFileSync(join(dir, "MEMORY.md"), "- [a](a.md)\n- [b](b.md)\n");
     expect(changedFiles(before, fingerprint(dir))).toEqual(["b.md"]);
-    const prompt = extractionPrompt({ dir, memories: listMemories(dir), index: "- [a](a.md)", conversation: "User: hi", count: 1 });
+    const prompt = extractionPrompt({ dir, memories: scanMemoryFiles(dir), index: "- [a](a.md)", conversation: "User: hi", count: 1 });
     expect(prompt).toContain("- [user] a.md: about a");
     expect(prompt).toContain("<conversation>\nUser: hi\n</conversation>");
   });

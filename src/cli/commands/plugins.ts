@@ -60,7 +60,7 @@ function loadedRow(p: LoadedPlugin, errors: PluginRuntime["errors"]): PluginRow 
 export function pluginRows(rt: PluginRuntime): PluginRow[] {
   const rows = rt.loaded.map((p) => loadedRow(p, rt.errors));
   for (const s of rt.skipped)
-    rows.push({ name: s.name, version: s.version ?? null, kind: "yoke", origin: s.origin, path: s.path, status: "disabled", reason: s.reason });
+    rows.push({ name: s.name, version: s.version ?? null, kind: s.kind, origin: s.origin, path: s.path, status: "disabled", reason: s.reason });
   const known = new Set(rt.loaded.map((p) => p.path));
   for (const e of rt.errors) {
     if (known.has(e.path)) continue;
