@@ -280,4 +280,22 @@ describe("Agent tool", () => {
     expect(trs.map((t) => t.is_error)).toEqual([true, true, false]);
     expect(s.provider.requests.filter((r) => isSub(r))).toHaveLength(1);
   });
+
+  test("Agent(<type>) deny holds for any spelling of the type the tool would run (contracts §3.1)", async () => {
+    // The tool finds agent types case-insensitively, so `explore` starts Explore: the deny must see that too.
+    const s = setup({
+      route: (req) =>
+        isSub(req) ? text("sub ran") : req.messages.length === 1 ? { content: [agentCall({ description: "x", prompt: "p", subagent_type: "explore" })] } : text("end"),
+    });
+    const permissions = { deny: ["Agent(Explore)"] };
+    s.deps.permissions = createPermissionEvaluator({
+      settings: { merged: { permissions }, sources: [{ level: "project", path: join(s.cwd, ".claude/settings.json"), ruleRoot: s.cwd, settings: { permissions } }] },
+      mode: "default",
+      cwd: s.cwd,
+      env: { HOME: tempDir() },
+    });
+    const { result } = await drain(runTurn(s.deps, { messages: [] }, "go", new AbortController().signal));
+    expect(result.permissionDenials).toHaveLength(1);
+    expect(s.provider.requests.filter((r) => isSub(r))).toHaveLength(0);
+  });
 });
