@@ -16,7 +16,7 @@ export type BashContext = {
 };
 
 /** One command the shell would run, after wrappers, nested shells, xargs and find -exec were opened up. */
-type Unit = { argv: ShellWord[]; allowArgv: ShellWord[]; allowAssigns: string[]; raw: string; cmd: SimpleCommand; implicitArgs: boolean; opaque?: string };
+type Unit = { argv: ShellWord[]; allowArgv: ShellWord[]; allowAssigns: string[]; raw: string; cmd: SimpleCommand; implicitArgs: boolean; chdir?: ShellWord; opaque?: string };
 
 const MAX_PARTS = 50;
 const DEV_FILES = /^\/dev\/(null|stdout|stderr|tty|fd\/[012])$/;
@@ -33,7 +33,7 @@ function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out
     const d = unwrap(cmd.argv, true);
     const a = unwrap(cmd.argv, false);
     const safeAssigns = cmd.assigns.map((x) => x.name).filter((n) => !SAFE_ENV.test(n));
-    const unit: Unit = { argv: d.argv, allowArgv: a.argv, allowAssigns: [...safeAssigns, ...a.assigns.filter((n) => !SAFE_ENV.test(n))], raw: cmd.raw, cmd, implicitArgs: d.implicitArgs };
+    const unit: Unit = { argv: d.argv, allowArgv: a.argv, allowAssigns: [...safeAssigns, ...a.assigns.filter((n) => !SAFE_ENV.test(n))], raw: cmd.raw, cmd, implicitArgs: d.implicitArgs, chdir: d.chdir };
     out.push(unit);
     const name = d.argv[0]?.static ? basename(d.argv[0].value) : "";
     const rest = d.argv.slice(1);
@@ -189,6 +189,13 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     let partVerdict: Verdict | undefined;
     let unknownPath: string | undefined = u.implicitArgs && hasPathDenies ? `${name || "xargs"} gets its file names at run time` : undefined;
     let outside = false;
+    // `env -C DIR cmd` runs cmd in DIR: its relative paths start there, while the shell's own cwd stays.
+    let here = cwd;
+    if (u.chdir && !u.chdir.static) unknownPath ??= `cannot tell which directory ${u.chdir.raw} names`;
+    else if (u.chdir) {
+      here = resolvePath(u.chdir.value, cwd, ctx.home).real;
+      if (!ctx.workingDirs.some((d) => isInside(d, here))) outside = true;
+    }
     let protectedWrite = false;
     let writesOk = true;
     const check = (word: ShellWord, write: boolean, verb: string) => {
@@ -198,11 +205,11 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       }
       if (DEV_FILES.test(word.value)) return;
       if (!cwdKnown && !word.value.startsWith("/") && !word.value.startsWith("~")) unknownPath ??= `the directory is unknown after a cd to a run-time value`;
-      let list: ResolvedPath[] = [resolvePath(word.value, cwd, ctx.home)];
+      let list: ResolvedPath[] = [resolvePath(word.value, here, ctx.home)];
       if (word.glob) {
-        const found = expandGlob(word.value, cwd);
+        const found = expandGlob(word.value, here);
         if (found === undefined) unknownPath ??= `cannot expand ${word.value}`;
-        else list = list.concat(found.map((f) => resolvePath(f, cwd, ctx.home)));
+        else list = list.concat(found.map((f) => resolvePath(f, here, ctx.home)));
       }
       for (const rp of list) {
         const paths = rp.all;
@@ -225,10 +232,10 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     for (const wr of writes) check(wr, true, "writes");
     const recursive = recursiveTargets(u.argv, name);
     if (recursive && !partVerdict) {
-      const targets = recursive.length ? recursive : [{ value: cwd, raw: ".", static: true, glob: false }];
+      const targets = recursive.length ? recursive : [{ value: here, raw: ".", static: true, glob: false }];
       for (const tw of targets) {
         if (!tw.static) continue;
-        const dir = resolvePath(tw.value, cwd, ctx.home).real;
+        const dir = resolvePath(tw.value, here, ctx.home).real;
         if (!isDirectory(dir)) continue;
         for (const pr of set.pathRules.deny.Read) {
           const hit = ruleMayCoverInside(pr.compiled, dir);

@@ -4,7 +4,8 @@ import type { ShellWord } from "./bash-parse.ts";
 /** Env vars an allow rule may look past (internals §9.1); deny and ask rules look past every assignment. */
 export const SAFE_ENV = /^(GO\w*|RUST_\w+|CARGO_\w+|NODE_ENV|NODE_OPTIONS_SAFE|PYTHON\w*|LANG|LANGUAGE|LC_\w+|TERM|NO_COLOR|FORCE_COLOR|TZ|CI|DEBUG|RUST_LOG|RUST_BACKTRACE)$/;
 
-export type Unwrapped = { argv: ShellWord[]; assigns: string[]; implicitArgs: boolean; chdir?: string };
+/** `chdir`: the directory `env -C DIR` runs the command in; its paths are relative to that, not the shell's cwd. */
+export type Unwrapped = { argv: ShellWord[]; assigns: string[]; implicitArgs: boolean; chdir?: ShellWord };
 
 const w = (value: string): ShellWord => ({ value, raw: value, static: true, glob: false });
 
@@ -16,7 +17,7 @@ export function unwrap(argv: ShellWord[], forDeny: boolean): Unwrapped {
   let a = argv.slice();
   const assigns: string[] = [];
   let implicitArgs = false;
-  let chdir: string | undefined;
+  let chdir: ShellWord | undefined;
   for (let guard = 0; guard < 20 && a.length; guard++) {
     const name = a[0]?.static ? basename(a[0].value) : "";
     const rest = a.slice(1);
@@ -47,7 +48,9 @@ export function unwrap(argv: ShellWord[], forDeny: boolean): Unwrapped {
         const v = rest[i]!;
         if (!v.static) break;
         if (v.value === "-u" || v.value === "--unset") i++;
-        else if (v.value === "-C" || v.value === "--chdir") chdir = rest[++i]?.value;
+        else if (v.value === "-C" || v.value === "--chdir") chdir = rest[++i];
+        else if (v.value.startsWith("--chdir=")) chdir = w(v.value.slice(8));
+        else if (/^-C./.test(v.value)) chdir = w(v.value.slice(2));
         else if (v.value === "-S" || v.value === "--split-string" || v.value.startsWith("--split-string=") || /^-S./.test(v.value)) {
           // `env -S "cat .env"` splits one string into the command line.
           const str = v.value.startsWith("--split-string=") ? v.value.slice(15) : /^-S./.test(v.value) ? v.value.slice(2) : (rest[++i]?.value ?? "");
