@@ -50,13 +50,13 @@ export function modeFromSettings(settings: LoadedSettings): PermissionMode | und
   return mode;
 }
 
+/** Tools that touch nothing but the session's own state (its background shells, todo list, plan). */
+const SESSION_TOOLS = new Set(["TaskStop", "KillShell", "KillBash", "TodoWrite", "ExitPlanMode", "BashOutput"]);
+
 /**
  * Builds the one evaluator for a session. Never throws: an unparsable rule is skipped and listed in
  * `warnings` with its file and index. `decide` never throws either.
  */
-/** Tools that touch nothing but the session's own state (its background shells, todo list, plan). */
-const SESSION_TOOLS = new Set(["TaskStop", "KillShell", "KillBash", "TodoWrite", "ExitPlanMode", "BashOutput"]);
-
 export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
   const env = opts.env ?? process.env;
   const home = env.HOME ?? homedir();
@@ -130,10 +130,8 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       const ask = toolRule("ask", tool, input);
       if (ask) return { behavior: "ask", reason: `Rule ${ask.text} asks before running Bash.`, rule: ask, bypassable: false };
       const d = decideBash(command, { set, cwd: qcwd, home, env, workingDirs: workingDirectories, mode });
-      if (d.behavior !== "allow" && wholeToolRule(set, "allow", "Bash") && d.bypassable) {
-        const r = wholeToolRule(set, "allow", "Bash")!;
-        return { behavior: "allow", reason: `allowed by rule ${r.text}`, rule: r };
-      }
+      const allowAll = d.behavior !== "allow" && d.bypassable ? wholeToolRule(set, "allow", "Bash") : undefined;
+      if (allowAll) return { behavior: "allow", reason: `allowed by rule ${allowAll.text}`, rule: allowAll };
       if (d.behavior === "ask" && q.hookDecision === "allow" && d.bypassable) return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
       return d;
     }
@@ -166,8 +164,6 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
     if (d.behavior === "ask" && mode === "bypassPermissions" && d.bypassable !== false) return { behavior: "allow", reason: "bypassPermissions mode" };
     if (d.behavior === "ask" && mode === "dontAsk")
       return { behavior: "deny", reason: `dontAsk mode denies anything that would prompt: ${d.reason}`, rule: d.rule };
-    if (d.behavior === "allow" && mode === "plan" && !q.readOnly && EDIT_TOOLS.has(tool))
-      return { behavior: "deny", reason: "Plan mode: do not edit files until the plan is approved." };
     const { bypassable: _b, ...out } = d;
     return out;
   };

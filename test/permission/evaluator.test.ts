@@ -65,6 +65,11 @@ describe("modes (contracts §3.3)", () => {
   const write = q("Write", { file_path: "src/new.ts", content: "x" });
   const cases: [PermissionMode, string][] = [["default", "ask"], ["acceptEdits", "allow"], ["plan", "deny"], ["bypassPermissions", "allow"], ["dontAsk", "deny"], ["auto", "ask"]];
   for (const [mode, want] of cases) test(`${mode}: Write in cwd → ${want}`, () => expect(ev({}, { mode }).decide(write).behavior).toBe(want as "ask"));
+  test("plan: no allow rule, auto-memory dir or hook allow lets an editing tool through", () => {
+    const e = ev({ allow: ["Edit", "Write", "Edit(/src/**)"] }, { mode: "plan", autoAllowWriteDirs: [join(t.cwd, "src")] });
+    for (const tool of ["Edit", "Write", "MultiEdit", "NotebookEdit"])
+      expect(e.decide(q(tool, { file_path: "src/a.ts", notebook_path: "src/a.ts" }, { hookDecision: "allow" })).behavior).toBe("deny");
+  });
   test("reads and read-only Bash are allowed in every mode", () => {
     for (const mode of ["default", "acceptEdits", "plan", "dontAsk", "auto"] as PermissionMode[]) {
       expect(ev({}, { mode }).decide(q("Read", { file_path: "src/a.ts" }, { readOnly: true })).behavior).toBe("allow");
