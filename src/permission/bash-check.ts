@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
-import { CODE_FLAGS, EXEC_STRING, isReadOnlyCommand, pathArgs, renderArgv, SAFE_ENV, SHELLS, unwrap } from "./bash-words.ts";
+import { CODE_FLAGS, EXEC_STRING, gitOperands, isReadOnlyCommand, pathArgs, renderArgv, SAFE_ENV, SHELLS, unwrap } from "./bash-words.ts";
 import { isInside, isProtectedPath, type ResolvedPath, resolvePath, ruleMayCoverInside } from "./paths.ts";
 import { findBashRule, findPathRule, type RuleSet } from "./rule-set.ts";
 import type { PermissionDecision, PermissionMode, PermissionRule } from "./types.ts";
@@ -120,8 +120,16 @@ function recursiveTargets(argv: ShellWord[], name: string): ShellWord[] | undefi
         : ["cp", "scp"].includes(name)
           ? short("r") || short("R") || short("a") || flags.some((f) => f === "--recursive" || f === "--archive")
           : false;
-  if (!recursive) return undefined;
+  if (!recursive) return gitGrepTargets(argv, name);
   return pathArgs(argv);
+}
+
+/** `git grep` searches the tree like `grep -r`: its operands after the pattern, else the cwd. */
+function gitGrepTargets(argv: ShellWord[], name: string): ShellWord[] | undefined {
+  if (name !== "git") return undefined;
+  const { subcommand, paths } = gitOperands(argv);
+  // Dropping the first operand as the pattern may drop a path when `-e` gave the pattern: the cwd is then searched, which is stricter.
+  return subcommand === "grep" ? paths.slice(1) : undefined;
 }
 
 function expandGlob(pattern: string, cwd: string): string[] | undefined {

@@ -153,13 +153,40 @@ export function isReadOnlyCommand(argv: ShellWord[]): boolean {
 /** Commands whose arguments are not files they open (so `echo .env` is not a read of .env). */
 export const NO_FILE_ARGS = new Set(["echo", "printf", "true", "false", "test", "[", "cd", "pushd", "popd", "sleep", "seq", "which", "type", "date", "basename", "dirname", "export", "declare", "local", "readonly", "typeset", "unset", "hostname", "whoami", "id", "uname", "printenv", "kill", "exit", "return", "set", "shift", "wait", "git"]);
 
+/** git options before the subcommand that take a directory (`git -C dir log`). */
+const GIT_DIR_OPTS = new Set(["-C", "--git-dir", "--work-tree"]);
+const GIT_VALUE_OPTS = new Set(["-c", "--namespace", "--exec-path", "--config-env"]);
+
+/**
+ * Operands of a git command that may name files. git tells revisions from paths by what exists, so every
+ * operand after the subcommand counts (`git blame .env`, `git diff --no-index a b`, `git log -p -- f`), and
+ * `rev:path` / `:path` name a file's contents (`git show HEAD:.env`, `git cat-file -p :secret`).
+ */
+export function gitOperands(argv: ShellWord[]): { subcommand?: string; paths: ShellWord[] } {
+  const out: ShellWord[] = [];
+  let subcommand: string | undefined;
+  for (let i = 1; i < argv.length; i++) {
+    const x = argv[i]!;
+    if (!x.static) continue;
+    if (!subcommand) {
+      if (GIT_DIR_OPTS.has(x.value) || GIT_VALUE_OPTS.has(x.value)) {
+        const v = argv[++i];
+        if (v && GIT_DIR_OPTS.has(x.value)) out.push(v);
+      } else if (!x.value.startsWith("-")) subcommand = x.value;
+      continue;
+    }
+    if (x.value.startsWith("-")) continue;
+    const blob = x.value.includes("://") ? null : /^(?:[^-:][^:]*)?:(.+)$/s.exec(x.value);
+    out.push(blob ? w(blob[1]!) : x);
+  }
+  return { subcommand, paths: out };
+}
+
 /** Positional arguments that may be paths the command opens. */
 export function pathArgs(argv: ShellWord[]): ShellWord[] {
   const name = argv[0]?.static ? basename(argv[0].value) : "";
-  if (name === "git") {
-    // `git show HEAD:.env` and `git cat-file -p :secret` print file contents.
-    return argv.slice(2).flatMap((x) => (x.static && /^[^-][^:]*:./.test(x.value) && !x.value.includes("://") ? [w(x.value.slice(x.value.indexOf(":") + 1))] : []));
-  }
+  if (name === "git") return gitOperands(argv).paths;
+  if (name === "dd") return argv.slice(1).flatMap((x) => (x.static && /^(if|of)=./.test(x.value) ? [w(x.value.slice(3))] : []));
   if (NO_FILE_ARGS.has(name)) return [];
   const out: ShellWord[] = [];
   let patternSkipped = !["grep", "egrep", "fgrep", "rg", "sed", "awk", "gawk", "jq"].includes(name);
