@@ -153,33 +153,61 @@ export function isReadOnlyCommand(argv: ShellWord[]): boolean {
 /** Commands whose arguments are not files they open (so `echo .env` is not a read of .env). */
 export const NO_FILE_ARGS = new Set(["echo", "printf", "true", "false", "test", "[", "cd", "pushd", "popd", "sleep", "seq", "which", "type", "date", "basename", "dirname", "export", "declare", "local", "readonly", "typeset", "unset", "hostname", "whoami", "id", "uname", "printenv", "kill", "exit", "return", "set", "shift", "wait", "git"]);
 
-/** git options before the subcommand that take a directory (`git -C dir log`). */
-const GIT_DIR_OPTS = new Set(["-C", "--git-dir", "--work-tree"]);
-const GIT_VALUE_OPTS = new Set(["-c", "--namespace", "--exec-path", "--config-env"]);
+/** git's global options that take a value as the next word (`--opt=value` forms are one word). */
+const GIT_VALUE_OPTS = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"]);
+
+export type GitGlobals = {
+  /** argv with the global options removed: `git -C . --no-pager push` → `git push`, for deny/ask rules. */
+  argv: ShellWord[];
+  /** Where `-C` moves git before it does anything (several compose); non-static when any part is. */
+  chdir?: ShellWord;
+  /** `--git-dir` / `--work-tree` values, paths git opens. */
+  dirs: ShellWord[];
+  /** `-c`/`--config-env` given: config can name programs git runs (aliases, core.fsmonitor, core.pager ...). */
+  config: boolean;
+};
+
+/** Splits a git command's global options from the subcommand. Pure. */
+export function gitGlobals(argv: ShellWord[]): GitGlobals {
+  let i = 1;
+  let chdir: ShellWord | undefined;
+  const dirs: ShellWord[] = [];
+  let config = false;
+  for (; i < argv.length && argv[i]!.static && argv[i]!.value.startsWith("-"); i++) {
+    const opt = argv[i]!.value;
+    const eq = opt.indexOf("=");
+    const name = eq > 0 ? opt.slice(0, eq) : opt;
+    let value: ShellWord | undefined = eq > 0 ? w(opt.slice(eq + 1)) : undefined;
+    if (!value && GIT_VALUE_OPTS.has(name)) value = argv[++i];
+    if (name === "-c" || name === "--config-env") config = true;
+    else if ((name === "--git-dir" || name === "--work-tree") && value) dirs.push(value);
+    else if (name === "-C" && value) {
+      if (!chdir || value.value.startsWith("/")) chdir = value;
+      else chdir = { ...value, value: `${chdir.value}/${value.value}`, raw: `${chdir.raw}/${value.raw}`, static: chdir.static && value.static };
+    }
+  }
+  return { argv: [argv[0]!, ...argv.slice(i)], chdir, dirs, config };
+}
 
 /**
  * Operands of a git command that may name files. git tells revisions from paths by what exists, so every
  * operand after the subcommand counts (`git blame .env`, `git diff --no-index a b`, `git log -p -- f`), and
- * `rev:path` / `:path` name a file's contents (`git show HEAD:.env`, `git cat-file -p :secret`).
+ * `rev:path` / `:path` name a file's contents (`git show HEAD:.env`, `git cat-file -p :secret`): those are `blobs`,
+ * relative to the repository's top folder unless they start with `./` or `../`.
+ * `-C` is not among them: it is the directory the operands are relative to (GitGlobals.chdir).
  */
-export function gitOperands(argv: ShellWord[]): { subcommand?: string; paths: ShellWord[] } {
-  const out: ShellWord[] = [];
-  let subcommand: string | undefined;
-  for (let i = 1; i < argv.length; i++) {
-    const x = argv[i]!;
-    if (!x.static) continue;
-    if (!subcommand) {
-      if (GIT_DIR_OPTS.has(x.value) || GIT_VALUE_OPTS.has(x.value)) {
-        const v = argv[++i];
-        if (v && GIT_DIR_OPTS.has(x.value)) out.push(v);
-      } else if (!x.value.startsWith("-")) subcommand = x.value;
-      continue;
-    }
-    if (x.value.startsWith("-")) continue;
+export function gitOperands(argv: ShellWord[]): { subcommand?: string; paths: ShellWord[]; blobs: ShellWord[] } {
+  const g = gitGlobals(argv);
+  const [sub, ...rest] = g.argv.slice(1);
+  const paths = [...g.dirs];
+  const blobs: ShellWord[] = [];
+  for (const x of rest) {
+    if (!x.static || x.value.startsWith("-")) continue;
     const blob = x.value.includes("://") ? null : /^(?:[^-:][^:]*)?:(.+)$/s.exec(x.value);
-    out.push(blob ? w(blob[1]!) : x);
+    if (blob) blobs.push(w(blob[1]!));
+    else paths.push(x);
   }
-  return { subcommand, paths: out };
+  return { subcommand: sub?.static ? sub.value : undefined, paths, blobs };
 }
 
 /** Positional arguments that may be paths the command opens. */
