@@ -50,6 +50,9 @@ export function modeFromSettings(settings: LoadedSettings): PermissionMode | und
   return mode;
 }
 
+/** Read-only, but what they send leaves the machine (a URL can carry file contents): they need a rule or approval. */
+const NETWORK_TOOLS = new Set(["WebFetch", "WebSearch"]);
+
 /** Tools that touch nothing but the session's own state (its background shells, todo list, plan). */
 const SESSION_TOOLS = new Set(["TaskStop", "KillShell", "KillBash", "TodoWrite", "ExitPlanMode", "BashOutput"]);
 
@@ -146,7 +149,7 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
     if (q.hookDecision === "allow") return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
     const allow = toolRule("allow", tool, input);
     if (allow) return { behavior: "allow", reason: `allowed by rule ${allow.text}`, rule: allow };
-    if (readOnly) return { behavior: "allow", reason: `${tool} is read-only` };
+    if (readOnly && !NETWORK_TOOLS.has(tool)) return { behavior: "allow", reason: `${tool} is read-only` };
     if (SESSION_TOOLS.has(tool)) return { behavior: "allow", reason: `${tool} only acts on this session's own state` };
     return { behavior: "ask", reason: `No rule allows ${tool}; it needs the user's approval.` };
   };

