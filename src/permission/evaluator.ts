@@ -83,7 +83,8 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       if (r.specifier === undefined || r.toolName !== tool) continue;
       if (list !== "allow" && paramSpecMatches(r.specifier, input)) return r;
       if (tool === "WebFetch" && typeof input.url === "string" && domainMatches(r.specifier, input.url)) return r;
-      if (tool === "Agent" && typeof input.subagent_type === "string" && r.specifier === input.subagent_type) return r;
+      // The Agent tool finds a type whatever its case, so the rule must match it that way too.
+      if (tool === "Agent" && typeof input.subagent_type === "string" && r.specifier.toLowerCase() === input.subagent_type.trim().toLowerCase()) return r;
       if (tool === "Skill" && typeof input.skill === "string" && r.specifier === input.skill) return r;
     }
     return undefined;

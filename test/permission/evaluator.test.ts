@@ -53,6 +53,12 @@ describe("order: deny > ask > allow (contracts §3.2)", () => {
     expect(e.isToolHidden("mcp__danger__drop")).toBe(true);
     expect(e.isToolHidden("Read")).toBe(false);
   });
+  test("Agent(<type>) matches the type in any case, as the Agent tool finds it (explain agrees with a run)", () => {
+    const e = ev({ deny: ["Agent(Explore)"], allow: ["Task(Review)"] });
+    expect(e.decide(q("Agent", { subagent_type: "explore", prompt: "p" }, { readOnly: true })).behavior).toBe("deny");
+    expect(e.decide(q("Task", { subagent_type: "EXPLORE", prompt: "p" }, { readOnly: true })).behavior).toBe("deny");
+    expect(e.decide(q("Agent", { subagent_type: "review", prompt: "p" })).rule?.text).toBe("Task(Review)");
+  });
   test("bad rules are skipped with a warning naming file and index", () => {
     const e = ev({ allow: ["Bash(ls", "Read"] });
     expect(e.warnings.length).toBe(1);
