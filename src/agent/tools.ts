@@ -1,4 +1,4 @@
-import { LEGACY_TOOL_ALIASES, type ToolRegistry } from "../tool/registry.ts";
+import type { ToolRegistry } from "../tool/registry.ts";
 import type { Tool } from "../tool/types.ts";
 import type { AgentDefinition } from "./types.ts";
 
@@ -11,12 +11,6 @@ export const NEVER_IN_SUBAGENTS = new Set(["Agent", "AskUserQuestion", "EnterPla
 
 /** The shell family: only `read-only+bash` agents get it (BashOutput is read-only but useless without Bash). */
 const SHELL_TOOLS = new Set(["Bash", "BashOutput", "KillShell"]);
-
-/** Tool names of a rule-like entry: `Bash(git *)` → `Bash`, legacy names → canonical (contracts §7.1). */
-export function canonicalToolName(entry: string): string {
-  const bare = entry.trim().replace(/\(.*\)$/, "").trim();
-  return LEGACY_TOOL_ALIASES[bare] ?? bare;
-}
 
 const staticReadOnly = (t: Tool) => t.readOnly === true;
 
@@ -35,18 +29,25 @@ export type AgentTools = {
  */
 export function toolsForAgent(agent: AgentDefinition, parent: ToolRegistry): AgentTools {
   const unknown: string[] = [];
-  const has = (t: Tool, name: string) => t.name === name || (t.aliases ?? []).includes(name);
-  const known = (name: string) => parent.list().some((t) => has(t, name));
+  // The registry resolves aliases and legacy names (`Task`, `KillBash` ...); a rule-like `Bash(git *)` names Bash.
+  const lookup = (entries: string[]): Set<Tool> => {
+    const found = new Set<Tool>();
+    for (const entry of entries) {
+      const name = entry.trim().replace(/\(.*\)$/, "").trim();
+      const t = parent.get(name);
+      if (t) found.add(t);
+      else unknown.push(name);
+    }
+    return found;
+  };
   let keep: (t: Tool) => boolean;
   if (agent.tools && !(agent.tools.length === 1 && agent.tools[0] === "*")) {
-    const names = agent.tools.map(canonicalToolName);
-    for (const n of names) if (!known(n)) unknown.push(n);
-    keep = (t) => names.some((n) => has(t, n));
+    const named = lookup(agent.tools);
+    keep = (t) => named.has(t);
   } else if (agent.toolPolicy === "read-only") keep = (t) => staticReadOnly(t) && !SHELL_TOOLS.has(t.name);
   else if (agent.toolPolicy === "read-only+bash") keep = (t) => staticReadOnly(t) || SHELL_TOOLS.has(t.name);
   else keep = () => true;
-  const denied = (agent.disallowedTools ?? []).map(canonicalToolName);
-  for (const n of denied) if (!known(n)) unknown.push(n);
-  const registry = parent.filter((t) => keep(t) && !denied.some((n) => has(t, n)) && !NEVER_IN_SUBAGENTS.has(t.name));
+  const denied = lookup(agent.disallowedTools ?? []);
+  const registry = parent.filter((t) => keep(t) && !denied.has(t) && !NEVER_IN_SUBAGENTS.has(t.name));
   return { registry, unknown };
 }

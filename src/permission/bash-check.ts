@@ -1,7 +1,7 @@
-import { statSync } from "node:fs";
-import { basename } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
-import { CODE_FLAGS, EXEC_STRING, isReadOnlyCommand, pathArgs, renderArgv, SAFE_ENV, SHELLS, unwrap } from "./bash-words.ts";
+import { CODE_FLAGS, EXEC_STRING, gitGlobals, gitOperands, isReadOnlyCommand, pathArgs, renderArgv, SAFE_ENV, SHELLS, unwrap } from "./bash-words.ts";
 import { isInside, isProtectedPath, type ResolvedPath, resolvePath, ruleMayCoverInside } from "./paths.ts";
 import { findBashRule, findPathRule, type RuleSet } from "./rule-set.ts";
 import type { PermissionDecision, PermissionMode, PermissionRule } from "./types.ts";
@@ -16,7 +16,7 @@ export type BashContext = {
 };
 
 /** One command the shell would run, after wrappers, nested shells, xargs and find -exec were opened up. */
-type Unit = { argv: ShellWord[]; allowArgv: ShellWord[]; allowAssigns: string[]; raw: string; cmd: SimpleCommand; implicitArgs: boolean; opaque?: string };
+type Unit = { argv: ShellWord[]; allowArgv: ShellWord[]; allowAssigns: string[]; raw: string; cmd: SimpleCommand; implicitArgs: boolean; chdir?: ShellWord; opaque?: string };
 
 const MAX_PARTS = 50;
 const DEV_FILES = /^\/dev\/(null|stdout|stderr|tty|fd\/[012])$/;
@@ -33,7 +33,7 @@ function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out
     const d = unwrap(cmd.argv, true);
     const a = unwrap(cmd.argv, false);
     const safeAssigns = cmd.assigns.map((x) => x.name).filter((n) => !SAFE_ENV.test(n));
-    const unit: Unit = { argv: d.argv, allowArgv: a.argv, allowAssigns: [...safeAssigns, ...a.assigns.filter((n) => !SAFE_ENV.test(n))], raw: cmd.raw, cmd, implicitArgs: d.implicitArgs };
+    const unit: Unit = { argv: d.argv, allowArgv: a.argv, allowAssigns: [...safeAssigns, ...a.assigns.filter((n) => !SAFE_ENV.test(n))], raw: cmd.raw, cmd, implicitArgs: d.implicitArgs, chdir: d.chdir };
     out.push(unit);
     const name = d.argv[0]?.static ? basename(d.argv[0].value) : "";
     const rest = d.argv.slice(1);
@@ -81,6 +81,11 @@ function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out
           out.push({ argv: inner.argv, allowArgv: sub, allowAssigns: [], raw: renderArgv(sub, true), cmd, implicitArgs: true });
         }
       }
+    } else if (name === "git") {
+      const g = gitGlobals(d.argv);
+      unit.chdir ??= g.chdir;
+      // Only where a deny rule could be talked around: otherwise `git -c user.name=x commit` stays as allowed as git is.
+      if (g.config && ctx.set.byList.deny.length) unit.opaque = "git -c sets configuration that can run other programs";
     } else if (CODE_FLAGS[name]) {
       const fi = rest.findIndex((x) => CODE_FLAGS[name]!.includes(x.value));
       if (fi >= 0 && !rest[fi + 1]?.static) unit.opaque = `${name} runs code built at run time`;
@@ -120,8 +125,24 @@ function recursiveTargets(argv: ShellWord[], name: string): ShellWord[] | undefi
         : ["cp", "scp"].includes(name)
           ? short("r") || short("R") || short("a") || flags.some((f) => f === "--recursive" || f === "--archive")
           : false;
-  if (!recursive) return undefined;
+  if (!recursive) return gitGrepTargets(argv, name);
   return pathArgs(argv);
+}
+
+/** The work tree holding `dir` (nearest folder with a `.git`), else `dir`. Never throws. */
+function gitTopLevel(dir: string): string {
+  for (let d = dir; ; d = dirname(d)) {
+    if (existsSync(join(d, ".git"))) return d;
+    if (dirname(d) === d) return dir;
+  }
+}
+
+/** `git grep` searches the tree like `grep -r`: its operands after the pattern, else the cwd. */
+function gitGrepTargets(argv: ShellWord[], name: string): ShellWord[] | undefined {
+  if (name !== "git") return undefined;
+  const { subcommand, paths } = gitOperands(argv);
+  // Dropping the first operand as the pattern may drop a path when `-e` gave the pattern: the cwd is then searched, which is stricter.
+  return subcommand === "grep" ? paths.slice(1) : undefined;
 }
 
 function expandGlob(pattern: string, cwd: string): string[] | undefined {
@@ -165,15 +186,22 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
   let critical = false;
 
   for (const u of units) {
+    const name = u.argv[0]?.static ? basename(u.argv[0].value) : "";
     const denySubjects = [renderArgv(u.argv, false), renderArgv(u.argv, true), u.raw.trim()];
     if (u.argv[0]?.static && u.argv[0].value.includes("/")) denySubjects.push([basename(u.argv[0].value), ...u.argv.slice(1).map((x) => x.value)].join(" "));
+    // `Bash(git push:*)` must also see `git -C . --no-pager push`.
+    if (name === "git") denySubjects.push(renderArgv(gitGlobals(u.argv).argv, false));
     const deny = findBashRule(set, "deny", denySubjects);
     if (deny) {
       verdicts.push({ behavior: "deny", reason: `denied by rule ${deny.text}`, rule: deny });
       continue;
     }
+    // `env -C DIR cmd` / `git -C DIR ...` run in DIR: relative paths start there, while the shell's own cwd stays.
+    let here = cwd;
+    let chdirUnknown: string | undefined;
+    if (u.chdir && !u.chdir.static) chdirUnknown = `cannot tell which directory ${u.chdir.raw} names`;
+    else if (u.chdir) here = resolvePath(u.chdir.value, cwd, ctx.home).real;
     // Paths this part reads and writes, resolved against the directory earlier `cd`s moved to.
-    const name = u.argv[0]?.static ? basename(u.argv[0].value) : "";
     const reads: ShellWord[] = [...pathArgs(u.argv)];
     const writes: ShellWord[] = [];
     for (const r of u.cmd.redirects) {
@@ -184,10 +212,12 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       else if (r.op === "<") reads.push(r.target);
     }
     if (name === "tee") writes.push(...reads.splice(0));
+    if (name === "git")
+      for (const b of gitOperands(u.argv).blobs) reads.push(/^\.\.?\//.test(b.value) ? b : { ...b, value: join(gitTopLevel(here), b.value) });
     for (const s of codeStrings(u.argv)) reads.push({ value: s, raw: s, static: true, glob: false });
     const readOnly = isReadOnlyCommand(u.argv) && !u.opaque;
     let partVerdict: Verdict | undefined;
-    let unknownPath: string | undefined = u.implicitArgs && hasPathDenies ? `${name || "xargs"} gets its file names at run time` : undefined;
+    let unknownPath: string | undefined = u.implicitArgs && hasPathDenies ? `${name || "xargs"} gets its file names at run time` : chdirUnknown;
     let outside = false;
     let protectedWrite = false;
     let writesOk = true;
@@ -198,11 +228,11 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       }
       if (DEV_FILES.test(word.value)) return;
       if (!cwdKnown && !word.value.startsWith("/") && !word.value.startsWith("~")) unknownPath ??= `the directory is unknown after a cd to a run-time value`;
-      let list: ResolvedPath[] = [resolvePath(word.value, cwd, ctx.home)];
+      let list: ResolvedPath[] = [resolvePath(word.value, here, ctx.home)];
       if (word.glob) {
-        const found = expandGlob(word.value, cwd);
+        const found = expandGlob(word.value, here);
         if (found === undefined) unknownPath ??= `cannot expand ${word.value}`;
-        else list = list.concat(found.map((f) => resolvePath(f, cwd, ctx.home)));
+        else list = list.concat(found.map((f) => resolvePath(f, here, ctx.home)));
       }
       for (const rp of list) {
         const paths = rp.all;
@@ -220,15 +250,17 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
         if (name === "rm" || name === "rmdir") if (paths.some((p) => CRITICAL(ctx.home).has(p))) critical = true;
       }
     };
+    // The directory itself: a command run inside a denied folder is treated as reading it.
+    if (u.chdir?.static) check({ ...u.chdir, value: here, glob: false }, false, "runs in");
     const writeCmd = !readOnly;
     for (const r of reads) check(r, writeCmd, writeCmd ? "uses" : "reads");
     for (const wr of writes) check(wr, true, "writes");
     const recursive = recursiveTargets(u.argv, name);
     if (recursive && !partVerdict) {
-      const targets = recursive.length ? recursive : [{ value: cwd, raw: ".", static: true, glob: false }];
+      const targets = recursive.length ? recursive : [{ value: here, raw: ".", static: true, glob: false }];
       for (const tw of targets) {
         if (!tw.static) continue;
-        const dir = resolvePath(tw.value, cwd, ctx.home).real;
+        const dir = resolvePath(tw.value, here, ctx.home).real;
         if (!isDirectory(dir)) continue;
         for (const pr of set.pathRules.deny.Read) {
           const hit = ruleMayCoverInside(pr.compiled, dir);

@@ -13,13 +13,6 @@ function sh(): ShSyntax {
   return syntaxCache;
 }
 
-/** Loads the parser ahead of the first Bash permission check (it costs ~0.2 s in a compiled binary). Never throws. */
-export function warmShellParser(): void {
-  try {
-    sh();
-  } catch {}
-}
-
 /** One shell word after quote removal. `static` false means its value depends on run time (`$x`, `$(...)`, `$((...))`). */
 export type ShellWord = { value: string; raw: string; static: boolean; glob: boolean };
 export type ShellRedirect = { op: string; fd?: string; target?: ShellWord; heredoc?: string };
@@ -32,13 +25,12 @@ export type SimpleCommand = {
   raw: string;
   /** Nesting: "top" for a command of the script itself, "subst" inside `$(...)`, backticks or `<(...)`. */
   origin: "top" | "subst";
-  /** The working directory change this command makes (`cd X`), resolved later. */
 };
 export type ParseResult = { ok: true; commands: SimpleCommand[] } | { ok: false; reason: string };
 
 const GLOB_CHARS = /(^|[^\\])[*?[]/;
 
-type Ctx = { buf: Buffer; vars: Map<string, string>; env: Record<string, string | undefined>; home: string; out: SimpleCommand[]; depth: number };
+type Ctx = { buf: Buffer; vars: Map<string, string>; env: Record<string, string | undefined>; home: string; out: SimpleCommand[] };
 
 const rawOf = (ctx: Ctx, n: ShNode) => ctx.buf.subarray(n.Pos().Offset(), n.End().Offset()).toString("utf8");
 
@@ -228,7 +220,7 @@ function collectStmt(ctx: Ctx, st: ShNode, origin: SimpleCommand["origin"]): voi
  * unsupported construct comes back as `{ ok: false, reason }` (callers ask the user then).
  */
 export function parseShell(command: string, opts: { env: Record<string, string | undefined>; home: string; vars?: Map<string, string> }): ParseResult {
-  const ctx: Ctx = { buf: Buffer.from(command, "utf8"), vars: opts.vars ?? new Map(), env: opts.env, home: opts.home, out: [], depth: 0 };
+  const ctx: Ctx = { buf: Buffer.from(command, "utf8"), vars: opts.vars ?? new Map(), env: opts.env, home: opts.home, out: [] };
   try {
     const file = sh().NewParser().Parse(command, "command");
     collectStmts(ctx, file.Stmts ?? [], "top");

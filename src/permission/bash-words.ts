@@ -4,7 +4,8 @@ import type { ShellWord } from "./bash-parse.ts";
 /** Env vars an allow rule may look past (internals §9.1); deny and ask rules look past every assignment. */
 export const SAFE_ENV = /^(GO\w*|RUST_\w+|CARGO_\w+|NODE_ENV|NODE_OPTIONS_SAFE|PYTHON\w*|LANG|LANGUAGE|LC_\w+|TERM|NO_COLOR|FORCE_COLOR|TZ|CI|DEBUG|RUST_LOG|RUST_BACKTRACE)$/;
 
-export type Unwrapped = { argv: ShellWord[]; assigns: string[]; implicitArgs: boolean; chdir?: string };
+/** `chdir`: the directory `env -C DIR` runs the command in; its paths are relative to that, not the shell's cwd. */
+export type Unwrapped = { argv: ShellWord[]; assigns: string[]; implicitArgs: boolean; chdir?: ShellWord };
 
 const w = (value: string): ShellWord => ({ value, raw: value, static: true, glob: false });
 
@@ -16,7 +17,7 @@ export function unwrap(argv: ShellWord[], forDeny: boolean): Unwrapped {
   let a = argv.slice();
   const assigns: string[] = [];
   let implicitArgs = false;
-  let chdir: string | undefined;
+  let chdir: ShellWord | undefined;
   for (let guard = 0; guard < 20 && a.length; guard++) {
     const name = a[0]?.static ? basename(a[0].value) : "";
     const rest = a.slice(1);
@@ -47,7 +48,9 @@ export function unwrap(argv: ShellWord[], forDeny: boolean): Unwrapped {
         const v = rest[i]!;
         if (!v.static) break;
         if (v.value === "-u" || v.value === "--unset") i++;
-        else if (v.value === "-C" || v.value === "--chdir") chdir = rest[++i]?.value;
+        else if (v.value === "-C" || v.value === "--chdir") chdir = rest[++i];
+        else if (v.value.startsWith("--chdir=")) chdir = w(v.value.slice(8));
+        else if (/^-C./.test(v.value)) chdir = w(v.value.slice(2));
         else if (v.value === "-S" || v.value === "--split-string" || v.value.startsWith("--split-string=") || /^-S./.test(v.value)) {
           // `env -S "cat .env"` splits one string into the command line.
           const str = v.value.startsWith("--split-string=") ? v.value.slice(15) : /^-S./.test(v.value) ? v.value.slice(2) : (rest[++i]?.value ?? "");
@@ -150,13 +153,68 @@ export function isReadOnlyCommand(argv: ShellWord[]): boolean {
 /** Commands whose arguments are not files they open (so `echo .env` is not a read of .env). */
 export const NO_FILE_ARGS = new Set(["echo", "printf", "true", "false", "test", "[", "cd", "pushd", "popd", "sleep", "seq", "which", "type", "date", "basename", "dirname", "export", "declare", "local", "readonly", "typeset", "unset", "hostname", "whoami", "id", "uname", "printenv", "kill", "exit", "return", "set", "shift", "wait", "git"]);
 
+/** git's global options that take a value as the next word (`--opt=value` forms are one word). */
+const GIT_VALUE_OPTS = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"]);
+
+export type GitGlobals = {
+  /** argv with the global options removed: `git -C . --no-pager push` → `git push`, for deny/ask rules. */
+  argv: ShellWord[];
+  /** Where `-C` moves git before it does anything (several compose); non-static when any part is. */
+  chdir?: ShellWord;
+  /** `--git-dir` / `--work-tree` values, paths git opens. */
+  dirs: ShellWord[];
+  /** `-c`/`--config-env` given: config can name programs git runs (aliases, core.fsmonitor, core.pager ...). */
+  config: boolean;
+};
+
+/** Splits a git command's global options from the subcommand. Pure. */
+export function gitGlobals(argv: ShellWord[]): GitGlobals {
+  let i = 1;
+  let chdir: ShellWord | undefined;
+  const dirs: ShellWord[] = [];
+  let config = false;
+  for (; i < argv.length && argv[i]!.static && argv[i]!.value.startsWith("-"); i++) {
+    const opt = argv[i]!.value;
+    const eq = opt.indexOf("=");
+    const name = eq > 0 ? opt.slice(0, eq) : opt;
+    let value: ShellWord | undefined = eq > 0 ? w(opt.slice(eq + 1)) : undefined;
+    if (!value && GIT_VALUE_OPTS.has(name)) value = argv[++i];
+    if (name === "-c" || name === "--config-env") config = true;
+    else if ((name === "--git-dir" || name === "--work-tree") && value) dirs.push(value);
+    else if (name === "-C" && value) {
+      if (!chdir || value.value.startsWith("/")) chdir = value;
+      else chdir = { ...value, value: `${chdir.value}/${value.value}`, raw: `${chdir.raw}/${value.raw}`, static: chdir.static && value.static };
+    }
+  }
+  return { argv: [argv[0]!, ...argv.slice(i)], chdir, dirs, config };
+}
+
+/**
+ * Operands of a git command that may name files. git tells revisions from paths by what exists, so every
+ * operand after the subcommand counts (`git blame .env`, `git diff --no-index a b`, `git log -p -- f`), and
+ * `rev:path` / `:path` name a file's contents (`git show HEAD:.env`, `git cat-file -p :secret`): those are `blobs`,
+ * relative to the repository's top folder unless they start with `./` or `../`.
+ * `-C` is not among them: it is the directory the operands are relative to (GitGlobals.chdir).
+ */
+export function gitOperands(argv: ShellWord[]): { subcommand?: string; paths: ShellWord[]; blobs: ShellWord[] } {
+  const g = gitGlobals(argv);
+  const [sub, ...rest] = g.argv.slice(1);
+  const paths = [...g.dirs];
+  const blobs: ShellWord[] = [];
+  for (const x of rest) {
+    if (!x.static || x.value.startsWith("-")) continue;
+    const blob = x.value.includes("://") ? null : /^(?:[^-:][^:]*)?:(.+)$/s.exec(x.value);
+    if (blob) blobs.push(w(blob[1]!));
+    else paths.push(x);
+  }
+  return { subcommand: sub?.static ? sub.value : undefined, paths, blobs };
+}
+
 /** Positional arguments that may be paths the command opens. */
 export function pathArgs(argv: ShellWord[]): ShellWord[] {
   const name = argv[0]?.static ? basename(argv[0].value) : "";
-  if (name === "git") {
-    // `git show HEAD:.env` and `git cat-file -p :secret` print file contents.
-    return argv.slice(2).flatMap((x) => (x.static && /^[^-][^:]*:./.test(x.value) && !x.value.includes("://") ? [w(x.value.slice(x.value.indexOf(":") + 1))] : []));
-  }
+  if (name === "git") return gitOperands(argv).paths;
+  if (name === "dd") return argv.slice(1).flatMap((x) => (x.static && /^(if|of)=./.test(x.value) ? [w(x.value.slice(3))] : []));
   if (NO_FILE_ARGS.has(name)) return [];
   const out: ShellWord[] = [];
   let patternSkipped = !["grep", "egrep", "fgrep", "rg", "sed", "awk", "gawk", "jq"].includes(name);

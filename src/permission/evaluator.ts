@@ -50,13 +50,16 @@ export function modeFromSettings(settings: LoadedSettings): PermissionMode | und
   return mode;
 }
 
+/** Read-only, but what they send leaves the machine (a URL can carry file contents): they need a rule or approval. */
+const NETWORK_TOOLS = new Set(["WebFetch", "WebSearch"]);
+
+/** Tools that touch nothing but the session's own state (its background shells, todo list, plan). */
+const SESSION_TOOLS = new Set(["TaskStop", "KillShell", "KillBash", "TodoWrite", "ExitPlanMode", "BashOutput"]);
+
 /**
  * Builds the one evaluator for a session. Never throws: an unparsable rule is skipped and listed in
  * `warnings` with its file and index. `decide` never throws either.
  */
-/** Tools that touch nothing but the session's own state (its background shells, todo list, plan). */
-const SESSION_TOOLS = new Set(["TaskStop", "KillShell", "KillBash", "TodoWrite", "ExitPlanMode", "BashOutput"]);
-
 export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
   const env = opts.env ?? process.env;
   const home = env.HOME ?? homedir();
@@ -80,7 +83,8 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       if (r.specifier === undefined || r.toolName !== tool) continue;
       if (list !== "allow" && paramSpecMatches(r.specifier, input)) return r;
       if (tool === "WebFetch" && typeof input.url === "string" && domainMatches(r.specifier, input.url)) return r;
-      if (tool === "Agent" && typeof input.subagent_type === "string" && r.specifier === input.subagent_type) return r;
+      // The Agent tool finds a type whatever its case, so the rule must match it that way too.
+      if (tool === "Agent" && typeof input.subagent_type === "string" && r.specifier.toLowerCase() === input.subagent_type.trim().toLowerCase()) return r;
       if (tool === "Skill" && typeof input.skill === "string" && r.specifier === input.skill) return r;
     }
     return undefined;
@@ -130,10 +134,8 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       const ask = toolRule("ask", tool, input);
       if (ask) return { behavior: "ask", reason: `Rule ${ask.text} asks before running Bash.`, rule: ask, bypassable: false };
       const d = decideBash(command, { set, cwd: qcwd, home, env, workingDirs: workingDirectories, mode });
-      if (d.behavior !== "allow" && wholeToolRule(set, "allow", "Bash") && d.bypassable) {
-        const r = wholeToolRule(set, "allow", "Bash")!;
-        return { behavior: "allow", reason: `allowed by rule ${r.text}`, rule: r };
-      }
+      const allowAll = d.behavior !== "allow" && d.bypassable ? wholeToolRule(set, "allow", "Bash") : undefined;
+      if (allowAll) return { behavior: "allow", reason: `allowed by rule ${allowAll.text}`, rule: allowAll };
       if (d.behavior === "ask" && q.hookDecision === "allow" && d.bypassable) return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
       return d;
     }
@@ -148,7 +150,7 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
     if (q.hookDecision === "allow") return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
     const allow = toolRule("allow", tool, input);
     if (allow) return { behavior: "allow", reason: `allowed by rule ${allow.text}`, rule: allow };
-    if (readOnly) return { behavior: "allow", reason: `${tool} is read-only` };
+    if (readOnly && !NETWORK_TOOLS.has(tool)) return { behavior: "allow", reason: `${tool} is read-only` };
     if (SESSION_TOOLS.has(tool)) return { behavior: "allow", reason: `${tool} only acts on this session's own state` };
     return { behavior: "ask", reason: `No rule allows ${tool}; it needs the user's approval.` };
   };
@@ -166,8 +168,6 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
     if (d.behavior === "ask" && mode === "bypassPermissions" && d.bypassable !== false) return { behavior: "allow", reason: "bypassPermissions mode" };
     if (d.behavior === "ask" && mode === "dontAsk")
       return { behavior: "deny", reason: `dontAsk mode denies anything that would prompt: ${d.reason}`, rule: d.rule };
-    if (d.behavior === "allow" && mode === "plan" && !q.readOnly && EDIT_TOOLS.has(tool))
-      return { behavior: "deny", reason: "Plan mode: do not edit files until the plan is approved." };
     const { bypassable: _b, ...out } = d;
     return out;
   };

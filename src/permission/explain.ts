@@ -1,4 +1,5 @@
 import type { Evaluator } from "./evaluator.ts";
+import { resolveHeadless } from "./modes.ts";
 import type { PermissionDecision, PermissionMode } from "./types.ts";
 
 export type Explanation = {
@@ -7,6 +8,9 @@ export type Explanation = {
   reason: string;
   rule?: { text: string; file: string; index: number; list: "allow" | "ask" | "deny" };
   steps: string[];
+  /** What a headless `-p` run does with this call: an ask becomes a deny (contracts §3.4). */
+  headless: "allow" | "deny";
+  headlessReason: string;
 };
 
 /** Decides one call and says why, for `yoke permissions explain`. Never throws. */
@@ -22,18 +26,22 @@ export function explainDecision(evaluator: Evaluator, toolName: string, input: R
   const d = evaluator.decide({ toolName, input, readOnly: opts.readOnly ?? false, cwd: opts.cwd ?? evaluator.workingDirectories[0]! });
   steps.push(d.rule ? `decided by rule ${d.rule.text} (${d.rule.source.file}, permissions.${d.rule.source.list}[${d.rule.source.index}])` : "no rule matched; decided by the mode and built-in checks");
   steps.push(`reason: ${d.reason}`);
+  const h = resolveHeadless(d);
   return {
     decision: d.behavior,
     mode: evaluator.mode,
     reason: d.reason,
     rule: d.rule ? { text: d.rule.text, file: d.rule.source.file, index: d.rule.source.index, list: d.rule.source.list } : undefined,
     steps,
+    headless: h.behavior === "allow" ? "allow" : "deny",
+    headlessReason: h.reason,
   };
 }
 
-/** Human-readable text of an explanation. Pure. */
-export function formatExplanation(e: Explanation): string {
-  const lines = [`decision: ${e.decision}`, `mode: ${e.mode}`];
+/** Human-readable text of an explanation: the decision first, then what decided it. Pure. */
+export function formatExplanation(e: Explanation & { modeProblem?: string }): string {
+  const lines = [`decision: ${e.decision}${e.decision === "ask" ? " (headless -p: deny, nobody is there to approve)" : ""}`, `mode: ${e.mode}`];
+  if (e.modeProblem) lines.push(`warning: a run in this mode would not start: ${e.modeProblem}`);
   if (e.rule) lines.push(`rule: ${e.rule.text}`, `from: ${e.rule.file} (permissions.${e.rule.list}[${e.rule.index}])`);
   else lines.push("rule: none matched");
   lines.push(`why: ${e.reason}`, "", "steps:", ...e.steps.map((s) => `  - ${s}`));

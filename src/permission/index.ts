@@ -3,5 +3,5 @@ export { bypassDisabledBy, checkModeAllowed, denyInsteadOfPromptingFrom, resolve
 export { explainDecision, type Explanation, formatExplanation } from "./explain.ts";
 export { type AskAnswer, askPermissionVia, persistAllowRule, type PermissionRequest, type Prompter, type PromptAnswer, promptForDecision, suggestRule } from "./prompter.ts";
 export { canonicalToolName, parseRule, splitToolList } from "./rule-parse.ts";
-export { parseShell, warmShellParser } from "./bash-parse.ts";
+export { parseShell } from "./bash-parse.ts";
 export * from "./types.ts";

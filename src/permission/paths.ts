@@ -3,7 +3,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
 import ignore from "ignore";
 import type { PermissionRule } from "./types.ts";
 
-export const expandTilde = (p: string, home: string): string =>
+const expandTilde = (p: string, home: string): string =>
   p === "~" ? home : p.startsWith("~/") ? join(home, p.slice(2)) : p;
 
 /** One path as rules must see it. `all` feeds deny/ask checks; `physical` feeds allow and inside-the-working-dirs checks. */
@@ -60,9 +60,6 @@ export function resolvePath(p: string, cwd: string, home: string): ResolvedPath 
   const { link, real } = walkPhysical(raw);
   return { lexical, link, real, all: [...new Set([lexical, link, real])], physical: [...new Set([link, real])] };
 }
-
-/** Every spelling a deny rule must see (lexical, link and resolved). Never throws. */
-export const canonicalPaths = (p: string, cwd: string, home: string): string[] => resolvePath(p, cwd, home).all;
 
 // Cyrillic and Greek letters that look like Latin ones, folded so a look-alike spelling of a denied name is caught.
 const CONFUSABLES: Record<string, string> = {

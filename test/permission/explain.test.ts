@@ -24,4 +24,13 @@ describe("explainDecision / formatExplanation", () => {
     expect(formatExplanation(e)).toContain("rule: none matched");
     expect(e.steps.join("\n")).toContain("no rule matched");
   });
+  test("says what a headless run would do: an ask is a denial there (contracts §3.4)", () => {
+    const asked = explainDecision(ev, "Bash", { command: "make" });
+    expect(asked.headless).toBe("deny");
+    expect(asked.headlessReason).toContain("no user is present");
+    expect(formatExplanation(asked)).toContain("decision: ask (headless -p: deny");
+    const allowed = explainDecision(ev, "Bash", { command: "npm test" });
+    expect(allowed.headless).toBe("allow");
+    expect(formatExplanation({ ...allowed, modeProblem: "refused as root" })).toContain("warning: a run in this mode would not start: refused as root");
+  });
 });

@@ -51,6 +51,15 @@ function setup(opts: {
   return { ...p, cwd, sessionDir, fired, warnings, tool, frames };
 }
 
+/** An evaluator with these rules in the project's .claude/settings.json, default mode. */
+const projectRules = (cwd: string, permissions: { deny?: string[] }) =>
+  createPermissionEvaluator({
+    settings: { merged: { permissions }, sources: [{ level: "project", path: join(cwd, ".claude/settings.json"), ruleRoot: cwd, settings: { permissions } }] },
+    mode: "default",
+    cwd,
+    env: { HOME: tempDir() },
+  });
+
 const agentCall = (input: Record<string, unknown>, id?: string) => ({ type: "tool_use" as const, name: "Agent", input, ...(id ? { id } : {}) });
 const text = (t: string): ScriptedOutcome => ({ content: [{ type: "text", text: t }] });
 
@@ -267,17 +276,23 @@ describe("Agent tool", () => {
             ? { content: [agentCall({ description: "x", prompt: "p", subagent_type: "Explore" }), agentCall({ description: "y", prompt: "p" }), agentCall({ description: "z", prompt: "p", subagent_type: "Review" })] }
             : text("end"),
     });
-    const permissions = { deny: ["Agent(Explore)", "Task(general-purpose)"] };
-    s.deps.permissions = createPermissionEvaluator({
-      settings: { merged: { permissions }, sources: [{ level: "project", path: join(s.cwd, ".claude/settings.json"), ruleRoot: s.cwd, settings: { permissions } }] },
-      mode: "default",
-      cwd: s.cwd,
-      env: { HOME: tempDir() },
-    });
+    s.deps.permissions = projectRules(s.cwd, { deny: ["Agent(Explore)", "Task(general-purpose)"] });
     const { result } = await drain(runTurn(s.deps, { messages: [] }, "go", new AbortController().signal));
     expect(result.permissionDenials.map((d) => d.tool_input.subagent_type)).toEqual(["Explore", "general-purpose"]);
     const trs = s.provider.requests.at(-1)!.messages.at(-1)!.content as any[];
     expect(trs.map((t) => t.is_error)).toEqual([true, true, false]);
     expect(s.provider.requests.filter((r) => isSub(r))).toHaveLength(1);
+  });
+
+  test("Agent(<type>) deny holds for any spelling of the type the tool would run (contracts §3.1)", async () => {
+    // The tool finds agent types case-insensitively, so `explore` starts Explore: the deny must see that too.
+    const s = setup({
+      route: (req) =>
+        isSub(req) ? text("sub ran") : req.messages.length === 1 ? { content: [agentCall({ description: "x", prompt: "p", subagent_type: "explore" })] } : text("end"),
+    });
+    s.deps.permissions = projectRules(s.cwd, { deny: ["Agent(Explore)"] });
+    const { result } = await drain(runTurn(s.deps, { messages: [] }, "go", new AbortController().signal));
+    expect(result.permissionDenials).toHaveLength(1);
+    expect(s.provider.requests.filter((r) => isSub(r))).toHaveLength(0);
   });
 });

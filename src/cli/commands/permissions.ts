@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import type { LoadedSettings } from "../../config/load.ts";
 import { collectSettingsHooks } from "../../hook/config.ts";
 import { matcherMatches } from "../../hook/matcher.ts";
-import { explainDecision, type Evaluator, type Explanation, resolveHeadless } from "../../permission/index.ts";
+import { explainDecision, type Evaluator, type Explanation, formatExplanation } from "../../permission/index.ts";
 import { canonicalToolName } from "../../permission/rule-parse.ts";
 import type { PermissionMode } from "../../permission/types.ts";
 import { isReadOnly } from "../../tool/define-tool.ts";
@@ -70,9 +70,6 @@ export function parseExplainInput(tool: string, raw: string | undefined): Record
 export type ExplainResult = Explanation & {
   tool: string;
   input: Record<string, unknown>;
-  /** What a headless `-p` run does with this call: an ask becomes a deny (contracts §3.4). */
-  headless: "allow" | "deny";
-  headlessReason: string;
   /** Why this mode could not start here (a run would exit 1 before calling the model). */
   modeProblem?: string;
   /** False when no built-in tool has this name (it may still come from a plugin or MCP server). */
@@ -118,8 +115,6 @@ function makeContext(args: ParsedArgs, cwd: string) {
     const tool = tools.get(canonicalToolName(toolArg));
     const readOnly = tool ? isReadOnly(tool, input) : false;
     const e = explainDecision(ev, toolArg, input, { cwd, readOnly });
-    const d = { behavior: e.decision, reason: e.reason, rule: ev.rules.find((r) => r.text === e.rule?.text && r.source.file === e.rule?.file && r.source.index === e.rule?.index) };
-    const h = resolveHeadless(d);
     const problem = modeProblem(mode, settings, env) ?? undefined;
     if (!tool) e.steps.push(`${toolArg} is not a built-in tool; a plugin or MCP server may provide it`);
     const matched = hooks
@@ -127,19 +122,9 @@ function makeContext(args: ParsedArgs, cwd: string) {
       .map((h) => ({ event: h.event, matcher: h.matcher ?? "", command: h.handler.command ?? h.handler.type, source: h.path }));
     for (const h of matched)
       e.steps.push(`in a run, the PreToolUse hook \`${h.command}\` (${h.source}) runs first: its deny or ask wins, its allow cannot override deny or ask rules (explain does not run it)`);
-    return { tool: toolArg, input, ...e, headless: h.behavior === "allow" ? "allow" : "deny", headlessReason: h.reason, ...(problem ? { modeProblem: problem } : {}), builtin: !!tool, hooks: matched };
+    return { tool: toolArg, input, ...e, ...(problem ? { modeProblem: problem } : {}), builtin: !!tool, hooks: matched };
   };
   return { explain, warnings: evaluatorFor(baseMode).warnings };
-}
-
-/** Text for a person: the decision first, then what decided it. Pure. */
-export function formatExplainResult(r: ExplainResult): string {
-  const lines = [`decision: ${r.decision}${r.decision === "ask" ? " (headless -p: deny, nobody is there to approve)" : ""}`, `mode: ${r.mode}`];
-  if (r.modeProblem) lines.push(`warning: a run in this mode would not start: ${r.modeProblem}`);
-  if (r.rule) lines.push(`rule: ${r.rule.text}`, `from: ${r.rule.file} (permissions.${r.rule.list}[${r.rule.index}])`);
-  else lines.push("rule: none matched");
-  lines.push(`why: ${r.reason}`, "", "steps:", ...r.steps.map((s) => `  - ${s}`));
-  return `${lines.join("\n")}\n`;
 }
 
 /** Pulls `--json` and `--batch FILE` out of argv; the rest are run flags. */
@@ -200,7 +185,7 @@ export async function permissionsCommand(argv: string[]): Promise<number> {
   if (!tool) throw new UsageError(`missing TOOL.\n${USAGE}`);
   const input = parseExplainInput(tool, inputParts.length ? inputParts.join(" ") : undefined);
   const r = ctx.explain(tool, input);
-  process.stdout.write(own.json ? `${JSON.stringify(r, null, 2)}\n` : formatExplainResult(r));
+  process.stdout.write(own.json ? `${JSON.stringify(r, null, 2)}\n` : formatExplanation(r));
   return 0;
 }
 

@@ -66,16 +66,24 @@ export type AgentToolResponse = {
   usage: Usage;
 };
 
-const input = z.object({
-  description: z.string().describe("A short (3-5 word) label for the task"),
-  prompt: z.string().min(1).describe("The complete task for the agent to perform"),
-  // Filled in when omitted, so hooks and `Agent(<type>)` permission rules see the type that runs.
-  subagent_type: z.string().default(DEFAULT_AGENT_TYPE).describe(`The type of agent to use (default ${DEFAULT_AGENT_TYPE})`),
-  model: z
-    .enum(["sonnet", "opus", "haiku", "fable"])
-    .optional()
-    .describe("Model for this agent; if omitted, the agent definition or the default subagent model applies"),
-});
+/**
+ * The input schema. `subagent_type` is filled in when omitted and respelled as the catalog names it
+ * (`explore` → `Explore`), so PreToolUse hooks and `Agent(<type>)` rules see the type that will run.
+ */
+const inputSchema = (catalogName: (type: string) => string) =>
+  z.object({
+    description: z.string().describe("A short (3-5 word) label for the task"),
+    prompt: z.string().min(1).describe("The complete task for the agent to perform"),
+    subagent_type: z
+      .string()
+      .default(DEFAULT_AGENT_TYPE)
+      .transform((t) => catalogName(t.trim() || DEFAULT_AGENT_TYPE))
+      .describe(`The type of agent to use (default ${DEFAULT_AGENT_TYPE})`),
+    model: z
+      .enum(["sonnet", "opus", "haiku", "fable"])
+      .optional()
+      .describe("Model for this agent; if omitted, the agent definition or the default subagent model applies"),
+  });
 
 const statusOf = (r: TerminalReason): AgentStatus =>
   r === "aborted_streaming" || r === "aborted_tools" ? "interrupted" : r === "max_turns" ? "max_turns" : r === "api_error" || r === "prompt_too_long" ? "failed" : "completed";
@@ -147,15 +155,15 @@ export function createAgentTool(o: AgentToolOptions): Tool {
     name: "Agent",
     aliases: ["Task"],
     description: agentToolDescription(o.agents),
-    input,
+    input: inputSchema((type) => find(type)?.name ?? type),
     // Starting an agent changes nothing by itself; each of its tool calls is checked on its own.
     readOnly: true,
     concurrencySafe: true,
     permissionKey: "subagent_type",
     maxResultChars: 100_000,
     async execute(inp, ctx) {
-      const type = inp.subagent_type.trim() || DEFAULT_AGENT_TYPE;
-      const agent = find(type);
+      const type = inp.subagent_type;
+      const agent = o.agents.find((a) => a.name === type);
       if (!agent) return { content: `Agent type '${type}' not found. Use one of: ${o.agents.map((a) => a.name).join(", ")}.`, isError: true };
       const parent = o.parent();
       const agentId = newAgentId();
