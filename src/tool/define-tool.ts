@@ -27,6 +27,9 @@ export function describeIssues(error: z.ZodError): string {
     .join("\n");
 }
 
+/** The result of a tool stopped by the user's interrupt (ctx.signal). */
+export const interrupted = (toolName: string): ToolResult => ({ content: `${toolName} was interrupted by the user.`, isError: true });
+
 export function truncateMiddle(text: string, max: number): string {
   if (text.length <= max) return text;
   const half = Math.floor((max - 100) / 2);
@@ -60,12 +63,14 @@ export function defineTool<S extends z.ZodType>(def: ToolDef<S>): Tool<z.infer<S
     async run(raw, ctx) {
       const p = parse(raw);
       if (!p.ok) return { content: p.error, isError: true };
+      // Checked here once so no tool starts work after an interrupt.
+      if (ctx.signal.aborted) return interrupted(def.name);
       try {
         const result = await def.execute(p.input, ctx);
         if (typeof result.content === "string") result.content = truncateMiddle(result.content, max);
         return result;
       } catch (err) {
-        if (ctx.signal.aborted) return { content: `${def.name} was interrupted by the user.`, isError: true };
+        if (ctx.signal.aborted) return interrupted(def.name);
         const msg = err instanceof Error ? err.message : String(err);
         return { content: `Error: ${msg}`, isError: true };
       }

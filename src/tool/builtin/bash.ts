@@ -102,9 +102,6 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   const { cwd, note: startNote } = startDir(ctx);
   const timeoutMs = timeoutFor(ctx, inp.timeout);
   const maxChars = envInt(ctx.env, "BASH_MAX_OUTPUT_LENGTH", DEFAULT_MAX_OUTPUT_CHARS);
-  if (ctx.signal.aborted) {
-    return { content: "The command was not started: the user interrupted before it started.", isError: true, details: details("", "", true) };
-  }
   const tmp = sessionTempDir(ctx);
   const tag = `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
   const pwdFile = join(tmp, `cwd-${tag}`);
@@ -209,9 +206,6 @@ function updateCwd(ctx: ToolContext, pwdFile: string): string | undefined {
 }
 
 function runBackground(inp: BashInput, ctx: ToolContext): ToolResult {
-  if (ctx.signal.aborted) {
-    return { content: "The command was not started: the user interrupted before it started.", isError: true, details: details("", "", true) };
-  }
   const { cwd, note } = startDir(ctx);
   const sh = startBackgroundShell(ctx, {
     command: inp.command,

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { defineTool } from "../define-tool.ts";
+import { defineTool, interrupted } from "../define-tool.ts";
 import { structuredPatch } from "../structured-patch.ts";
 import type { ToolContext, ToolResult } from "../types.ts";
 import { applyEdit, snippetAround, type EditSpec } from "./apply-edit.ts";
 import description from "./edit.md" with { type: "text" };
-import { announceChange, encodeText, failure, interrupted, readText, requireAbsolute, statOrNull, writeText } from "./file-text.ts";
+import { announceChange, encodeText, failure, readText, requireAbsolute, statOrNull, writeText } from "./file-text.ts";
 
 const input = z.strictObject({
   file_path: z.string().describe("Absolute path of the file to change"),
@@ -75,7 +75,6 @@ export const editTool = defineTool({
   readOnly: false,
   permissionKey: "file_path",
   async execute(args, ctx): Promise<ToolResult> {
-    if (ctx.signal.aborted) return interrupted("Edit");
     const path = args.file_path;
     const replaceAll = args.replace_all ?? false;
     const plan = planEdits(path, [{ old_string: args.old_string, new_string: args.new_string, replace_all: replaceAll }], ctx, () => "");

@@ -19,10 +19,6 @@ export function requireAbsolute(path: string, field = "file_path"): string | nul
   return `${field} must be an absolute path, but got "${path}". Call the tool again with the full path (starting with /).`;
 }
 
-export function interrupted(toolName: string): ToolResult {
-  return { content: `${toolName} was interrupted by the user.`, isError: true };
-}
-
 export const failure = (message: string): ToolResult => ({ content: message, isError: true });
 
 /** Says what went wrong with an fs call on `path` in words the model can act on. */

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { extname } from "node:path";
 import { z } from "zod";
-import { defineTool } from "../define-tool.ts";
+import { defineTool, interrupted } from "../define-tool.ts";
 import type { ToolResult } from "../types.ts";
-import { announceChange, failure, interrupted, readText, requireAbsolute, statOrNull, writeText } from "./file-text.ts";
+import { announceChange, failure, readText, requireAbsolute, statOrNull, writeText } from "./file-text.ts";
 import { cellId, findCell, notebookLanguage, parseNotebook, splitSource, type Notebook, type NotebookCell } from "./notebook.ts";
 import description from "./notebook-edit.md" with { type: "text" };
 
@@ -46,7 +46,6 @@ export const notebookEditTool = defineTool({
   readOnly: false,
   permissionKey: "notebook_path",
   async execute(args, ctx): Promise<ToolResult> {
-    if (ctx.signal.aborted) return interrupted("NotebookEdit");
     const path = args.notebook_path;
     const mode = args.edit_mode ?? "replace";
     const notAbs = requireAbsolute(path, "notebook_path");

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { defineTool } from "../define-tool.ts";
+import { defineTool, interrupted } from "../define-tool.ts";
 import { structuredPatch } from "../structured-patch.ts";
 import type { ToolResult } from "../types.ts";
-import { announceChange, encodeText, failure, interrupted, readText, requireAbsolute, statOrNull, writeText } from "./file-text.ts";
+import { announceChange, encodeText, failure, readText, requireAbsolute, statOrNull, writeText } from "./file-text.ts";
 import description from "./write.md" with { type: "text" };
 
 const input = z.strictObject({
@@ -17,7 +17,6 @@ export const writeTool = defineTool({
   readOnly: false,
   permissionKey: "file_path",
   async execute(args, ctx): Promise<ToolResult> {
-    if (ctx.signal.aborted) return interrupted("Write");
     const path = args.file_path;
     const notAbs = requireAbsolute(path);
     if (notAbs) return failure(notAbs);
