@@ -177,12 +177,11 @@ export const readTool = defineTool({
       );
     }
     const lastShown = startLine + lines.length - 1;
-    const partial = startLine > 1 || lastShown < totalLines;
     if (lastShown < totalLines)
       content += `\n\n(Showing lines ${startLine}-${lastShown} of ${totalLines}. To read on, call Read with offset=${lastShown + 1}.)`;
     if (range.longLines > 0)
       content += `\n\n(${range.longLines} line(s) longer than ${MAX_LINE_CHARS} characters were cut; use Grep or Bash to see them whole.)`;
-    ctx.fileState.recordRead(path, partial);
+    ctx.fileState.recordRead(path);
     return { content, details };
   },
 });
