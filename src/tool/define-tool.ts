@@ -30,11 +30,16 @@ export function describeIssues(error: z.ZodError): string {
 /** The result of a tool stopped by the user's interrupt (ctx.signal). */
 export const interrupted = (toolName: string): ToolResult => ({ content: `${toolName} was interrupted by the user.`, isError: true });
 
-export function truncateMiddle(text: string, max: number): string {
+/**
+ * Cuts the middle out of `text` so at most `max` characters remain, head and tail kept. `alreadyOmitted`
+ * counts what a caller dropped before (e.g. Bash's byte collector), so the note states the true size.
+ */
+export function truncateMiddle(text: string, max: number, alreadyOmitted = 0): string {
   if (text.length <= max) return text;
-  const half = Math.floor((max - 100) / 2);
-  const cut = text.length - half * 2;
-  return `${text.slice(0, half)}\n\n... [${cut} characters truncated] ...\n\n${text.slice(text.length - half)}`;
+  const half = Math.max(0, Math.floor((max - 80) / 2));
+  const cut = text.length - 2 * half + alreadyOmitted;
+  const total = text.length + alreadyOmitted;
+  return `${text.slice(0, half)}\n\n... [${cut} characters truncated; output was ${total} characters] ...\n\n${text.slice(text.length - half)}`;
 }
 
 /** The one way to make a tool: validation, truncation and error conversion live here. */
