@@ -101,6 +101,27 @@ export function numberLines(lines: string[], firstLine: number): string {
   return lines.map((l, i) => `${firstLine + i}\t${l}`).join("\n");
 }
 
+/**
+ * The checks every tool that changes a file makes first: an absolute path to a regular file (or to
+ * nothing yet), read before and unchanged since (FileState). Resolves to the current text, null
+ * when the file does not exist, or an instruction for the model. Throws model-worded fs errors.
+ */
+export function loadForChange(
+  path: string,
+  ctx: ToolContext,
+  field = "file_path",
+): { ok: true; original: DecodedText | null } | { ok: false; error: string } {
+  const notAbs = requireAbsolute(path, field);
+  if (notAbs) return { ok: false, error: notAbs };
+  const st = statOrNull(path);
+  if (!st) return { ok: true, original: null };
+  if (st.isDirectory()) return { ok: false, error: `${path} is a directory, not a file. Give the path of a file inside it.` };
+  if (!st.isFile()) return { ok: false, error: `${path} is not a regular file (a device, socket or pipe), so it cannot be changed.` };
+  const refusal = ctx.fileState.checkWritable(path);
+  if (refusal) return { ok: false, error: refusal };
+  return { ok: true, original: readText(path) };
+}
+
 /** Runs ctx.beforeFileChange (checkpoints) for a path about to change. */
 export async function announceChange(ctx: ToolContext, absPath: string): Promise<void> {
   if (ctx.beforeFileChange) await ctx.beforeFileChange(absPath);
