@@ -11,7 +11,7 @@ export type ToolDef<S extends z.ZodType> = {
   permissionKey?: string;
   /** Characters of model-facing text beyond which the result is cut (head and tail kept). */
   maxResultChars?: number;
-  /** May throw: a thrown Error becomes an is_error result carrying its message. */
+  /** Not called once ctx.signal is aborted. May throw: a thrown Error becomes an is_error result carrying its message. */
   execute(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult> | ToolResult;
 };
 
