@@ -7,7 +7,7 @@ import { makeCtx, removeTempDirs, tempDir, writeTree } from "./search-ctx.ts";
 // Rust-regex syntax the built-in engine must read as ripgrep does (contracts §7.2 Grep: "ripgrep regex").
 const hasRg = !!Bun.which("rg");
 const root = tempDir();
-writeTree(root, { "a.txt": "Abcd\nxabc\nzz]abc\nLabc\nC:\\Admin\\x\nfoo\nbar foo\n" });
+writeTree(root, { "a.txt": "Abcd\nxabc\nzz]abc\nLabc\nC:\\Admin\\x\nfoo\nbar foo\n", "b.txt": "a#b-c~d\n" });
 afterAll(removeTempDirs);
 
 const lines = (...ns: number[]) => {
@@ -40,6 +40,18 @@ test.skipIf(!hasRg)("rg gives the same answers (the expectations above are ripgr
     const r = await createGrepTool({ engine: "rg" }).run({ ...q, output_mode: "content" }, makeCtx(root));
     expect({ q, out: r.content }).toEqual({ q, out: want });
   }
+});
+
+test.each(["\\Qa.b\\E", "\\y", "\\Z", "\\0"])("an escape ripgrep rejects (%s) is an error, not a literal letter", async (pattern) => {
+  const r = await createGrepTool({ engine: "builtin" }).run({ pattern }, makeCtx(root));
+  expect(r.isError).toBe(true);
+  expect(String(r.content)).toStartWith("Error: Invalid regular expression");
+  if (hasRg) expect((await createGrepTool({ engine: "rg" }).run({ pattern }, makeCtx(root))).isError).toBe(true);
+});
+
+test("escaped punctuation stands for itself", async () => {
+  const r = await createGrepTool({ engine: "builtin" }).run({ pattern: "a\\#b\\-c\\~d", output_mode: "content" }, makeCtx(root));
+  expect(r.content).toBe(`${path.join(root, "b.txt")}:1:a#b-c~d`);
 });
 
 test("\\A and \\z anchor the whole file in multiline mode", async () => {

@@ -1,8 +1,8 @@
 /**
  * Translates ripgrep (Rust regex) syntax into a JavaScript RegExp for the built-in engine.
- * Covered: leading inline flags `(?i)` `(?s)` `(?m)` `(?x)`, `(?P<name>…)`, `\A`, `\z`, `\Z`, POSIX
- * classes like `[[:alpha:]]`. Everything else is passed to RegExp as is (with the
- * `u` flag when the pattern allows it, so `\p{L}` works).
+ * Covered: leading inline flags `(?i)` `(?s)` `(?m)` `(?x)`, `(?P<name>…)`, `\A`, `\z`, `\x{…}`, `\U…`,
+ * `\pL`, POSIX classes like `[[:alpha:]]`, escaped punctuation; escapes Rust rejects are rejected.
+ * The rest is passed to RegExp as is (with the `u` flag when the pattern allows it, so `\p{L}` works).
  */
 
 const POSIX: Record<string, string> = {
@@ -22,6 +22,11 @@ const POSIX: Record<string, string> = {
   xdigit: "0-9A-Fa-f",
 };
 
+
+/** Letters and digits that start an escape in Rust's regex syntax (backreferences are refused earlier). */
+const RUST_LETTER_ESCAPES = "aftnrvxuUdDsSwWbBApPz";
+/** Characters that keep their backslash in a JavaScript `u` regex. */
+const JS_SYNTAX = "^$\\.*+?()[]{}|/";
 
 /** Throws an Error with the reason when the pattern is not a valid regex in either dialect. */
 export function translateRegex(pattern: string, opts: { ignoreCase: boolean; multiline: boolean }): RegExp {
@@ -102,7 +107,12 @@ function toJavaScript(src: string, dotAll: boolean, wholeFile: boolean): string 
       if (e === "x" || e === "u" || e === "U") out += body.startsWith("{") || e === "U" ? `\\u{${body.replace(/[{}]/g, "")}}` : `\\${e}${body}`;
       else if ((e === "p" || e === "P") && body && !body.startsWith("{")) out += `\\${e}{${body}}`;
       else if (!inClass && e === "A") out += wholeFile ? "(?<![^])" : lineStart;
-      else if (!inClass && (e === "z" || e === "Z")) out += wholeFile ? "(?![^])" : lineEnd;
+      else if (!inClass && e === "z") out += wholeFile ? "(?![^])" : lineEnd;
+      else if (e === "a") out += "\\x07";
+      // JavaScript would read an unknown letter escape (\Q, \y) as the bare letter; ripgrep rejects it.
+      else if (/[A-Za-z0-9]/.test(e) && !RUST_LETTER_ESCAPES.includes(e)) throw new Error(`unrecognized escape sequence \\${e}`);
+      // Escaped punctuation is itself; spelled so the u flag accepts it (it refuses \# or \- outside a class).
+      else if (/[!-/:-@[-`{-~]/.test(e) && !JS_SYNTAX.includes(e) && !(inClass && e === "-")) out += e;
       else out += `\\${e}${body}`;
       continue;
     }
