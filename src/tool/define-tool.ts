@@ -11,7 +11,7 @@ export type ToolDef<S extends z.ZodType> = {
   permissionKey?: string;
   /** Characters of model-facing text beyond which the result is cut (head and tail kept). */
   maxResultChars?: number;
-  /** May throw: a thrown Error becomes an is_error result carrying its message. */
+  /** Not called once ctx.signal is aborted. May throw: a thrown Error becomes an is_error result carrying its message. */
   execute(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult> | ToolResult;
 };
 
@@ -27,11 +27,19 @@ export function describeIssues(error: z.ZodError): string {
     .join("\n");
 }
 
-export function truncateMiddle(text: string, max: number): string {
+/** The result of a tool stopped by the user's interrupt (ctx.signal). */
+export const interrupted = (toolName: string): ToolResult => ({ content: `${toolName} was interrupted by the user.`, isError: true });
+
+/**
+ * Cuts the middle out of `text` so at most `max` characters remain, head and tail kept. `alreadyOmitted`
+ * counts what a caller dropped before (e.g. Bash's byte collector), so the note states the true size.
+ */
+export function truncateMiddle(text: string, max: number, alreadyOmitted = 0): string {
   if (text.length <= max) return text;
-  const half = Math.floor((max - 100) / 2);
-  const cut = text.length - half * 2;
-  return `${text.slice(0, half)}\n\n... [${cut} characters truncated] ...\n\n${text.slice(text.length - half)}`;
+  const half = Math.max(0, Math.floor((max - 80) / 2));
+  const cut = text.length - 2 * half + alreadyOmitted;
+  const total = text.length + alreadyOmitted;
+  return `${text.slice(0, half)}\n\n... [${cut} characters truncated; output was ${total} characters] ...\n\n${text.slice(text.length - half)}`;
 }
 
 /** The one way to make a tool: validation, truncation and error conversion live here. */
@@ -60,12 +68,14 @@ export function defineTool<S extends z.ZodType>(def: ToolDef<S>): Tool<z.infer<S
     async run(raw, ctx) {
       const p = parse(raw);
       if (!p.ok) return { content: p.error, isError: true };
+      // Checked here once so no tool starts work after an interrupt.
+      if (ctx.signal.aborted) return interrupted(def.name);
       try {
         const result = await def.execute(p.input, ctx);
         if (typeof result.content === "string") result.content = truncateMiddle(result.content, max);
         return result;
       } catch (err) {
-        if (ctx.signal.aborted) return { content: `${def.name} was interrupted by the user.`, isError: true };
+        if (ctx.signal.aborted) return interrupted(def.name);
         const msg = err instanceof Error ? err.message : String(err);
         return { content: `Error: ${msg}`, isError: true };
       }

@@ -1,14 +1,14 @@
 import { statSync } from "node:fs";
 
-type Seen = { mtimeMs: number; size: number; partial: boolean };
+type Seen = { mtimeMs: number; size: number };
 
 /**
  * Read-before-write and changed-on-disk detection, shared by every tool that changes files.
  * One per session. Never throws.
  */
 export type FileState = {
-  /** Called after a successful read (or a write by us, which is as good as a read). */
-  recordRead(absPath: string, partial?: boolean): void;
+  /** Called after a successful read, whole or in part (or a write by us, which is as good as a read). */
+  recordRead(absPath: string): void;
   /** null when the file may be changed; otherwise an instruction for the model. */
   checkWritable(absPath: string): string | null;
   hasRead(absPath: string): boolean;
@@ -27,9 +27,9 @@ function stat(absPath: string): { mtimeMs: number; size: number } | null {
 export function createFileState(): FileState {
   const seen = new Map<string, Seen>();
   return {
-    recordRead(absPath, partial = false) {
+    recordRead(absPath) {
       const s = stat(absPath);
-      if (s) seen.set(absPath, { ...s, partial });
+      if (s) seen.set(absPath, s);
     },
     hasRead: (absPath) => seen.has(absPath),
     forget: (absPath) => void seen.delete(absPath),

@@ -23,8 +23,11 @@ export function createToolRegistry(initial: Tool[] = []): ToolRegistry {
   const byName = new Map<string, Tool>();
   const register = (t: Tool) => {
     const existing = tools.findIndex((x) => x.name === t.name);
-    if (existing >= 0) tools.splice(existing, 1, t);
-    else tools.push(t);
+    if (existing >= 0) {
+      // The replaced tool's aliases must not keep pointing at it.
+      for (const a of tools[existing]!.aliases ?? []) if (byName.get(a) === tools[existing]) byName.delete(a);
+      tools.splice(existing, 1, t);
+    } else tools.push(t);
     byName.set(t.name, t);
     for (const a of t.aliases ?? []) byName.set(a, t);
   };

@@ -158,6 +158,20 @@ describe("Bash run_in_background (contracts §7.2)", () => {
     expect(sh.status).toBe("completed");
   });
 
+  test("KillShell also stops a child that outlived its shell and still holds the output", async () => {
+    const { ctx, dir } = makeShellCtx();
+    await bg(ctx, "(echo $BASHPID > holder.pid; sleep 30) & echo started; exit 0");
+    const sh = shellRegistry(ctx.session).get("bash_1")!;
+    expect(await until(() => sh.status === "completed" && Bun.file(join(dir, "holder.pid")).size > 0)).toBe(true);
+    const holder = Number(readFileSync(join(dir, "holder.pid"), "utf8"));
+    expect(alive(holder)).toBe(true);
+    const r = await killShellTool.run({ shell_id: "bash_1" }, ctx);
+    expect(r.isError).toBeFalsy();
+    expect(text(r)).toContain("Stopped");
+    expect(await until(() => !alive(holder))).toBe(true);
+    expect(sh.outputOpen).toBe(false);
+  });
+
   test("explicit timeout stops a background shell", async () => {
     const { ctx } = makeShellCtx();
     await bg(ctx, "sleep 30", { timeout: 200 });

@@ -151,6 +151,20 @@ describe("Edit (contracts §7.2)", () => {
   });
 });
 
+describe("Edit deleting text", () => {
+  test("deleting a whole line's text removes the line", async () => {
+    const { p, ctx } = await prepared("keep\ndrop me\nkeep too\n");
+    await editTool.run({ file_path: p, old_string: "drop me", new_string: "" }, ctx);
+    expect(readFileSync(p, "utf8")).toBe("keep\nkeep too\n");
+  });
+
+  test("deleting the end of a line keeps the line break, so lines are never joined", async () => {
+    const { p, ctx } = await prepared("foo bar\nbaz\n");
+    await editTool.run({ file_path: p, old_string: " bar", new_string: "" }, ctx);
+    expect(readFileSync(p, "utf8")).toBe("foo\nbaz\n");
+  });
+});
+
 describe("MultiEdit (legacy, contracts §7.1/§7.2)", () => {
   test("applies edits in order to the in-memory text", async () => {
     const { p, ctx } = await prepared("a = 1\nb = 2\n");

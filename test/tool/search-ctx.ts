@@ -1,22 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createFileState } from "../../src/tool/file-state.ts";
 import type { ToolContext } from "../../src/tool/types.ts";
+import { makeCtx as baseCtx } from "./ctx.ts";
 
+/** A ToolContext over `cwd` whose env holds only PATH plus `env`, so no outside YOKE_GREP_ENGINE leaks in. */
 export function makeCtx(cwd: string, extra: Partial<ToolContext> = {}, env: Record<string, string> = {}): ToolContext {
-  return {
-    cwd,
-    projectDir: cwd,
-    workingDirectories: [cwd],
-    sessionId: "test",
-    signal: new AbortController().signal,
-    env: { PATH: process.env.PATH ?? "", ...env },
-    fileState: createFileState(),
-    session: { cwd, todos: [], envFiles: [], bag: new Map() },
-    toolUseId: "toolu_test",
-    ...extra,
-  };
+  return baseCtx(cwd, { env: { PATH: process.env.PATH ?? "", ...env }, ...extra });
 }
 
 const made: string[] = [];

@@ -49,8 +49,11 @@ export function applyEdit(text: string, e: EditSpec, where: string): EditOutcome
       error: `old_string occurs ${found.length} times in ${where}, but replace_all is false. Include more surrounding lines in old_string so it matches exactly one place, or set replace_all to true to change all ${found.length}.`,
     };
   let len = oldStr.length;
-  // Deleting a whole line's text should delete the line, not leave an empty one behind.
-  if (newStr === "" && found.length === 1 && !oldStr.endsWith("\n") && text[found[0]! + len] === "\n") len++;
+  // Deleting a whole line's text should delete the line, not leave an empty one behind; deleting the
+  // end of a line must keep its break, or two lines would be joined.
+  const at = found[0]!;
+  const wholeLine = (at === 0 || text[at - 1] === "\n") && text[at + len] === "\n";
+  if (newStr === "" && found.length === 1 && !oldStr.endsWith("\n") && wholeLine) len++;
   let out = "";
   let prev = 0;
   for (const p of found) {
@@ -58,7 +61,7 @@ export function applyEdit(text: string, e: EditSpec, where: string): EditOutcome
     prev = p + len;
   }
   out += text.slice(prev);
-  return { ok: true, text: out, count: found.length, at: found[0]! };
+  return { ok: true, text: out, count: found.length, at };
 }
 
 /** New-text lines around the change at `at`, numbered as Read numbers them, for the tool result. */

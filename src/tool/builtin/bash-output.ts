@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { defineTool } from "../define-tool.ts";
+import { defineTool, truncateMiddle } from "../define-tool.ts";
 import description from "./bash-output.md" with { type: "text" };
 import { DEFAULT_MAX_OUTPUT_CHARS } from "./bash.ts";
-import { cutMiddle, envInt } from "./shell-exec.ts";
+import { envInt } from "./shell-exec.ts";
 import { shellRegistry, takeUnread, type BackgroundShell } from "./background-shells.ts";
 
 const input = z.object({
@@ -52,8 +52,8 @@ export const bashOutputTool = defineTool({
     const taken = takeUnread(sh, re);
     // Both streams together stay within the Bash output limit.
     const max = Math.floor(envInt(ctx.env, "BASH_MAX_OUTPUT_LENGTH", DEFAULT_MAX_OUTPUT_CHARS) / (taken.stdout && taken.stderr ? 2 : 1));
-    const stdout = cutMiddle(taken.stdout, max);
-    const stderr = cutMiddle(taken.stderr, max);
+    const stdout = truncateMiddle(taken.stdout, max);
+    const stderr = truncateMiddle(taken.stderr, max);
     const dropped = taken.dropped;
     const parts = [statusLine(sh)];
     if (dropped) parts.push(`[${dropped} earlier characters were not kept in memory; the full output is in ${sh.outputFile}]`);

@@ -1,14 +1,13 @@
 import { existsSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { z } from "zod";
-import { defineTool } from "../define-tool.ts";
+import { defineTool, truncateMiddle } from "../define-tool.ts";
 import type { ToolContext, ToolResult } from "../types.ts";
 import description from "./bash.md" with { type: "text" };
 import { lingeringGroups, startBackgroundShell } from "./background-shells.ts";
 import { benignExit } from "./exit-semantics.ts";
 import {
   byteCollector,
-  cutMiddle,
   envInt,
   exitStatus,
   killGroup,
@@ -102,9 +101,6 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   const { cwd, note: startNote } = startDir(ctx);
   const timeoutMs = timeoutFor(ctx, inp.timeout);
   const maxChars = envInt(ctx.env, "BASH_MAX_OUTPUT_LENGTH", DEFAULT_MAX_OUTPUT_CHARS);
-  if (ctx.signal.aborted) {
-    return { content: "The command was not started: the user interrupted before it started.", isError: true, details: details("", "", true) };
-  }
   const tmp = sessionTempDir(ctx);
   const tag = `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
   const pwdFile = join(tmp, `cwd-${tag}`);
@@ -179,10 +175,10 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   } else if (spill.file) rmSync(spill.file, { force: true });
   // Notes share the limit with the output so the whole result stays within BASH_MAX_OUTPUT_LENGTH.
   const noteChars = notes.reduce((n, s) => n + s.length + 2, 0);
-  const body = cutting ? cutMiddle(combined, Math.max(200, maxChars - noteChars), out.omitted + err.omitted) : combined;
+  const body = cutting ? truncateMiddle(combined, Math.max(200, maxChars - noteChars), out.omitted + err.omitted) : combined;
   const interrupted = why !== undefined;
   const withNotes = (text: string) => [text, ...notes].filter(Boolean).join("\n\n");
-  const d = details(cutMiddle(stdout, maxChars, out.omitted), cutMiddle(stderr, maxChars, err.omitted), interrupted);
+  const d = details(truncateMiddle(stdout, maxChars, out.omitted), truncateMiddle(stderr, maxChars, err.omitted), interrupted);
   if (why === "timeout") {
     const head = `Command timed out after ${timeoutMs / 1000}s and its process group was killed. Raise timeout (max ${timeoutFor(ctx, Number.MAX_SAFE_INTEGER)} ms) or use run_in_background for long-running commands.`;
     return { content: withNotes([head, body].filter(Boolean).join("\n")), isError: true, details: d };
@@ -209,9 +205,6 @@ function updateCwd(ctx: ToolContext, pwdFile: string): string | undefined {
 }
 
 function runBackground(inp: BashInput, ctx: ToolContext): ToolResult {
-  if (ctx.signal.aborted) {
-    return { content: "The command was not started: the user interrupted before it started.", isError: true, details: details("", "", true) };
-  }
   const { cwd, note } = startDir(ctx);
   const sh = startBackgroundShell(ctx, {
     command: inp.command,

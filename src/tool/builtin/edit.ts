@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { defineTool } from "../define-tool.ts";
+import { defineTool, interrupted } from "../define-tool.ts";
 import { structuredPatch } from "../structured-patch.ts";
 import type { ToolContext, ToolResult } from "../types.ts";
 import { applyEdit, snippetAround, type EditSpec } from "./apply-edit.ts";
 import description from "./edit.md" with { type: "text" };
-import { announceChange, encodeText, failure, interrupted, readText, requireAbsolute, statOrNull, writeText } from "./file-text.ts";
+import { announceChange, encodeText, failure, loadForChange, writeText, type DecodedText } from "./file-text.ts";
 
 const input = z.strictObject({
   file_path: z.string().describe("Absolute path of the file to change"),
@@ -15,7 +15,7 @@ const input = z.strictObject({
 
 /** Result of applying edits to one file in memory, before anything is written. */
 export type PlannedChange =
-  | { ok: true; original: { text: string; bom: boolean; crlf: boolean } | null; text: string; at: number; changedLength: number; count: number }
+  | { ok: true; original: DecodedText | null; text: string; at: number; changedLength: number; count: number }
   | { ok: false; result: ToolResult };
 
 /**
@@ -24,22 +24,13 @@ export type PlannedChange =
  */
 export function planEdits(path: string, edits: EditSpec[], ctx: ToolContext, label: (i: number) => string): PlannedChange {
   const stop = (content: string): PlannedChange => ({ ok: false, result: failure(content) });
-  const notAbs = requireAbsolute(path);
-  if (notAbs) return stop(notAbs);
-  const st = statOrNull(path);
-  if (st?.isDirectory()) return stop(`${path} is a directory, not a file. Give the path of a file to edit.`);
-  if (st && !st.isFile()) return stop(`${path} is not a regular file (a device, socket or pipe), so it cannot be edited.`);
-  let original: { text: string; bom: boolean; crlf: boolean } | null = null;
-  if (!st) {
-    if (edits[0]?.old_string !== "")
-      return stop(
-        `File does not exist. Note: your current working directory is ${ctx.cwd}. To create a file, use Write, or Edit with an empty old_string.`,
-      );
-  } else {
-    const refusal = ctx.fileState.checkWritable(path);
-    if (refusal) return stop(refusal);
-    original = readText(path);
-  }
+  const loaded = loadForChange(path, ctx);
+  if (!loaded.ok) return stop(loaded.error);
+  const original = loaded.original;
+  if (!original && edits[0]?.old_string !== "")
+    return stop(
+      `File does not exist. Note: your current working directory is ${ctx.cwd}. To create a file, use Write, or Edit with an empty old_string.`,
+    );
   let text = original?.text ?? "";
   let at = 0;
   let changedLength = 0;
@@ -75,7 +66,6 @@ export const editTool = defineTool({
   readOnly: false,
   permissionKey: "file_path",
   async execute(args, ctx): Promise<ToolResult> {
-    if (ctx.signal.aborted) return interrupted("Edit");
     const path = args.file_path;
     const replaceAll = args.replace_all ?? false;
     const plan = planEdits(path, [{ old_string: args.old_string, new_string: args.new_string, replace_all: replaceAll }], ctx, () => "");

@@ -19,10 +19,6 @@ export function requireAbsolute(path: string, field = "file_path"): string | nul
   return `${field} must be an absolute path, but got "${path}". Call the tool again with the full path (starting with /).`;
 }
 
-export function interrupted(toolName: string): ToolResult {
-  return { content: `${toolName} was interrupted by the user.`, isError: true };
-}
-
 export const failure = (message: string): ToolResult => ({ content: message, isError: true });
 
 /** Says what went wrong with an fs call on `path` in words the model can act on. */
@@ -103,6 +99,27 @@ export function writeText(path: string, data: string): void {
 /** `N\t<line>` rows as Read shows them (contracts §7.2, 2.1.332 format). */
 export function numberLines(lines: string[], firstLine: number): string {
   return lines.map((l, i) => `${firstLine + i}\t${l}`).join("\n");
+}
+
+/**
+ * The checks every tool that changes a file makes first: an absolute path to a regular file (or to
+ * nothing yet), read before and unchanged since (FileState). Resolves to the current text, null
+ * when the file does not exist, or an instruction for the model. Throws model-worded fs errors.
+ */
+export function loadForChange(
+  path: string,
+  ctx: ToolContext,
+  field = "file_path",
+): { ok: true; original: DecodedText | null } | { ok: false; error: string } {
+  const notAbs = requireAbsolute(path, field);
+  if (notAbs) return { ok: false, error: notAbs };
+  const st = statOrNull(path);
+  if (!st) return { ok: true, original: null };
+  if (st.isDirectory()) return { ok: false, error: `${path} is a directory, not a file. Give the path of a file inside it.` };
+  if (!st.isFile()) return { ok: false, error: `${path} is not a regular file (a device, socket or pipe), so it cannot be changed.` };
+  const refusal = ctx.fileState.checkWritable(path);
+  if (refusal) return { ok: false, error: refusal };
+  return { ok: true, original: readText(path) };
 }
 
 /** Runs ctx.beforeFileChange (checkpoints) for a path about to change. */

@@ -1,9 +1,11 @@
-import { open, stat } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { defineTool } from "../define-tool.ts";
 import type { Tool, ToolContext } from "../types.ts";
 import description from "./grep.md" with { type: "text" };
+import { looksBinary } from "./read-text.ts";
 import { builtinEngine } from "./search/builtin-engine.ts";
 import { splitGlobs } from "./search/file-filter.ts";
 import { formatHits, sortHits } from "./search/format.ts";
@@ -69,20 +71,12 @@ export async function resolveSearchPath(p: string | undefined, ctx: ToolContext,
   }
 }
 
-/** True when the first 64 KB hold a NUL byte. Never rejects (unreadable → false; the engine reports it). */
-async function looksBinary(abs: string, signal: AbortSignal): Promise<boolean> {
-  let fh: Awaited<ReturnType<typeof open>> | undefined;
+/** Only regular files are sniffed (opening a FIFO would block); an unreadable one counts as text and the engine reports it. */
+function isBinary(abs: string): boolean {
   try {
-    const s = await stat(abs);
-    if (!s.isFile() || signal.aborted) return false;
-    fh = await open(abs, "r");
-    const buf = Buffer.alloc(65_536);
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    return buf.subarray(0, bytesRead).includes(0);
+    return statSync(abs).isFile() && looksBinary(abs, 65_536);
   } catch {
     return false;
-  } finally {
-    await fh?.close();
   }
 }
 
@@ -98,7 +92,7 @@ export function createGrepTool(opts: GrepToolOptions = {}): Tool<GrepInput> {
       const { abs, isFile } = await resolveSearchPath(input.path, ctx, "Grep");
       // ripgrep searches a binary file named outright (and prints a notice); the built-in engine skips it.
       // Deciding here keeps both engines' answers the same.
-      if (isFile && (await looksBinary(abs, ctx.signal))) {
+      if (isFile && isBinary(abs)) {
         return {
           content: `${abs} is a binary file; Grep does not search binary files.`,
           details: { mode: input.output_mode ?? "files_with_matches", numFiles: 0, filenames: [] },

@@ -25,7 +25,8 @@ const tool = defineTool({
     const reg = shellRegistry(ctx.session);
     const sh = reg.get(id);
     if (!sh) return { content: `No background shell with ID "${id}". ${knownShells(reg)}`, isError: true };
-    if (sh.status !== "running") {
+    // A completed shell may have left a child that still writes to its output; that is still something to stop.
+    if (sh.status !== "running" && !sh.outputOpen) {
       return { content: `${statusLine(sh)} Nothing to stop.`, details: { shellId: id, status: sh.status, exitCode: sh.exitCode } };
     }
     await killShell(sh);

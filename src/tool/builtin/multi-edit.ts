@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { defineTool } from "../define-tool.ts";
+import { defineTool, interrupted } from "../define-tool.ts";
 import { structuredPatch } from "../structured-patch.ts";
 import type { ToolResult } from "../types.ts";
 import type { Hunk } from "../structured-patch.ts";
 import { commitChange, planEdits } from "./edit.ts";
-import { interrupted } from "./file-text.ts";
+import {  } from "./file-text.ts";
 import description from "./multi-edit.md" with { type: "text" };
 
 const input = z.strictObject({
@@ -40,7 +40,6 @@ export const multiEditTool = defineTool({
   readOnly: false,
   permissionKey: "file_path",
   async execute(args, ctx): Promise<ToolResult> {
-    if (ctx.signal.aborted) return interrupted("MultiEdit");
     const path = args.file_path;
     const n = args.edits.length;
     const plan = planEdits(path, args.edits, ctx, (i) => `Edit ${i + 1} of ${n} failed, so no edits were written: `);

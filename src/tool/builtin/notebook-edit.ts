@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { extname } from "node:path";
 import { z } from "zod";
-import { defineTool } from "../define-tool.ts";
+import { defineTool, interrupted } from "../define-tool.ts";
 import type { ToolResult } from "../types.ts";
-import { announceChange, failure, interrupted, readText, requireAbsolute, statOrNull, writeText } from "./file-text.ts";
+import { announceChange, failure, loadForChange, writeText } from "./file-text.ts";
 import { cellId, findCell, notebookLanguage, parseNotebook, splitSource, type Notebook, type NotebookCell } from "./notebook.ts";
 import description from "./notebook-edit.md" with { type: "text" };
 
@@ -46,19 +46,14 @@ export const notebookEditTool = defineTool({
   readOnly: false,
   permissionKey: "notebook_path",
   async execute(args, ctx): Promise<ToolResult> {
-    if (ctx.signal.aborted) return interrupted("NotebookEdit");
     const path = args.notebook_path;
     const mode = args.edit_mode ?? "replace";
-    const notAbs = requireAbsolute(path, "notebook_path");
-    if (notAbs) return failure(notAbs);
     if (extname(path).toLowerCase() !== ".ipynb")
       return failure(`${path} is not a Jupyter notebook (.ipynb). Use Edit or Write for other files.`);
-    const st = statOrNull(path);
-    if (!st) return failure(`Notebook does not exist. Note: your current working directory is ${ctx.cwd}.`);
-    if (!st.isFile()) return failure(`${path} is not a regular file, so it cannot be edited as a notebook.`);
-    const refusal = ctx.fileState.checkWritable(path);
-    if (refusal) return failure(refusal);
-    const raw = readText(path).text;
+    const loaded = loadForChange(path, ctx, "notebook_path");
+    if (!loaded.ok) return failure(loaded.error);
+    if (!loaded.original) return failure(`Notebook does not exist. Note: your current working directory is ${ctx.cwd}.`);
+    const raw = loaded.original.text;
     const nb = parseNotebook(raw, path);
     const ids = nb.cells.map((c, i) => cellId(c, i));
     const known = ids.length ? ` Cells in this notebook: ${ids.slice(0, 30).join(", ")}${ids.length > 30 ? ", …" : ""}.` : "";

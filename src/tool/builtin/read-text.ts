@@ -85,11 +85,11 @@ export function readLineRange(path: string, start: number, limit: number): LineR
   }
 }
 
-/** True when the first 8 KB hold a NUL byte, which text files never contain. */
-export function looksBinary(path: string): boolean {
+/** True when the first `bytes` bytes hold a NUL byte, which text files never contain. Throws on I/O errors. */
+export function looksBinary(path: string, bytes = 8192): boolean {
   const fd = openSync(path, "r");
   try {
-    const buf = Buffer.alloc(8192);
+    const buf = Buffer.alloc(bytes);
     const n = readSync(fd, buf, 0, buf.length, 0);
     return buf.subarray(0, n).includes(0);
   } finally {

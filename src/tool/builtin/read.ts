@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { z } from "zod";
-import { defineTool } from "../define-tool.ts";
+import { defineTool, interrupted } from "../define-tool.ts";
 import type { ToolContext, ToolResult } from "../types.ts";
-import { describeFsError, failure, interrupted, numberLines, requireAbsolute, statOrNull } from "./file-text.ts";
+import { describeFsError, failure, numberLines, requireAbsolute, statOrNull } from "./file-text.ts";
 import { parseNotebook, renderNotebook } from "./notebook.ts";
 import description from "./read.md" with { type: "text" };
 import { looksBinary, MAX_LINE_CHARS, readLineRange } from "./read-text.ts";
@@ -120,7 +120,6 @@ export const readTool = defineTool({
   // Read enforces its own size limits with instructions; the generic middle cut would hide line numbers.
   maxResultChars: MAX_READ_OUTPUT_CHARS * 2,
   execute(args, ctx): ToolResult {
-    if (ctx.signal.aborted) return interrupted("Read");
     const path = args.file_path;
     const notAbs = requireAbsolute(path);
     if (notAbs) return failure(notAbs);
@@ -178,12 +177,11 @@ export const readTool = defineTool({
       );
     }
     const lastShown = startLine + lines.length - 1;
-    const partial = startLine > 1 || lastShown < totalLines;
     if (lastShown < totalLines)
       content += `\n\n(Showing lines ${startLine}-${lastShown} of ${totalLines}. To read on, call Read with offset=${lastShown + 1}.)`;
     if (range.longLines > 0)
       content += `\n\n(${range.longLines} line(s) longer than ${MAX_LINE_CHARS} characters were cut; use Grep or Bash to see them whole.)`;
-    ctx.fileState.recordRead(path, partial);
+    ctx.fileState.recordRead(path);
     return { content, details };
   },
 });

@@ -172,18 +172,6 @@ export function byteCollector(cap: number): ByteCollector {
 }
 
 /**
- * Cuts the middle out of `text` so at most `max` characters remain. `alreadyOmitted` counts what a
- * collector dropped before (its marker always lies inside the cut), so the note states the true size.
- */
-export function cutMiddle(text: string, max: number, alreadyOmitted = 0): string {
-  if (text.length <= max) return text;
-  const half = Math.max(0, Math.floor((max - 80) / 2));
-  const cut = text.length - 2 * half + alreadyOmitted;
-  const total = text.length + alreadyOmitted;
-  return `${text.slice(0, half)}\n\n... [${cut} characters truncated; output was ${total} characters] ...\n\n${text.slice(text.length - half)}`;
-}
-
-/**
  * Keeps a command's combined output in memory until it passes `threshold` bytes, then writes it all
  * to `file` and appends from there on, so long output can be read in full later. Write failures
  * disable the file silently: the in-memory head and tail still reach the model. Never throws.

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { defineTool } from "../define-tool.ts";
+import { defineTool, interrupted } from "../define-tool.ts";
 import { structuredPatch } from "../structured-patch.ts";
 import type { ToolResult } from "../types.ts";
-import { announceChange, encodeText, failure, interrupted, readText, requireAbsolute, statOrNull, writeText } from "./file-text.ts";
+import { announceChange, encodeText, failure, loadForChange, writeText } from "./file-text.ts";
 import description from "./write.md" with { type: "text" };
 
 const input = z.strictObject({
@@ -17,19 +17,10 @@ export const writeTool = defineTool({
   readOnly: false,
   permissionKey: "file_path",
   async execute(args, ctx): Promise<ToolResult> {
-    if (ctx.signal.aborted) return interrupted("Write");
     const path = args.file_path;
-    const notAbs = requireAbsolute(path);
-    if (notAbs) return failure(notAbs);
-    const st = statOrNull(path);
-    if (st?.isDirectory()) return failure(`${path} is a directory, so it cannot be written as a file. Choose a file path inside it.`);
-    if (st && !st.isFile()) return failure(`${path} is not a regular file (a device, socket or pipe), so Write will not replace it.`);
-    let original: ReturnType<typeof readText> | null = null;
-    if (st) {
-      const refusal = ctx.fileState.checkWritable(path);
-      if (refusal) return failure(refusal);
-      original = readText(path);
-    }
+    const loaded = loadForChange(path, ctx);
+    if (!loaded.ok) return failure(loaded.error);
+    const original = loaded.original;
     const style = original ?? { bom: false, crlf: false };
     // The patch compares logical text (LF, no BOM); the file gets the original's style back.
     const logical = style.crlf ? args.content.replaceAll("\r\n", "\n") : args.content;

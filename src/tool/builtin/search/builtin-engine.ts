@@ -1,7 +1,15 @@
 import { readFile } from "node:fs/promises";
 import { fileFilter, globOverride } from "./file-filter.ts";
 import { canMatchNewline, requiredLiteral, translateRegex } from "./regex.ts";
-import { type FileHits, type GrepEngine, type GrepLine, type GrepQuery, MAX_CONTENT_LINES, tooManyLinesMessage } from "./types.ts";
+import {
+  type FileHits,
+  type GrepEngine,
+  type GrepLine,
+  type GrepQuery,
+  invalidRegexMessage,
+  MAX_CONTENT_LINES,
+  tooManyLinesMessage,
+} from "./types.ts";
 import { walk } from "./walk.ts";
 
 const READ_CONCURRENCY = 48;
@@ -195,8 +203,3 @@ export const builtinEngine: GrepEngine = async (q) => {
     q.signal.removeEventListener("abort", onAbort);
   }
 };
-
-export function invalidRegexMessage(pattern: string, reason: string): string {
-  return `Invalid regular expression ${JSON.stringify(pattern)}: ${reason.trim()}. Grep uses ripgrep regex syntax: escape special characters (for example \\( \\[ \\{ \\. \\*) to match them literally, then call Grep again.`;
-}
-

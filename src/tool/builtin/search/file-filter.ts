@@ -40,6 +40,15 @@ export const FILE_TYPES: Record<string, string[]> = {
   zig: ["*.zig"],
 };
 
+/** The globs of a file type. Throws a model-facing Error for a type neither engine knows. */
+export function typeGlobs(type: string): string[] {
+  const globs = FILE_TYPES[type];
+  if (globs) return globs;
+  throw new Error(
+    `Unknown file type "${type}". Use one of: ${Object.keys(FILE_TYPES).join(", ")}; or use the glob parameter instead (e.g. glob: "*.ext").`,
+  );
+}
+
 /** Splits the model's `glob` field the way users write it: "*.ts,*.tsx" or "*.ts *.tsx", braces kept whole. */
 export function splitGlobs(glob: string | undefined): string[] {
   if (!glob?.trim()) return [];
@@ -69,13 +78,7 @@ function compileOne(g: string): (rel: string) => boolean {
 export function fileFilter(globs: string[], type: string | undefined): ((rel: string) => boolean) | null {
   const tests: Array<(rel: string) => boolean> = [];
   if (type) {
-    const pats = FILE_TYPES[type];
-    if (!pats) {
-      throw new Error(
-        `Unknown file type "${type}". Use one of: ${Object.keys(FILE_TYPES).join(", ")}; or use the glob parameter instead (e.g. glob: "*.ext").`,
-      );
-    }
-    const m = picomatch(pats, { dot: true, basename: true });
+    const m = picomatch(typeGlobs(type), { dot: true, basename: true });
     tests.push((rel) => m(rel));
   }
   const include = globs.filter((g) => !g.startsWith("!"));

@@ -1,8 +1,8 @@
 /**
  * Translates ripgrep (Rust regex) syntax into a JavaScript RegExp for the built-in engine.
- * Covered: leading inline flags `(?i)` `(?s)` `(?m)` `(?x)`, `(?P<name>…)`, `\A`, `\z`, `\Z`, POSIX
- * classes like `[[:alpha:]]`. Everything else is passed to RegExp as is (with the
- * `u` flag when the pattern allows it, so `\p{L}` works).
+ * Covered: leading inline flags `(?i)` `(?s)` `(?m)` `(?x)`, `(?P<name>…)`, `\A`, `\z`, `\x{…}`, `\U…`,
+ * `\pL`, POSIX classes like `[[:alpha:]]`, escaped punctuation; escapes Rust rejects are rejected.
+ * The rest is passed to RegExp as is (with the `u` flag when the pattern allows it, so `\p{L}` works).
  */
 
 const POSIX: Record<string, string> = {
@@ -23,6 +23,11 @@ const POSIX: Record<string, string> = {
 };
 
 
+/** Letters and digits that start an escape in Rust's regex syntax (backreferences are refused earlier). */
+const RUST_LETTER_ESCAPES = "aftnrvxuUdDsSwWbBApPz";
+/** Characters that keep their backslash in a JavaScript `u` regex. */
+const JS_SYNTAX = "^$\\.*+?()[]{}|/";
+
 /** Throws an Error with the reason when the pattern is not a valid regex in either dialect. */
 export function translateRegex(pattern: string, opts: { ignoreCase: boolean; multiline: boolean }): RegExp {
   // ripgrep's default engine has neither; refusing them keeps both engines' answers the same.
@@ -37,16 +42,7 @@ export function translateRegex(pattern: string, opts: { ignoreCase: boolean; mul
     src = src.slice(lead[0].length);
     for (const f of lead[1]!) if (f !== "x" && f !== "m" && !flags.includes(f)) flags += f;
   }
-  src = src
-    .replace(/\(\?P<([A-Za-z_][A-Za-z0-9_]*)>/g, "(?<$1>")
-    .replace(/\\A/g, "^")
-    .replace(/\\[zZ]/g, "$")
-    .replace(/\[:(\^?)([a-z]+):\]/g, (whole, neg: string, name: string) => {
-      const set = POSIX[name];
-      if (!set) return whole;
-      return neg ? whole : set;
-    });
-  src = lineTerminatorsAsRipgrep(src, flags.includes("s"));
+  src = toJavaScript(src, flags.includes("s"), opts.multiline);
   try {
     return new RegExp(src, `${flags}u`);
   } catch {
@@ -58,21 +54,75 @@ export function translateRegex(pattern: string, opts: { ignoreCase: boolean; mul
   }
 }
 
+/** Index of the last character of the escape whose backslash is at `i` (`\n`, `\x41`, `\x{41}`, `\pL`, `\p{Lu}`). */
+function escapeEnd(src: string, i: number): number {
+  const e = src[i + 1];
+  const braced = src[i + 2] === "{";
+  const close = () => {
+    const j = src.indexOf("}", i + 3);
+    return j < 0 ? src.length - 1 : j;
+  };
+  if (e === "x" || e === "u" || e === "U") {
+    if (braced) return close();
+    return Math.min(src.length - 1, i + 1 + (e === "x" ? 2 : e === "u" ? 4 : 8));
+  }
+  if (e === "p" || e === "P") return braced ? close() : Math.min(src.length - 1, i + 2);
+  return Math.min(src.length - 1, i + 1);
+}
+
+/** Index of the `]` closing the class opened at `i` (a leading `]` is literal; classes nest, as in Rust), or -1. */
+function classEnd(src: string, i: number): number {
+  let j = i + 1;
+  if (src[j] === "^") j++;
+  if (src[j] === "]") j++;
+  for (let depth = 1; j < src.length; j++) {
+    const c = src[j];
+    if (c === "\\") j = escapeEnd(src, j);
+    else if (c === "[") depth++;
+    else if (c === "]" && --depth === 0) return j;
+  }
+  return -1;
+}
+
 /**
- * ripgrep ends lines only at \n; JavaScript's `^` `$` (with m) and `.` also stop at \r, U+2028 and U+2029.
- * Rewrites them outside character classes to \n-only forms.
+ * Rewrites Rust syntax that JavaScript spells differently, in one pass that keeps escapes whole (so
+ * `\\A` stays a backslash and an A) and tracks character classes: `(?P<n>`, `\A` `\z`, `\x{…}`
+ * `\U…`, `\pL`, POSIX classes, a leading `]` in a class. ripgrep ends lines only at \n, while
+ * JavaScript's `^` `$` (with m) and `.` also stop at \r, U+2028 and U+2029, so those become \n-only
+ * forms. `\A` and `\z` anchor each line, as ripgrep searches line by line, or the whole file in
+ * multiline mode.
  */
-function lineTerminatorsAsRipgrep(src: string, dotAll: boolean): string {
+function toJavaScript(src: string, dotAll: boolean, wholeFile: boolean): string {
+  const lineStart = "(?<![^\\n])";
+  const lineEnd = "(?![^\\n])";
   let out = "";
   let inClass = false;
   for (let i = 0; i < src.length; i++) {
     const c = src[i]!;
     if (c === "\\") {
-      out += c + (src[i + 1] ?? "");
-      i++;
+      const end = escapeEnd(src, i);
+      const e = src[i + 1] ?? "";
+      const body = src.slice(i + 2, end + 1);
+      i = end;
+      if (e === "x" || e === "u" || e === "U") out += body.startsWith("{") || e === "U" ? `\\u{${body.replace(/[{}]/g, "")}}` : `\\${e}${body}`;
+      else if ((e === "p" || e === "P") && body && !body.startsWith("{")) out += `\\${e}{${body}}`;
+      else if (!inClass && e === "A") out += wholeFile ? "(?<![^])" : lineStart;
+      else if (!inClass && e === "z") out += wholeFile ? "(?![^])" : lineEnd;
+      else if (e === "a") out += "\\x07";
+      // JavaScript would read an unknown letter escape (\Q, \y) as the bare letter; ripgrep rejects it.
+      else if (/[A-Za-z0-9]/.test(e) && !RUST_LETTER_ESCAPES.includes(e)) throw new Error(`unrecognized escape sequence \\${e}`);
+      // Escaped punctuation is itself; spelled so the u flag accepts it (it refuses \# or \- outside a class).
+      else if (/[!-/:-@[-`{-~]/.test(e) && !JS_SYNTAX.includes(e) && !(inClass && e === "-")) out += e;
+      else out += `\\${e}${body}`;
       continue;
     }
     if (inClass) {
+      const posix = c === "[" ? /^\[:([a-z]+):\]/.exec(src.slice(i, i + 12)) : null;
+      if (posix && POSIX[posix[1]!]) {
+        out += POSIX[posix[1]!];
+        i += posix[0].length - 1;
+        continue;
+      }
       if (c === "]") inClass = false;
       out += c;
       continue;
@@ -81,11 +131,17 @@ function lineTerminatorsAsRipgrep(src: string, dotAll: boolean): string {
       inClass = true;
       out += c;
       if (src[i + 1] === "^") out += src[++i];
-      if (src[i + 1] === "]") out += src[++i];
+      if (src[i + 1] === "]") {
+        out += "\\]";
+        i++;
+      }
       continue;
     }
-    if (c === "^") out += "(?<![^\\n])";
-    else if (c === "$") out += "(?![^\\n])";
+    if (src.startsWith("(?P<", i)) {
+      out += "(?<";
+      i += 3;
+    } else if (c === "^") out += lineStart;
+    else if (c === "$") out += lineEnd;
     else if (c === ".") out += dotAll ? "[^]" : "[^\\n]";
     else out += c;
   }
@@ -123,47 +179,34 @@ export function requiredLiteral(pattern: string, ignoreCase: boolean): string | 
     if (run.length > best.length) best = run;
     run = "";
   };
+  // A character followed by one of these may be absent from a match.
+  const optional = (next: string | undefined) => next === "?" || next === "*" || next === "{";
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
-    const next = pattern[i + 1];
-    const optional = next === "?" || next === "*" || next === "{";
-    if (c === "|" && depth === 0) return null;
-    if (c === "(") {
-      depth++;
-      flush();
-      continue;
-    }
-    if (c === ")") {
-      depth--;
-      flush();
-      continue;
-    }
-    if (depth > 0) continue;
-    if (c === "[") {
-      flush();
-      const close = pattern.indexOf("]", i + 2);
-      if (close < 0) return null;
-      i = close;
-      continue;
-    }
     if (c === "\\") {
+      const end = escapeEnd(pattern, i);
       const e = pattern[i + 1];
-      if (e && /[.*+?^${}()|[\]\\/\-]/.test(e)) {
-        const after = pattern[i + 2];
-        if (after === "?" || after === "*" || after === "{") flush();
-        else run += e;
-        i++;
-        continue;
-      }
-      flush();
-      i++;
+      // Only an escaped metacharacter stands for itself; \x41, \pL, \d … are not literal text.
+      if (depth === 0 && end === i + 1 && e && /[.*+?^${}()|[\]\\/\-]/.test(e) && !optional(pattern[end + 1])) run += e;
+      else flush();
+      i = end;
       continue;
     }
-    if (".^$*+?{}".includes(c)) {
+    if (c === "[") {
+      const end = classEnd(pattern, i);
+      if (end < 0) return null;
+      flush();
+      i = end;
+      continue;
+    }
+    if (c === "(" || c === ")") {
+      depth += c === "(" ? 1 : -1;
       flush();
       continue;
     }
-    if (optional) {
+    if (c === "|" && depth === 0) return null;
+    if (depth > 0) continue;
+    if (".^$*+?{}".includes(c) || optional(pattern[i + 1])) {
       flush();
       continue;
     }

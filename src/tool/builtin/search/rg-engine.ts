@@ -1,7 +1,6 @@
 import { statSync } from "node:fs";
-import { invalidRegexMessage } from "./builtin-engine.ts";
-import { FILE_TYPES } from "./file-filter.ts";
-import { type FileHits, type GrepEngine, type GrepQuery, MAX_CONTENT_LINES, tooManyLinesMessage } from "./types.ts";
+import { typeGlobs } from "./file-filter.ts";
+import { type FileHits, type GrepEngine, type GrepQuery, invalidRegexMessage, MAX_CONTENT_LINES, tooManyLinesMessage } from "./types.ts";
 
 /** Bytes of a line ripgrep prints; above MAX_LINE_CHARS in any encoding, so our own cut decides. */
 const RG_MAX_COLUMNS = 4096;
@@ -119,11 +118,8 @@ async function readBounded(
  */
 export function createRgEngine(rgPath: string, env: Record<string, string>): GrepEngine {
   return async (q) => {
-    if (q.type && !FILE_TYPES[q.type]) {
-      throw new Error(
-        `Unknown file type "${q.type}". Use one of: ${Object.keys(FILE_TYPES).join(", ")}; or use the glob parameter instead (e.g. glob: "*.ext").`,
-      );
-    }
+    // rg knows more types than we do; refusing the same ones keeps both engines' answers the same.
+    if (q.type) typeGlobs(q.type);
     if (q.signal.aborted) throw q.signal.reason ?? new Error("aborted");
     const proc = Bun.spawn([rgPath, ...rgArgs(q)], { stdout: "pipe", stderr: "pipe", stdin: "ignore", env });
     const kill = () => proc.kill();

@@ -41,3 +41,7 @@ export const tooManyLinesMessage = () =>
 
 /** Longest line text shown; both engines' lines are cut here, so their output agrees. */
 export const MAX_LINE_CHARS = 500;
+
+export function invalidRegexMessage(pattern: string, reason: string): string {
+  return `Invalid regular expression ${JSON.stringify(pattern)}: ${reason.trim()}. Grep uses ripgrep regex syntax: escape special characters (for example \\( \\[ \\{ \\. \\*) to match them literally, then call Grep again.`;
+}
