@@ -61,7 +61,7 @@ export type Runtime = {
   deps: LoopDeps;
   apiKeySource: string;
   /** Out-of-band events (hook records, plugin notices) for the mode to render. */
-  outbox: LoopEvent[];
+  outbox: Outbox;
   hookPayload: (event: HookEventName, fields: Record<string, unknown>) => Record<string, unknown>;
   /** Stops forks and background work, kills background shells, closes files. Never throws. */
   shutdown(): Promise<void>;
@@ -189,7 +189,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     },
   });
   for (const w of permissions.warnings) process.stderr.write(`yoke: ${w}\n`);
-  const outbox: LoopEvent[] = [];
+  const outbox = createOutbox();
   // Subagents: the Agent tool reads the parent's deps at call time (deps is built below).
   const agentTool = sessionAgentTool({
     cwd,
@@ -225,18 +225,27 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     sessionId,
     yokeDir: home,
     matchRule: hookIfMatcher(cwd, env),
+    onStart: (event, st) => {
+      if (includeHookEvents || event === "SessionStart")
+        outbox.push({ type: "system", subtype: "hook_started", data: { hook_id: st.id, hook_name: st.hookName, hook_event: event } });
+    },
     onRecord: (event, r) => {
       // A hook that crashed, timed out or printed garbage is reported (naming command and settings file) and the run goes on.
       if (r.error && r.outcome !== "cancelled" && o.reportHookErrors !== false) process.stderr.write(`yoke: [${r.hookName}] ${r.error}\n`);
-      const always = event === "SessionStart";
-      if (!includeHookEvents && !always) return;
-      const hook_id = randomUUID();
-      const common = { hook_id, hook_name: r.hookName, hook_event: event };
-      outbox.push({ type: "system", subtype: "hook_started", data: common });
+      if (!includeHookEvents && event !== "SessionStart") return;
       outbox.push({
         type: "system",
         subtype: "hook_response",
-        data: { ...common, output: r.stdout + r.stderr, stdout: r.stdout, stderr: r.stderr, exit_code: r.exitCode, outcome: sdkOutcome(r.outcome) },
+        data: {
+          hook_id: r.id ?? randomUUID(),
+          hook_name: r.hookName,
+          hook_event: event,
+          output: r.stdout + r.stderr,
+          stdout: r.stdout,
+          stderr: r.stderr,
+          exit_code: r.exitCode,
+          outcome: sdkOutcome(r.outcome),
+        },
       });
     },
   });
@@ -406,6 +415,25 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       await killAllBackgroundShells(session);
       ss.store.close?.();
     },
+  };
+}
+
+/**
+ * Out-of-band events (hook lines, subagent frames, plugin notices). Queued until a mode sets a sink, then
+ * delivered at once, so they appear in stream-json when they happen, between the loop's own lines.
+ */
+export type Outbox = { push(ev: LoopEvent): void; setSink(sink: ((ev: LoopEvent) => void) | null): void; drain(): LoopEvent[] };
+
+function createOutbox(): Outbox {
+  const queue: LoopEvent[] = [];
+  let sink: ((ev: LoopEvent) => void) | null = null;
+  return {
+    push: (ev) => (sink ? sink(ev) : void queue.push(ev)),
+    setSink(s) {
+      sink = s;
+      if (s) for (const ev of queue.splice(0)) s(ev);
+    },
+    drain: () => queue.splice(0),
   };
 }
 

@@ -91,20 +91,14 @@ export async function runPrint(
   const render = (ev: LoopEvent) => {
     if (format === "stream-json") for (const line of streamJsonLines(ev, sj)) write(JSON.stringify(line));
   };
-  const flush = () => {
-    for (const ev of rt.outbox.splice(0)) render(ev);
-  };
-  const emit = (ev: LoopEvent) => {
-    flush();
-    render(ev);
-  };
+  rt.outbox.setSink(render);
+  const emit = render;
   if (rt.hooks.has("SessionStart")) {
     const source = rt.sessionSource;
     const out = await rt.hooks.emit("SessionStart", rt.hookPayload("SessionStart", { source, model: rt.model }), { matchValue: source, signal });
     if (out.additionalContext.length) rt.session.bag.set("sessionStart.context", out.additionalContext);
     for (const m of out.systemMessages) process.stderr.write(`${m}\n`);
   }
-  flush();
   if (format === "stream-json") write(JSON.stringify(initMessage(rt)));
   let last: TurnResult | null = null;
   const streamedInput = args.flags["input-format"] === "stream-json";
@@ -127,16 +121,13 @@ export async function runPrint(
     // Plugin work started in this turn (memory extraction) finishes before a one-shot run reports. With streamed
     // input the client waits for this result before its next prompt, so the work runs on beside it and is drained at exit.
     if (!signal.aborted && !streamedInput) await rt.plugins.background.drain(backgroundCapMs(rt.env));
-    flush();
     if (format === "stream-json") emit({ type: "result", result: last });
     if (signal.aborted) break;
   }
   if (streamedInput && !signal.aborted) await rt.plugins.background.drain(backgroundCapMs(rt.env));
-  flush();
   if (rt.hooks.has("SessionEnd"))
     await rt.hooks.emit("SessionEnd", rt.hookPayload("SessionEnd", { reason: "other" }), { matchValue: "other" });
   await rt.hooks.drainAsync(5000);
-  flush();
   if (!last) return 0;
   if (format === "json") write(JSON.stringify(resultMessage(last, rt.sessionId, randomUUID())));
   if (format === "text") write(last.subtype === "success" ? last.result : last.errors.join("\n") || last.result);

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { LoadedSettings } from "../config/load.ts";
@@ -57,6 +58,8 @@ export type HookBusOptions = {
   matchRule?: RuleMatcher;
   /** Called for every handler record as it completes (stream-json hook events), async hooks included. */
   onRecord?: (event: HookEventName, record: HookRecord) => void;
+  /** Called as each matched handler starts; its record carries the same id (stream-json hook_started). */
+  onStart?: (event: HookEventName, start: { id: string; hookName: string }) => void;
 };
 
 export type YokeHookBus = HookBus & {
@@ -256,17 +259,29 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
     const timeoutFor = (h: ConfiguredHook) =>
       event === "SessionEnd" ? sessionEndMs : (h.handler.timeout ?? spec.defaultTimeoutSec) * 1000;
     const sync: Promise<HandlerResult>[] = [];
+    // Each handler is reported as it starts and as it ends, so listeners see parallel hooks as they run.
+    const started = (p: Promise<HandlerResult>, recordWhenDone: boolean): Promise<HandlerResult> => {
+      const id = randomUUID();
+      try {
+        opts.onStart?.(event, { id, hookName });
+      } catch {
+        // a broken listener must not break the hook run
+      }
+      return p.then((r) => {
+        r.record.id = id;
+        if (recordWhenDone) record(event, r.record);
+        return r;
+      });
+    };
     commands.forEach((h, i) => {
       // Background hooks outlive the step that fired them, so the step's abort does not reach them.
       const isAsync = h.handler.async === true;
-      const p = runCommand(event, spec, h, hookName, stdin, i, timeoutFor(h), isAsync ? undefined : o?.signal);
+      const p = started(runCommand(event, spec, h, hookName, stdin, i, timeoutFor(h), isAsync ? undefined : o?.signal), !isAsync);
       if (isAsync) trackAsync(event, p);
       else sync.push(p);
     });
-    for (const r of plugins) sync.push(runInProcess(spec, r, hookName, payload, o?.signal));
-    const results = await Promise.all(sync);
-    for (const r of results) record(event, r.record);
-    return spec.merge(results);
+    for (const r of plugins) sync.push(started(runInProcess(spec, r, hookName, payload, o?.signal), true));
+    return spec.merge(await Promise.all(sync));
   }
 
   function trackAsync(event: HookEventName, p: Promise<HandlerResult>) {

@@ -21,6 +21,8 @@ export type PermissionDecisionValue = "allow" | "deny" | "ask" | "defer";
 
 /** One handler's say, for `yoke hooks run`, stream-json hook events and error reports. */
 export type HookRecord = {
+  /** Pairs the record with the onStart call of the same handler. */
+  id?: string;
   /** e.g. `command: ./check.sh (.claude/settings.json)` or `plugin: attribution`. */
   source: string;
   hookName: string;

@@ -293,6 +293,23 @@ describe("stream-json --include-hook-events (contracts §1.9)", () => {
     expect(r.lines!.filter((l) => l.subtype?.startsWith("hook_")).map((l) => l.hook_event)).toEqual(["SessionStart", "SessionStart"]);
   });
 
+  test("hook_started is written when a hook starts: two parallel hooks start before either answers", async () => {
+    const cwd = project({
+      hooks: {
+        PreToolUse: [
+          { matcher: "Bash", hooks: [{ type: "command", command: "cat >/dev/null; sleep 0.4; echo slow" }] },
+          { matcher: "Bash", hooks: [{ type: "command", command: "cat >/dev/null; echo fast" }] },
+        ],
+      },
+    });
+    const r = await runWith(cwd, [bashCall("true"), say("ok")], ["--output-format", "stream-json", "--verbose", "--allowedTools", "Bash", "--include-hook-events"]);
+    expect(r.code).toBe(0);
+    const seq = r.lines!.filter((l) => l.type === "system" && l.hook_event === "PreToolUse").map((l) => `${l.subtype}${l.stdout ? `:${l.stdout.trim()}` : ""}`);
+    expect(seq).toEqual(["hook_started", "hook_started", "hook_response:fast", "hook_response:slow"]);
+    const toolResult = r.lines!.findIndex((l) => l.type === "user" && JSON.stringify(l.message).includes("tool_result"));
+    expect(r.lines!.findLastIndex((l) => l.subtype === "hook_response")).toBeLessThan(toolResult);
+  });
+
   test("stream-json: an exit-2 PreToolUse shows as permission_denials and a hook_response with outcome error", async () => {
     const cwd = hooksProject(hook("PreToolUse", 'echo "nope" >&2; exit 2', "Bash"));
     const r = await runWith(cwd, [bashCall("touch marker"), say("ok")], ["--output-format", "stream-json", "--verbose", "--include-hook-events", "--allowedTools", "Bash"]);
