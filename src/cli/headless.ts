@@ -15,8 +15,9 @@ const fail = (msg: string): number => {
 export async function runHeadless(args: ParsedArgs): Promise<number> {
   const rewindTo = typeof args.flags["rewind-files"] === "string" ? (args.flags["rewind-files"] as string) : undefined;
   if (rewindTo !== undefined && args.positionals.length === 0) args.flags.print = true;
+  // No interactive mode yet: without a terminal on stdin (a pipe, CI) a run is headless as if -p was given.
   if (!args.flags.print) {
-    if (process.stdin.isTTY || args.positionals.length === 0)
+    if (process.stdin.isTTY)
       return fail("yoke has no interactive mode yet: run `yoke -p \"your prompt\"` (or pipe the prompt on stdin). See `yoke --help`.");
     args.flags.print = true;
   }

@@ -306,3 +306,12 @@ test("settings env reaches Bash and hooks; a background shell dies with the sess
   }
   expect(alive).toBe(false);
 });
+
+test("a prompt piped on stdin without -p runs headless (no terminal, no interactive mode)", async () => {
+  fake.push({ content: [{ type: "text", text: "piped ok" }] });
+  const before = fake.requests.length;
+  const r = await runYoke([], { cwd: tempDir(), env: envFor(), stdin: "explain the build\n" });
+  expect(r.code).toBe(0);
+  expect(r.stdout).toBe("piped ok\n");
+  expect(JSON.stringify(fake.requests[before]!.body.messages)).toContain("explain the build");
+});
