@@ -1,4 +1,4 @@
-import type { ModelRequest, Provider, ProviderEvent, TextBlock, Message, ContentBlock } from "../types.ts";
+import type { AssistantMessage, ModelRequest, Provider, ProviderEvent, TextBlock, Message, ContentBlock } from "../types.ts";
 import { createAccumulator } from "./accumulate.ts";
 import { classifyError, retryDelay } from "./retry.ts";
 
@@ -10,6 +10,8 @@ export type AnthropicConfig = {
   retryBaseMs: number;
   /** Per-request timeout (API_TIMEOUT_MS). */
   timeoutMs: number;
+  /** A stream that sends nothing (not even a ping) for this long is dropped and retried (YOKE_STREAM_IDLE_TIMEOUT_MS). */
+  idleTimeoutMs: number;
   userAgent: string;
 };
 
@@ -25,6 +27,7 @@ export function anthropicConfigFromEnv(env: Record<string, string | undefined>, 
     maxRetries: Math.min(10, Math.max(0, num("CLAUDE_CODE_MAX_RETRIES", 10))),
     retryBaseMs: num("YOKE_RETRY_BASE_MS", 500),
     timeoutMs: num("API_TIMEOUT_MS", 600_000),
+    idleTimeoutMs: num("YOKE_STREAM_IDLE_TIMEOUT_MS", 90_000),
     userAgent: `yoke/${version}`,
   };
 }
@@ -90,23 +93,49 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
         }
         const acc = createAccumulator();
         let sawStop = false;
+        // One controller per attempt: the caller's abort, or a stream gone silent, ends only this attempt's request.
+        const attemptCtrl = new AbortController();
+        const onAbort = () => attemptCtrl.abort();
+        signal.addEventListener("abort", onAbort, { once: true });
+        let idle: ReturnType<typeof setTimeout> | undefined;
+        let stalled = false;
+        const arm = () => {
+          clearTimeout(idle);
+          idle = setTimeout(() => {
+            stalled = true;
+            attemptCtrl.abort();
+          }, cfg.idleTimeoutMs);
+        };
+        let failure: unknown = null;
+        let message: AssistantMessage | null = null;
         try {
           const c = await getClient();
           mark("request");
-          const stream = await c.messages.create(body, { signal });
+          arm();
+          const stream = await c.messages.create(body, { signal: attemptCtrl.signal });
           mark("response");
           for await (const ev of stream) {
+            arm();
             acc.push(ev);
             if (ev.type === "message_stop") sawStop = true;
             yield { type: "stream_event", event: ev };
           }
-          const message = acc.finish();
+          message = acc.finish();
           if (!sawStop || !message) throw Object.assign(new Error("The response stream ended before the message was complete."), { status: null });
+        } catch (err) {
+          failure = stalled && !signal.aborted ? Object.assign(new Error(`No data from the API for ${cfg.idleTimeoutMs} ms; the stream was dropped.`), { status: null }) : err;
+        } finally {
+          clearTimeout(idle);
+          signal.removeEventListener("abort", onAbort);
+        }
+        if (failure === null && message) {
           mark("message-done");
           firstRequest = false;
           yield { type: "done", message, durationMs: Date.now() - started };
           return;
-        } catch (err) {
+        }
+        {
+          const err = failure;
           if (signal.aborted) {
             yield { type: "error", error: { status: null, kind: "aborted", message: "Request was aborted." }, durationMs: Date.now() - started };
             return;
