@@ -21,6 +21,11 @@ const TARGETS: Target[] = [
   { name: "darwin-arm64", compile: "bun-darwin-arm64", npm: "@oven/bun-darwin-aarch64", exe: "bun" },
   { name: "darwin-x64", compile: "bun-darwin-x64", npm: "@oven/bun-darwin-x64", exe: "bun" },
   { name: "windows-x64", compile: "bun-windows-x64", npm: "@oven/bun-windows-x64", exe: "bun.exe" },
+  // For CPUs without AVX2 (before ~2013) and Alpine on ARM: users asked for them (user-demand #16).
+  { name: "linux-x64-baseline", compile: "bun-linux-x64-baseline", npm: "@oven/bun-linux-x64-baseline", exe: "bun" },
+  { name: "linux-x64-musl-baseline", compile: "bun-linux-x64-baseline-musl", npm: "@oven/bun-linux-x64-musl-baseline", exe: "bun" },
+  { name: "linux-arm64-musl", compile: "bun-linux-arm64-musl", npm: "@oven/bun-linux-aarch64-musl", exe: "bun" },
+  { name: "windows-x64-baseline", compile: "bun-windows-x64-baseline", npm: "@oven/bun-windows-x64-baseline", exe: "bun.exe" },
 ];
 
 const hostName = `${process.platform}-${process.arch}`;
