@@ -37,6 +37,8 @@ function syntheticFields(event: HookEventName, tool: string, input: Record<strin
   switch (event) {
     case "PreToolUse":
       return { tool_name: tool, tool_input: input, tool_use_id: "toolu_yoke_dry_run" };
+    case "PermissionRequest":
+      return { tool_name: tool, tool_input: input };
     case "PostToolUse":
       return { tool_name: tool, tool_input: input, tool_response: {}, tool_use_id: "toolu_yoke_dry_run" };
     case "PostToolUseFailure":

@@ -4,6 +4,7 @@
  */
 export const HOOK_EVENTS = [
   "PreToolUse",
+  "PermissionRequest",
   "PostToolUse",
   "PostToolUseFailure",
   "UserPromptSubmit",

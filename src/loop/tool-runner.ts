@@ -94,6 +94,26 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
   const decision = deps.permissions.decide({ toolName: tool.name, input, readOnly: isReadOnly(tool, input), cwd: ctx.cwd, hookDecision });
   let behavior = decision.behavior;
   let reason = decision.reason;
+  // contracts §3.4: before anyone is asked (or a headless run denies), PermissionRequest hooks may decide.
+  if (behavior === "ask" && deps.hooks.has("PermissionRequest")) {
+    const pr = await deps.hooks.emit("PermissionRequest", deps.hookPayload("PermissionRequest", { tool_name: tool.name, tool_input: input }), {
+      matchValue: tool.name,
+      signal,
+    });
+    out.systemMessages.push(...pr.systemMessages);
+    if (pr.permissionDecision === "deny") {
+      behavior = "deny";
+      reason = `A PermissionRequest hook denied it: ${pr.permissionDecisionReason ?? "no reason given"}`;
+    } else if (pr.permissionDecision === "allow") {
+      const re = pr.updatedInput ? tool.parse(pr.updatedInput) : null;
+      if (re && !re.ok) {
+        out.block = errorResult(call.id, `A PermissionRequest hook rewrote the input of ${tool.name} into something invalid:\n${re.error}`);
+        return out;
+      }
+      if (re?.ok) input = re.input as Record<string, unknown>;
+      behavior = "allow";
+    }
+  }
   if (behavior === "ask") {
     if (deps.askPermission && !deps.denyInsteadOfPrompting) {
       const answer = await deps.askPermission({ toolName: tool.name, input, reason });

@@ -344,3 +344,31 @@ describe("every mode fires hooks the same way (issue 4 item 3)", () => {
     expect(r.json.result).toBe("attempt 9");
   });
 });
+
+describe("PermissionRequest hooks decide before a headless run denies (contracts §3.4)", () => {
+  test("allow lets the call run, deny's message reaches the model; rule-decided calls never ask the hook", async () => {
+    const cwd = project();
+    const judge = script(
+      cwd,
+      "hooks/judge.sh",
+      `p=$(cat); echo "$p" >> ${join(cwd, "pr.log")}
+case "$p" in
+  *'"command":"touch allowed"'*) echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}' ;;
+  *) echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"only touch allowed is approved"}}}' ;;
+esac`,
+    );
+    writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: hook("PermissionRequest", judge, "Bash") }));
+    const r = await runWith(cwd, [bashCall("touch allowed"), bashCall("touch refused"), bashCall("ls"), say("done")], ["--output-format", "json"]);
+    expect(existsSync(join(cwd, "allowed"))).toBe(true);
+    expect(existsSync(join(cwd, "refused"))).toBe(false);
+    const second = toolResultsOf(r.requests[2]!)[0]!;
+    expect(second.is_error).toBe(true);
+    expect(second.text).toContain("only touch allowed is approved");
+    expect(r.json.permission_denials.map((d: any) => d.tool_input.command)).toEqual(["touch refused"]);
+    // `ls` is read-only and allowed without asking: the hook is not consulted.
+    const payloads = readFileSync(join(cwd, "pr.log"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(payloads.map((p) => p.tool_input.command)).toEqual(["touch allowed", "touch refused"]);
+    expect(payloads[0]).toMatchObject({ hook_event_name: "PermissionRequest", tool_name: "Bash", permission_mode: "default" });
+    expect(payloads[0].tool_use_id).toBeUndefined();
+  });
+});

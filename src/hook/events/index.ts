@@ -7,6 +7,7 @@ import { postToolUse, postToolUseInput, postToolUseOutput } from "./post-tool-us
 import { postToolUseFailure, postToolUseFailureInput, postToolUseFailureOutput } from "./post-tool-use-failure.ts";
 import { preCompact, preCompactInput, preCompactOutput } from "./pre-compact.ts";
 import { preToolUse, preToolUseInput, preToolUseOutput } from "./pre-tool-use.ts";
+import { permissionRequest, permissionRequestInput, permissionRequestOutput } from "./permission-request.ts";
 import { sessionEnd, sessionEndInput, sessionEndOutput } from "./session-end.ts";
 import { sessionStart, sessionStartInput, sessionStartOutput } from "./session-start.ts";
 import { stop, stopInput, stopOutput } from "./stop.ts";
@@ -19,6 +20,7 @@ export type { CommonFields, EventSpec, HandlerResult, HookJsonOutput } from "./c
 /** Every event yoke fires, by name. */
 export const EVENT_SPECS: { [E in HookEventName]: EventSpec<E> } = {
   PreToolUse: preToolUse,
+  PermissionRequest: permissionRequest,
   PostToolUse: postToolUse,
   PostToolUseFailure: postToolUseFailure,
   UserPromptSubmit: userPromptSubmit,
@@ -33,6 +35,7 @@ export const EVENT_SPECS: { [E in HookEventName]: EventSpec<E> } = {
 
 const INPUTS = {
   PreToolUse: preToolUseInput,
+  PermissionRequest: permissionRequestInput,
   PostToolUse: postToolUseInput,
   PostToolUseFailure: postToolUseFailureInput,
   UserPromptSubmit: userPromptSubmitInput,
@@ -46,6 +49,7 @@ const INPUTS = {
 };
 const OUTPUTS = {
   PreToolUse: preToolUseOutput,
+  PermissionRequest: permissionRequestOutput,
   PostToolUse: postToolUseOutput,
   PostToolUseFailure: postToolUseFailureOutput,
   UserPromptSubmit: userPromptSubmitOutput,
