@@ -30,7 +30,7 @@ import type { SessionToolState, SideQuery, Tool } from "../tool/types.ts";
 import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
-import { createContextWiring, fileArg, type ContextWiring } from "./context-wiring.ts";
+import { createContextWiring, fileArg, type ContextWiring, type LoadedInstruction } from "./context-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
 import { buildPermissionEvaluator, loadSettingsFromArgs, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
 import { setupSession, type SessionSetup } from "./session-wiring.ts";
@@ -155,6 +155,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   };
 
   const pluginSections: PromptSection[] = [];
+  // Instruction files that entered the context since the last InstructionsLoaded firing.
+  const loadedInstructions: LoadedInstruction[] = [];
   let ctx: ContextWiring;
   try {
     ctx = createContextWiring({
@@ -170,6 +172,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       addDirs: flagList(args, "add-dir"),
       pluginSections: () => renderSections(pluginSections),
       sideQuery,
+      onLoaded: (files) => void loadedInstructions.push(...files),
     });
   } catch (e) {
     throw new UsageError((e as Error).message);
@@ -253,6 +256,12 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const hookPayload = (event: HookEventName, fields: Record<string, unknown>) =>
     buildPayload(event, { session_id: sessionId, transcript_path: ss.store.path, cwd: session.cwd, permission_mode: permissionMode }, fields);
 
+  const fireInstructionsLoaded = async (signal?: AbortSignal) => {
+    const files = loadedInstructions.splice(0);
+    if (!hooks.has("InstructionsLoaded")) return;
+    for (const f of files) await hooks.emit("InstructionsLoaded", hookPayload("InstructionsLoaded", f), { matchValue: f.load_reason, signal });
+  };
+
   const workingDirectories = permissions.workingDirectories;
   const shutdownCtrl = new AbortController();
   let lastInputTokens = 0;
@@ -280,6 +289,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     },
     promptContext: async (prompt, signal) => {
       const out = await ctx.promptContext(prompt, signal);
+      await fireInstructionsLoaded(signal);
       const async = hooks.takeAsyncOutput();
       for (const c of async.additionalContext) out.push(`<system-reminder>\n${c}\n</system-reminder>`);
       const start = session.bag.get("sessionStart.context") as string[] | undefined;
@@ -289,9 +299,11 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       }
       return out;
     },
-    afterTools: (calls) => {
+    afterTools: async (calls) => {
       compactor?.noteToolCalls(calls);
-      return ctx.afterTools(calls);
+      const out = ctx.afterTools(calls);
+      await fireInstructionsLoaded();
+      return out;
     },
     beforeRequest: (convo, signal) => compactor?.beforeRequest(convo, signal),
     onPrompt: (uuid) => ss.checkpoints?.beginTurn(uuid),

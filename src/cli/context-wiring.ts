@@ -49,6 +49,8 @@ export type ContextWiringOptions = {
   appendSystemPrompt?: string;
   addDirs: string[];
   pluginSections: () => PromptSection[];
+  /** Instruction files as they enter the context (InstructionsLoaded hooks). Must not throw. */
+  onLoaded?: (loaded: LoadedInstruction[]) => void;
   sideQuery: SideQuery;
 };
 
@@ -61,6 +63,32 @@ export const fileArg = (p: string | undefined, flag: string): string | undefined
     throw new Error(`${flag}: cannot read ${p}: ${(e as Error).message}`);
   }
 };
+
+/** One instruction file entering the context, in the InstructionsLoaded payload's terms (contracts §1.4). */
+export type LoadedInstruction = {
+  file_path: string;
+  memory_type: "User" | "Project" | "Local" | "Managed";
+  load_reason: "session_start" | "nested_traversal" | "path_glob_match" | "include" | "compact";
+  globs?: string[];
+  trigger_file_path?: string;
+  parent_file_path?: string;
+};
+
+const MEMORY_TYPE = { managed: "Managed", user: "User", project: "Project", local: "Local" } as const;
+
+function loadedOf(files: InstructionFile[], reason: LoadedInstruction["load_reason"] | null, trigger?: string): LoadedInstruction[] {
+  const out: LoadedInstruction[] = [];
+  for (const f of files) {
+    if (f.layer === "memory" || (f.status !== "included" && f.status !== "truncated")) continue;
+    const l: LoadedInstruction = { file_path: f.path, memory_type: MEMORY_TYPE[f.layer], load_reason: reason ?? f.loadReason ?? "session_start" };
+    if (f.loadReason === "include" && reason !== "compact") l.load_reason = "include";
+    if (f.globs) l.globs = f.globs;
+    if (trigger) l.trigger_file_path = trigger;
+    if (f.parent) l.parent_file_path = f.parent;
+    out.push(l);
+  }
+  return out;
+}
 
 export function createContextWiring(o: ContextWiringOptions): ContextWiring {
   const memory = resolveAutoMemory({ cwd: o.cwd, env: o.env, settings: o.settings, bare: o.bare });
@@ -101,9 +129,13 @@ export function createContextWiring(o: ContextWiringOptions): ContextWiring {
     return files;
   };
 
+  let loadedOnce = false;
   const startup = (): string[] => {
     instructionsPending = false;
-    const text = renderInstructions(startupFiles());
+    const files = startupFiles();
+    o.onLoaded?.(loadedOf(files, loadedOnce ? "compact" : null));
+    loadedOnce = true;
+    const text = renderInstructions(files);
     return text ? [text] : [];
   };
 
@@ -134,7 +166,9 @@ export function createContextWiring(o: ContextWiringOptions): ContextWiring {
         const p = (c.input.file_path ?? c.input.notebook_path) as unknown;
         if (typeof p !== "string") continue;
         surfaced.add(p);
-        for (const f of set.onFileRead(p)) out.push(renderNestedInstruction(f));
+        const attached = set.onFileRead(p);
+        if (attached.length) o.onLoaded?.(loadedOf(attached, null, p));
+        for (const f of attached) out.push(renderNestedInstruction(f));
       }
       return out;
     },

@@ -57,6 +57,12 @@ function syntheticFields(event: HookEventName, tool: string, input: Record<strin
       return { reason: "other" };
     case "PreCompact":
       return { trigger: "manual", custom_instructions: "" };
+    case "PostCompact":
+      return { trigger: "manual", compact_summary: "yoke hooks run: sample summary" };
+    case "StopFailure":
+      return { error: "rate_limit", error_details: "yoke hooks run: sample API error" };
+    case "InstructionsLoaded":
+      return { file_path: "CLAUDE.md", memory_type: "Project", load_reason: "session_start" };
     case "Notification":
       return { message: "yoke hooks run: sample notification", notification_type: "idle_prompt" };
   }

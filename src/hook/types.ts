@@ -14,6 +14,9 @@ export const HOOK_EVENTS = [
   "SessionStart",
   "SessionEnd",
   "PreCompact",
+  "PostCompact",
+  "StopFailure",
+  "InstructionsLoaded",
   "Notification",
 ] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];

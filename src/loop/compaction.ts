@@ -264,6 +264,8 @@ export function createCompactor(d: CompactionDeps): Compactor {
       convo.messages = next;
       resetMeasure();
       const postTokens = estimateTokens(next);
+      if (d.hooks.has("PostCompact"))
+        await d.hooks.emit("PostCompact", d.hookPayload("PostCompact", { trigger: o.trigger, compact_summary: body }), { matchValue: o.trigger, signal: o.signal });
       yield { type: "system", subtype: "compact_boundary", data: { compact_metadata: { trigger: o.trigger, pre_tokens: preTokens } } };
       return { ok: true, kind, preTokens, postTokens, removed: removed.length, summary: body };
     } finally {

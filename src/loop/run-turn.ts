@@ -125,6 +125,13 @@ export async function* runTurn(
       else if (ev.type === "stream_event") yield { type: "stream_event", event: ev.event };
       else if (ev.type === "error") {
         if (ev.error.kind === "aborted" || signal.aborted) return aborted("streaming");
+        // contracts §1.1 StopFailure: the turn ends on an API error; scripts get told (matcher: the error type).
+        if (deps.hooks.has("StopFailure"))
+          await deps.hooks.emit(
+            "StopFailure",
+            deps.hookPayload("StopFailure", { error: ev.error.kind, error_details: ev.error.message, ...(lastText ? { last_assistant_message: lastText } : {}) }),
+            { matchValue: ev.error.kind },
+          );
         return finish({
           isError: true,
           result: `API Error: ${ev.error.status ?? ""} ${ev.error.message}`.replace("  ", " "),

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { yokeBin } from "../helpers/binary.ts";
+import { writeTree } from "../helpers/tmp.ts";
 import { bashCall, hook, hooksProject, project, requestText, runWith, say, script } from "./hooks-helpers.ts";
 
 beforeAll(() => {
@@ -370,5 +371,56 @@ esac`,
     expect(payloads.map((p) => p.tool_input.command)).toEqual(["touch allowed", "touch refused"]);
     expect(payloads[0]).toMatchObject({ hook_event_name: "PermissionRequest", tool_name: "Bash", permission_mode: "default" });
     expect(payloads[0].tool_use_id).toBeUndefined();
+  });
+});
+
+describe("lifecycle events beyond the classic nine (contracts §1.1, §1.4)", () => {
+  const logHook = (cwd: string, name: string) => script(cwd, `hooks/${name}.sh`, `p=$(cat); printf '%s\\n' "$p" >> ${join(cwd, `${name}.log`)}`);
+  const logged = (cwd: string, name: string) =>
+    existsSync(join(cwd, `${name}.log`)) ? readFileSync(join(cwd, `${name}.log`), "utf8").trim().split("\n").map((l) => JSON.parse(l)) : [];
+
+  test("StopFailure fires with the error type when the turn ends on an API error", async () => {
+    const cwd = project();
+    writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: hook("StopFailure", logHook(cwd, "sf"), "invalid_request") }));
+    const r = await runWith(cwd, [{ fault: 400, message: "bad request body" }], ["--output-format", "json"]);
+    expect(r.code).toBe(1);
+    const [p] = logged(cwd, "sf");
+    expect(p).toMatchObject({ hook_event_name: "StopFailure", error: "invalid_request" });
+    expect(p.error_details).toContain("bad request body");
+  });
+
+  test("InstructionsLoaded: session_start for CLAUDE.md and its import, path_glob_match when a rule's file is read", async () => {
+    const cwd = project();
+    writeFileSync(join(cwd, "CLAUDE.md"), "Rule one.\n@extra.md\n");
+    writeFileSync(join(cwd, "extra.md"), "Imported.\n");
+    writeTree(cwd, { ".claude/rules/ts.md": "---\npaths: ['src/**/*.ts']\n---\nTS rule\n", "src/a.ts": "export const a = 1;\n" });
+    writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: hook("InstructionsLoaded", logHook(cwd, "il")) }));
+    const read = { content: [{ type: "tool_use" as const, name: "Read", input: { file_path: join(cwd, "src/a.ts") } }] };
+    const r = await runWith(cwd, [read, say("ok")], ["--output-format", "json"]);
+    expect(r.code).toBe(0);
+    const rows = logged(cwd, "il").map((p) => [p.file_path.slice(cwd.length + 1), p.memory_type, p.load_reason]);
+    expect(rows).toEqual([
+      ["CLAUDE.md", "Project", "session_start"],
+      ["extra.md", "Project", "include"],
+      [".claude/rules/ts.md", "Project", "path_glob_match"],
+    ]);
+    expect(logged(cwd, "il")[2].trigger_file_path).toBe(join(cwd, "src/a.ts"));
+  });
+
+  test("PostCompact fires after /compact with the summary", async () => {
+    const cwd = project();
+    writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: hook("PostCompact", logHook(cwd, "pc"), "manual") }));
+    writeTree(cwd, { "notes.txt": "codename ORCHID\n" });
+    const read = { content: [{ type: "tool_use" as const, name: "Read", input: { file_path: join(cwd, "notes.txt") } }] };
+    const first = await runWith(cwd, [read, read, read, say("first answer")], ["--output-format", "json"], { prompt: "remember the codename ORCHID" });
+    expect(first.code).toBe(0);
+    const r = await runWith(cwd, [say("Summary: the user's codename is ORCHID.")], ["--output-format", "json", "--continue"], {
+      prompt: "/compact keep the codename",
+      env: { HOME: first.env.HOME, YOKE_CONFIG_DIR: first.env.YOKE_CONFIG_DIR, CLAUDE_CONFIG_DIR: first.env.CLAUDE_CONFIG_DIR },
+    });
+    expect({ code: r.code, out: r.stdout, err: r.stderr }).toMatchObject({ code: 0 });
+    const [p] = logged(cwd, "pc");
+    expect(p).toMatchObject({ hook_event_name: "PostCompact", trigger: "manual" });
+    expect(p.compact_summary).toContain("ORCHID");
   });
 });

@@ -6,6 +6,9 @@ import { notification, notificationInput, notificationOutput } from "./notificat
 import { postToolUse, postToolUseInput, postToolUseOutput } from "./post-tool-use.ts";
 import { postToolUseFailure, postToolUseFailureInput, postToolUseFailureOutput } from "./post-tool-use-failure.ts";
 import { preCompact, preCompactInput, preCompactOutput } from "./pre-compact.ts";
+import { postCompact, postCompactInput, postCompactOutput } from "./post-compact.ts";
+import { stopFailure, stopFailureInput, stopFailureOutput } from "./stop-failure.ts";
+import { instructionsLoaded, instructionsLoadedInput, instructionsLoadedOutput } from "./instructions-loaded.ts";
 import { preToolUse, preToolUseInput, preToolUseOutput } from "./pre-tool-use.ts";
 import { permissionRequest, permissionRequestInput, permissionRequestOutput } from "./permission-request.ts";
 import { sessionEnd, sessionEndInput, sessionEndOutput } from "./session-end.ts";
@@ -30,6 +33,9 @@ export const EVENT_SPECS: { [E in HookEventName]: EventSpec<E> } = {
   SessionStart: sessionStart,
   SessionEnd: sessionEnd,
   PreCompact: preCompact,
+  PostCompact: postCompact,
+  StopFailure: stopFailure,
+  InstructionsLoaded: instructionsLoaded,
   Notification: notification,
 };
 
@@ -45,6 +51,9 @@ const INPUTS = {
   SessionStart: sessionStartInput,
   SessionEnd: sessionEndInput,
   PreCompact: preCompactInput,
+  PostCompact: postCompactInput,
+  StopFailure: stopFailureInput,
+  InstructionsLoaded: instructionsLoadedInput,
   Notification: notificationInput,
 };
 const OUTPUTS = {
@@ -59,6 +68,9 @@ const OUTPUTS = {
   SessionStart: sessionStartOutput,
   SessionEnd: sessionEndOutput,
   PreCompact: preCompactOutput,
+  PostCompact: postCompactOutput,
+  StopFailure: stopFailureOutput,
+  InstructionsLoaded: instructionsLoadedOutput,
   Notification: notificationOutput,
 };
 /** The stdin payload of event E, typed from its zod schema (DESIGN "HookPayload<N>"). */

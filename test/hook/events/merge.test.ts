@@ -166,6 +166,9 @@ describe("buildPayload key order (contracts §1.4)", () => {
       SessionStart: { source: "startup" },
       SessionEnd: { reason: "other" },
       PreCompact: { trigger: "auto", custom_instructions: "" },
+      PostCompact: { trigger: "auto", compact_summary: "s" },
+      StopFailure: { error: "rate_limit" },
+      InstructionsLoaded: { file_path: "/p/CLAUDE.md", memory_type: "Project", load_reason: "session_start" },
       Notification: { message: "m", notification_type: "idle_prompt" },
     };
     for (const [ev, spec] of Object.entries(EVENT_SPECS)) {
