@@ -277,6 +277,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     model: () => model,
     maxTokens: 32_000,
     maxTurns: parseMaxTurns(flagStr(args, "max-turns")),
+    maxBudgetUsd: parseBudget(flagStr(args, "max-budget-usd")),
     system: () => ctx.system(model, tools.list().map((t) => t.name)),
     transcript,
     usage: {
@@ -461,6 +462,13 @@ function hookIfMatcher(cwd: string, env: Record<string, string>) {
     const d = ev.decide({ toolName, input, readOnly: false, cwd });
     return d.behavior === "deny" && d.rule?.text === rule;
   };
+}
+
+function parseBudget(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`error: --max-budget-usd must be a positive number of dollars (got '${raw}')`);
+  return n;
 }
 
 function parseMaxTurns(raw: string | undefined): number | undefined {

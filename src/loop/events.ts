@@ -11,6 +11,7 @@ export type TerminalReason =
   | "aborted_streaming"
   | "aborted_tools"
   | "prompt_too_long"
+  | "budget_exhausted"
   | "plan_ready";
 
 export type ResultSubtype = "success" | "error_max_turns" | "error_during_execution" | "error_max_budget_usd";

@@ -11,6 +11,8 @@ export type LoopDeps = ToolRunnerDeps & {
   model: () => string;
   maxTokens: number;
   maxTurns?: number;
+  /** `--max-budget-usd`: the run stops before the next request once the process has spent this much. */
+  maxBudgetUsd?: number;
   system: () => Promise<TextBlock[]> | TextBlock[];
   transcript: Transcript;
   usage: UsageTracker;
@@ -104,6 +106,14 @@ export async function* runTurn(
   for (;;) {
     if (signal.aborted) return aborted("tools");
     turns++;
+    if (deps.maxBudgetUsd !== undefined && deps.usage.totalCost() >= deps.maxBudgetUsd) {
+      return finish({
+        subtype: "error_max_budget_usd",
+        isError: true,
+        errors: [`Reached maximum budget ($${deps.maxBudgetUsd})`],
+        terminalReason: "budget_exhausted",
+      });
+    }
     if (deps.maxTurns !== undefined && turns > deps.maxTurns) {
       return finish({
         subtype: "error_max_turns",

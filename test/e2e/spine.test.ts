@@ -315,3 +315,17 @@ test("a prompt piped on stdin without -p runs headless (no terminal, no interact
   expect(r.stdout).toBe("piped ok\n");
   expect(JSON.stringify(fake.requests[before]!.body.messages)).toContain("explain the build");
 });
+
+test("--max-budget-usd stops before the next request once spent (contracts §4.1)", async () => {
+  const cwd = tempDir();
+  // A big usage figure makes the first response cost more than the budget.
+  fake.push({ content: [{ type: "tool_use", name: "Read", input: { file_path: join(cwd, "none") } }], usage: { input_tokens: 100_000, output_tokens: 10_000 } });
+  const before = fake.requests.length;
+  const r = await runYoke(["-p", "hi", "--output-format", "json", "--max-budget-usd", "0.05"], { cwd, env: envFor() });
+  expect(r.code).toBe(1);
+  expect(JSON.parse(r.stdout)).toMatchObject({ subtype: "error_max_budget_usd", is_error: true, terminal_reason: "budget_exhausted" });
+  expect(fake.requests.length - before).toBe(1);
+  const bad = await runYoke(["-p", "hi", "--max-budget-usd", "lots"], { cwd, env: envFor() });
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toContain("--max-budget-usd");
+});
