@@ -32,6 +32,7 @@ export const FLAGS: FlagDef[] = [
   { name: "resume-session-at", kind: "string", value: "UUID", help: "With --resume: continue from this message" },
   { name: "rewind-files", kind: "string", value: "UUID", help: "Restore files to before the given user message of the resumed session" },
   { name: "no-session-persistence", kind: "boolean", help: "Write no transcript" },
+  { name: "permission-prompt-tool", kind: "string", value: "stdio", help: "Ask the host over stream-json (control_request can_use_tool) instead of denying" },
   { name: "settings", kind: "string", value: "FILE|JSON", help: "Extra settings (highest precedence below managed)" },
   { name: "setting-sources", kind: "string", value: "LIST", help: "Which settings files to read: user,project,local" },
   { name: "add-dir", kind: "multi", value: "DIRS", help: "Additional working directories" },
@@ -42,21 +43,45 @@ export const FLAGS: FlagDef[] = [
   { name: "help", short: "h", kind: "boolean", help: "Show this help" },
 ];
 
-export type ParsedArgs = { flags: Record<string, string | boolean | string[] | undefined>; positionals: string[] };
+/**
+ * Claude Code flags yoke accepts but does not implement yet (the Agent SDK passes some of them): a run goes on
+ * with a warning naming the flag instead of failing on an unknown option.
+ */
+export const IGNORED_FLAGS: FlagDef[] = [
+  "mcp-config",
+  "thinking",
+  "fallback-model",
+  "effort",
+  "max-thinking-tokens",
+  "thinking-display",
+  "betas",
+  "agent",
+  "agents",
+  "json-schema",
+  "debug-file",
+  "permission-prompts",
+  "task-budget",
+].map((name) => ({ name, kind: "string" as const, help: "", hidden: true }));
+const IGNORED_BOOLEAN = ["strict-mcp-config", "await-initialize", "allow-dangerously-skip-permissions", "replay-user-messages"];
+
+export type ParsedArgs = { flags: Record<string, string | boolean | string[] | undefined>; positionals: string[]; ignored?: string[] };
 
 export class UsageError extends Error {}
 
 const byName = new Map<string, FlagDef>();
-for (const f of FLAGS) {
+for (const f of [...FLAGS, ...IGNORED_FLAGS, ...IGNORED_BOOLEAN.map((name): FlagDef => ({ name, kind: "boolean", help: "", hidden: true }))]) {
   byName.set(`--${f.name}`, f);
   for (const a of f.alias ?? []) byName.set(`--${a}`, f);
   if (f.short) byName.set(`-${f.short}`, f);
 }
 
 /** Throws UsageError naming the offending flag. */
+const IGNORED = new Set([...IGNORED_FLAGS.map((f) => f.name), ...IGNORED_BOOLEAN]);
+
 export function parseArgv(argv: string[]): ParsedArgs {
   const flags: ParsedArgs["flags"] = {};
   const positionals: string[] = [];
+  const ignored: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--") {
@@ -72,6 +97,7 @@ export function parseArgv(argv: string[]): ParsedArgs {
     const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
     const def = byName.get(key);
     if (!def) throw new UsageError(`error: unknown option '${key}'`);
+    if (IGNORED.has(def.name)) ignored.push(`--${def.name}`);
     const takeValue = (): string => {
       if (inline !== undefined) return inline;
       const next = argv[i + 1];
@@ -105,7 +131,7 @@ export function parseArgv(argv: string[]): ParsedArgs {
       }
     }
   }
-  return { flags, positionals };
+  return { flags, positionals, ignored };
 }
 
 /** Splits rule lists on commas and spaces outside parentheses: "Bash(git *) Edit,Read" → 3 rules. */

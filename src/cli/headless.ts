@@ -11,6 +11,19 @@ const fail = (msg: string): number => {
   return 1;
 };
 
+/** Asks the SDK host over the control protocol; any failure (host error, stdin closed) is a denial. */
+function askHostPermission(control: StdinSession): NonNullable<Runtime["deps"]["askPermission"]> {
+  return async (req) => {
+    try {
+      const r = await control.request({ subtype: "can_use_tool", tool_name: req.toolName, input: req.input, tool_use_id: req.toolUseId, decision_reason: req.reason });
+      if (r.behavior === "allow") return { allow: true, input: (r.updatedInput as Record<string, unknown> | undefined) ?? undefined };
+      return { allow: false, feedback: typeof r.message === "string" ? r.message : undefined };
+    } catch (err) {
+      return { allow: false, feedback: `the host could not be asked (${(err as Error).message})` };
+    }
+  };
+}
+
 /** `yoke -p`: compose, wire signals, run, exit with a truthful code. */
 export async function runHeadless(args: ParsedArgs): Promise<number> {
   const rewindTo = typeof args.flags["rewind-files"] === "string" ? (args.flags["rewind-files"] as string) : undefined;
@@ -21,6 +34,7 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
       return fail("yoke has no interactive mode yet: run `yoke -p \"your prompt\"` (or pipe the prompt on stdin). See `yoke --help`.");
     args.flags.print = true;
   }
+  for (const f of args.ignored ?? []) process.stderr.write(`yoke: ${f} is a Claude Code option yoke does not support yet; it is ignored.\n`);
   let format;
   try {
     format = checkPrintFlags(args);
@@ -57,9 +71,19 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
 
   let prompts: AsyncIterable<string>;
   let control: StdinSession | undefined;
+  const promptTool = args.flags["permission-prompt-tool"];
+  if (promptTool !== undefined && promptTool !== "stdio") {
+    await rt.shutdown();
+    return fail(`error: --permission-prompt-tool supports only "stdio" (got '${String(promptTool)}'); MCP permission tools are not supported yet`);
+  }
   if (format.inputFormat === "stream-json") {
     control = stdinSession();
     prompts = control.prompts;
+    // contracts §4.6: with --permission-prompt-tool stdio an `ask` becomes a can_use_tool request to the host.
+    if (promptTool === "stdio") rt.deps.askPermission = askHostPermission(control);
+  } else if (promptTool === "stdio") {
+    await rt.shutdown();
+    return fail("error: --permission-prompt-tool stdio needs --input-format stream-json (the host answers on stdin)");
   } else {
     let prompt = args.positionals.join(" ");
     if (!prompt && !process.stdin.isTTY) prompt = (await Bun.stdin.text()).trim();

@@ -8,7 +8,7 @@ import type { ToolContext, ToolResult } from "../tool/types.ts";
 import type { PermissionDenial } from "./events.ts";
 
 /** Asks a person. Absent in headless runs, where an `ask` becomes a denial. */
-export type AskPermission = (req: { toolName: string; input: Record<string, unknown>; reason: string }) => Promise<
+export type AskPermission = (req: { toolName: string; input: Record<string, unknown>; reason: string; toolUseId?: string }) => Promise<
   { allow: true; input?: Record<string, unknown> } | { allow: false; feedback?: string }
 >;
 
@@ -116,7 +116,7 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
   }
   if (behavior === "ask") {
     if (deps.askPermission && !deps.denyInsteadOfPrompting) {
-      const answer = await deps.askPermission({ toolName: tool.name, input, reason });
+      const answer = await deps.askPermission({ toolName: tool.name, input, reason, toolUseId: call.id });
       if (answer.allow) {
         behavior = "allow";
         if (answer.input) input = answer.input;
