@@ -15,6 +15,7 @@ export const FLAGS: FlagDef[] = [
   { name: "include-hook-events", kind: "boolean", help: "stream-json: emit hook_started / hook_response lines" },
   { name: "max-turns", kind: "string", value: "N", help: "Stop after N model calls (error_max_turns)" },
   { name: "max-budget-usd", kind: "string", value: "USD", help: "Stop before the next request once this much was spent (error_max_budget_usd)" },
+  { name: "fallback-model", kind: "string", value: "MODELS", help: "Comma list of models to switch to when the model is overloaded or unavailable" },
   { name: "model", kind: "string", value: "MODEL", help: "Model id or alias (opus, sonnet, haiku, fable)" },
   { name: "permission-mode", kind: "string", value: "MODE", help: "default|acceptEdits|plan|bypassPermissions|dontAsk|auto (manual = default)" },
   { name: "dangerously-skip-permissions", kind: "boolean", help: "Same as --permission-mode bypassPermissions" },
@@ -50,7 +51,6 @@ export const FLAGS: FlagDef[] = [
 export const IGNORED_FLAGS: FlagDef[] = [
   "mcp-config",
   "thinking",
-  "fallback-model",
   "effort",
   "max-thinking-tokens",
   "thinking-display",

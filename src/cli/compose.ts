@@ -112,6 +112,9 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   env.CLAUDE_CODE_SESSION_ID = sessionId;
 
   const model = resolveModel(flagStr(args, "model") ?? env.ANTHROPIC_MODEL ?? ss.restored.model ?? settings.merged.model ?? "default");
+  // `--fallback-model a,b` (or settings fallbackModel): taken in order when the current model is overloaded or gone.
+  const fallbacks = fallbackModels(flagStr(args, "fallback-model"), settings.merged.fallbackModel, model);
+  let currentModel = model;
   const permissionMode = resolvePermissionMode(args, settings, ss.restored.permissionMode);
   const problem = modeProblem(permissionMode, settings, env);
   if (problem) throw new UsageError(problem);
@@ -201,7 +204,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     transcriptPath: ss.store.path,
     version: VERSION,
     parent: () => deps,
-    mainModel: () => model,
+    mainModel: () => currentModel,
     // Instruction files reach every subagent, Explore and Plan included: users asked for it (user-demand §4).
     promptContext: () => [renderInstructions(ctx.instructions.get().files)].filter(Boolean),
     warn: (m) => process.stderr.write(`yoke: ${m}\n`),
@@ -274,11 +277,17 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     permissions,
     hookPayload,
     clock: () => Date.now(),
-    model: () => model,
+    model: () => currentModel,
+    fallbackModel: (error) => {
+      if (!FALLBACK_ERRORS.has(error.kind)) return undefined;
+      const next = fallbacks.shift();
+      if (next) currentModel = next;
+      return next;
+    },
     maxTokens: 32_000,
     maxTurns: parseMaxTurns(flagStr(args, "max-turns")),
     maxBudgetUsd: parseBudget(flagStr(args, "max-budget-usd")),
-    system: () => ctx.system(model, tools.list().map((t) => t.name)),
+    system: () => ctx.system(currentModel, tools.list().map((t) => t.name)),
     transcript,
     usage: {
       ...usage,
@@ -372,7 +381,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
 
   compactor = createCompactor({
     provider,
-    model: () => model,
+    model: () => currentModel,
     tools: () => tools.specs(),
     hooks,
     hookPayload,
@@ -462,6 +471,15 @@ function hookIfMatcher(cwd: string, env: Record<string, string>) {
     const d = ev.decide({ toolName, input, readOnly: false, cwd });
     return d.behavior === "deny" && d.rule?.text === rule;
   };
+}
+
+const FALLBACK_ERRORS = new Set(["overloaded", "model_not_found", "server_error"]);
+
+function fallbackModels(flag: string | undefined, setting: string | string[] | undefined, primary: string): string[] {
+  const raw = flag !== undefined ? flag.split(",") : Array.isArray(setting) ? setting : setting ? [setting] : [];
+  const list = [...new Set(raw.map((m) => m.trim()).filter(Boolean).map(resolveModel))];
+  if (flag !== undefined && list.includes(primary)) throw new UsageError(`error: --fallback-model must differ from the main model (${primary})`);
+  return list.filter((m) => m !== primary);
 }
 
 function parseBudget(raw: string | undefined): number | undefined {

@@ -1,4 +1,4 @@
-import type { ContentBlock, Message, Provider, TextBlock, ToolResultBlock, ToolUseBlock, Usage, UserMessage } from "../provider/types.ts";
+import type { ContentBlock, Message, Provider, ProviderError, TextBlock, ToolResultBlock, ToolUseBlock, Usage, UserMessage } from "../provider/types.ts";
 import { emptyUsage } from "../provider/types.ts";
 import type { Transcript } from "../session/transcript.ts";
 import { isConcurrencySafe } from "../tool/define-tool.ts";
@@ -25,6 +25,11 @@ export type LoopDeps = ToolRunnerDeps & {
   /** The plan given to ExitPlanMode in this turn, if any: the run ends with it. */
   takePlan?: () => string | undefined;
   maxStopBlocks?: number;
+  /**
+   * `--fallback-model`: after the provider gave up on an error, the model to switch to for the rest of the session
+   * (undefined: no fallback left, or not an error a fallback helps with).
+   */
+  fallbackModel?: (error: ProviderError, failedModel: string) => string | undefined;
   /** The transcript uuid of each prompt as it is recorded (checkpoints key on it). */
   onPrompt?: (uuid: string) => void;
 };
@@ -127,6 +132,7 @@ export async function* runTurn(
 
     const model = deps.model();
     let message = null;
+    let fallback = false;
     for await (const ev of deps.provider.stream(
       { model, system: await deps.system(), messages: convo.messages, tools: deps.tools.specs(), maxTokens: deps.maxTokens },
       signal,
@@ -135,6 +141,12 @@ export async function* runTurn(
       else if (ev.type === "stream_event") yield { type: "stream_event", event: ev.event };
       else if (ev.type === "error") {
         if (ev.error.kind === "aborted" || signal.aborted) return aborted("streaming");
+        const next = deps.fallbackModel?.(ev.error, model);
+        if (next) {
+          yield { type: "system", subtype: "notification", data: { message: `${model} failed (${ev.error.kind}); switching to the fallback model ${next}` } };
+          fallback = true;
+          break;
+        }
         // contracts §1.1 StopFailure: the turn ends on an API error; scripts get told (matcher: the error type).
         if (deps.hooks.has("StopFailure"))
           await deps.hooks.emit(
@@ -152,6 +164,10 @@ export async function* runTurn(
         message = ev.message;
         deps.usage.add(model, ev.message.usage, ev.durationMs);
       }
+    }
+    if (fallback) {
+      turns--;
+      continue;
     }
     if (!message) return aborted("streaming");
     usage = addUsage(usage, message.usage);

@@ -329,3 +329,22 @@ test("--max-budget-usd stops before the next request once spent (contracts §4.1
   expect(bad.code).toBe(1);
   expect(bad.stderr).toContain("--max-budget-usd");
 });
+
+test("--fallback-model: when the model stays overloaded, the run switches and carries on (contracts §4.1)", async () => {
+  fake.push({ fault: 529 }, { fault: 529 }, { content: [{ type: "text", text: "answered by the fallback" }] });
+  const before = fake.requests.length;
+  const cwd = tempDir();
+  const r = await runYoke(["-p", "hi", "--output-format", "stream-json", "--verbose", "--model", "opus", "--fallback-model", "haiku"], {
+    cwd,
+    env: envFor({ CLAUDE_CODE_MAX_RETRIES: "1" }),
+  });
+  expect(r.code).toBe(0);
+  const models = fake.requests.slice(before).map((q) => q.body.model);
+  expect(models).toEqual(["claude-opus-5-5", "claude-opus-5-5", "claude-haiku-5-5"]);
+  const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  expect(lines.find((l) => l.subtype === "notification").message).toContain("fallback model claude-haiku-5-5");
+  expect(lines.at(-1)).toMatchObject({ result: "answered by the fallback", is_error: false });
+  const same = await runYoke(["-p", "hi", "--model", "haiku", "--fallback-model", "haiku"], { cwd, env: envFor() });
+  expect(same.code).toBe(1);
+  expect(same.stderr).toContain("must differ");
+});
