@@ -66,6 +66,8 @@ export function loadAgents(o: {
   builtins?: AgentDefinition[];
   /** Claude Code plugins' `agents/` folders; their agents are named `<plugin>:<name>` and rank below user agents. */
   pluginDirs?: Array<{ plugin: string; dir: string }>;
+  /** `--agents '{"name": {"description", "prompt", "tools"?, "model"?}}'` (contracts §4.1): beats project agents. */
+  flagAgents?: Record<string, unknown>;
 }): AgentCatalog {
   const warnings: string[] = [];
   const byName = new Map<string, AgentDefinition>();
@@ -100,5 +102,29 @@ export function loadAgents(o: {
   for (const p of o.pluginDirs ?? []) loadDir(p.dir, "plugin", p.plugin);
   loadDir(userDir, "user");
   for (const dir of projectAgentDirs(o.cwd, userDir)) loadDir(dir, "project");
+  for (const [name, raw] of Object.entries(o.flagAgents ?? {})) {
+    const a = flagAgent(name, raw);
+    if (typeof a === "string") warnings.push(`--agents: agent "${name}": ${a} (agent skipped)`);
+    else byName.set(name, a);
+  }
   return { agents: [...byName.values()], warnings };
+}
+
+const asList = (v: unknown): string[] | undefined =>
+  typeof v === "string" ? v.split(",").map((x) => x.trim()).filter(Boolean) : Array.isArray(v) && v.every((x) => typeof x === "string") ? v : undefined;
+
+/** One `--agents` entry, or a message naming the bad field. */
+function flagAgent(name: string, raw: unknown): AgentDefinition | string {
+  const r = raw as Record<string, unknown>;
+  if (!r || typeof r !== "object" || Array.isArray(r)) return "must be an object";
+  if (typeof r.description !== "string" || !r.description) return 'field "description" must be a non-empty string';
+  if (typeof r.prompt !== "string" || !r.prompt) return 'field "prompt" must be a non-empty string';
+  if (r.tools !== undefined && !asList(r.tools)) return 'field "tools" must be a list of tool names';
+  if (r.model !== undefined && typeof r.model !== "string") return 'field "model" must be a string';
+  const a: AgentDefinition = { name, description: r.description, systemPrompt: r.prompt, source: "flag" };
+  if (r.tools !== undefined) a.tools = asList(r.tools);
+  if (r.disallowedTools !== undefined) a.disallowedTools = asList(r.disallowedTools);
+  if (typeof r.model === "string") a.model = r.model;
+  if (typeof r.maxTurns === "number" && r.maxTurns > 0) a.maxTurns = r.maxTurns;
+  return a;
 }

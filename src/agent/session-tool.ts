@@ -24,8 +24,10 @@ export function sessionAgentTool(o: {
   /** Claude Code plugins' `agents/` folders (agents named `<plugin>:<name>`). */
   pluginDirs?: Array<{ plugin: string; dir: string }>;
   extra?: Partial<AgentToolOptions>;
+  /** Parsed `--agents` JSON. */
+  flagAgents?: Record<string, unknown>;
 }): { tool: Tool; agents: AgentDefinition[] } {
-  const catalog = loadAgents({ cwd: o.cwd, env: o.env, pluginDirs: o.pluginDirs });
+  const catalog = loadAgents({ cwd: o.cwd, env: o.env, pluginDirs: o.pluginDirs, flagAgents: o.flagAgents });
   catalog.warnings.forEach(o.warn);
   const tool = createAgentTool({
     parent: o.parent,

@@ -28,6 +28,7 @@ import { createFileState, type FileState } from "../tool/file-state.ts";
 import { createToolRegistry, type ToolRegistry } from "../tool/registry.ts";
 import type { SessionToolState, SideQuery, Tool } from "../tool/types.ts";
 import { VERSION } from "../version.ts";
+import { parseJsonWithLocation } from "../util/json-error.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import { createContextWiring, fileArg, type ContextWiring, type LoadedInstruction } from "./context-wiring.ts";
@@ -208,6 +209,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     // Instruction files reach every subagent, Explore and Plan included: users asked for it (user-demand §4).
     promptContext: () => [renderInstructions(ctx.instructions.get().files)].filter(Boolean),
     warn: (m) => process.stderr.write(`yoke: ${m}\n`),
+    flagAgents: parseAgentsFlag(flagStr(args, "agents")),
     extra: {
       onEvent: (ev, from) => {
         if (ev.type === "assistant" || ev.type === "user") outbox.push({ type: "subagent", event: ev, ...from });
@@ -471,6 +473,18 @@ function hookIfMatcher(cwd: string, env: Record<string, string>) {
     const d = ev.decide({ toolName, input, readOnly: false, cwd });
     return d.behavior === "deny" && d.rule?.text === rule;
   };
+}
+
+function parseAgentsFlag(raw: string | undefined): Record<string, unknown> | undefined {
+  if (raw === undefined) return undefined;
+  let v: unknown;
+  try {
+    v = parseJsonWithLocation(raw, "--agents");
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (!v || typeof v !== "object" || Array.isArray(v)) throw new UsageError('--agents: expected a JSON object {"name": {"description": …, "prompt": …}}');
+  return v as Record<string, unknown>;
 }
 
 const FALLBACK_ERRORS = new Set(["overloaded", "model_not_found", "server_error"]);

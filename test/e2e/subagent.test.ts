@@ -168,3 +168,38 @@ test("subagents obey the parent's hooks and deny rules (issue 8, done means)", a
   expect(payloads.length).toBe(2);
   expect(payloads.every((p) => p.agent_type === "Explore" && typeof p.agent_id === "string" && p.hook_event_name === "PreToolUse")).toBe(true);
 });
+
+test("--agents defines subagent types for one run; a bad entry is named and skipped; bad JSON is an error (contracts §4.1)", async () => {
+  const cwd = tempDir();
+  writeTree(cwd, { "x.txt": "xray\n" });
+  const agents = JSON.stringify({
+    "file-peeker": { description: "Peeks at files", prompt: "You are FILE-PEEKER. Read what you are told.", tools: ["Read"], model: "haiku" },
+    broken: { description: "no prompt" },
+  });
+  const route = (req: LoggedRequest) => {
+    const msgs = req.body.messages as any[];
+    if (systemOf(req).includes("You are FILE-PEEKER")) {
+      if (msgs.length === 1) return { content: [{ type: "tool_use" as const, name: "Read", input: { file_path: join(cwd, "x.txt") } }] };
+      return { content: [{ type: "text" as const, text: `peeked: ${toolResultsOf(req)[0]!.text.includes("xray") ? "xray" : "?"}` }] };
+    }
+    if (msgs.length === 1) return { content: [{ type: "tool_use" as const, name: "Agent", input: { description: "peek", prompt: "read x.txt", subagent_type: "file-peeker" } }] };
+    return { content: [{ type: "text" as const, text: "done" }] };
+  };
+  fake.push(route, route, route, route);
+  const before = fake.requests.length;
+  const r = await runYoke(["-p", "go", "--output-format", "stream-json", "--verbose", "--agents", agents], { cwd, env: isolatedEnv({ ...fakeApiEnv(fake) }) });
+  expect(r.code).toBe(0);
+  expect(r.stderr).toContain('--agents: agent "broken": field "prompt"');
+  const init = JSON.parse(r.stdout.split("\n")[0]!);
+  expect(init.agents).toContain("file-peeker");
+  expect(init.agents).not.toContain("broken");
+  const sub = fake.requests.slice(before).filter((q) => systemOf(q).includes("You are FILE-PEEKER"));
+  expect(sub.length).toBe(2);
+  expect(sub[0]!.body.model).toBe("claude-haiku-5-5");
+  expect(sub[0]!.body.tools.map((t: any) => t.name)).toEqual(["Read"]);
+  const last = fake.requests.slice(before).filter((q) => !systemOf(q).includes("You are FILE-PEEKER")).at(-1)!;
+  expect(toolResultsOf(last)[0]!.text).toBe("peeked: xray");
+  const bad = await runYoke(["-p", "go", "--agents", "{not json"], { cwd, env: isolatedEnv({ ...fakeApiEnv(fake) }) });
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toContain("--agents:1:");
+});
