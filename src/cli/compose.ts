@@ -29,6 +29,9 @@ import { createToolRegistry, type ToolRegistry } from "../tool/registry.ts";
 import type { SessionToolState, SideQuery, Tool } from "../tool/types.ts";
 import { VERSION } from "../version.ts";
 import { parseJsonWithLocation } from "../util/json-error.ts";
+import { jsonTool } from "../tool/json-tool.ts";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import { createContextWiring, fileArg, type ContextWiring, type LoadedInstruction } from "./context-wiring.ts";
@@ -223,6 +226,10 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     tools = tools.filter((t) => keep.has(t.name));
   }
 
+  // `--json-schema` (contracts §4.4 structured_output): the model answers through a StructuredOutput tool built from the schema.
+  const structured = structuredOutput(flagStr(args, "json-schema"), cwd);
+  if (structured) tools.register(structured.tool);
+
   const includeHookEvents = !!args.flags["include-hook-events"];
   const home = yokeDir(env);
   const hooks = createHookBus({
@@ -289,6 +296,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     maxTokens: 32_000,
     maxTurns: parseMaxTurns(flagStr(args, "max-turns")),
     maxBudgetUsd: parseBudget(flagStr(args, "max-budget-usd")),
+    beforeEnd: structured?.beforeEnd,
+    structuredOutput: structured?.value,
     system: () => ctx.system(currentModel, tools.list().map((t) => t.name)),
     transcript,
     usage: {
@@ -474,6 +483,58 @@ function hookIfMatcher(cwd: string, env: Record<string, string>) {
     return d.behavior === "deny" && d.rule?.text === rule;
   };
 }
+
+/** The StructuredOutput tool and its end-of-turn check for `--json-schema SCHEMA|FILE`; null without the flag. Throws UsageError. */
+function structuredOutput(raw: string | undefined, cwd: string) {
+  if (raw === undefined) return null;
+  const text = raw.trim().startsWith("{") ? raw : (() => {
+    try {
+      return readFileSync(resolve(cwd, raw), "utf8");
+    } catch (e) {
+      throw new UsageError(`--json-schema: cannot read ${raw}: ${(e as Error).message}`);
+    }
+  })();
+  let schema: Record<string, unknown>;
+  try {
+    schema = parseJsonWithLocation(text, "--json-schema") as Record<string, unknown>;
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (!schema || typeof schema !== "object" || Array.isArray(schema)) throw new UsageError("--json-schema: expected a JSON Schema object");
+  // The tool's input must be an object; a schema for anything else is wrapped in { result }.
+  const wrapped = schema.type === "object" ? null : "result";
+  const inputSchema = wrapped ? { type: "object", properties: { result: schema }, required: ["result"] } : schema;
+  let value: unknown;
+  let nudges = 0;
+  let tool: Tool;
+  try {
+    tool = jsonTool({
+      name: "StructuredOutput",
+      description:
+        "Give your final answer through this tool, exactly once, when the task is done: its input must match the schema the user asked for. Do not restate it in text afterwards.",
+      inputSchema,
+      readOnly: true,
+      execute: (input) => {
+        value = wrapped ? input.result : input;
+        return "Structured output recorded. End your turn now.";
+      },
+    });
+  } catch (e) {
+    throw new UsageError(`--json-schema: ${(e as Error).message}`);
+  }
+  return {
+    tool,
+    value: () => value,
+    beforeEnd: () => {
+      if (value !== undefined) return undefined;
+      if (++nudges > MAX_STRUCTURED_NUDGES)
+        return { kind: "fail" as const, subtype: "error_max_structured_output_retries" as const, error: `The model did not call StructuredOutput after ${MAX_STRUCTURED_NUDGES} reminders` };
+      return { kind: "continue" as const, reminder: "You must give your final answer by calling the StructuredOutput tool with input matching its schema. Call it now." };
+    },
+  };
+}
+
+const MAX_STRUCTURED_NUDGES = 3;
 
 function parseAgentsFlag(raw: string | undefined): Record<string, unknown> | undefined {
   if (raw === undefined) return undefined;

@@ -16,6 +16,7 @@ export function resultMessage(r: TurnResult, sessionId: string, uuid: string): R
   m.modelUsage = r.modelUsage;
   m.permission_denials = r.permissionDenials;
   m.terminal_reason = r.terminalReason;
+  if (r.structuredOutput !== undefined) m.structured_output = r.structuredOutput;
   m.uuid = uuid;
   return m;
 }

@@ -14,7 +14,7 @@ export type TerminalReason =
   | "budget_exhausted"
   | "plan_ready";
 
-export type ResultSubtype = "success" | "error_max_turns" | "error_during_execution" | "error_max_budget_usd";
+export type ResultSubtype = "success" | "error_max_turns" | "error_during_execution" | "error_max_budget_usd" | "error_max_structured_output_retries";
 
 export type ModelUsageEntry = {
   inputTokens: number;
@@ -42,6 +42,8 @@ export type TurnResult = {
   totalCostUsd: number;
   permissionDenials: PermissionDenial[];
   apiErrorStatus?: number | null;
+  /** `--json-schema`: the answer the model gave through the StructuredOutput tool. */
+  structuredOutput?: unknown;
   /**
    * The run completed, but its last permission denial came after its last successful tool call: the model
    * stopped because it was not allowed to go on. Headless exits 3 on it (yoke's addition; not in the result JSON).

@@ -2,7 +2,7 @@ import type { ContentBlock, Message, Provider, ProviderError, TextBlock, ToolRes
 import { emptyUsage } from "../provider/types.ts";
 import type { Transcript } from "../session/transcript.ts";
 import { isConcurrencySafe } from "../tool/define-tool.ts";
-import type { LoopEvent, PermissionDenial, TerminalReason, TurnResult } from "./events.ts";
+import type { LoopEvent, PermissionDenial, ResultSubtype, TerminalReason, TurnResult } from "./events.ts";
 import { runToolCall, type ToolOutcome, type ToolRunnerDeps } from "./tool-runner.ts";
 import { addUsage, type UsageTracker } from "./usage.ts";
 
@@ -30,6 +30,13 @@ export type LoopDeps = ToolRunnerDeps & {
    * (undefined: no fallback left, or not an error a fallback helps with).
    */
   fallbackModel?: (error: ProviderError, failedModel: string) => string | undefined;
+  /**
+   * Asked when the model ends its turn without tool calls, before Stop hooks: a reminder sends it on (e.g. "call
+   * StructuredOutput"), a failure ends the run as an error, undefined lets it end.
+   */
+  beforeEnd?: () => { kind: "continue"; reminder: string } | { kind: "fail"; subtype: ResultSubtype; error: string } | undefined;
+  /** `--json-schema`: the structured answer, put into the result. */
+  structuredOutput?: () => unknown;
   /** The transcript uuid of each prompt as it is recorded (checkpoints key on it). */
   onPrompt?: (uuid: string) => void;
 };
@@ -78,6 +85,7 @@ export async function* runTurn(
     modelUsage: deps.usage.modelUsage(),
     totalCostUsd: deps.usage.totalCost(),
     permissionDenials: denials,
+    ...(deps.structuredOutput?.() !== undefined ? { structuredOutput: deps.structuredOutput() } : {}),
     ...over,
     ...((over.terminalReason === "completed" && !over.isError && blockedByDenial) ? { endedOnDenial: true } : {}),
   });
@@ -180,6 +188,15 @@ export async function* runTurn(
 
     const calls = message.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
     if (calls.length === 0) {
+      const end = deps.beforeEnd?.();
+      if (end?.kind === "fail") return finish({ subtype: end.subtype, isError: true, errors: [end.error], terminalReason: "completed" });
+      if (end?.kind === "continue") {
+        const nudge: UserMessage = { role: "user", content: [reminder(end.reminder)] };
+        convo.messages.push(nudge);
+        const nu = deps.transcript.user(nudge, { isMeta: true });
+        yield { type: "user", message: nudge, uuid: nu };
+        continue;
+      }
       if (!deps.hooks.has("Stop")) return finish({ terminalReason: "completed" });
       const stop = await deps.hooks.emit(
         "Stop",

@@ -4,9 +4,8 @@ import type { Settings } from "../config/schema.ts";
 import type { InProcessOptions } from "../hook/bus.ts";
 import type { HookEventName } from "../hook/types.ts";
 import type { SideQuery, Tool } from "../tool/types.ts";
-import { z } from "zod";
-import { defineTool } from "../tool/define-tool.ts";
-import type { ForkOptions, ForkResult, InProcessHookHandler, JsonToolDef, Plugin, PluginHost, SessionView, SummaryProvider } from "./types.ts";
+import { jsonTool } from "../tool/json-tool.ts";
+import type { ForkOptions, ForkResult, InProcessHookHandler, Plugin, PluginHost, SessionView, SummaryProvider } from "./types.ts";
 
 export type PromptSection = { plugin: string; name: string; text: string | (() => string | null | undefined) };
 
@@ -122,28 +121,6 @@ export async function setupPlugin(plugin: Plugin, deps: HostDeps): Promise<void>
     staging = false;
   }
   for (const t of tools) deps.registerTool(t);
-}
-
-/** A Tool from a JSON Schema, validated with zod's reader of JSON Schema. Throws when the schema cannot be read. */
-export function jsonTool(def: JsonToolDef): Tool {
-  let input: z.ZodType;
-  try {
-    input = z.fromJSONSchema(def.inputSchema as never) as z.ZodType;
-  } catch (e) {
-    throw new Error(`tool ${def.name}: inputSchema is not a usable JSON Schema (${(e as Error).message})`);
-  }
-  const tool = defineTool({
-    name: def.name,
-    description: def.description,
-    input,
-    readOnly: def.readOnly ?? false,
-    async execute(i, ctx) {
-      const out = await def.execute(i as Record<string, unknown>, ctx);
-      return typeof out === "string" ? { content: out } : out;
-    },
-  });
-  // The author's schema goes to the model as written.
-  return { ...tool, jsonSchema: def.inputSchema };
 }
 
 /** Renders plugin sections for one request; a section that throws is skipped and logged. */

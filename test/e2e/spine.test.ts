@@ -348,3 +348,30 @@ test("--fallback-model: when the model stays overloaded, the run switches and ca
   expect(same.code).toBe(1);
   expect(same.stderr).toContain("must differ");
 });
+
+describe("--json-schema structured output (contracts §4.4)", () => {
+  const schema = JSON.stringify({ type: "object", properties: { version: { type: "string" }, ok: { type: "boolean" } }, required: ["version", "ok"] });
+  test("the model answers through StructuredOutput; the result carries structured_output; a bad call is corrected", async () => {
+    fake.push(
+      { content: [{ type: "text", text: "Done, version 2." }] },
+      { content: [{ type: "tool_use", name: "StructuredOutput", input: { version: 2 } }] },
+      { content: [{ type: "tool_use", name: "StructuredOutput", input: { version: "2.0.1", ok: true } }] },
+      { content: [{ type: "text", text: "Reported." }] },
+    );
+    const before = fake.requests.length;
+    const r = await runYoke(["-p", "what version?", "--output-format", "json", "--json-schema", schema], { cwd: tempDir(), env: envFor() });
+    expect(r.code).toBe(0);
+    const res = JSON.parse(r.stdout);
+    expect(res).toMatchObject({ subtype: "success", is_error: false, structured_output: { version: "2.0.1", ok: true } });
+    const reqs = fake.requests.slice(before);
+    expect(reqs[0]!.body.tools.find((t: any) => t.name === "StructuredOutput").input_schema).toEqual(JSON.parse(schema));
+    expect(JSON.stringify(reqs[1]!.body.messages.at(-1))).toContain("StructuredOutput");
+    expect(toolResultsOf(reqs[2]!)[0]!.is_error).toBe(true);
+  });
+  test("a model that never calls it ends with error_max_structured_output_retries", async () => {
+    for (let i = 0; i < 4; i++) fake.push({ content: [{ type: "text", text: `prose ${i}` }] });
+    const r = await runYoke(["-p", "x", "--output-format", "json", "--json-schema", schema], { cwd: tempDir(), env: envFor() });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ subtype: "error_max_structured_output_retries", is_error: true });
+  });
+});

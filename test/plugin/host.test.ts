@@ -1,6 +1,7 @@
 // PluginHost pieces without the runtime: JSON-Schema tools (host.tools.define) and hook registration naming.
 import { describe, expect, test } from "bun:test";
-import { createBackgroundTasks, createPluginHost, jsonTool, setupPlugin, type HostDeps } from "../../src/plugin/host.ts";
+import { createBackgroundTasks, createPluginHost, setupPlugin, type HostDeps } from "../../src/plugin/host.ts";
+import { jsonTool } from "../../src/tool/json-tool.ts";
 import type { Plugin, PluginHost } from "../../src/plugin/types.ts";
 import { createFileState } from "../../src/tool/file-state.ts";
 import type { Tool, ToolContext } from "../../src/tool/types.ts";
