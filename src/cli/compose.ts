@@ -108,7 +108,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   env.CLAUDECODE = "1";
   env.CLAUDE_CODE_ENTRYPOINT = env.CLAUDE_CODE_ENTRYPOINT ?? "sdk-cli";
 
-  const ss = setupSession(args, cwd, env, VERSION);
+  const ss = setupSession(args, cwd, env);
   const sessionId = ss.sessionId;
   env.CLAUDE_CODE_SESSION_ID = sessionId;
 

@@ -1,5 +1,5 @@
 import { readdirSync, realpathSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import ignore from "ignore";
 import type { PermissionRule } from "./types.ts";
 

@@ -29,7 +29,7 @@ const texts = (s: ReturnType<typeof setupSession>): string => JSON.stringify(s.m
 describe("setupSession", () => {
   test("--resume ID --resume-session-at UUID truncates the chain at that entry (contracts §5.3)", () => {
     const { cwd, env } = seed();
-    const s = setupSession(parseArgv(["-p", "x", "--resume", SID, "--resume-session-at", "a1"]), cwd, env, "t");
+    const s = setupSession(parseArgv(["-p", "x", "--resume", SID, "--resume-session-at", "a1"]), cwd, env);
     expect(s.sessionId).toBe(SID);
     expect(s.lastUuid).toBe("a1");
     expect(texts(s)).toContain("FIRST-REPLY");
@@ -38,7 +38,7 @@ describe("setupSession", () => {
 
   test("--fork-session with --resume-session-at forks the truncated chain into a new id (contracts §5.3)", () => {
     const { cwd, env } = seed();
-    const s = setupSession(parseArgv(["-p", "x", "--resume", SID, "--fork-session", "--resume-session-at", "a1"]), cwd, env, "t");
+    const s = setupSession(parseArgv(["-p", "x", "--resume", SID, "--fork-session", "--resume-session-at", "a1"]), cwd, env);
     expect(s.source).toBe("fork");
     expect(s.sessionId).not.toBe(SID);
     expect(texts(s)).toContain("FIRST-REPLY");
@@ -51,7 +51,7 @@ describe("setupSession", () => {
 
   test("--fork-session without --resume is a usage error naming the flag", () => {
     const { cwd, env } = seed();
-    expect(() => setupSession(parseArgv(["-p", "x", "--fork-session"]), cwd, env, "t")).toThrow("--fork-session needs --resume or --continue");
+    expect(() => setupSession(parseArgv(["-p", "x", "--fork-session"]), cwd, env)).toThrow("--fork-session needs --resume or --continue");
   });
 
   test("--fork-session --session-id refuses an id that is already in use instead of overwriting its transcript", () => {
@@ -60,7 +60,7 @@ describe("setupSession", () => {
     const otherPath = transcriptPath(cwd, other, env);
     writeFileSync(otherPath, jsonl([{ ...user("x1", null, "keep me"), sessionId: other }]));
     const before = readFileSync(otherPath, "utf8");
-    expect(() => setupSession(parseArgv(["-p", "x", "--resume", SID, "--fork-session", "--session-id", other]), cwd, env, "t")).toThrow("already in use");
+    expect(() => setupSession(parseArgv(["-p", "x", "--resume", SID, "--fork-session", "--session-id", other]), cwd, env)).toThrow("already in use");
     expect(readFileSync(otherPath, "utf8")).toBe(before);
   });
 });

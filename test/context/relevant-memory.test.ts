@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { utimesSync, writeFileSync } from "node:fs";
+import { utimesSync } from "node:fs";
 import { join } from "node:path";
 import { formatMemoryManifest, parseSelection, scanMemoryFiles, selectRelevantMemories } from "../../src/context/relevant-memory.ts";
 import type { SideQuery } from "../../src/tool/types.ts";

@@ -2,7 +2,7 @@
 // run, then --resume: it must succeed and the resumed request must hold every completed turn.
 import { beforeAll, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fakeApiEnv, startFakeAnthropic } from "../helpers/fake-anthropic.ts";
 import { isolatedEnv, runYoke, spawnYoke, yokeBin } from "../helpers/binary.ts";

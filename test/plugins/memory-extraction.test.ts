@@ -110,7 +110,7 @@ describe("createExtraction (internals §3)", () => {
 
   test("the fork gets our prompt, ≤5 turns, the allowed tools and writes confined to the memory dir; a notice names the files", async () => {
     let dir = "";
-    const t = testHost({ env: { YOKE_MEMORY_EXTRACTION: "1" }, fork: (f) => saveOne(dir, "tabs.md")() });
+    const t = testHost({ env: { YOKE_MEMORY_EXTRACTION: "1" }, fork: () => saveOne(dir, "tabs.md")() });
     dir = t.memoryDir!;
     t.messages.push(user("always use tabs"), assistant("ok"));
     const ex = createExtraction(t.host);
