@@ -173,7 +173,8 @@ export function formatSessionList(rows: SessionRow[]): string {
 const showBlock = (b: ContentBlock): string => {
   switch (b.type) {
     case "text":
-      return b.text;
+      // Injected context (instruction files, memory, hook output) is summarised; the prompt itself is shown.
+      return b.text.trimStart().startsWith("<system-reminder>") ? `(context: ${b.text.length.toLocaleString("en-US")} characters)` : b.text;
     case "thinking":
       return `(thinking) ${b.thinking.slice(0, 200)}`;
     case "tool_use":

@@ -68,6 +68,17 @@ describe("listing (contracts §5.3)", () => {
     expect(out).toContain("tool] ← x");
     expect(out).toContain("assistant] done");
   });
+  test("formatSessionShow summarises injected context instead of printing it", () => {
+    const entries = convo("s", "hello there");
+    const first = entries.find((e) => e.type === "user")!;
+    (first.message as { content: unknown }).content = [
+      { type: "text", text: "<system-reminder>\nContents of CLAUDE.md: lots of rules\n</system-reminder>" },
+      { type: "text", text: "the real prompt" },
+    ];
+    const out = formatSessionShow(entries);
+    expect(out).not.toContain("lots of rules");
+    expect(out).toMatch(/\(context: \d+ characters\)\nthe real prompt/);
+  });
 });
 
 describe("fork and conversation rewind (contracts §5.3)", () => {
