@@ -108,7 +108,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   env.CLAUDECODE = "1";
   env.CLAUDE_CODE_ENTRYPOINT = env.CLAUDE_CODE_ENTRYPOINT ?? "sdk-cli";
 
-  const ss = setupSession(args, cwd, env);
+  // Keys and tokens that pass through a session are written to the transcript as [REDACTED] unless switched off.
+  const ss = setupSession(args, cwd, env, { redact: settings.merged.redactTranscripts !== false && env.YOKE_REDACT_TRANSCRIPTS !== "0" });
   const sessionId = ss.sessionId;
   env.CLAUDE_CODE_SESSION_ID = sessionId;
 

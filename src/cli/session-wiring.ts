@@ -35,7 +35,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * `--resume [id]`, `--continue`, `--fork-session`, `--session-id`, `--no-session-persistence` (contracts §5.3).
  * Throws UsageError naming the flag for an unknown or ambiguous session.
  */
-export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, string>): SessionSetup {
+export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, string>, opts: { redact?: boolean } = {}): SessionSetup {
   const flag = (k: string) => args.flags[k];
   const persist = !flag("no-session-persistence");
   const askedId = typeof flag("session-id") === "string" ? (flag("session-id") as string) : undefined;
@@ -87,7 +87,7 @@ export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, 
     }
   }
 
-  const store = createSessionStore({ cwd, sessionId, env, persist, ...(path && persist ? { path } : {}) });
+  const store = createSessionStore({ cwd, sessionId, env, persist, redact: opts.redact, ...(path && persist ? { path } : {}) });
   const checkpoints = persist ? createCheckpoints({ sessionId, cwd, env, store, meta }) : null;
   return {
     sessionId,

@@ -64,6 +64,8 @@ export const settingsSchema = z.looseObject({
   memoryExtraction: z.boolean().optional(),
   sessionMemory: z.boolean().optional(),
   relevantMemory: z.boolean().optional(),
+  /** yoke: write credential-shaped strings to transcripts as [REDACTED] (default true). */
+  redactTranscripts: z.boolean().optional(),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;

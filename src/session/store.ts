@@ -1,3 +1,4 @@
+import { stringifyRedacted } from "../util/redact.ts";
 import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { projectStateDir } from "../config/paths.ts";
@@ -13,6 +14,8 @@ export type SessionStoreOptions = {
   path?: string;
   /** Where the one error report goes; default stderr. */
   onError?: (message: string) => void;
+  /** Credential-shaped strings (keys, tokens) are written as [REDACTED] (default true; user-demand #20). */
+  redact?: boolean;
 };
 
 /** Lines get their common fields (contracts §5.2) from `createTranscript` (transcript.ts), not from the store. */
@@ -82,7 +85,7 @@ export function createSessionStore(opts: SessionStoreOptions): FileSessionStore 
       if (!persist) return;
       let line: string;
       try {
-        line = `${JSON.stringify(entry)}\n`;
+        line = `${opts.redact === false ? JSON.stringify(entry) : stringifyRedacted(entry)}\n`;
       } catch (err) {
         fail("serialising an entry", err);
         return;

@@ -313,3 +313,21 @@ describe("compaction (seed 000, internals §6)", () => {
     expect(file.some((l) => l.subtype === "compact_boundary" && l.compactMetadata?.trigger === "auto")).toBe(true);
   }, 40_000);
 });
+
+describe("transcripts never hold credential-shaped strings (user-demand #20)", () => {
+  test("a key a tool printed reaches the model but is written as [REDACTED]; the setting switches it off", async () => {
+    const key = "sk-ant-api03-SECRETSECRETSECRET1234";
+    for (const [extra, redacted] of [[[], true], [["--settings", '{"redactTranscripts":false}'], false]] as const) {
+      const cwd = tempDir();
+      const env = envFor();
+      fake.push({ content: [{ type: "tool_use", name: "Bash", input: { command: `echo ${key}` } }] }, { content: [{ type: "text", text: "seen" }] });
+      const before = fake.requests.length;
+      const r = await run(["-p", "print it", "--allowedTools", "Bash", ...extra], cwd, env);
+      expect(r.code).toBe(0);
+      expect(JSON.stringify(fake.requests[before + 1]!.body.messages)).toContain(key);
+      const file = readFileSync(sessionFile(env, r.json.session_id), "utf8");
+      expect(file.includes(key)).toBe(!redacted);
+      expect(file.includes("[REDACTED]")).toBe(redacted);
+    }
+  });
+});
