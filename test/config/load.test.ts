@@ -46,6 +46,11 @@ describe("settings (contracts §2.1)", () => {
       expect((e as Error).message).toContain('field "hooks.Stop.0.hooks.0.type"');
     }
   });
+  test("a UTF-8 byte-order mark at the start of a settings file is ignored", () => {
+    const cwd = tempDir();
+    writeTree(cwd, { ".claude/settings.json": `\uFEFF${JSON.stringify({ model: "bom" })}` });
+    expect(loadSettings({ cwd, env: envFor(tempDir(), tempDir()) }).merged.model).toBe("bom");
+  });
   test("json error locator", () => {
     expect(locateJsonError('{"a":1}')).toBeNull();
     expect(locateJsonError('{"a":1,}')).toMatchObject({ line: 1, column: 8 });
