@@ -29,8 +29,7 @@ const pathOf = (issuePath: PropertyKey[]) => issuePath.map(String).join(".") || 
 export function parseSettingsText(text: string, label: string): Settings {
   let raw: unknown;
   try {
-    // Editors on Windows often save JSON with a byte-order mark; it is not part of the document.
-    raw = parseJsonWithLocation(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, label);
+    raw = parseJsonWithLocation(text, label);
   } catch (e) {
     throw new SettingsError((e as Error).message);
   }

@@ -78,6 +78,8 @@ export function locateJsonError(text: string): { line: number; column: number; m
 
 /** JSON.parse with an error that says where. Throws Error(`<label>:<line>:<col>: <what>`). */
 export function parseJsonWithLocation(text: string, label: string): unknown {
+  // Editors on Windows often save JSON with a byte-order mark; it is not part of the document.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
     return JSON.parse(text);
   } catch (err) {
