@@ -7,7 +7,7 @@ import type { AgentDefinition } from "./types.ts";
  * talk to the user or change the parent's mode, and a subagent has no user to talk to; TodoWrite
  * would overwrite the parent's todo list, which lives in the shared session state.
  */
-export const NEVER_IN_SUBAGENTS = new Set(["Agent", "AskUserQuestion", "EnterPlanMode", "ExitPlanMode", "TodoWrite"]);
+export const NEVER_IN_SUBAGENTS = new Set(["Agent", "AskUserQuestion", "EnterPlanMode", "ExitPlanMode", "TodoWrite", "StructuredOutput"]);
 
 /** The shell family: only `read-only+bash` agents get it (BashOutput is read-only but useless without Bash). */
 const SHELL_TOOLS = new Set(["Bash", "BashOutput", "KillShell"]);

@@ -22,6 +22,7 @@ const parent = createToolRegistry([
   fake("AskUserQuestion", true),
   fake("Agent", true, ["Task"]),
   fake("WebFetch", true),
+  fake("StructuredOutput", true),
 ]);
 const names = (a: AgentDefinition) => toolsForAgent(a, parent).registry.list().map((t) => t.name);
 const builtin = (n: string) => builtinAgents().find((a) => a.name === n)!;
@@ -36,7 +37,7 @@ describe("toolsForAgent", () => {
     expect(names(builtin("Verify"))).toEqual(["Read", "Glob", "Grep", "Bash", "BashOutput", "KillShell", "WebFetch"]);
     expect(names(builtin("Review"))).toEqual(["Read", "Glob", "Grep", "Bash", "BashOutput", "KillShell", "WebFetch"]);
   });
-  test("general-purpose: everything but Agent (depth 1), the user-facing tools and TodoWrite", () => {
+  test("general-purpose: everything but Agent (depth 1), the user-facing tools, TodoWrite and the run's StructuredOutput", () => {
     expect(names(builtin("general-purpose"))).toEqual(["Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep", "Bash", "BashOutput", "KillShell", "WebFetch"]);
   });
   test("custom tools list: legacy names and specifiers map to tools; Agent/Task never granted; unknown names reported", () => {
