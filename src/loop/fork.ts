@@ -46,6 +46,9 @@ export async function runFork(parent: LoopDeps, run: ForkRun): Promise<{ result:
     afterTools: undefined,
     beforeRequest: undefined,
     takePlan: undefined,
+    // The run's end-of-turn check (--json-schema) and its answer belong to the main conversation only.
+    beforeEnd: undefined,
+    structuredOutput: undefined,
     askPermission: undefined,
   };
   const toolUses: Array<{ name: string; input: Record<string, unknown> }> = [];

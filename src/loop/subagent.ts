@@ -143,6 +143,9 @@ export async function runSubagent(parent: LoopDeps, opts: SubagentOptions): Prom
     afterTools: undefined,
     beforeRequest: undefined,
     takePlan: undefined,
+    // The run's end-of-turn check (--json-schema) and its answer belong to the main conversation only.
+    beforeEnd: undefined,
+    structuredOutput: undefined,
     onPrompt: undefined,
   };
   const convo: Conversation = { messages: [...(opts.history ?? [])] };

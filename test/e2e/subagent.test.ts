@@ -203,3 +203,23 @@ test("--agents defines subagent types for one run; a bad entry is named and skip
   expect(bad.code).toBe(1);
   expect(bad.stderr).toContain("--agents:1:");
 });
+
+test("with --json-schema only the main conversation must answer through StructuredOutput; subagents end as usual", async () => {
+  const cwd = tempDir();
+  const route = (req: LoggedRequest) => {
+    const msgs = req.body.messages as any[];
+    if (isExplore(req)) return { content: [{ type: "text" as const, text: "found 3 files" }] };
+    if (msgs.length === 1) return { content: [{ type: "tool_use" as const, name: "Agent", input: { description: "count", prompt: "count files", subagent_type: "Explore" } }] };
+    if (msgs.length === 3) return { content: [{ type: "tool_use" as const, name: "StructuredOutput", input: { files: 3 } }] };
+    return { content: [{ type: "text" as const, text: "done" }] };
+  };
+  fake.push(route, route, route, route);
+  const before = fake.requests.length;
+  const schema = JSON.stringify({ type: "object", properties: { files: { type: "number" } }, required: ["files"] });
+  const r = await runYoke(["-p", "how many files?", "--output-format", "json", "--json-schema", schema], { cwd, env: isolatedEnv({ ...fakeApiEnv(fake) }) });
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout)).toMatchObject({ structured_output: { files: 3 } });
+  const explore = fake.requests.slice(before).filter(isExplore);
+  expect(explore).toHaveLength(1);
+  expect(explore[0]!.body.tools.map((t: any) => t.name)).not.toContain("StructuredOutput");
+});
