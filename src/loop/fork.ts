@@ -49,6 +49,8 @@ export async function runFork(parent: LoopDeps, run: ForkRun): Promise<{ result:
     // The run's end-of-turn check (--json-schema) and its answer belong to the main conversation only.
     beforeEnd: undefined,
     structuredOutput: undefined,
+    // Their model is fixed for the run; a fallback switch belongs to the main conversation.
+    fallbackModel: undefined,
     askPermission: undefined,
   };
   const toolUses: Array<{ name: string; input: Record<string, unknown> }> = [];

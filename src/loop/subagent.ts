@@ -146,6 +146,8 @@ export async function runSubagent(parent: LoopDeps, opts: SubagentOptions): Prom
     // The run's end-of-turn check (--json-schema) and its answer belong to the main conversation only.
     beforeEnd: undefined,
     structuredOutput: undefined,
+    // Their model is fixed for the run; a fallback switch belongs to the main conversation.
+    fallbackModel: undefined,
     onPrompt: undefined,
   };
   const convo: Conversation = { messages: [...(opts.history ?? [])] };
