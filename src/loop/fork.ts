@@ -3,7 +3,7 @@ import type { PermissionEvaluator } from "../permission/types.ts";
 import type { Transcript } from "../session/transcript.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import type { LoopEvent, TurnResult } from "./events.ts";
-import { runTurn, type LoopDeps } from "./run-turn.ts";
+import { MAIN_CONVERSATION_ONLY, runTurn, type LoopDeps } from "./run-turn.ts";
 
 export type ForkRun = {
   system: string;
@@ -42,15 +42,7 @@ export async function runFork(parent: LoopDeps, run: ForkRun): Promise<{ result:
     maxTurns: run.maxTurns,
     system: () => [{ type: "text", text: run.system }],
     transcript: run.transcript,
-    promptContext: undefined,
-    afterTools: undefined,
-    beforeRequest: undefined,
-    takePlan: undefined,
-    // The run's end-of-turn check (--json-schema) and its answer belong to the main conversation only.
-    beforeEnd: undefined,
-    structuredOutput: undefined,
-    // Their model is fixed for the run; a fallback switch belongs to the main conversation.
-    fallbackModel: undefined,
+    ...MAIN_CONVERSATION_ONLY,
     askPermission: undefined,
   };
   const toolUses: Array<{ name: string; input: Record<string, unknown> }> = [];

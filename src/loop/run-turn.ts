@@ -43,6 +43,22 @@ export type LoopDeps = ToolRunnerDeps & {
 
 export type Conversation = { messages: Message[] };
 
+/**
+ * The deps that belong to the main conversation alone, cleared for any conversation run beside it (forks,
+ * subagents): its instruction files and lazy attachments, compaction, plan exit, checkpoint turns, the
+ * `--json-schema` end check and answer, and the fallback-model switch. Spread after the parent's deps.
+ */
+export const MAIN_CONVERSATION_ONLY = {
+  promptContext: undefined,
+  afterTools: undefined,
+  beforeRequest: undefined,
+  takePlan: undefined,
+  onPrompt: undefined,
+  beforeEnd: undefined,
+  structuredOutput: undefined,
+  fallbackModel: undefined,
+} satisfies Partial<LoopDeps>;
+
 export const reminder = (text: string): TextBlock => ({ type: "text", text: `<system-reminder>\n${text}\n</system-reminder>` });
 
 const textOf = (content: ContentBlock[]) =>

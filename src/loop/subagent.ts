@@ -5,7 +5,7 @@ import type { Transcript } from "../session/transcript.ts";
 import type { FileState } from "../tool/file-state.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import type { LoopEvent, TurnResult } from "./events.ts";
-import { runTurn, type Conversation, type LoopDeps } from "./run-turn.ts";
+import { MAIN_CONVERSATION_ONLY, runTurn, type Conversation, type LoopDeps } from "./run-turn.ts";
 
 /** Iteration cap when the caller gives none: a runaway subagent must end on its own. */
 export const DEFAULT_SUBAGENT_MAX_TURNS = 50;
@@ -139,16 +139,7 @@ export async function runSubagent(parent: LoopDeps, opts: SubagentOptions): Prom
     maxTurns: opts.maxTurns ?? DEFAULT_SUBAGENT_MAX_TURNS,
     system: () => opts.system,
     transcript: opts.transcript,
-    promptContext: undefined,
-    afterTools: undefined,
-    beforeRequest: undefined,
-    takePlan: undefined,
-    // The run's end-of-turn check (--json-schema) and its answer belong to the main conversation only.
-    beforeEnd: undefined,
-    structuredOutput: undefined,
-    // Their model is fixed for the run; a fallback switch belongs to the main conversation.
-    fallbackModel: undefined,
-    onPrompt: undefined,
+    ...MAIN_CONVERSATION_ONLY,
   };
   const convo: Conversation = { messages: [...(opts.history ?? [])] };
   const events: LoopEvent[] = [];
