@@ -153,6 +153,7 @@ export async function* runTurn(
 
     const model = deps.model();
     let message = null;
+    let requestId: string | undefined;
     let fallback = false;
     for await (const ev of deps.provider.stream(
       { model, system: await deps.system(), messages: convo.messages, tools: deps.tools.specs(), maxTokens: deps.maxTokens },
@@ -183,6 +184,7 @@ export async function* runTurn(
         });
       } else {
         message = ev.message;
+        requestId = ev.requestId;
         deps.usage.add(model, ev.message.usage, ev.durationMs);
       }
     }
@@ -194,8 +196,8 @@ export async function* runTurn(
     usage = addUsage(usage, message.usage);
     stopReason = message.stop_reason;
     convo.messages.push({ role: "assistant", content: message.content });
-    const uuids = deps.transcript.assistant(message);
-    yield { type: "assistant", message, uuids };
+    const uuids = deps.transcript.assistant(message, requestId ? { requestId } : {});
+    yield { type: "assistant", message, uuids, ...(requestId ? { requestId } : {}) };
     const text = textOf(message.content);
     if (text) lastText = text;
 
