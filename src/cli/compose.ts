@@ -31,6 +31,7 @@ import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import { createContextWiring, fileArg, type ContextWiring, type LoadedInstruction } from "./context-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
+import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
 import { buildPermissionEvaluator, loadSettingsFromArgs, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
 import { setupSession, type SessionSetup } from "./session-wiring.ts";
 import { createOutbox, type Outbox } from "./outbox.ts";
@@ -56,6 +57,8 @@ export type Runtime = {
   fileState: FileState;
   context: ContextWiring;
   plugins: PluginRuntime;
+  /** MCP servers: statuses for system/init, and addServer for the host's own transports. */
+  mcp: McpWiring;
   checkpoints: Checkpoints | null;
   /** Auto-compaction (wired as deps.beforeRequest) and `/compact`. */
   compactor: Compactor;
@@ -411,8 +414,25 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     lastResponseTokens: () => lastResponseTokens,
     transcriptPath: ss.store.path,
   });
-  // The first transcript line should carry the git branch (contracts §5.2); the first request waits for git anyway.
-  await ctx.ready();
+  // MCP servers connect in parallel with git (each bounded by MCP_TIMEOUT); the first request waits for both.
+  const [mcp] = await Promise.all([
+    wireMcp({
+      args,
+      cwd,
+      env,
+      settings,
+      yokeDir: home,
+      plugins: plugins.loaded,
+      tools: () => tools,
+      hidden: (n) => permissions.isToolHidden(n),
+      sections: pluginSections,
+      version: VERSION,
+      warn: (m) => process.stderr.write(`yoke: ${m}\n`),
+      bare,
+    }),
+    // The first transcript line should carry the git branch (contracts §5.2); the first request waits for git anyway.
+    ctx.ready(),
+  ]);
   // A resumed session's earlier file reads count as recently touched, for re-reading after compaction.
   for (const m of convo.messages) if (m.role === "assistant") compactor.noteToolCalls(m.content.filter((b) => b.type === "tool_use"));
 
@@ -436,6 +456,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     fileState,
     context: ctx,
     plugins,
+    mcp,
     checkpoints: ss.checkpoints,
     deps,
     apiKeySource,
@@ -443,7 +464,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     hookPayload,
     async shutdown() {
       shutdownCtrl.abort();
-      await killAllBackgroundShells(session);
+      await Promise.all([killAllBackgroundShells(session), mcp.close()]);
       ss.store.close?.();
     },
   };
