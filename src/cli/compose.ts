@@ -5,7 +5,6 @@ import type { LoadedSettings } from "../config/load.ts";
 import { claudeUserDir, yokeDir } from "../config/paths.ts";
 import { renderInstructions } from "../context/index.ts";
 import { createHookBus, type YokeHookBus } from "../hook/bus.ts";
-import { buildPayload } from "../hook/events/index.ts";
 import { sessionEnvFiles } from "../hook/session-env.ts";
 import type { HookEventName } from "../hook/types.ts";
 import type { Conversation, LoopDeps } from "../loop/run-turn.ts";
@@ -18,7 +17,7 @@ import type { PromptSection } from "../plugin/host.ts";
 import { renderSections } from "../plugin/host.ts";
 import type { SessionView } from "../plugin/types.ts";
 import { anthropicConfigFromEnv, createAnthropicProvider } from "../provider/anthropic/provider.ts";
-import { resolveModel, SMALL_MODEL_ALIAS } from "../provider/models.ts";
+import { modelInfo, resolveModel, SMALL_MODEL_ALIAS } from "../provider/models.ts";
 import type { Provider } from "../provider/types.ts";
 import { createTranscript, type Transcript } from "../session/transcript.ts";
 import type { Checkpoints } from "../session/index.ts";
@@ -34,6 +33,8 @@ import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
 import { buildPermissionEvaluator, loadSettingsFromArgs, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
 import { setupSession, type SessionSetup } from "./session-wiring.ts";
 import { createOutbox, type Outbox } from "./outbox.ts";
+import { createHookContext } from "./hook-context.ts";
+import { modelWiring, stopHookBlockCap } from "./model-wiring.ts";
 import { FALLBACK_ERRORS, fallbackModels, hookIfMatcher, parseAgentsFlag, parseBudget, parseMaxTurns, structuredOutput } from "./run-options.ts";
 
 export type Runtime = {
@@ -263,8 +264,15 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     },
   });
 
-  const hookPayload = (event: HookEventName, fields: Record<string, unknown>) =>
-    buildPayload(event, { session_id: sessionId, transcript_path: ss.store.path, cwd: session.cwd, permission_mode: permissionMode }, fields);
+  const modelSetup = modelWiring(args, settings, env, session.bag);
+  const hookCtx = createHookContext({
+    sessionId,
+    transcriptPath: () => ss.store.path,
+    cwd: () => session.cwd,
+    permissionMode: () => permissionMode,
+    effort: () => modelSetup.effort(currentModel),
+  });
+  const hookPayload = hookCtx.hookPayload;
 
   const fireInstructionsLoaded = async (signal?: AbortSignal) => {
     const files = loadedInstructions.splice(0);
@@ -291,7 +299,10 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       if (next) currentModel = next;
       return next;
     },
-    maxTokens: 32_000,
+    maxTokens: modelInfo(model).maxOutputTokens,
+    modelParams: modelSetup.params,
+    beginPrompt: hookCtx.beginPrompt,
+    maxStopBlocks: stopHookBlockCap(env),
     maxTurns: parseMaxTurns(flagStr(args, "max-turns")),
     maxBudgetUsd: parseBudget(flagStr(args, "max-budget-usd")),
     beforeEnd: structured?.beforeEnd,
