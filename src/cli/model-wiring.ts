@@ -7,16 +7,16 @@ const str = (a: ParsedArgs, k: string) => (typeof a.flags[k] === "string" ? (a.f
 
 /**
  * Thinking, effort and max_tokens for the session's requests, from flags, env, settings and `/effort`
- * (kept in the session bag under "effort"). Throws UsageError naming a bad value.
+ * (the session's own effort). Throws UsageError naming a bad value.
  */
-export function modelWiring(args: ParsedArgs, settings: LoadedSettings, env: Record<string, string>, bag: Map<string, unknown>) {
+export function modelWiring(args: ParsedArgs, settings: LoadedSettings, env: Record<string, string>, sessionEffort: () => string | undefined) {
   const sources: ModelParamSources = {
     env,
     settings: { alwaysThinkingEnabled: settings.merged.alwaysThinkingEnabled, effortLevel: settings.merged.effortLevel },
     effortFlag: str(args, "effort"),
     thinkingFlag: str(args, "thinking"),
     maxThinkingTokensFlag: str(args, "max-thinking-tokens"),
-    sessionEffort: () => bag.get("effort") as string | undefined,
+    sessionEffort,
   };
   try {
     checkModelParamSources(sources);
