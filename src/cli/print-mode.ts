@@ -72,6 +72,8 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     agents: rt.agents,
     skills: [],
     plugins: rt.plugins.loaded.map((p) => ({ name: p.kind === "yoke" ? p.plugin.name : p.info.name, path: p.path })),
+    // Protocol features a host may rely on (2.1.332 lists many more; yoke names only those it implements).
+    capabilities: ["interrupt_receipt_v1"],
     uuid: randomUUID(),
   };
 }
@@ -131,6 +133,7 @@ export async function runPrint(
   if (!last) return 0;
   if (format === "json") write(JSON.stringify(resultMessage(last, rt.sessionId, randomUUID())));
   if (format === "text") write(last.subtype === "success" ? last.result : last.errors.join("\n") || last.result);
-  // Exit 3: the run completed but the model gave up on a permission denial (see TurnResult.endedOnDenial).
-  return last.isError ? 1 : last.endedOnDenial ? 3 : 0;
+  // Claude Code exits 0 on every success, and the Agent SDK throws on any other code. Exit 3 (the model gave up on a
+  // permission denial, see TurnResult.endedOnDenial) is an opt-in signal for CI.
+  return last.isError ? 1 : last.endedOnDenial && args.flags["exit-code-on-denial"] ? 3 : 0;
 }

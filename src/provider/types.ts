@@ -66,8 +66,8 @@ export type ProviderEvent =
   | { type: "retry"; info: RetryInfo }
   /** A raw Messages-API stream event, for --include-partial-messages. */
   | { type: "stream_event"; event: Record<string, unknown> }
-  | { type: "done"; message: AssistantMessage; durationMs: number }
-  | { type: "error"; error: ProviderError; durationMs: number };
+  | { type: "done"; message: AssistantMessage; durationMs: number; /** The API's `request-id` (stream-json `request_id`). */ requestId?: string }
+  | { type: "error"; error: ProviderError; durationMs: number; requestId?: string };
 
 export type ProviderError = {
   /** HTTP status when the API answered, else null (connection failure, cut stream). */

@@ -108,11 +108,13 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
         };
         let failure: unknown = null;
         let message: AssistantMessage | null = null;
+        let requestId: string | undefined;
         try {
           const c = await getClient();
           mark("request");
           arm();
-          const stream = await c.messages.create(body, { signal: attemptCtrl.signal });
+          const { data: stream, request_id } = await c.messages.create(body, { signal: attemptCtrl.signal }).withResponse();
+          requestId = request_id ?? undefined;
           mark("response");
           for await (const ev of stream) {
             arm();
@@ -131,7 +133,7 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
         if (failure === null && message) {
           mark("message-done");
           firstRequest = false;
-          yield { type: "done", message, durationMs: Date.now() - started };
+          yield { type: "done", message, durationMs: Date.now() - started, ...(requestId ? { requestId } : {}) };
           return;
         }
         {
@@ -142,7 +144,8 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
           }
           const c = classifyError(err);
           if (!c.retryable || attempt >= cfg.maxRetries) {
-            yield { type: "error", error: { status: c.status, kind: c.kind, message: c.message }, durationMs: Date.now() - started };
+            const rid = requestId ?? ((err as { requestID?: string | null })?.requestID || undefined);
+            yield { type: "error", error: { status: c.status, kind: c.kind, message: c.message }, durationMs: Date.now() - started, ...(rid ? { requestId: rid } : {}) };
             return;
           }
           const delay = retryDelay(attempt + 1, cfg.retryBaseMs, c.retryAfterMs);
