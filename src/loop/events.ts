@@ -55,6 +55,7 @@ export type TurnResult = {
 export type LoopEvent =
   | { type: "api_retry"; info: RetryInfo }
   | { type: "stream_event"; event: Record<string, unknown> }
+  /** `requestId`: the API request that produced the message (stream-json `request_id`, transcript `requestId`). */
   | {
       type: "assistant";
       message: AssistantMessage;

@@ -66,7 +66,8 @@ export type ProviderEvent =
   | { type: "retry"; info: RetryInfo }
   /** A raw Messages-API stream event, for --include-partial-messages. */
   | { type: "stream_event"; event: Record<string, unknown> }
-  | { type: "done"; message: AssistantMessage; durationMs: number; /** The API's `request-id` (stream-json `request_id`). */ requestId?: string }
+  /** `requestId`: the API's `request-id` response header (transcript `requestId`, stream-json `request_id`). */
+  | { type: "done"; message: AssistantMessage; durationMs: number; requestId?: string }
   | { type: "error"; error: ProviderError; durationMs: number; requestId?: string };
 
 export type ProviderError = {

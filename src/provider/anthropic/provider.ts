@@ -113,6 +113,7 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
           const c = await getClient();
           mark("request");
           arm();
+          // withResponse() exposes the request-id header: usage tools de-duplicate transcript lines on it.
           const { data: stream, request_id } = await c.messages.create(body, { signal: attemptCtrl.signal }).withResponse();
           requestId = request_id ?? undefined;
           mark("response");
