@@ -27,7 +27,7 @@ import { modelWiring } from "./model-wiring.ts";
 import { wireCompaction, wireLoop } from "./loop-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
 import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
-import { buildPermissionEvaluator, loadSettingsFromArgs, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
+import { buildPermissionEvaluator, loadSettingsFromArgs, settingSourcesOf, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
 import { modelSwitch, wireProvider, type ModelSwitch } from "./provider-wiring.ts";
 import type { AgentDefinition } from "../agent/types.ts";
 import { setupSession, type SessionSetup } from "./session-wiring.ts";
@@ -161,6 +161,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
         [flagStr(args, "append-system-prompt"), fileArg(flagStr(args, "append-system-prompt-file"), "--append-system-prompt-file")].filter(Boolean).join("\n\n") ||
         undefined,
       addDirs: flagList(args, "add-dir"),
+      settingSources: settingSourcesOf(args),
       pluginSections: () => renderSections(pluginSections),
       sideQuery,
       onLoaded: (files) => onLoaded(files),

@@ -60,11 +60,25 @@ export function finishRun(messages: SDKMessage[], error: string | null, meta: { 
   };
 }
 
+/**
+ * query(), leaving this process's environment as it was: the SDK sets CLAUDE_AGENT_SDK_VERSION in process.env, which
+ * would make later tests in this process look like runs under the SDK (transcripts under CLAUDE_CONFIG_DIR).
+ */
+export function sdkQuery(args: Parameters<typeof query>[0]): Query {
+  const before = process.env.CLAUDE_AGENT_SDK_VERSION;
+  try {
+    return query(args);
+  } finally {
+    if (before === undefined) delete process.env.CLAUDE_AGENT_SDK_VERSION;
+    else process.env.CLAUDE_AGENT_SDK_VERSION = before;
+  }
+}
+
 /** One query() with a string prompt, run to the end. */
 export async function sdkRun(fake: FakeAnthropic, prompt: string | AsyncIterable<SDKUserMessage>, o: SdkOptions = {}): Promise<SdkRun> {
   const sink = { stderr: "" };
   const options = sdkOptions(fake, o, sink);
-  const q = query({ prompt, options });
+  const q = sdkQuery({ prompt, options });
   return collect(q, { env: options.env as Record<string, string>, cwd: options.cwd!, sink });
 }
 

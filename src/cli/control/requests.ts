@@ -106,8 +106,16 @@ export async function answerControl(c: ControlContext, req: Record<string, unkno
       rt.models.set(m);
       return {};
     }
-    case "set_max_thinking_tokens":
-      throw new Error("set_max_thinking_tokens: yoke does not support extended thinking yet, so there is no thinking budget to set");
+    case "set_max_thinking_tokens": {
+      const n = req.max_thinking_tokens;
+      if (n !== null && n !== undefined && (typeof n !== "number" || !Number.isInteger(n) || n < 0))
+        throw new Error('set_max_thinking_tokens: "max_thinking_tokens" must be a whole number of tokens or null');
+      // 0 turns thinking off; null goes back to what the flags and MAX_THINKING_TOKENS say; omitted leaves it.
+      if (n !== undefined) rt.setMaxThinkingTokens(typeof n === "number" ? n : null);
+      if (req.thinking_display !== undefined && req.thinking_display !== null)
+        c.warn(`set_max_thinking_tokens: thinking_display "${String(req.thinking_display)}" is not supported by yoke; thinking is not shown either way`);
+      return {};
+    }
     case "rewind_files": {
       if (typeof req.user_message_id !== "string" || !req.user_message_id) throw new Error('rewind_files: "user_message_id" must be the uuid of a user message');
       if (!rt.checkpoints) return { canRewind: false, error: "file checkpoints are off in this session (--no-session-persistence)" };
