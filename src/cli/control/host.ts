@@ -10,6 +10,7 @@ import { askHostPermission, DEFAULT_HOST_TIMEOUT_MS } from "./can-use-tool.ts";
 import { registerHostHooks } from "./host-hooks.ts";
 import { type HostInit, initializeResponse } from "./initialize.ts";
 import { answerControl } from "./requests.ts";
+import { controlTransport } from "./sdk-mcp.ts";
 
 export type HostSession = {
   /** The running turn's controller, or null between turns. */
@@ -53,6 +54,9 @@ export async function attachHost(o: {
     });
   const initAnswer = () => initializeResponse(rt, hostInit, rt.permissions.mode);
   if (o.init) control.respond(o.init.requestId, { response: initAnswer() });
+  // In-process servers connect after the answer (the host serves mcp_message once initialized) and before
+  // system/init, which lists them with source "sdk". A server that fails is listed as failed, naming why.
+  await Promise.all((hostInit?.sdkMcpServers ?? []).map((name) => rt.mcp.addServer(name, () => controlTransport(control, name), { scope: "sdk", source: "sdk" })));
   control.onControl = (req) => answerControl({ rt, interrupt: () => turn?.abort(), initialize: initAnswer, setMode, warn }, req);
   return {
     setTurn(ctrl) {
