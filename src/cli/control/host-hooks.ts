@@ -18,7 +18,7 @@ const BLOCKABLE = new Set(["UserPromptSubmit", "PostToolUse", "Stop", "SubagentS
 export function registerHostHooks(o: {
   bus: YokeHookBus;
   init: HostInit;
-  control: Pick<StdinSession, "request">;
+  control: Pick<StdinSession, "request" | "closed">;
   warn: (msg: string) => void;
 }): void {
   for (const event of o.init.unknownEvents) o.warn(`the Agent SDK host registered hooks for "${event}", an event yoke does not fire; they never run`);
@@ -30,6 +30,9 @@ export function registerHostHooks(o: {
         o.bus.registerInProcess(
           event,
           async (payload, { signal }): Promise<HookJsonOutput | void> => {
+            // The host hung up (a one-shot prompt closes stdin after its result): SessionEnd and the like go
+            // unanswered, as with Claude Code, and that is no failure to report.
+            if (o.control.closed && m.onFailure !== "block") return;
             try {
               const out = await o.control.request(
                 { subtype: "hook_callback", callback_id: callbackId, input: payload, ...(typeof payload.tool_use_id === "string" ? { tool_use_id: payload.tool_use_id } : {}) },
