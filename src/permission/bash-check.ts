@@ -1,7 +1,9 @@
-import { existsSync, statSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, join } from "node:path";
 import { parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
-import { CODE_FLAGS, EXEC_STRING, gitGlobals, gitOperands, HARMLESS_ENV, isReadOnlyCommand, pathArgs, reachesEnv, renderArgv, SAFE_ENV, SHELLS, unwrap } from "./bash-words.ts";
+import { codeMayExec, gitContentScope, gitTopLevel, isDirectory, optionPathCandidates, recursiveTargets, trackedFiles } from "./bash-readers.ts";
+import {
+  CODE_FLAGS, EXEC_STRING, execStringIndex, gitGlobals, gitOperands, HARMLESS_ENV, isReadOnlyCommand, pathArgs, reachesEnv, renderArgv, SAFE_ENV, SHELLS, unwrap, WRAPPERS,
+} from "./bash-words.ts";
 import { isInside, isProtectedPath, type ResolvedPath, resolvePath, ruleMayCoverInside } from "./paths.ts";
 import { findBashRule, findPathRule, type RuleSet } from "./rule-set.ts";
 import type { PermissionDecision, PermissionMode, PermissionRule } from "./types.ts";
@@ -28,7 +30,7 @@ const CRITICAL = (home: string) => new Set(["/", home, "/home", "/etc", "/usr", 
 /** `hard` asks come from a safety check (a deny rule that cannot be proven safe, a protected path): no allow rule, hook or mode lifts them. */
 type Verdict = { behavior: "allow" | "ask" | "deny"; reason: string; rule?: PermissionRule; unmatched?: boolean; hard?: boolean };
 
-function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out: Unit[]): string | undefined {
+function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out: Unit[], params: Set<string>): string | undefined {
   for (const cmd of cmds) {
     const d = unwrap(cmd.argv, true);
     const a = unwrap(cmd.argv, false);
@@ -49,7 +51,8 @@ function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out
       }
       const r = parseShell(text, { env: ctx.env, home: ctx.home });
       if (!r.ok) return `${what}: ${r.reason}`;
-      return expandUnits(r.commands, ctx, depth + 1, out);
+      for (const p of r.params) params.add(p);
+      return expandUnits(r.commands, ctx, depth + 1, out, params);
     };
     let err: string | undefined;
     if (SHELLS.has(name)) {
@@ -67,9 +70,12 @@ function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out
         const pos = rest.filter((x) => !(x.static && x.value.startsWith("-")));
         if (!pos.every((x) => x.static)) unit.opaque = `${name} runs a command built at run time`;
         else if (pos.length) err = nested(pos.map((x) => x.value).join(" "), name);
+      } else if (how === "first") {
+        const first = rest.find((x) => !(x.static && x.value.startsWith("-")));
+        if (first) err = nested(first, name);
       } else {
-        const ci = rest.findIndex((x) => x.static && x.value === how);
-        if (ci >= 0) err = nested(rest[ci + 1], `${name} ${how}`);
+        const at = execStringIndex(rest, how);
+        if (at) err = nested(at.inline ?? rest[at.index], `${name} ${how}`);
       }
     } else if (name === "eval") {
       err = rest.every((x) => x.static) ? nested(rest.map((x) => x.value).join(" "), "eval") : nested(rest[0] ?? "", "eval");
@@ -92,65 +98,45 @@ function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out
       const fi = rest.findIndex((x) => CODE_FLAGS[name]!.includes(x.value));
       if (fi >= 0 && !rest[fi + 1]?.static) unit.opaque = `${name} runs code built at run time`;
     }
+    // Inline code that can start programs may start a denied one (`python -c "os.system('rm ...')"`, awk system(), sed's e).
+    const bashDenies = ctx.set.byList.deny.some((r) => r.toolName === "Bash");
+    if (bashDenies && !unit.opaque) {
+      const code = codeOf(d.argv, cmd);
+      if (code.some((c) => codeMayExec(name, c))) unit.opaque = `${name} runs inline code that can start other programs`;
+    }
+    // A program named at run time (`"$(echo rm)"`, `$'\x72m'`) or by a pattern (`/bin/r[m]`) cannot be matched against rules.
+    if (d.argv[0] && (!d.argv[0].static || d.argv[0].glob)) unit.opaque ??= `the program name ${d.argv[0].raw} is only known at run time`;
     if (err) return err;
   }
   return undefined;
 }
 
-/** Quoted strings in inline code (`python -c "open('.env')"`) that may name files. */
-function codeStrings(argv: ShellWord[]): string[] {
+/** Inline code a command runs: `-c`/`-e` arguments, awk and sed programs, and an interpreter's script on standard input. */
+function codeOf(argv: ShellWord[], cmd: SimpleCommand): string[] {
   const name = argv[0]?.static ? basename(argv[0].value) : "";
   const flags = CODE_FLAGS[name];
   const code: string[] = [];
-  if (flags) argv.forEach((x, i) => i > 0 && flags.includes(argv[i - 1]!.value) && x.static && code.push(x.value));
+  if (flags) {
+    argv.forEach((x, i) => i > 0 && flags.includes(argv[i - 1]!.value) && x.static && code.push(x.value));
+    for (const r of cmd.redirects) if (r.heredoc !== undefined) code.push(r.heredoc);
+      else if (r.op === "<<<" && r.target?.static) code.push(r.target.value);
+  }
   if (name === "awk" || name === "gawk" || name === "sed") argv.slice(1).forEach((x) => x.static && !x.value.startsWith("-") && code.push(x.value));
-  return code.flatMap((c) => [...c.matchAll(/["']([^"'\s]+)["']|<\s*([^\s;|]+)/g)].map((m) => (m[1] ?? m[2])!));
+  return code;
 }
 
-const isDirectory = (p: string) => {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-};
-
-/** Directories a command reads recursively (`grep -r`, `rg`, `cp -r`, `tar`, ...): undefined when it does not recurse. */
-function recursiveTargets(argv: ShellWord[], name: string): ShellWord[] | undefined {
-  const flags = argv.slice(1).filter((x) => x.static && x.value.startsWith("-")).map((x) => x.value);
-  const short = (c: string) => flags.some((f) => /^-[^-]/.test(f) && f.includes(c));
-  const recursive =
-    ["rg", "ag", "ack", "tar", "rsync", "zip", "7z"].includes(name)
-      ? true
-      : ["grep", "egrep", "fgrep"].includes(name)
-        ? short("r") || short("R") || flags.some((f) => /^--(recursive|dereference-recursive|directories=recurse)$/.test(f))
-        : ["cp", "scp"].includes(name)
-          ? short("r") || short("R") || short("a") || flags.some((f) => f === "--recursive" || f === "--archive")
-          : false;
-  if (!recursive) return gitGrepTargets(argv, name);
-  return pathArgs(argv);
+/** Quoted strings in inline code (`python -c "open('.env')"`) that may name files. */
+function codeStrings(argv: ShellWord[], cmd: SimpleCommand): string[] {
+  return codeOf(argv, cmd).flatMap((c) => [...c.matchAll(/["']([^"'\s]+)["']|<\s*([^\s;|]+)/g)].map((m) => (m[1] ?? m[2])!));
 }
 
-/** The work tree holding `dir` (nearest folder with a `.git`), else `dir`. Never throws. */
-function gitTopLevel(dir: string): string {
-  for (let d = dir; ; d = dirname(d)) {
-    if (existsSync(join(d, ".git"))) return d;
-    if (dirname(d) === d) return dir;
-  }
-}
-
-/** `git grep` searches the tree like `grep -r`: its operands after the pattern, else the cwd. */
-function gitGrepTargets(argv: ShellWord[], name: string): ShellWord[] | undefined {
-  if (name !== "git") return undefined;
-  const { subcommand, paths } = gitOperands(argv);
-  // Dropping the first operand as the pattern may drop a path when `-e` gave the pattern: the cwd is then searched, which is stricter.
-  return subcommand === "grep" ? paths.slice(1) : undefined;
-}
+/** Bracket expressions holding POSIX classes (`[[:lower:]]`), which Bun.Glob does not know: matched as any one character. */
+const POSIX_CLASS_BRACKET = /\[[!^]?(?:[^\]\[]|\[[:=.][^\]]*[:=.]\])*\[[:=.][^\]]*[:=.]\](?:[^\]\[]|\[[:=.][^\]]*[:=.]\])*\]/g;
 
 function expandGlob(pattern: string, cwd: string): string[] | undefined {
   try {
     const out: string[] = [];
-    for (const f of new Bun.Glob(pattern).scanSync({ cwd, dot: true, onlyFiles: false, followSymlinks: false, absolute: true })) {
+    for (const f of new Bun.Glob(pattern.replace(POSIX_CLASS_BRACKET, "?")).scanSync({ cwd, dot: true, onlyFiles: false, followSymlinks: false, absolute: true })) {
       out.push(f);
       if (out.length > 2000) return undefined;
     }
@@ -158,6 +144,33 @@ function expandGlob(pattern: string, cwd: string): string[] | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Secret-looking environment names: printing one needs approval. */
+const SECRET_ENV = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE/i;
+/** Builtins and programs that print the whole environment when given no command. */
+const PRINTS_ENV = (argv: ShellWord[]): boolean => {
+  const n = argv[0]?.static ? basename(argv[0].value) : "";
+  const rest = argv.slice(1).map((x) => x.value);
+  if (n === "printenv" || n === "set" || n === "compgen") return true;
+  if (n === "env") return rest.every((x) => x.startsWith("-") || /^[A-Za-z_]\w*=/.test(x));
+  if (n === "export" || n === "declare" || n === "typeset" || n === "readonly") return rest.length === 0 || rest.some((x) => /^-[a-zA-Z]*p/.test(x));
+  return false;
+};
+const GIT_WORKTREE_WRITERS = new Set(["checkout", "switch", "restore", "reset", "stash", "merge", "pull", "rebase", "cherry-pick", "revert", "apply", "am", "clone", "worktree", "submodule", "mv", "read-tree", "checkout-index", "sparse-checkout"]);
+/** Programs that cannot make a path lead somewhere new (no links made, nothing moved); see `linksMayChange`. */
+const NO_LINK_CHANGE = new Set(["mkdir", "touch", "chmod", "rmdir", "rm", "echo", "printf", "true", "false", "test", "[", "cd", "pushd", "popd", "sleep"]);
+
+/** Whether a part may make links or move paths, so later paths may lead elsewhere than they do now (issue 16 class 5). */
+function linksMayChange(u: Unit, readOnly: boolean): boolean {
+  if (readOnly || u.argv.length === 0) return false;
+  const name = u.argv[0]!.static ? basename(u.argv[0]!.value) : "";
+  if (NO_LINK_CHANGE.has(name)) return false;
+  // Only git commands that write the work tree can put a link where a path was.
+  if (name === "git") return GIT_WORKTREE_WRITERS.has(gitOperands(u.argv).subcommand ?? "");
+  // A plain copy dereferences; recursive, archive and link-keeping copies can copy links.
+  if (name === "cp") return u.argv.slice(1).some((x) => x.static && (/^-[^-]*[rRadPs]/.test(x.value) || /^--(recursive|archive|no-dereference|symbolic-link|preserve|parents|link)/.test(x.value)));
+  return true;
 }
 
 /**
@@ -174,36 +187,69 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     return { behavior: "ask", reason: `The command could not be parsed (${parsed.reason}), so it needs the user's approval`, bypassable: true };
   }
   const units: Unit[] = [];
-  const err = expandUnits(parsed.commands, ctx, 0, units);
+  const params = new Set(parsed.params);
+  const err = expandUnits(parsed.commands, ctx, 0, units, params);
   if (err) return { behavior: exactDeny ? "deny" : "ask", reason: exactDeny ? `denied by rule ${exactDeny.text}` : `The command needs approval: ${err}`, rule: exactDeny, bypassable: !exactDeny };
   if (units.length > MAX_PARTS) return { behavior: "ask", reason: `The command has ${units.length} parts (more than ${MAX_PARTS}), so it needs the user's approval`, bypassable: true };
 
   const hasPathDenies = set.pathRules.deny.Read.length + set.pathRules.deny.Edit.length > 0;
   const wholeAllow = findBashRule(set, "allow", [whole]);
   const compound = units.length > 1;
-  let cwd = ctx.cwd;
-  let cwdKnown = true;
   const verdicts: Verdict[] = [];
   if (exactDeny) verdicts.push({ behavior: "deny", reason: `denied by rule ${exactDeny.text}`, rule: exactDeny });
   let critical = false;
 
+  // Secrets in the environment: printing one, or the whole environment, needs approval (issue 16 class 9).
+  const secret = [...params].find((p) => p === "!" || SECRET_ENV.test(p));
+  if (secret) verdicts.push({ behavior: "ask", reason: secret === "!" ? "it expands a variable named at run time, which may hold a secret" : `it expands $${secret}, which may hold a secret`, hard: true });
+
+  // Every word and assignment that can change where `cd`, `~` and splitting lead, anywhere in the command (also in loops
+  // and functions that run later): when one is set, those are unknown.
+  const mentioned = new Set<string>();
   for (const u of units) {
+    for (const a of u.cmd.assigns) mentioned.add(a.name);
+    for (const x of u.cmd.argv) if (x.static) mentioned.add(x.value.split("=")[0]!);
+  }
+  const stateChanged = (n: string) => mentioned.has(n);
+  const cdpathSet = !!ctx.env.CDPATH || stateChanged("CDPATH");
+
+  // The directories the shell may be in at each part (issue 16 class 2). A `cd` that may not run, or runs in a
+  // subshell, leaves the earlier ones possible too, so every possible directory is kept; a relative `cd` that may
+  // repeat (a loop, a function) or goes where we cannot tell makes the directory unknown.
+  let cwds = [ctx.cwd];
+  let cwdKnown = !(stateChanged("PWD") || stateChanged("OLDPWD") || stateChanged("DIRSTACK"));
+  // Order of parts is unknown once something runs in the background or in a pipeline next to a change.
+  const unordered = units.some((u) => u.cmd.background);
+  let linkChangeAt = -1;
+  const linkChangers = units.map((u) => !u.opaque && linksMayChange(u, isReadOnlyCommand(u.argv) && u.envNames.every((n) => HARMLESS_ENV.test(n))));
+  const repeatChanger = units.some((u, i) => linkChangers[i] && u.cmd.repeat);
+  const trackedCache = new Map<string, string[] | undefined>();
+
+  units.forEach((u, index) => {
     const name = u.argv[0]?.static ? basename(u.argv[0].value) : "";
     const denySubjects = [renderArgv(u.argv, false), renderArgv(u.argv, true), u.raw.trim()];
     if (u.argv[0]?.static && u.argv[0].value.includes("/")) denySubjects.push([basename(u.argv[0].value), ...u.argv.slice(1).map((x) => x.value)].join(" "));
     // `Bash(git push:*)` must also see `git -C . --no-pager push`.
     if (name === "git") denySubjects.push(renderArgv(gitGlobals(u.argv).argv, false));
+    // A wrapper's options may hide where its program starts: every tail of its command line is a candidate.
+    const orig = u.cmd.argv;
+    if (orig[0]?.static && WRAPPERS.has(basename(orig[0].value)))
+      for (let i = 1; i < orig.length; i++) if (orig[i]!.static && !orig[i]!.value.startsWith("-")) {
+        const tail = orig.slice(i);
+        denySubjects.push(renderArgv(tail, false));
+        if (tail[0]!.value.includes("/")) denySubjects.push([basename(tail[0]!.value), ...tail.slice(1).map((x) => x.value)].join(" "));
+      }
     const deny = findBashRule(set, "deny", denySubjects);
     if (deny) {
       verdicts.push({ behavior: "deny", reason: `denied by rule ${deny.text}`, rule: deny });
-      continue;
+      return;
     }
     // `env -C DIR cmd` / `git -C DIR ...` run in DIR: relative paths start there, while the shell's own cwd stays.
-    let here = cwd;
+    let heres = cwds;
     let chdirUnknown: string | undefined;
     if (u.chdir && !u.chdir.static) chdirUnknown = `cannot tell which directory ${u.chdir.raw} names`;
-    else if (u.chdir) here = resolvePath(u.chdir.value, cwd, ctx.home).real;
-    // Paths this part reads and writes, resolved against the directory earlier `cd`s moved to.
+    else if (u.chdir) heres = [...new Set(cwds.map((c) => resolvePath(u.chdir!.value, c, ctx.home).real))];
+    // Paths this part reads and writes, resolved against every directory the shell may be in.
     const reads: ShellWord[] = [...pathArgs(u.argv)];
     const writes: ShellWord[] = [];
     for (const r of u.cmd.redirects) {
@@ -214,127 +260,170 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       else if (r.op === "<") reads.push(r.target);
     }
     if (name === "tee") writes.push(...reads.splice(0));
-    if (name === "git")
-      for (const b of gitOperands(u.argv).blobs) reads.push(/^\.\.?\//.test(b.value) ? b : { ...b, value: join(gitTopLevel(here), b.value) });
-    for (const s of codeStrings(u.argv)) reads.push({ value: s, raw: s, static: true, glob: false });
-    // A program given an environment name that is not known harmless may run anything (GIT_CONFIG_*, PATH, LESSOPEN).
+    const blobs = name === "git" ? gitOperands(u.argv).blobs : [];
+    for (const s of codeStrings(u.argv, u.cmd)) reads.push({ value: s, raw: s, static: true, glob: false });
     const readOnly = isReadOnlyCommand(u.argv) && !u.opaque && u.envNames.every((n) => HARMLESS_ENV.test(n));
     let partVerdict: Verdict | undefined;
     let unknownPath: string | undefined = u.implicitArgs && hasPathDenies ? `${name || "xargs"} gets its file names at run time` : chdirUnknown;
+    // Links made or paths moved by an earlier part (or one whose order is unknown) may send this part's paths elsewhere.
+    const afterLinkChange = linkChangeAt >= 0 || ((unordered || repeatChanger || u.cmd.repeat) && linkChangers.some((c, i) => c && i !== index));
     let outside = false;
     let protectedWrite = false;
     let writesOk = true;
-    const check = (word: ShellWord, write: boolean, verb: string) => {
+    const check = (word: ShellWord, write: boolean, verb: string, denyOnly = false) => {
       if (!word.static) {
         unknownPath ??= `cannot tell which file ${word.raw} names`;
         return;
       }
       if (DEV_FILES.test(word.value)) return;
-      if (!cwdKnown && !word.value.startsWith("/") && !word.value.startsWith("~")) unknownPath ??= `the directory is unknown after a cd to a run-time value`;
-      let list: ResolvedPath[] = [resolvePath(word.value, here, ctx.home)];
-      if (word.glob) {
-        const found = expandGlob(word.value, here);
-        if (found === undefined) unknownPath ??= `cannot expand ${word.value}`;
-        else list = list.concat(found.map((f) => resolvePath(f, here, ctx.home)));
-      }
-      for (const rp of list) {
-        const paths = rp.all;
-        const rule = findPathRule(set, "deny", "Read", paths) ?? (write ? findPathRule(set, "deny", "Edit", paths) : undefined);
-        if (rule) {
-          partVerdict ??= { behavior: "deny", reason: `${name || "the command"} ${verb} ${word.value}, which rule ${rule.text} denies`, rule };
-          return;
+      const relative = !word.value.startsWith("/") && !word.raw.startsWith("~");
+      if (!cwdKnown && relative) unknownPath ??= "the directory is unknown after a cd it cannot follow";
+      if (word.raw.startsWith("~") && stateChanged("HOME")) unknownPath ??= "HOME is changed, so ~ may lead anywhere";
+      if (word.split && (stateChanged("IFS") || /\s/.test(word.value))) unknownPath ??= `${word.raw} is split into words at run time`;
+      // git's operands are mostly revisions and messages; what git itself opens through links it reads as links.
+      if (afterLinkChange && !denyOnly && hasPathDenies && name !== "git") unknownPath ??= "an earlier part may create links or move paths, so paths may lead elsewhere";
+      for (const here of heres) {
+        let list: ResolvedPath[] = [resolvePath(word.value, here, ctx.home)];
+        if (word.glob) {
+          const found = expandGlob(word.value, here);
+          if (found === undefined) unknownPath ??= `cannot expand ${word.value}`;
+          else list = list.concat(found.map((f) => resolvePath(f, here, ctx.home)));
         }
-        const ask = findPathRule(set, "ask", "Read", paths) ?? (write ? findPathRule(set, "ask", "Edit", paths) : undefined);
-        if (ask) partVerdict ??= { behavior: "ask", reason: `${word.value} is covered by ask rule ${ask.text}`, rule: ask };
-        const inside = rp.physical.every((p) => ctx.workingDirs.some((d) => isInside(d, p)));
-        if (!inside) outside = true;
-        if (write && paths.some(isProtectedPath)) protectedWrite = true;
-        if (write && !inside) writesOk = false;
-        if (name === "rm" || name === "rmdir") if (paths.some((p) => CRITICAL(ctx.home).has(p))) critical = true;
+        for (const rp of list) {
+          const paths = rp.all;
+          const rule = findPathRule(set, "deny", "Read", paths) ?? (write ? findPathRule(set, "deny", "Edit", paths) : undefined);
+          if (rule) {
+            partVerdict ??= { behavior: "deny", reason: `${name || "the command"} ${verb} ${word.value}, which rule ${rule.text} denies`, rule };
+            return;
+          }
+          const ask = findPathRule(set, "ask", "Read", paths) ?? (write ? findPathRule(set, "ask", "Edit", paths) : undefined);
+          if (ask) partVerdict ??= { behavior: "ask", reason: `${word.value} is covered by ask rule ${ask.text}`, rule: ask };
+          if (denyOnly) continue;
+          const inside = rp.physical.every((p) => ctx.workingDirs.some((d) => isInside(d, p)));
+          if (!inside) outside = true;
+          if (write && paths.some(isProtectedPath)) protectedWrite = true;
+          if (write && !inside) writesOk = false;
+          if (name === "rm" || name === "rmdir") if (paths.some((p) => CRITICAL(ctx.home).has(p))) critical = true;
+        }
       }
     };
     // The directory itself: a command run inside a denied folder is treated as reading it.
-    if (u.chdir?.static) check({ ...u.chdir, value: here, glob: false }, false, "runs in");
+    if (u.chdir?.static) for (const h of heres) check({ ...u.chdir, value: h, raw: u.chdir.raw, glob: false }, false, "runs in");
     const writeCmd = !readOnly;
     for (const r of reads) check(r, writeCmd, writeCmd ? "uses" : "reads");
     for (const wr of writes) check(wr, true, "writes");
+    for (const o of optionPathCandidates(u.argv)) check(o, writeCmd, "names in an option", true);
+    for (const b of blobs)
+      for (const h of heres) check(/^\.\.?\//.test(b.value) ? { ...b, value: join(h, b.value) } : { ...b, value: join(gitTopLevel(h), b.value) }, false, "reads", true);
+    // Folders read whole: recursive readers, and git commands that print contents of the tree or its history (class 3).
+    const folders: ShellWord[] = [];
     const recursive = recursiveTargets(u.argv, name);
-    if (recursive && !partVerdict) {
-      const targets = recursive.length ? recursive : [{ value: here, raw: ".", static: true, glob: false }];
-      for (const tw of targets) {
-        if (!tw.static) continue;
-        const dir = resolvePath(tw.value, here, ctx.home).real;
-        if (!isDirectory(dir)) continue;
-        for (const pr of set.pathRules.deny.Read) {
-          const hit = ruleMayCoverInside(pr.compiled, dir);
-          if (hit === "no") continue;
-          partVerdict = {
-            behavior: "ask",
-            reason: hit === "yes" ? `${name} reads ${tw.raw} recursively, which holds a path rule ${pr.rule.text} denies; search a narrower path` : `${name} reads ${tw.raw} recursively, too big to check against rule ${pr.rule.text}`,
-            rule: pr.rule,
-          };
-          break;
+    if (recursive) folders.push(...(recursive.length ? recursive : [{ value: ".", raw: ".", static: true, glob: false }]));
+    if (name === "git" && !partVerdict && hasPathDenies)
+      for (const here of heres) {
+        const scope = gitContentScope(u.argv, here);
+        const top = gitTopLevel(here);
+        if (scope.kind === "paths") folders.push(...scope.targets);
+        else if (scope.kind === "history") {
+          for (const pr of set.pathRules.deny.Read)
+            if (ruleMayCoverInside(pr.compiled, top) !== "no") {
+              partVerdict ??= { behavior: "ask", reason: `git ${gitOperands(u.argv).subcommand} shows file contents from the repository (${scope.why}), which holds paths rule ${pr.rule.text} denies; name the files to show after --`, rule: pr.rule };
+              break;
+            }
+        } else if (scope.kind === "tracked") {
+          if (!trackedCache.has(top)) trackedCache.set(top, trackedFiles(top));
+          const tracked = trackedCache.get(top);
+          const hit = tracked === undefined ? undefined : tracked.map((f) => findPathRule(set, "deny", "Read", [f])).find(Boolean);
+          if (tracked === undefined) partVerdict ??= { behavior: "ask", reason: "git cannot list the tracked files, so what git diff shows cannot be checked", hard: true };
+          else if (hit) partVerdict ??= { behavior: "ask", reason: `git diff shows tracked files, among them a path rule ${hit.text} denies; name the files to diff after --`, rule: hit };
         }
-        if (partVerdict) break;
       }
-    }
+    if (folders.length && !partVerdict)
+      outer: for (const tw of folders) {
+        if (!tw.static) continue;
+        for (const here of heres) {
+          const dir = resolvePath(tw.value, here, ctx.home).real;
+          if (!isDirectory(dir)) continue;
+          for (const pr of set.pathRules.deny.Read) {
+            const hit = ruleMayCoverInside(pr.compiled, dir);
+            if (hit === "no") continue;
+            partVerdict = {
+              behavior: "ask",
+              reason: hit === "yes" ? `${name} reads ${tw.raw} whole, which holds a path rule ${pr.rule.text} denies; name narrower paths` : `${name} reads ${tw.raw} whole, too big to check against rule ${pr.rule.text}`,
+              rule: pr.rule,
+            };
+            break outer;
+          }
+        }
+      }
     if (name === "cd" || name === "pushd") {
       const t = u.argv.slice(1).find((x) => !(x.static && /^-[LPe@]+$/.test(x.value)));
-      if (!t) cwd = ctx.home;
-      else if (!t.static || t.value === "-" || (ctx.env.CDPATH && !/^[/.~]/.test(t.value))) cwdKnown = false;
+      let next: string[] | undefined;
+      if (!t) next = stateChanged("HOME") ? undefined : [ctx.home];
+      else if (!t.static || t.value === "-" || /^[+-]\d+$/.test(t.value)) next = undefined;
+      else if (cdpathSet && !/^(\/|\.\.?(\/|$))/.test(t.value)) next = undefined;
+      else if (u.cmd.repeat && !t.value.startsWith("/")) next = undefined;
+      else if (t.raw.startsWith("~") && stateChanged("HOME")) next = undefined;
+      else next = cwds.map((c) => resolvePath(t.value, c, ctx.home).real);
+      if (next === undefined) cwdKnown = false;
       else {
-        cwd = resolvePath(t.value, cwd, ctx.home).real;
-        if (!ctx.workingDirs.some((d) => isInside(d, cwd))) outside = true;
+        cwds = [...new Set([...cwds, ...next])];
+        if (next.some((c) => !ctx.workingDirs.some((d) => isInside(d, c)))) outside = true;
       }
     }
+    if (linkChangers[index] && linkChangeAt < 0) linkChangeAt = index;
     if (partVerdict?.behavior === "deny") {
       verdicts.push(partVerdict);
-      continue;
+      return;
+    }
+    if (PRINTS_ENV(u.argv)) {
+      verdicts.push({ behavior: "ask", reason: `${name} prints the environment, which may hold secrets`, hard: true });
+      return;
     }
     if (unknownPath && hasPathDenies && !(name === "echo" || name === "printf")) {
       verdicts.push({ behavior: "ask", reason: `${unknownPath}, and a deny rule protects some paths`, hard: true });
-      continue;
+      return;
     }
     const ask = findBashRule(set, "ask", denySubjects);
     if (ask) {
       verdicts.push({ behavior: "ask", reason: `rule ${ask.text} asks for approval`, rule: ask });
-      continue;
+      return;
     }
     if (partVerdict) {
       verdicts.push(partVerdict);
-      continue;
+      return;
     }
     if (u.opaque) {
       verdicts.push({ behavior: "ask", reason: `${u.opaque}, which cannot be checked`, hard: hasPathDenies || set.byList.deny.some((r) => r.toolName === "Bash") });
-      continue;
+      return;
     }
     if (protectedWrite && ctx.mode !== "bypassPermissions") {
       verdicts.push({ behavior: "ask", reason: `it writes a protected path (.git, .claude, shell rc files ...)`, hard: true });
-      continue;
+      return;
     }
     const allowSubjects = u.allowAssigns.length ? [] : [renderArgv(u.allowArgv, false), renderArgv(u.allowArgv, true)];
     if (u.argv.length === 0 && writes.length === 0) {
       const reaching = u.cmd.assigns.map((x) => x.name).filter((n) => reachesEnv(n, ctx.env));
       if (reaching.length) verdicts.push({ behavior: "ask", reason: `it sets ${reaching.join(", ")}, which can change what later commands run`, unmatched: true });
       else verdicts.push({ behavior: "allow", reason: "no command runs" });
-      continue;
+      return;
     }
     const allow = findBashRule(set, "allow", allowSubjects);
     if (allow && (writesOk || writes.length === 0)) {
       verdicts.push({ behavior: "allow", reason: `allowed by rule ${allow.text}`, rule: allow });
-      continue;
+      return;
     }
     if (readOnly && writes.length === 0 && !outside) {
       verdicts.push({ behavior: "allow", reason: `${name || "the command"} is read-only` });
-      continue;
+      return;
     }
     if (ctx.mode === "acceptEdits" && writesOk && !outside && (ACCEPT_EDITS_CMDS.has(name) || readOnly)) {
       verdicts.push({ behavior: "allow", reason: `acceptEdits mode allows ${name || "redirection"} inside the working directories` });
-      continue;
+      return;
     }
     if (outside) verdicts.push({ behavior: "ask", reason: `${name} touches paths outside the working directories` });
     else verdicts.push({ behavior: "ask", reason: `no rule allows ${renderArgv(u.argv, true).slice(0, 80)}`, unmatched: true });
-  }
+  });
 
   const denied = verdicts.find((v) => v.behavior === "deny");
   if (denied) return { behavior: "deny", reason: `Permission to run this Bash command was denied: ${denied.reason}.`, rule: denied.rule, bypassable: false };

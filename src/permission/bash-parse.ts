@@ -14,7 +14,14 @@ function sh(): ShSyntax {
 }
 
 /** One shell word after quote removal. `static` false means its value depends on run time (`$x`, `$(...)`, `$((...))`). */
-export type ShellWord = { value: string; raw: string; static: boolean; glob: boolean };
+export type ShellWord = {
+  value: string;
+  raw: string;
+  static: boolean;
+  glob: boolean;
+  /** An unquoted expansion went into it: the shell splits it on IFS and globs it, so its value may be several words. */
+  split?: boolean;
+};
 export type ShellRedirect = { op: string; fd?: string; target?: ShellWord; heredoc?: string };
 /** One simple command, wherever it sat in the script (inside `$(...)`, subshells, loops, functions ...). */
 export type SimpleCommand = {
@@ -25,12 +32,31 @@ export type SimpleCommand = {
   raw: string;
   /** Nesting: "top" for a command of the script itself, "subst" inside `$(...)`, backticks or `<(...)`. */
   origin: "top" | "subst";
+  /** Inside a loop or a function body: it may run any number of times, before or after what follows it. */
+  repeat?: boolean;
+  /** Runs in the background (`&`) or inside something that does: its order against other commands is unknown. */
+  background?: boolean;
 };
-export type ParseResult = { ok: true; commands: SimpleCommand[] } | { ok: false; reason: string };
+export type ParseResult =
+  | {
+      ok: true;
+      commands: SimpleCommand[];
+      /** Every parameter name expanded anywhere (words, heredocs, arithmetic), "!" when an indirect or name-listing expansion occurs. */
+      params: string[];
+    }
+  | { ok: false; reason: string };
 
 const GLOB_CHARS = /(^|[^\\])[*?[]/;
 
-type Ctx = { buf: Buffer; vars: Map<string, string>; env: Record<string, string | undefined>; home: string; out: SimpleCommand[] };
+type Ctx = {
+  buf: Buffer;
+  vars: Map<string, string>;
+  env: Record<string, string | undefined>;
+  home: string;
+  out: SimpleCommand[];
+  repeat: number;
+  background: number;
+};
 
 const rawOf = (ctx: Ctx, n: ShNode) => ctx.buf.subarray(n.Pos().Offset(), n.End().Offset()).toString("utf8");
 
@@ -58,6 +84,7 @@ function wordOf(ctx: Ctx, w: ShNode): ShellWord {
   let value = "";
   let isStatic = true;
   let glob = false;
+  let split = false;
   const parts: ShNode[] = w.Parts ?? [];
   parts.forEach((part, i) => {
     const t = s.NodeType(part);
@@ -83,11 +110,15 @@ function wordOf(ctx: Ctx, w: ShNode): ShellWord {
       }
     } else if (t === "ParamExp") {
       const v = paramValue(ctx, part);
+      split = true;
       if (v === undefined) isStatic = false;
-      else value += v;
+      else {
+        if (/[*?[]/.test(v)) glob = true;
+        value += v;
+      }
     } else isStatic = false;
   });
-  return { value, raw: rawOf(ctx, w), static: isStatic, glob };
+  return { value, raw: rawOf(ctx, w), static: isStatic, glob, ...(split ? { split } : {}) };
 }
 
 /** Finds `$(...)`, backticks and `<(...)` inside a node and collects their commands too. */
@@ -120,6 +151,31 @@ function collectStmts(ctx: Ctx, stmts: (ShNode | null)[], origin: SimpleCommand[
 }
 
 function collectStmt(ctx: Ctx, st: ShNode, origin: SimpleCommand["origin"]): void {
+  if (st.Background || st.Coprocess) {
+    ctx.background++;
+    try {
+      collectStmtInner(ctx, st, origin);
+    } finally {
+      ctx.background--;
+    }
+  } else collectStmtInner(ctx, st, origin);
+}
+
+/** Runs `fn` with the statements it collects marked as repeatable (loop and function bodies). */
+function repeated(ctx: Ctx, fn: () => void): void {
+  ctx.repeat++;
+  try {
+    fn();
+  } finally {
+    ctx.repeat--;
+  }
+}
+
+function push(ctx: Ctx, c: SimpleCommand): void {
+  ctx.out.push({ ...c, ...(ctx.repeat ? { repeat: true } : {}), ...(ctx.background ? { background: true } : {}) });
+}
+
+function collectStmtInner(ctx: Ctx, st: ShNode, origin: SimpleCommand["origin"]): void {
   const s = sh();
   const redirs: ShNode[] = (st.Redirs ?? []).filter(Boolean);
   for (const r of redirs) {
@@ -130,7 +186,7 @@ function collectStmt(ctx: Ctx, st: ShNode, origin: SimpleCommand["origin"]): voi
   const redirects = redirs.map((r) => redirectOf(ctx, r));
   if (!cmd) {
     // A bare redirection (`> file`, `< file`) is still a file access.
-    if (redirects.length) ctx.out.push({ argv: [], assigns: [], redirects, raw: rawOf(ctx, st), origin });
+    if (redirects.length) push(ctx, { argv: [], assigns: [], redirects, raw: rawOf(ctx, st), origin });
     return;
   }
   const t = s.NodeType(cmd);
@@ -146,13 +202,22 @@ function collectStmt(ctx: Ctx, st: ShNode, origin: SimpleCommand["origin"]): voi
       // A statement of pure assignments sets shell variables later words may use (`F=.env; cat $F`).
       if (argv.length === 0) for (const a of assigns) if (a.value?.static) ctx.vars.set(a.name, a.value.value);
         else ctx.vars.delete(a.name);
-      ctx.out.push({ argv, assigns, redirects, raw: rawOf(ctx, st), origin });
+      push(ctx, { argv, assigns, redirects, raw: rawOf(ctx, st), origin });
       return;
     }
-    case "BinaryCmd":
-      if (cmd.X) collectStmt(ctx, cmd.X, origin);
-      if (cmd.Y) collectStmt(ctx, cmd.Y, origin);
+    case "BinaryCmd": {
+      // The parts of a pipeline run at the same time: their order is as unknown as a background job's.
+      const op = cmd.X && cmd.Y ? ctx.buf.subarray(cmd.X.End().Offset(), cmd.Y.Pos().Offset()).toString("utf8").trim() : "";
+      const pipe = op === "|" || op === "|&";
+      if (pipe) ctx.background++;
+      try {
+        if (cmd.X) collectStmt(ctx, cmd.X, origin);
+        if (cmd.Y) collectStmt(ctx, cmd.Y, origin);
+      } finally {
+        if (pipe) ctx.background--;
+      }
       break;
+    }
     case "Subshell":
     case "Block":
       collectStmts(ctx, cmd.Stmts ?? [], origin);
@@ -165,21 +230,24 @@ function collectStmt(ctx: Ctx, st: ShNode, origin: SimpleCommand["origin"]): voi
       break;
     }
     case "WhileClause":
-      collectStmts(ctx, cmd.Cond ?? [], origin);
-      collectStmts(ctx, cmd.Do ?? [], origin);
+      repeated(ctx, () => {
+        collectStmts(ctx, cmd.Cond ?? [], origin);
+        collectStmts(ctx, cmd.Do ?? [], origin);
+      });
       break;
     case "ForClause":
       collectNested(ctx, cmd.Loop);
       // The loop variable's value is unknown to later words.
       if (cmd.Loop?.Name?.Value) ctx.vars.delete(cmd.Loop.Name.Value);
-      collectStmts(ctx, cmd.Do ?? [], origin);
+      repeated(ctx, () => collectStmts(ctx, cmd.Do ?? [], origin));
       break;
     case "CaseClause":
       collectNested(ctx, cmd.Word);
       for (const item of cmd.Items ?? []) if (item) collectStmts(ctx, item.Stmts ?? [], origin);
       break;
     case "FuncDecl":
-      if (cmd.Body) collectStmt(ctx, cmd.Body, origin);
+      // A function runs where it is called, as often as it is called.
+      if (cmd.Body) repeated(ctx, () => collectStmt(ctx, cmd.Body, origin));
       break;
     case "TimeClause":
     case "CoprocClause":
@@ -200,7 +268,7 @@ function collectStmt(ctx: Ctx, st: ShNode, origin: SimpleCommand["origin"]): voi
           else ctx.vars.delete(a.Name?.Value ?? "");
         }
       }
-      ctx.out.push({ argv, assigns, redirects, raw: rawOf(ctx, st), origin });
+      push(ctx, { argv, assigns, redirects, raw: rawOf(ctx, st), origin });
       break;
     }
     case "TestClause":
@@ -208,11 +276,25 @@ function collectStmt(ctx: Ctx, st: ShNode, origin: SimpleCommand["origin"]): voi
     case "LetClause":
       collectNested(ctx, cmd);
       // Tests and arithmetic run no program, but their redirections still touch files.
-      if (redirects.length) ctx.out.push({ argv: [], assigns: [], redirects, raw: rawOf(ctx, st), origin });
+      if (redirects.length) push(ctx, { argv: [], assigns: [], redirects, raw: rawOf(ctx, st), origin });
       break;
     default:
       throw new Error(`unsupported shell construct ${t}`);
   }
+}
+
+/** Names of every parameter expansion in the script, heredoc bodies included; "!" for `${!x}` and `${!prefix*}`. */
+function paramNames(file: ShNode): string[] {
+  const s = sh();
+  const names = new Set<string>();
+  s.Walk(file, (n) => {
+    if (n && s.NodeType(n) === "ParamExp") {
+      if (n.Excl || n.Names) names.add("!");
+      if (n.Param?.Value) names.add(n.Param.Value);
+    }
+    return true;
+  });
+  return [...names];
 }
 
 /**
@@ -220,11 +302,11 @@ function collectStmt(ctx: Ctx, st: ShNode, origin: SimpleCommand["origin"]): voi
  * unsupported construct comes back as `{ ok: false, reason }` (callers ask the user then).
  */
 export function parseShell(command: string, opts: { env: Record<string, string | undefined>; home: string; vars?: Map<string, string> }): ParseResult {
-  const ctx: Ctx = { buf: Buffer.from(command, "utf8"), vars: opts.vars ?? new Map(), env: opts.env, home: opts.home, out: [] };
+  const ctx: Ctx = { buf: Buffer.from(command, "utf8"), vars: opts.vars ?? new Map(), env: opts.env, home: opts.home, out: [], repeat: 0, background: 0 };
   try {
     const file = sh().NewParser().Parse(command, "command");
     collectStmts(ctx, file.Stmts ?? [], "top");
-    return { ok: true, commands: ctx.out };
+    return { ok: true, commands: ctx.out, params: paramNames(file) };
   } catch (e) {
     const err = e as { Error?: () => string; message?: string };
     const msg = typeof err?.Error === "function" ? err.Error() : (err?.message ?? String(e));

@@ -46,7 +46,13 @@ export function unwrap(argv: ShellWord[], forDeny: boolean): Unwrapped {
     if (name === "timeout") {
       const i = skipFlags(["-s", "--signal", "-k", "--kill-after"]);
       a = rest.slice(i + 1);
-    } else if (name === "time" || name === "nohup" || name === "builtin" || name === "noglob" || name === "exec") {
+    } else if (name === "exec") {
+      // exec [-cl] [-a NAME] command: -a takes the name the program is shown as.
+      let i = 0;
+      while (i < rest.length && rest[i]!.static && /^-[cla]+$/.test(rest[i]!.value)) i += rest[i]!.value.endsWith("a") ? 2 : 1;
+      if (rest[i]?.static && rest[i]!.value.startsWith("-") && rest[i]!.value !== "--") break;
+      a = rest.slice(rest[i]?.value === "--" ? i + 1 : i);
+    } else if (name === "time" || name === "nohup" || name === "builtin" || name === "noglob") {
       a = rest.slice(skipFlags([]));
     } else if (name === "nice") {
       a = rest.slice(skipFlags(["-n", "--adjustment"]));
@@ -89,9 +95,18 @@ export function unwrap(argv: ShellWord[], forDeny: boolean): Unwrapped {
       a = rest.slice(i);
     } else if (name === "busybox" && rest[0]?.static && !SHELLS.has(rest[0].value)) {
       a = rest;
-    } else if (["setsid", "ionice", "chrt", "taskset", "unbuffer", "strace", "ltrace"].includes(name) && forDeny) {
-      a = rest.slice(skipFlags(["-c", "-n", "-p", "-o", "-e", "-s"]));
-      if ((name === "chrt" || name === "taskset") && a.length > 1) a = a.slice(1);
+    } else if (name === "taskset" && forDeny) {
+      // taskset [-a] [-c] MASK command: -c says how MASK is spelled, it takes no value of its own.
+      a = rest.slice(skipFlags([]) + 1);
+    } else if (name === "chrt" && forDeny) {
+      a = rest.slice(skipFlags(["-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"]) + 1);
+    } else if (name === "flock" && forDeny) {
+      // flock [opts] FILE command, or FILE -c STRING (opened up as a nested script).
+      const i = skipFlags(["-E", "-w", "--timeout", "--conflict-exit-code"]);
+      if (!rest[i + 1] || (rest[i + 1]!.static && rest[i + 1]!.value.startsWith("-"))) break;
+      a = rest.slice(i + 1);
+    } else if (["setsid", "ionice", "unbuffer", "strace", "ltrace"].includes(name) && forDeny) {
+      a = rest.slice(skipFlags(["-c", "-n", "-o", "-e", "-s", "-u", "-E", "-p"]));
     } else if (forDeny && (name === "sudo" || name === "doas")) {
       a = rest.slice(skipFlags(["-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t"]));
     } else if (name === "xargs") {
@@ -120,7 +135,7 @@ const READ_ONLY = new Set([
   "ls", "cat", "echo", "printf", "pwd", "head", "tail", "grep", "egrep", "fgrep", "rg", "wc", "diff", "stat", "du", "df", "cd",
   "file", "which", "type", "true", "false", "basename", "dirname", "realpath", "readlink", "date", "whoami", "id", "uname",
   "hostname", "tree", "cut", "tr", "nl", "od", "test", "[", "cmp", "comm", "md5sum", "sha1sum", "sha256sum", "sha512sum",
-  "seq", "sleep", "column", "printenv", "uniq", "sort", "jq", "find", "git", "pushd", "popd", "less", "more",
+  "seq", "sleep", "column", "uniq", "sort", "jq", "find", "git", "pushd", "popd", "less", "more",
 ]);
 const GIT_READ_ONLY = new Set(["status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog", "grep", "ls-tree", "cat-file", "branch", "tag", "remote", "config", "stash", "reflog", "merge-base", "rev-list", "show-ref", "whatchanged"]);
 const FIND_ACTIONS = /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/;
@@ -139,6 +154,9 @@ export function isReadOnlyCommand(argv: ShellWord[]): boolean {
   switch (name) {
     case "find":
       return !args.some((x) => FIND_ACTIONS.test(x));
+    case "jq":
+      // jq can print the environment (`env`, `$ENV`), which holds secrets.
+      return !args.some((x) => /\benv\b|\$ENV|\$__loc__/.test(x));
     case "printf":
       // `printf -v NAME` assigns a shell variable (PATH ...) that later commands see.
       return !args.some((x) => /^-v/.test(x));
@@ -272,5 +290,29 @@ export const CODE_FLAGS: Record<string, string[]> = {
   python: ["-c"], python3: ["-c"], node: ["-e", "--eval", "-p", "--print"], bun: ["-e", "--eval"], perl: ["-e", "-E"], ruby: ["-e"], php: ["-r"],
 };
 export const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox"]);
+/**
+ * Programs that run another program named by a later word, with options we may not know: deny rules are matched
+ * against every tail of their command line (`exec -a x rm`, `flock F rm`, `taskset -c 0 rm`), so no option spelling
+ * hides the program.
+ */
+export const WRAPPERS = new Set([
+  "exec", "env", "flock", "taskset", "nice", "nohup", "timeout", "time", "stdbuf", "setsid", "ionice", "chrt", "unbuffer", "strace",
+  "ltrace", "sudo", "doas", "command", "builtin", "xargs", "busybox", "toybox", "chroot", "unshare", "nsenter", "setpriv", "prlimit",
+  "numactl", "cgexec", "faketime", "fakeroot", "proot", "torsocks", "proxychains", "proxychains4", "firejail", "systemd-run",
+  "valgrind", "catchsegv", "runuser", "su", "pkexec", "sg", "watch", "caffeinate", "dbus-run-session", "xvfb-run", "script",
+  "parallel", "nq", "tsp", "daemonize", "rlwrap", "chronic", "ifne", "sem", "gdb", "noglob",
+]);
+
 /** Programs that run a command given as one string: the flag that carries it, or "all" for every positional joined. */
-export const EXEC_STRING: Record<string, string> = { watch: "all", su: "-c", runuser: "-c", script: "-c", flock: "-c", fish: "-c", tmux: "all", screen: "all" };
+export const EXEC_STRING: Record<string, string> = { watch: "all", su: "-c", runuser: "-c", script: "-c", flock: "-c", fish: "-c", tmux: "all", screen: "all", trap: "first" };
+
+/** Index of the word carrying the command string for `-c`-style programs: `-c`, a short cluster ending in c (`-qc`), `--command[=]`. */
+export function execStringIndex(rest: ShellWord[], flag: string): { index: number; inline?: string } | undefined {
+  for (let i = 0; i < rest.length; i++) {
+    const x = rest[i]!;
+    if (!x.static) continue;
+    if (x.value === flag || (flag === "-c" && /^-[a-zA-Z]*c$/.test(x.value)) || x.value === "--command") return { index: i + 1 };
+    if (x.value.startsWith("--command=")) return { index: i, inline: x.value.slice(10) };
+  }
+  return undefined;
+}

@@ -37,8 +37,22 @@ const READ_TOOLS = new Set(["Read", "Glob", "Grep", "NotebookRead", "LS"]);
 
 const pathOf = (tool: string, input: Record<string, unknown>, cwd: string): string | undefined => {
   const v = tool === "NotebookEdit" ? input.notebook_path : tool === "Glob" || tool === "Grep" || tool === "LS" ? (input.path ?? cwd) : input.file_path;
-  return typeof v === "string" && v !== "" ? v : undefined;
+  if (typeof v !== "string" || v === "") return undefined;
+  return tool === "Glob" && typeof input.pattern === "string" ? globBase(v, input.pattern) : v;
 };
+
+/** Where a Glob really looks: its path joined with the pattern's literal leading folders (`/etc/*`, `../x/*` leave the path). */
+function globBase(path: string, pattern: string): string {
+  const segs = pattern.split("/");
+  const lit: string[] = [];
+  for (const s of segs.slice(0, -1)) {
+    if (/[*?[{]/.test(s)) break;
+    lit.push(s);
+  }
+  if (!lit.length) return path;
+  const prefix = lit.join("/") || "/";
+  return pattern.startsWith("/") || pattern.startsWith("~") ? prefix : `${path.replace(/\/+$/, "")}/${prefix}`;
+}
 
 /** `permissions.defaultMode` from the settings levels trusted to set it (contracts §2.2), or undefined. Pure. */
 export function modeFromSettings(settings: LoadedSettings): PermissionMode | undefined {

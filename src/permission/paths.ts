@@ -120,8 +120,9 @@ export function pathRuleMatches(rule: CompiledPathRule, abs: string, fold: boole
     }
     if (rel.startsWith(`..${sep}`) || rel === ".." || isAbsolute(rel)) continue;
     const posix = rel.split(sep).join("/");
-    if (rule.exact.ignores(posix)) return true;
-    if (fold && rule.folded.ignores(foldPath(posix))) return true;
+    // A folder rule (`Read(./secrets/)`) covers the folder itself too, as Grep and Glob name it without the slash.
+    if (rule.exact.ignores(posix) || rule.exact.ignores(`${posix}/`)) return true;
+    if (fold && (rule.folded.ignores(foldPath(posix)) || rule.folded.ignores(`${foldPath(posix)}/`))) return true;
   }
   return false;
 }

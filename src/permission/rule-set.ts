@@ -1,3 +1,4 @@
+import { normalizeHost, urlHost } from "../util/host.ts";
 import type { LoadedSettings } from "../config/load.ts";
 import { compilePathRule, type PathRule, pathRuleMatches } from "./paths.ts";
 import { globToRegExp, parseRule, ruleNamesTool, splitToolList } from "./rule-parse.ts";
@@ -88,13 +89,10 @@ export function findPathRule(set: RuleSet, list: RuleList, kind: "Read" | "Edit"
 /** `WebFetch(domain:x)`: exact host, `*.x` subdomains only, `*` any (contracts §3.1). */
 export function domainMatches(spec: string, url: string): boolean {
   if (!spec.startsWith("domain:")) return false;
-  let host: string;
-  try {
-    host = new URL(url).hostname.toLowerCase();
-  } catch {
-    return false;
-  }
-  const d = spec.slice(7).toLowerCase();
+  // `localhost.`, `evil.example%2e`, `EVIL.example` all name the host a rule names (issue 16 class 9).
+  const host = urlHost(url);
+  if (host === undefined) return false;
+  const d = normalizeHost(spec.slice(7));
   if (d === "*") return true;
   if (d.startsWith("*.")) return host.endsWith(d.slice(1)) && host !== d.slice(2);
   return host === d;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../define-tool.ts";
+import { normalizeHost } from "../../util/host.ts";
 import type { Tool, ToolContext, ToolResult } from "../types.ts";
 import description from "./web-fetch.md" with { type: "text" };
 
@@ -43,13 +44,13 @@ export function upgradeUrl(raw: string): URL {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new Error(`WebFetch only fetches http and https URLs, not ${url.protocol}. Call it again with an http(s) URL.`);
   }
-  if (url.protocol === "http:" && !LOCAL_HOSTS.has(url.hostname)) url.protocol = "https:";
+  if (url.protocol === "http:" && !LOCAL_HOSTS.has(normalizeHost(url.hostname))) url.protocol = "https:";
   return url;
 }
 
 /** Same host for redirect purposes: equal host names, a "www." prefix ignored, port included. */
 export function sameHost(a: URL, b: URL): boolean {
-  const strip = (h: string) => h.replace(/^www\./, "");
+  const strip = (h: string) => normalizeHost(h).replace(/^www\./, "");
   return strip(a.hostname) === strip(b.hostname) && a.port === b.port;
 }
 
