@@ -87,6 +87,8 @@ export type ComposeOptions = {
   builtinTools: Tool[];
   /** Subcommands that never call the model (context, hooks, permissions) skip the credentials check. */
   requireCredentials?: boolean;
+  /** Write MCP server failures to stderr (default true; `yoke mcp list` shows them in its table). */
+  reportMcpErrors?: boolean;
   /** Write failed hooks to stderr as they finish (default true; `yoke hooks run` prints them itself). */
   reportHookErrors?: boolean;
 };
@@ -208,7 +210,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     hidden: (n) => permissions.isToolHidden(n),
     sections: pluginSections,
     version: VERSION,
-    warn: (m) => process.stderr.write(`yoke: ${m}\n`),
+    warn: o.reportMcpErrors === false ? () => {} : (m) => process.stderr.write(`yoke: ${m}\n`),
     bare,
   });
 
