@@ -17,6 +17,7 @@ import { killAllBackgroundShells } from "../tool/builtin/shell-tools.ts";
 import { createFileState, type FileState } from "../tool/file-state.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import { newSessionState, type SessionToolState, type Tool } from "../tool/types.ts";
+import { createDiagnostics, type Diagnostics } from "../util/diagnostics.ts";
 import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
@@ -62,6 +63,8 @@ export type Runtime = {
   /** SessionStart hooks' additionalContext, put before the next prompt. */
   sessionStartContext: string[];
   apiKeySource: string;
+  /** Diagnostics on stderr at the level --verbose / --debug ask for. */
+  log: Diagnostics;
   /** Out-of-band events (hook records, plugin notices) for the mode to render. */
   outbox: Outbox;
   hookPayload: HookPayloadOf;
@@ -103,6 +106,7 @@ function runEnv(settings: LoadedSettings): Record<string, string> {
 export async function compose(o: ComposeOptions): Promise<Runtime> {
   const { args, cwd } = o;
   const bare = !!args.flags.bare;
+  const log = createDiagnostics({ verbose: !!args.flags.verbose, debug: !!args.flags.debug });
   const settings = loadSettingsFromArgs(args, cwd);
   const env = runEnv(settings);
 
@@ -149,7 +153,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
         [flagStr(args, "append-system-prompt"), fileArg(flagStr(args, "append-system-prompt-file"), "--append-system-prompt-file")].filter(Boolean).join("\n\n") ||
         undefined,
       addDirs: flagList(args, "add-dir"),
-      pluginSections: () => renderSections(pluginSections),
+      pluginSections: () => renderSections(pluginSections, log),
       sideQuery,
       onLoaded: (files) => onLoaded(files),
     });
@@ -171,7 +175,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       return t && typeof t.readOnly === "boolean" ? { readOnly: t.readOnly } : undefined;
     },
   });
-  for (const w of permissions.warnings) process.stderr.write(`yoke: ${w}\n`);
+  for (const w of permissions.warnings) log.warn(w);
   const outbox = createOutbox();
   // Subagents: the Agent tool reads the parent's deps at call time (deps is built below).
   let deps: LoopDeps | undefined;
@@ -185,6 +189,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     context: ctx,
     flagAgents: parseAgentsFlag(flagStr(args, "agents")),
     outbox,
+    log,
   });
   // `--json-schema` (contracts §4.4 structured_output): the model answers through a StructuredOutput tool built from the schema.
   const structured = structuredOutput(flagStr(args, "json-schema"), cwd);
@@ -202,6 +207,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     outbox,
     includeHookEvents: !!args.flags["include-hook-events"],
     reportHookErrors: o.reportHookErrors !== false,
+    log,
   });
   const hookPayload = sessionHookPayload({ sessionId, transcriptPath: ss.store.path, cwd: () => session.cwd, permissionMode });
 
@@ -262,8 +268,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     forkUsage: usage,
     sideQuery,
     outbox: (ev) => outbox.push(ev),
-    verbose: !!args.flags.verbose,
-    debug: !!args.flags.debug,
+    log,
     shutdown: shutdownCtrl.signal,
     sessionId,
     version: VERSION,
@@ -314,6 +319,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     main: loop.main,
     sessionStartContext: loop.state.sessionStartContext,
     apiKeySource,
+    log,
     outbox,
     hookPayload,
     async shutdown() {
