@@ -15,6 +15,7 @@ import { createTranscript, type Transcript } from "../session/transcript.ts";
 import type { Checkpoints } from "../session/index.ts";
 import { killAllBackgroundShells } from "../tool/builtin/shell-tools.ts";
 import { createFileState, type FileState } from "../tool/file-state.ts";
+import { declarationOf } from "../tool/declarations.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import { newSessionState, type SessionToolState, type Tool } from "../tool/types.ts";
 import { createDiagnostics, type Diagnostics } from "../util/diagnostics.ts";
@@ -175,9 +176,9 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     env,
     mode: permissionMode,
     autoAllowWriteDirs: ctx.memory.enabled && ctx.memory.dir ? [ctx.memory.dir] : [],
-    toolInfo: (name) => {
+    declarations: (name) => {
       const t = tools?.get(name);
-      return t && typeof t.readOnly === "boolean" ? { readOnly: t.readOnly } : undefined;
+      return t ? declarationOf(t) : undefined;
     },
   });
   for (const w of permissions.warnings) log.warn(w);

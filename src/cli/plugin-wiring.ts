@@ -17,6 +17,7 @@ import type { ForkOptions, ForkResult, SessionView, SummaryProvider } from "../p
 import { resolveModel } from "../provider/models.ts";
 import { createSessionStore, subagentTranscriptPath } from "../session/index.ts";
 import { createTranscript } from "../session/transcript.ts";
+import { declarationOf } from "../tool/declarations.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import { createToolRegistry } from "../tool/registry.ts";
 import type { SideQuery } from "../tool/types.ts";
@@ -85,9 +86,9 @@ export function forkPermissions(
       env: o.env,
       autoAllowWriteDirs: writeDirs,
       addDirs: writeDirs,
-      toolInfo: (name) => {
+      declarations: (name) => {
         const t = tools.get(name);
-        return t ? { readOnly: typeof t.readOnly === "boolean" ? t.readOnly : undefined } : undefined;
+        return t ? declarationOf(t) : undefined;
       },
     });
   const base = make(o.settings);

@@ -9,6 +9,7 @@ import { collectSettingsHooks } from "../../hook/config.ts";
 import { matcherMatches } from "../../hook/matcher.ts";
 import { explainDecision, type Evaluator, type Explanation, formatExplanation } from "../../permission/index.ts";
 import { canonicalToolName } from "../../permission/rule-parse.ts";
+import { builtinDeclaration, declarationOf } from "../../tool/declarations.ts";
 import type { PermissionMode } from "../../permission/types.ts";
 import { isReadOnly } from "../../tool/define-tool.ts";
 import type { Tool } from "../../tool/types.ts";
@@ -28,22 +29,10 @@ import {
 const INPUT_HELP = `The tool input as JSON ('{"command":"cat .env"}'), or a bare string for the tool's main field (Bash: command; Read/Edit/Write/MultiEdit: file_path; NotebookEdit: notebook_path; Glob/Grep/LS: path; WebFetch: url; WebSearch: query; Agent/Task: subagent_type; Skill: skill)`;
 const USAGE = "usage: yoke permissions explain TOOL INPUT [--json] [run flags] (see yoke permissions explain --help)";
 
-/** The field a bare-string INPUT fills, per tool. */
-const PRIMARY_FIELD: Record<string, string> = {
-  Bash: "command",
-  Read: "file_path",
-  Edit: "file_path",
-  Write: "file_path",
-  MultiEdit: "file_path",
-  NotebookEdit: "notebook_path",
-  NotebookRead: "notebook_path",
-  Glob: "path",
-  Grep: "path",
-  LS: "path",
-  WebFetch: "url",
-  WebSearch: "query",
-  Agent: "subagent_type",
-  Skill: "skill",
+/** The field a bare-string INPUT fills, from the tool's declaration. */
+const mainFieldOf = (tool: string): string | undefined => {
+  const d = builtinDeclaration(tool);
+  return d?.mainField ?? d?.ruleTarget?.field;
 };
 
 /** Parses INPUT. Throws UsageError saying what was wrong and what is expected. */
@@ -60,7 +49,7 @@ export function parseExplainInput(tool: string, raw: string | undefined): Record
     if (!v || typeof v !== "object" || Array.isArray(v)) throw new UsageError("INPUT must be a JSON object");
     return v as Record<string, unknown>;
   }
-  const field = PRIMARY_FIELD[canonicalToolName(tool)];
+  const field = mainFieldOf(tool);
   if (!field) throw new UsageError(`${tool} has no main field for a bare INPUT; pass the input as a JSON object, e.g. '{"key":"value"}'`);
   return { [field]: raw };
 }
@@ -97,9 +86,9 @@ function makeContext(args: ParsedArgs, cwd: string) {
         env,
         mode,
         autoAllowWriteDirs,
-        toolInfo: (name) => {
+        declarations: (name) => {
           const t = tools.get(name);
-          return t && typeof t.readOnly === "boolean" ? { readOnly: t.readOnly } : undefined;
+          return t ? declarationOf(t) : undefined;
         },
       });
       cache.set(mode, ev);
