@@ -6,6 +6,7 @@ import { matcherMatches } from "../../src/hook/matcher.ts";
 import { createPermissionEvaluator } from "../../src/permission/index.ts";
 import { parseRule } from "../../src/permission/rule-parse.ts";
 import { canonicalToolName, declarationOf, TOOL_DECLARATIONS, toolNames } from "../../src/tool/declarations.ts";
+import type { PermissionRule } from "../../src/permission/types.ts";
 import { createToolRegistry } from "../../src/tool/registry.ts";
 import { tempDir } from "../helpers/tmp.ts";
 
@@ -55,8 +56,9 @@ describe("its readers", () => {
   });
 
   test.each(LEGACY)("rule parser and hook matcher: %s and %s are one tool", (legacy, canonical) => {
-    expect(parseRule(legacy, { file: "f", index: 0, list: "deny" }).toolName).toBe(canonical);
-    expect(parseRule(`${legacy}(x)`, { file: "f", index: 0, list: "deny" }).toolName).toBe(canonical);
+    const toolOf = (text: string) => (parseRule(text, { file: "f", index: 0, list: "deny" }) as PermissionRule).toolName;
+    expect(toolOf(legacy)).toBe(canonical);
+    expect(toolOf(`${legacy}(x)`)).toBe(canonical);
     expect(matcherMatches(legacy, canonical)).toBe(true);
     expect(matcherMatches(canonical, legacy)).toBe(true);
     expect(matcherMatches(`^${legacy}$`, canonical)).toBe(true);
