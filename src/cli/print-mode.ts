@@ -67,7 +67,7 @@ export async function runPrint(
   host?: HostSession,
 ): Promise<number> {
   let turnCtrl: AbortController | null = null;
-  const sj = { sessionId: rt.sessionId, uuid: randomUUID, partial: !!args.flags["include-partial-messages"], now: () => new Date() };
+  const sj = { sessionId: rt.sessionId, uuid: randomUUID, partial: !!args.flags["include-partial-messages"], now: () => new Date(), replay: !!args.flags["replay-user-messages"] };
   const render = (ev: LoopEvent) => {
     if (format === "stream-json") for (const line of streamJsonLines(ev, sj)) write(JSON.stringify(line));
     // contracts §1.6: a hook's systemMessage is shown to the user; stdout is the result's, so it goes to stderr.

@@ -149,6 +149,22 @@ test("rewindFiles: a dry run lists the files, the real one restores them (enable
   await s.close();
 });
 
+test("replay-user-messages: each prompt comes back once, as sent, with the uuid rewindFiles takes (the SDK's checkpointing recipe)", async () => {
+  const cwd = tempDir();
+  writeFileSync(join(cwd, "CLAUDE.md"), "INJECTED-CONTEXT");
+  const file = join(cwd, "replayed.txt");
+  fake.push({ content: [{ type: "tool_use", name: "Write", input: { file_path: file, content: "x\n" } }] }, say("written"));
+  const s = session({ cwd, permissionMode: "acceptEdits", enableFileCheckpointing: true, extraArgs: { "replay-user-messages": null } });
+  await s.turn("REPLAY-ME");
+  const replays = s.seen.filter((m) => m.type === "user" && (m as any).isReplay);
+  expect(replays).toHaveLength(1);
+  expect(JSON.stringify(replays[0]!.message)).toContain("REPLAY-ME");
+  expect(JSON.stringify(replays[0]!.message)).not.toContain("INJECTED-CONTEXT");
+  expect(await s.q.rewindFiles(replays[0]!.uuid!)).toMatchObject({ canRewind: true, filesChanged: [file] });
+  expect(existsSync(file)).toBe(false);
+  await s.close();
+});
+
 /** The uuid of the session's first prompt, read with the SDK's getSessionMessages. */
 async function firstPromptUuid(sessionId: string, cwd: string, configDir: string): Promise<string> {
   const before = process.env.CLAUDE_CONFIG_DIR;
