@@ -156,11 +156,11 @@ test("replay-user-messages: each prompt comes back once, as sent, with the uuid 
   fake.push({ content: [{ type: "tool_use", name: "Write", input: { file_path: file, content: "x\n" } }] }, say("written"));
   const s = session({ cwd, permissionMode: "acceptEdits", enableFileCheckpointing: true, extraArgs: { "replay-user-messages": null } });
   await s.turn("REPLAY-ME");
-  const replays = s.seen.filter((m) => m.type === "user" && (m as any).isReplay);
+  const replays = s.seen.filter((m) => m.type === "user" && (m as any).isReplay) as any[];
   expect(replays).toHaveLength(1);
   expect(JSON.stringify(replays[0]!.message)).toContain("REPLAY-ME");
   expect(JSON.stringify(replays[0]!.message)).not.toContain("INJECTED-CONTEXT");
-  expect(await s.q.rewindFiles(replays[0]!.uuid!)).toMatchObject({ canRewind: true, filesChanged: [file] });
+  expect(await s.q.rewindFiles(replays[0].uuid)).toMatchObject({ canRewind: true, filesChanged: [file] });
   expect(existsSync(file)).toBe(false);
   await s.close();
 });
