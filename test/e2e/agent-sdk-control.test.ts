@@ -41,8 +41,8 @@ function session(o: Parameters<typeof sdkOptions>[1] = {}) {
     seen,
     sink,
     env: options.env as Record<string, string>,
-    async turn(text: string) {
-      input.push(text);
+    async turn(content: string | Array<Record<string, unknown>>) {
+      input.push(content);
       return untilResult();
     },
     async close() {
@@ -203,5 +203,19 @@ test("interrupt() ends the running turn; the session takes the next prompt", asy
   const first = await input;
   expect(first).toMatchObject({ is_error: true, subtype: "error_during_execution" });
   expect(await s.turn("next")).toMatchObject({ result: "after the interrupt" });
+  await s.close();
+});
+
+test("streaming input: a prompt with an image block reaches the model with the image, text beside it", async () => {
+  const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+  fake.push(say("a red dot"));
+  const s = session();
+  await s.turn([
+    { type: "text", text: "what is in this picture?" },
+    { type: "image", source: { type: "base64", media_type: "image/png", data: png } },
+  ]);
+  const last = fake.requests.at(-1)!.body.messages.at(-1).content as any[];
+  expect(last.find((b) => b.type === "image")).toMatchObject({ source: { type: "base64", media_type: "image/png", data: png } });
+  expect(last.some((b) => b.type === "text" && b.text === "what is in this picture?")).toBe(true);
   await s.close();
 });
