@@ -15,8 +15,10 @@ import { createTranscript, type Transcript } from "../session/transcript.ts";
 import type { Checkpoints } from "../session/index.ts";
 import { killAllBackgroundShells } from "../tool/builtin/shell-tools.ts";
 import { createFileState, type FileState } from "../tool/file-state.ts";
+import { declarationOf } from "../tool/declarations.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import { newSessionState, type SessionToolState, type Tool } from "../tool/types.ts";
+import { createDiagnostics, type Diagnostics } from "../util/diagnostics.ts";
 import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
@@ -27,6 +29,7 @@ import { modelWiring } from "./model-wiring.ts";
 import { wireCompaction, wireLoop } from "./loop-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
 import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
+import type { LoadedPlugin } from "../plugin/loader.ts";
 import { buildPermissionEvaluator, loadSettingsFromArgs, settingSourcesOf, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
 import { modelSwitch, wireProvider, type ModelSwitch } from "./provider-wiring.ts";
 import type { AgentDefinition } from "../agent/types.ts";
@@ -74,6 +77,8 @@ export type Runtime = {
   /** SessionStart hooks' additionalContext, put before the next prompt. */
   sessionStartContext: string[];
   apiKeySource: string;
+  /** Diagnostics on stderr at the level --verbose / --debug ask for. */
+  log: Diagnostics;
   /** Out-of-band events (hook records, plugin notices) for the mode to render. */
   outbox: Outbox;
   hookPayload: HookPayloadOf;
@@ -93,6 +98,8 @@ export type ComposeOptions = {
   builtinTools: Tool[];
   /** Subcommands that never call the model (context, hooks, permissions) skip the credentials check. */
   requireCredentials?: boolean;
+  /** Write MCP server failures to stderr (default true; `yoke mcp list` shows them in its table). */
+  reportMcpErrors?: boolean;
   /** Write failed hooks to stderr as they finish (default true; `yoke hooks run` prints them itself). */
   reportHookErrors?: boolean;
 };
@@ -115,6 +122,7 @@ function runEnv(settings: LoadedSettings): Record<string, string> {
 export async function compose(o: ComposeOptions): Promise<Runtime> {
   const { args, cwd } = o;
   const bare = !!args.flags.bare;
+  const log = createDiagnostics({ verbose: !!args.flags.verbose, debug: !!args.flags.debug });
   const settings = loadSettingsFromArgs(args, cwd);
   const env = runEnv(settings);
 
@@ -162,7 +170,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
         undefined,
       addDirs: flagList(args, "add-dir"),
       settingSources: settingSourcesOf(args),
-      pluginSections: () => renderSections(pluginSections),
+      pluginSections: () => renderSections(pluginSections, log),
       sideQuery,
       onLoaded: (files) => onLoaded(files),
     });
@@ -179,12 +187,12 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     env,
     mode: permissionMode,
     autoAllowWriteDirs: ctx.memory.enabled && ctx.memory.dir ? [ctx.memory.dir] : [],
-    toolInfo: (name) => {
+    declarations: (name) => {
       const t = tools?.get(name);
-      return t && typeof t.readOnly === "boolean" ? { readOnly: t.readOnly } : undefined;
+      return t ? declarationOf(t) : undefined;
     },
   });
-  for (const w of permissions.warnings) process.stderr.write(`yoke: ${w}\n`);
+  for (const w of permissions.warnings) log.warn(w);
   const outbox = createOutbox();
   // Subagents: the Agent tool reads the parent's deps at call time (deps is built below).
   let deps: LoopDeps | undefined;
@@ -198,10 +206,27 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     context: ctx,
     flagAgents: parseAgentsFlag(flagStr(args, "agents")),
     outbox,
+    log,
   });
   // `--json-schema` (contracts §4.4 structured_output): the model answers through a StructuredOutput tool built from the schema.
   const structured = structuredOutput(flagStr(args, "json-schema"), cwd);
   tools = wireTools({ builtin: o.builtinTools, agent: agents.tool, permissions, only: flagList(args, "tools"), structured: structured?.tool });
+  // MCP servers start now, alongside the rest of startup (each bounded by MCP_TIMEOUT); plugin servers once plugins load.
+  let pluginsLoaded: (p: LoadedPlugin[]) => void = () => {};
+  const mcpReady = wireMcp({
+    args,
+    cwd,
+    env,
+    settings,
+    yokeDir: yokeDir(env),
+    plugins: new Promise((r) => (pluginsLoaded = r)),
+    tools: () => tools!,
+    hidden: (n) => permissions.isToolHidden(n),
+    sections: pluginSections,
+    version: VERSION,
+    warn: o.reportMcpErrors === false ? () => {} : (m) => log.warn(m),
+    bare,
+  });
 
   const home = yokeDir(env);
   const hooks = wireHooks({
@@ -215,6 +240,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     outbox,
     includeHookEvents: !!args.flags["include-hook-events"],
     reportHookErrors: o.reportHookErrors !== false,
+    log,
   });
   const modelSetup = modelWiring(args, settings, env, () => session.effort);
   const hookCtx = createHookContext({
@@ -286,12 +312,15 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     forkUsage: usage,
     sideQuery,
     outbox: (ev) => outbox.push(ev),
-    verbose: !!args.flags.verbose,
-    debug: !!args.flags.debug,
+    log,
     shutdown: shutdownCtrl.signal,
     sessionId,
     version: VERSION,
+  }).catch((e) => {
+    pluginsLoaded([]);
+    throw e;
   });
+  pluginsLoaded(plugins.loaded);
 
   compactor = wireCompaction({
     provider,
@@ -308,22 +337,9 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     lastResponseTokens: () => loop.state.lastResponseTokens,
     transcriptPath: ss.store.path,
   });
-  // MCP servers connect in parallel with git (each bounded by MCP_TIMEOUT); the first request waits for both.
+  // The first request waits for the MCP servers (each bounded by MCP_TIMEOUT) and for git.
   const [mcp] = await Promise.all([
-    wireMcp({
-      args,
-      cwd,
-      env,
-      settings,
-      yokeDir: home,
-      plugins: plugins.loaded,
-      tools: () => tools,
-      hidden: (n) => permissions.isToolHidden(n),
-      sections: pluginSections,
-      version: VERSION,
-      warn: (m) => process.stderr.write(`yoke: ${m}\n`),
-      bare,
-    }),
+    mcpReady,
     // The first transcript line should carry the git branch (contracts §5.2); the first request waits for git anyway.
     ctx.ready(),
   ]);
@@ -359,6 +375,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     main: loop.main,
     sessionStartContext: loop.state.sessionStartContext,
     apiKeySource,
+    log,
     outbox,
     hookPayload,
     async shutdown() {
