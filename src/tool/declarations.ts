@@ -59,7 +59,7 @@ export const TOOL_DECLARATIONS: readonly ToolDeclaration[] = [
   d("Bash", "write", { kind: "command", field: "command" }),
   d("Read", "read", readPath("file_path")),
   d("NotebookRead", "read", readPath("notebook_path")),
-  d("Glob", "read", { ...readPath("path", true), globField: "pattern" }),
+  d("Glob", "read", { kind: "path", field: "path", access: "read", defaultCwd: true, globField: "pattern" }),
   d("Grep", "read", readPath("path", true)),
   d("LS", "read", readPath("path", true)),
   d("Edit", "write", editPath("file_path")),
