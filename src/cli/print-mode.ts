@@ -44,6 +44,7 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     model: rt.model,
     permissionMode: rt.permissions.mode,
     slash_commands: ["compact"],
+    terminal_slash_commands: [],
     apiKeySource: rt.apiKeySource,
     claude_code_version: VERSION,
     yoke_version: VERSION,
@@ -53,6 +54,9 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     plugins: rt.plugins.loaded.map((p) => ({ name: p.kind === "yoke" ? p.plugin.name : p.info.name, path: p.path })),
     // Protocol features a host may rely on (2.1.332 lists many more; yoke names only those it implements).
     capabilities: ["interrupt_receipt_v1"],
+    original_cwd: rt.cwd,
+    additional_directories: rt.permissions.workingDirectories.slice(1),
+    fast_mode_state: "off",
     uuid: randomUUID(),
   };
 }
