@@ -195,3 +195,18 @@ test("shouldQuery: false adds a message without a turn; it reaches the model wit
   expect(sent.indexOf("NOTE-WITHOUT-TURN")).toBeLessThan(sent.indexOf("the real question"));
   expect(await h.stderr).toContain("stdin line 2: user message without text or image content, skipped");
 });
+
+test("interrupt while a can_use_tool question is open: the question is cancelled and the turn ends at once", async () => {
+  const cwd = tempDir();
+  fake.push({ content: [{ type: "tool_use", name: "Bash", input: { command: "touch interrupted-file" } }] });
+  const h = host(["--permission-prompt-tool", "stdio"], cwd);
+  h.user("go");
+  const ask = await h.waitFor((l) => l.type === "control_request" && l.request.subtype === "can_use_tool");
+  h.send({ type: "control_request", request_id: "int_2", request: { subtype: "interrupt" } });
+  const cancel = await h.waitFor((l) => l.type === "control_cancel_request");
+  expect(cancel.request_id).toBe(ask.request_id);
+  expect(await h.waitFor((l) => l.type === "result")).toMatchObject({ is_error: true, subtype: "error_during_execution" });
+  h.proc.stdin.end();
+  expect(await h.proc.exited).toBe(1);
+  expect(existsSync(join(cwd, "interrupted-file"))).toBe(false);
+});

@@ -63,6 +63,8 @@ export function askHostPermission(o: {
   timeoutMs: number;
   /** `interrupt: true` on a deny: end the running turn. */
   interrupt: () => void;
+  /** The running turn's signal: an interrupt cancels the open question (control_cancel_request). */
+  turnSignal: () => AbortSignal | undefined;
   target: PermissionUpdateTarget;
   warn: (m: string) => void;
 }): AskPermission {
@@ -79,7 +81,7 @@ export function askHostPermission(o: {
           ...(req.toolUseId ? { tool_use_id: req.toolUseId } : {}),
           decision_reason: req.reason,
         },
-        { timeoutMs: o.timeoutMs },
+        { timeoutMs: o.timeoutMs, signal: o.turnSignal() },
       );
     } catch (err) {
       const why = (err as Error).message;
