@@ -35,6 +35,7 @@ import { buildPermissionEvaluator, loadSettingsFromArgs, modeProblem, resolvePer
 import { setupSession, type SessionSetup } from "./session-wiring.ts";
 import { createOutbox, type Outbox } from "./outbox.ts";
 import { FALLBACK_ERRORS, fallbackModels, hookIfMatcher, parseAgentsFlag, parseBudget, parseMaxTurns, structuredOutput } from "./run-options.ts";
+import { writeErr } from "../util/output.ts";
 
 export type Runtime = {
   /** Agent types the Agent tool offers (for system/init). */
@@ -196,7 +197,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       return t && typeof t.readOnly === "boolean" ? { readOnly: t.readOnly } : undefined;
     },
   });
-  for (const w of permissions.warnings) process.stderr.write(`yoke: ${w}\n`);
+  for (const w of permissions.warnings) writeErr(`yoke: ${w}\n`);
   const outbox = createOutbox();
   // Subagents: the Agent tool reads the parent's deps at call time (deps is built below).
   const agentTool = sessionAgentTool({
@@ -209,7 +210,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     mainModel: () => currentModel,
     // Instruction files reach every subagent, Explore and Plan included: users asked for it (user-demand §4).
     promptContext: () => [renderInstructions(ctx.instructions.get().files)].filter(Boolean),
-    warn: (m) => process.stderr.write(`yoke: ${m}\n`),
+    warn: (m) => writeErr(`yoke: ${m}\n`),
     flagAgents: parseAgentsFlag(flagStr(args, "agents")),
     extra: {
       onEvent: (ev, from) => {
@@ -244,7 +245,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     },
     onRecord: (event, r) => {
       // A hook that crashed, timed out or printed garbage is reported (naming command and settings file) and the run goes on.
-      if (r.error && r.outcome !== "cancelled" && o.reportHookErrors !== false) process.stderr.write(`yoke: [${r.hookName}] ${r.error}\n`);
+      if (r.error && r.outcome !== "cancelled" && o.reportHookErrors !== false) writeErr(`yoke: [${r.hookName}] ${r.error}\n`);
       if (!includeHookEvents && event !== "SessionStart") return;
       outbox.push({
         type: "system",

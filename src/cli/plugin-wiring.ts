@@ -21,6 +21,7 @@ import type { ToolRegistry } from "../tool/registry.ts";
 import { createToolRegistry } from "../tool/registry.ts";
 import type { SideQuery } from "../tool/types.ts";
 import { bundledPlugins } from "../plugin/bundled.ts";
+import { writeErr } from "../util/output.ts";
 
 export type PluginRuntime = {
   loaded: LoadedPlugin[];
@@ -112,7 +113,7 @@ export function forkPermissions(
 
 export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime> {
   let forkSeq = 0;
-  const background = createBackgroundTasks((m) => process.stderr.write(`yoke: ${m}\n`));
+  const background = createBackgroundTasks((m) => writeErr(`yoke: ${m}\n`));
   const summaryProviders: PluginRuntime["summaryProviders"] = [];
   const { plugins, errors, skipped } = await discoverPlugins({
     cwd: o.cwd,
@@ -124,7 +125,7 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
     bundled: bundledPlugins(),
     bare: o.bare,
   });
-  for (const e of errors) process.stderr.write(`yoke: plugin ${e.path} failed to load: ${e.message}\n`);
+  for (const e of errors) writeErr(`yoke: plugin ${e.path} failed to load: ${e.message}\n`);
 
   const fork = async (f: ForkOptions): Promise<ForkResult> => {
     const parent = { ...o.deps(), ...(o.forkUsage ? { usage: o.forkUsage } : {}) };
@@ -177,7 +178,7 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
         try {
           mkdirSync(p.info.dataDir, { recursive: true });
         } catch (err) {
-          process.stderr.write(`yoke: plugin ${p.info.name}: cannot create its data folder ${p.info.dataDir}: ${(err as Error).message}\n`);
+          writeErr(`yoke: plugin ${p.info.name}: cannot create its data folder ${p.info.dataDir}: ${(err as Error).message}\n`);
         }
       }
       if (p.info.hooks) o.bus.addPluginHooks(p.info.hooks as never, { path: join(p.info.root, "hooks", "hooks.json"), owner: p.info.name, env });
@@ -195,7 +196,7 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
       sideQuery: o.sideQuery,
       notify: (plugin, message) => {
         o.outbox({ type: "system", subtype: "notification", data: { message, source: `plugin:${plugin}` } });
-        if (o.verbose) process.stderr.write(`[${plugin}] ${message}\n`);
+        if (o.verbose) writeErr(`[${plugin}] ${message}\n`);
       },
       background,
       debug: o.debug,
@@ -205,7 +206,7 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
       await setupPlugin(p.plugin, deps);
     } catch (err) {
       errors.push({ path: p.path, message: (err as Error).message });
-      process.stderr.write(`yoke: plugin ${p.plugin.name} (${p.path}) failed in setup: ${(err as Error).message}\n`);
+      writeErr(`yoke: plugin ${p.plugin.name} (${p.path}) failed in setup: ${(err as Error).message}\n`);
     }
   }
   return { loaded: plugins, errors, skipped, background, summaryProviders };

@@ -8,6 +8,7 @@ import { UsageError } from "./args.ts";
 import type { Runtime } from "./compose.ts";
 import { resultMessage, streamJsonLines } from "./render.ts";
 import type { StdinSession } from "./stdin.ts";
+import { stdoutReady, writeErr, writeOut } from "../util/output.ts";
 
 /** Host → CLI control requests (contracts §4.6). Throws for subtypes yoke does not implement; the caller sends an error response. */
 async function answerControl(rt: Runtime, req: Record<string, unknown>, interrupt: () => void): Promise<Record<string, unknown>> {
@@ -46,7 +47,7 @@ export function checkPrintFlags(args: ParsedArgs): { format: OutputFormat; input
   return { format: f, inputFormat: i };
 }
 
-const write = (line: string) => process.stdout.write(`${line}\n`);
+const write = (line: string) => writeOut(`${line}\n`);
 
 const backgroundCapMs = (env: Record<string, string>) => {
   const n = Number(env.YOKE_BACKGROUND_CAP_MS);
@@ -97,7 +98,7 @@ export async function runPrint(
     const source = rt.sessionSource;
     const out = await rt.hooks.emit("SessionStart", rt.hookPayload("SessionStart", { source, model: rt.model }), { matchValue: source, signal });
     if (out.additionalContext.length) rt.session.bag.set("sessionStart.context", out.additionalContext);
-    for (const m of out.systemMessages) process.stderr.write(`${m}\n`);
+    for (const m of out.systemMessages) writeErr(`${m}\n`);
   }
   if (format === "stream-json") write(JSON.stringify(initMessage(rt)));
   let last: TurnResult | null = null;
@@ -115,6 +116,7 @@ export async function runPrint(
         break;
       }
       emit(step.value);
+      await stdoutReady(); // a slow reader paces the run instead of growing yoke's memory
     }
     signal.removeEventListener("abort", onAbort);
     turnCtrl = null;

@@ -1,3 +1,4 @@
+import { writeOut, writeErr } from "../util/output.ts";
 /**
  * stream-json input (contracts §4.5–4.6). stdin is read all the time, not only between turns, so a control
  * request (`interrupt`) or the answer to one of our own requests (`can_use_tool`) is handled while a turn runs.
@@ -14,7 +15,7 @@ export type StdinSession = {
   request(request: Record<string, unknown>): Promise<Record<string, unknown>>;
 };
 
-const write = (obj: unknown) => process.stdout.write(`${JSON.stringify(obj)}\n`);
+const write = (obj: unknown) => writeOut(`${JSON.stringify(obj)}\n`);
 
 function userText(msg: any): string | null {
   if (msg?.type !== "user" || msg.shouldQuery === false) return null;
@@ -59,7 +60,7 @@ export function stdinSession(input: ReadableStream<Uint8Array> = Bun.stdin.strea
     try {
       msg = JSON.parse(line);
     } catch {
-      process.stderr.write(`yoke: stdin line is not JSON, skipped: ${line.slice(0, 80)}\n`);
+      writeErr(`yoke: stdin line is not JSON, skipped: ${line.slice(0, 80)}\n`);
       return;
     }
     if (msg?.type === "control_request") {
@@ -104,7 +105,7 @@ export function stdinSession(input: ReadableStream<Uint8Array> = Bun.stdin.strea
       }
       await handle(buf);
     } catch (err) {
-      process.stderr.write(`yoke: reading stdin failed: ${(err as Error).message}\n`);
+      writeErr(`yoke: reading stdin failed: ${(err as Error).message}\n`);
     } finally {
       ended = true;
       for (const p of pending.values()) p.reject(new Error("stdin closed before the host answered"));

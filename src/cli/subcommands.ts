@@ -1,5 +1,6 @@
 import { SettingsError } from "../config/load.ts";
 import { UsageError } from "./args.ts";
+import { writeErr } from "../util/output.ts";
 
 type Command = (argv: string[]) => Promise<number>;
 
@@ -19,14 +20,14 @@ export const SUBCOMMAND_NAMES = Object.keys(COMMANDS);
 export async function runSubcommand(name: string, argv: string[]): Promise<number> {
   const load = COMMANDS[name];
   if (!load) {
-    process.stderr.write(`yoke: unknown command '${name}'. See yoke --help.\n`);
+    writeErr(`yoke: unknown command '${name}'. See yoke --help.\n`);
     return 1;
   }
   try {
     return await (await load())(argv);
   } catch (e) {
     if (e instanceof UsageError || e instanceof SettingsError) {
-      process.stderr.write(`yoke ${name}: ${e.message}\n`);
+      writeErr(`yoke ${name}: ${e.message}\n`);
       return 1;
     }
     throw e;

@@ -6,6 +6,7 @@ import type { HookEventName } from "../hook/types.ts";
 import type { SideQuery, Tool } from "../tool/types.ts";
 import { jsonTool } from "../tool/json-tool.ts";
 import type { ForkOptions, ForkResult, InProcessHookHandler, Plugin, PluginHost, SessionView, SummaryProvider } from "./types.ts";
+import { writeErr } from "../util/output.ts";
 
 export type PromptSection = { plugin: string; name: string; text: string | (() => string | null | undefined) };
 
@@ -58,10 +59,10 @@ export type BackgroundTasks = ReturnType<typeof createBackgroundTasks>;
 export function createPluginHost(name: string, deps: HostDeps): PluginHost {
   const prefix = `[plugin ${name}]`;
   const log = {
-    debug: (m: string) => deps.debug && process.stderr.write(`${prefix} ${m}\n`),
-    info: (m: string) => deps.debug && process.stderr.write(`${prefix} ${m}\n`),
-    warn: (m: string) => process.stderr.write(`${prefix} warning: ${m}\n`),
-    error: (m: string) => process.stderr.write(`${prefix} error: ${m}\n`),
+    debug: (m: string) => deps.debug && writeErr(`${prefix} ${m}\n`),
+    info: (m: string) => deps.debug && writeErr(`${prefix} ${m}\n`),
+    warn: (m: string) => writeErr(`${prefix} warning: ${m}\n`),
+    error: (m: string) => writeErr(`${prefix} error: ${m}\n`),
   };
   return {
     name,
@@ -131,7 +132,7 @@ export function renderSections(sections: PromptSection[]): Array<{ name: string;
       const text = typeof s.text === "function" ? s.text() : s.text;
       if (text) out.push({ name: `${s.plugin}:${s.name}`, text });
     } catch (err) {
-      process.stderr.write(`[plugin ${s.plugin}] section ${s.name} failed: ${(err as Error).message}\n`);
+      writeErr(`[plugin ${s.plugin}] section ${s.name} failed: ${(err as Error).message}\n`);
     }
   }
   return out;

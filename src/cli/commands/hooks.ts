@@ -6,6 +6,7 @@ import { formatHookList, formatHookRun, listHooks, runHooksDry } from "../../hoo
 import { parseArgv, UsageError } from "../args.ts";
 import { builtinTools } from "../builtin-tools.ts";
 import { compose } from "../compose.ts";
+import { writeOut } from "../../util/output.ts";
 
 const USAGE = [
   "Usage: yoke hooks list [--json] [options]",
@@ -88,7 +89,7 @@ export async function hooksCommand(argv: string[]): Promise<number> {
   try {
     if (sub === "list") {
       const rows = listHooks(rt.hooks);
-      process.stdout.write(json ? `${JSON.stringify(rows, null, 2)}\n` : formatHookList(rows));
+      writeOut(json ? `${JSON.stringify(rows, null, 2)}\n` : formatHookList(rows));
       return 0;
     }
     const tool = typeof own["--tool"] === "string" ? own["--tool"] : undefined;
@@ -96,8 +97,8 @@ export async function hooksCommand(argv: string[]): Promise<number> {
     const blocks = r.outcome.blocked || r.outcome.permissionDecision === "deny";
     if (json) {
       const { records, ...merged } = r.outcome;
-      process.stdout.write(`${JSON.stringify({ event, payload: r.payload, hooks: records, merged, blocks }, null, 2)}\n`);
-    } else process.stdout.write(formatHookRun(event!, r));
+      writeOut(`${JSON.stringify({ event, payload: r.payload, hooks: records, merged, blocks }, null, 2)}\n`);
+    } else writeOut(formatHookRun(event!, r));
     return blocks ? 2 : 0;
   } finally {
     await rt.shutdown();

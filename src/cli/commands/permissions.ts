@@ -22,6 +22,7 @@ import {
   parsePermissionMode,
   resolvePermissionMode,
 } from "../permission-wiring.ts";
+import { writeOut, writeErr } from "../../util/output.ts";
 
 const USAGE = `usage: yoke permissions explain TOOL INPUT [--json] [run flags]
   INPUT is the tool input as JSON ('{"command":"cat .env"}'), or a bare string for the tool's main field
@@ -160,21 +161,21 @@ function runBatch(text: string, explain: ReturnType<typeof makeContext>["explain
       out.push(JSON.stringify({ line: i + 1, error: (e as Error).message }));
     }
   });
-  process.stdout.write(out.length ? `${out.join("\n")}\n` : "");
+  writeOut(out.length ? `${out.join("\n")}\n` : "");
 }
 
 /** `yoke permissions explain …`. Exit 0 whatever the decision (the decision is data); 1 for usage or settings errors. */
 export async function permissionsCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === "--help" || sub === "-h" || sub === "help") {
-    process.stdout.write(`${USAGE}\n`);
+    writeOut(`${USAGE}\n`);
     return sub === undefined ? 1 : 0;
   }
   if (sub !== "explain") throw new UsageError(`unknown subcommand '${sub}'.\n${USAGE}`);
   const own = splitOwnFlags(rest);
   const args = parseArgv(own.rest);
   const ctx = makeContext(args, process.cwd());
-  for (const w of ctx.warnings) process.stderr.write(`yoke: ${w}\n`);
+  for (const w of ctx.warnings) writeErr(`yoke: ${w}\n`);
   if (own.batch !== undefined) {
     if (args.positionals.length) throw new UsageError("--batch takes its queries from the file, not from TOOL INPUT arguments");
     const text = own.batch === "-" ? await Bun.stdin.text() : readBatchFile(own.batch);
@@ -185,7 +186,7 @@ export async function permissionsCommand(argv: string[]): Promise<number> {
   if (!tool) throw new UsageError(`missing TOOL.\n${USAGE}`);
   const input = parseExplainInput(tool, inputParts.length ? inputParts.join(" ") : undefined);
   const r = ctx.explain(tool, input);
-  process.stdout.write(own.json ? `${JSON.stringify(r, null, 2)}\n` : formatExplanation(r));
+  writeOut(own.json ? `${JSON.stringify(r, null, 2)}\n` : formatExplanation(r));
   return 0;
 }
 

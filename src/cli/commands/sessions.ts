@@ -1,5 +1,6 @@
 import { findSession, formatSessionList, formatSessionShow, listSessions, loadTranscript } from "../../session/index.ts";
 import { UsageError } from "../args.ts";
+import { writeOut, writeErr } from "../../util/output.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -22,14 +23,14 @@ export async function sessionsCommand(argv: string[], o: { cwd?: string; env?: E
     if (id !== undefined) throw new UsageError(`'sessions list' takes no id. ${USAGE}`);
     const rows = listSessions(cwd, env);
     if (json)
-      process.stdout.write(
+      writeOut(
         `${JSON.stringify(
           rows.map((r) => ({ id: r.id, path: r.path, modified: r.mtime.toISOString(), firstPrompt: r.firstPrompt, turns: r.turns, size: r.size, ...(r.title ? { title: r.title } : {}) })),
           null,
           2,
         )}\n`,
       );
-    else process.stdout.write(formatSessionList(rows));
+    else writeOut(formatSessionList(rows));
     return 0;
   }
   if (sub === "show") {
@@ -37,9 +38,9 @@ export async function sessionsCommand(argv: string[], o: { cwd?: string; env?: E
     const found = findSession(id, cwd, env);
     if (!found.ok) throw new UsageError(found.error);
     const loaded = loadTranscript(found.path);
-    for (const w of loaded.warnings) process.stderr.write(`yoke: ${w}\n`);
-    if (json) process.stdout.write(`${JSON.stringify({ id: found.id, path: found.path, entries: loaded.entries }, null, 2)}\n`);
-    else process.stdout.write(`Session ${found.id} (${found.path})\n\n${formatSessionShow(loaded.entries)}`);
+    for (const w of loaded.warnings) writeErr(`yoke: ${w}\n`);
+    if (json) writeOut(`${JSON.stringify({ id: found.id, path: found.path, entries: loaded.entries }, null, 2)}\n`);
+    else writeOut(`Session ${found.id} (${found.path})\n\n${formatSessionShow(loaded.entries)}`);
     return 0;
   }
   throw new UsageError(`unknown subcommand '${sub}'. ${USAGE}`);
