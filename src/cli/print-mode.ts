@@ -97,7 +97,7 @@ export async function runPrint(
   if (rt.hooks.has("SessionStart")) {
     const source = rt.sessionSource;
     const out = await rt.hooks.emit("SessionStart", rt.hookPayload("SessionStart", { source, model: rt.model }), { matchValue: source, signal });
-    if (out.additionalContext.length) rt.session.bag.set("sessionStart.context", out.additionalContext);
+    rt.sessionStartContext.push(...out.additionalContext);
     for (const m of out.systemMessages) writeErr(`${m}\n`);
   }
   if (format === "stream-json") write(JSON.stringify(initMessage(rt)));
@@ -108,7 +108,7 @@ export async function runPrint(
     const onAbort = () => turnCtrl?.abort();
     signal.addEventListener("abort", onAbort, { once: true });
     // `/compact [focus]` runs compaction instead of a turn (issue 7).
-    const gen = isCompactCommand(prompt) ? rt.compactor.manual(rt.convo, prompt, turnCtrl.signal) : runTurn(rt.deps, rt.convo, prompt, turnCtrl.signal);
+    const gen = isCompactCommand(prompt) ? rt.compactor.manual(rt.convo, prompt, turnCtrl.signal) : runTurn(rt.deps, rt.convo, prompt, turnCtrl.signal, rt.main);
     for (;;) {
       const step = await gen.next();
       if (step.done) {
