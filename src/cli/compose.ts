@@ -24,6 +24,7 @@ import { createContextWiring, fileArg, type ContextWiring, type LoadedInstructio
 import { sessionHookPayload, wireHooks, type HookPayloadOf } from "./hook-wiring.ts";
 import { wireCompaction, wireLoop } from "./loop-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
+import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
 import { buildPermissionEvaluator, loadSettingsFromArgs, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
 import { modelSwitch, wireProvider } from "./provider-wiring.ts";
 import { setupSession, type SessionSetup } from "./session-wiring.ts";
@@ -53,6 +54,8 @@ export type Runtime = {
   fileState: FileState;
   context: ContextWiring;
   plugins: PluginRuntime;
+  /** MCP servers: statuses for system/init, and addServer for the host's own transports. */
+  mcp: McpWiring;
   checkpoints: Checkpoints | null;
   /** Auto-compaction (wired as main.beforeRequest) and `/compact`. */
   compactor: Compactor;
@@ -285,8 +288,25 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     lastResponseTokens: () => loop.state.lastResponseTokens,
     transcriptPath: ss.store.path,
   });
-  // The first transcript line should carry the git branch (contracts §5.2); the first request waits for git anyway.
-  await ctx.ready();
+  // MCP servers connect in parallel with git (each bounded by MCP_TIMEOUT); the first request waits for both.
+  const [mcp] = await Promise.all([
+    wireMcp({
+      args,
+      cwd,
+      env,
+      settings,
+      yokeDir: home,
+      plugins: plugins.loaded,
+      tools: () => tools,
+      hidden: (n) => permissions.isToolHidden(n),
+      sections: pluginSections,
+      version: VERSION,
+      warn: (m) => process.stderr.write(`yoke: ${m}\n`),
+      bare,
+    }),
+    // The first transcript line should carry the git branch (contracts §5.2); the first request waits for git anyway.
+    ctx.ready(),
+  ]);
   // A resumed session's earlier file reads count as recently touched, for re-reading after compaction.
   for (const m of convo.messages) if (m.role === "assistant") compactor.noteToolCalls(m.content.filter((b) => b.type === "tool_use"));
 
@@ -310,6 +330,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     fileState,
     context: ctx,
     plugins,
+    mcp,
     checkpoints: ss.checkpoints,
     deps: loop.deps,
     main: loop.main,
@@ -319,7 +340,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     hookPayload,
     async shutdown() {
       shutdownCtrl.abort();
-      await killAllBackgroundShells(session);
+      await Promise.all([killAllBackgroundShells(session), mcp.close()]);
       ss.store.close?.();
     },
   };

@@ -62,7 +62,7 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     session_id: rt.sessionId,
     // Claude Code lists the subagent tool under its legacy name here (contracts §4.4).
     tools: rt.tools.list().map((t) => (t.name === "Agent" ? "Task" : t.name)),
-    mcp_servers: [],
+    mcp_servers: rt.mcp.statuses(),
     model: rt.model,
     permissionMode: rt.permissionMode,
     slash_commands: ["compact"],

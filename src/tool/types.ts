@@ -71,6 +71,10 @@ export type Tool<I = any> = {
   concurrencySafe: boolean | ((input: I) => boolean);
   /** The input field permission rules match (`command`, `file_path`, `url` …). */
   permissionKey?: string;
+  /** Only the name goes to the model until ToolSearch loads the schema (seed 000: deferred MCP tools). */
+  deferred?: boolean;
+  /** Set for tools served by an MCP server (hooks' `mcp_server`, `yoke mcp`). */
+  mcp?: { server: string; tool: string };
   /** Validates, runs, and converts every failure to an is_error result. Never throws. */
   run(rawInput: unknown, ctx: ToolContext): Promise<ToolResult>;
   /** Validation alone, for the tool runner (hooks see validated input). */
