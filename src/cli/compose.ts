@@ -301,7 +301,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       hidden: (n) => permissions.isToolHidden(n),
       sections: pluginSections,
       version: VERSION,
-      warn: (m) => process.stderr.write(`yoke: ${m}\n`),
+      warn: (m) => writeErr(`yoke: ${m}\n`),
       bare,
     }),
     // The first transcript line should carry the git branch (contracts §5.2); the first request waits for git anyway.
