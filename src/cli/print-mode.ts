@@ -94,7 +94,7 @@ export async function runPrint(
     // contracts §1.6: a hook's systemMessage is shown to the user; stdout is the result's, so it goes to stderr.
     // Hook failures are reported once already, as they finish (compose onRecord).
     else if (ev.type === "system" && ev.subtype === "informational" && typeof ev.data.content === "string" && !/^\S+ hook error: /.test(ev.data.content))
-      process.stderr.write(`${ev.data.content}\n`);
+      writeErr(`${ev.data.content}\n`);
   };
   rt.outbox.setSink(render);
   const emit = render;

@@ -128,7 +128,7 @@ describe("session memory in compaction (issue 8 point 5)", () => {
 describe("session memory in auto-compaction after a resume (issue 8 point 5)", () => {
   test("a resumed long session compacts automatically from the notes saved by the earlier process", async () => {
     const cwd = tempDir();
-    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_SESSION_MEMORY: "1" });
+    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_SESSION_MEMORY: "1", ANTHROPIC_MODEL: "claude-sonnet-4-5" }); // a 200K window: the 20% threshold lies below this session
     const huge = "HUGE-EARLY-OUTPUT ".repeat(11_000);
     const notesReqs: LoggedRequest[] = [];
     fake.push(
