@@ -261,15 +261,14 @@ describe("compaction (seed 000, internals §6)", () => {
     // Many short lines: Read cuts long lines, which would shrink the outputs.
     const big = (n: number) => `${"lorem ipsum dolor sit amet\n".repeat(n)}`;
     // Probe the size of a bare request to place the threshold just above it.
-    // Pinned to a 200K-window model: the arithmetic below assumes its window.
-    const probeEnv = envFor({ ANTHROPIC_MODEL: "claude-sonnet-4-5" });
+    const probeEnv = envFor();
     fake.push({ content: [{ type: "text", text: "probe" }] });
     await run(["-p", "probe"], cwd, probeEnv);
     const base = fake.requests.at(-1)!.body;
     const baseTokens = Math.ceil(JSON.stringify({ s: base.system, m: base.messages, t: base.tools }).length / 4);
-    // Sonnet: effective window 180,000; the threshold lands ~6,000 tokens above a bare request.
+    // The window is pinned at 200K (claude-sonnet-5-5 has 1M): effective 180,000; the threshold lands ~6,000 tokens above a bare request.
     const pct = Math.ceil(((baseTokens + 8000) * 100) / 180_000);
-    const env = envFor({ CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: String(pct), ANTHROPIC_MODEL: "claude-sonnet-4-5" });
+    const env = envFor({ CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: String(pct), CLAUDE_CODE_AUTO_COMPACT_WINDOW: "200000" });
     const f1 = join(cwd, "a.txt");
     const f2 = join(cwd, "b.txt");
     writeFileSync(f1, `${big(600)}\n`);
