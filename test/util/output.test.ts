@@ -7,7 +7,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "../helpers/binary.ts";
 
-const DIRECT = /process\.(stdout|stderr)\.write\(|console\.(log|error|warn|info|debug)\(|Bun\.write\(Bun\.std(out|err)/;
+// Direct writes, and the std streams handed on as something to write to (anything but reading .isTTY).
+const DIRECT = /process\.(stdout|stderr)(?!\.isTTY\b)|console\.(log|error|warn|info|debug)\(|Bun\.std(out|err)\b/;
 // gen-schemas.ts is a build-time script run by bun, never part of the binary's output path.
 const ALLOWED = new Set(["src/util/output.ts", "src/hook/gen-schemas.ts"]);
 
