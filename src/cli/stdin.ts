@@ -6,6 +6,7 @@
  * agents and SDK MCP servers. Bad lines are reported on stderr naming the line and never end the session. Never throws.
  */
 import type { ImageBlock, TextBlock } from "../provider/types.ts";
+import { writeErr, writeOut } from "../util/output.ts";
 
 export type ControlHandler = (request: Record<string, unknown>) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
@@ -61,9 +62,9 @@ const QUIET_TYPES = new Set(["keep_alive", "update_environment_variables", "cont
 
 export function stdinSession(o: StdinOptions = {}): StdinSession {
   const input = o.input ?? Bun.stdin.stream();
-  const writeLine = o.writeLine ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const writeLine = o.writeLine ?? ((line: string) => void writeOut(`${line}\n`));
   const write = (obj: unknown) => writeLine(JSON.stringify(obj));
-  const warn = o.warn ?? ((m: string) => void process.stderr.write(`yoke: ${m}\n`));
+  const warn = o.warn ?? ((m: string) => void writeErr(`yoke: ${m}\n`));
   const queue: Prompt[] = [];
   const held: Array<TextBlock | ImageBlock> = [];
   let wake: (() => void) | null = null;
