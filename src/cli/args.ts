@@ -39,6 +39,7 @@ export const FLAGS: FlagDef[] = [
   { name: "settings", kind: "string", value: "FILE|JSON", help: "Extra settings (highest precedence below managed)" },
   { name: "setting-sources", kind: "string", value: "LIST", help: "Which settings files to read: user,project,local" },
   { name: "add-dir", kind: "multi", value: "DIRS", help: "Additional working directories" },
+  { name: "trust-workspace", kind: "boolean", help: "Trust this folder's settings, hooks, MCP servers and plugins for this run (CI; same as YOKE_TRUST_WORKSPACE=1)" },
   { name: "plugin-dir", kind: "multi", value: "DIR", help: "Load plugins from this folder (repeatable)" },
   { name: "bare", kind: "boolean", help: "No hooks, plugins, instruction files or auto memory" },
   { name: "debug", kind: "boolean", help: "Debug output on stderr" },
@@ -176,11 +177,12 @@ export function renderHelp(version: string): string {
     "  permissions explain TOOL INPUT        Which rule decides a tool call, and why",
     "  sessions list | sessions show ID      Saved sessions of this folder",
     "  rewind ID --to UUID [--files|--conversation|--both]   Restore files and/or conversation",
+    "  trust [PATH] | trust --list | trust --revoke [PATH]   Trust a folder's settings, hooks, MCP servers, plugins",
     "",
     "Exit codes (-p): 0 success; 1 error result (is_error) or bad flags; 3 the run completed but the model stopped",
     "  right after a permission denial (nothing succeeded after it); 130/143 interrupted (SIGINT/SIGTERM).",
     "",
-    "Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, YOKE_CONFIG_DIR",
+    "Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, YOKE_CONFIG_DIR, YOKE_TRUST_WORKSPACE",
   );
   return lines.join("\n");
 }

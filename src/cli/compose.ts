@@ -26,6 +26,7 @@ import { killAllBackgroundShells } from "../tool/builtin/shell-tools.ts";
 import { createFileState, type FileState } from "../tool/file-state.ts";
 import { createToolRegistry, type ToolRegistry } from "../tool/registry.ts";
 import type { SessionToolState, SideQuery, Tool } from "../tool/types.ts";
+import { applySettingsEnv } from "../trust/env.ts";
 import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
@@ -101,9 +102,11 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const { args, cwd } = o;
   const bare = !!args.flags.bare;
   const settings = loadSettingsFromArgs(args, cwd);
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  Object.assign(env, settings.merged.env ?? {});
+  const launchEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) launchEnv[k] = v;
+  // Settings env never moves the shell, yoke's state or the memory folder, nor decides trust (src/trust/env.ts).
+  const { env, refused } = applySettingsEnv(launchEnv, settings.merged.env);
+  if (refused.length) process.stderr.write(`yoke: settings env may not set ${refused.join(", ")}; ignored\n`);
   // What Claude Code exports to its tools and hooks (contracts §1.8), so scripts can tell they run under an agent.
   env.CLAUDECODE = "1";
   env.CLAUDE_CODE_ENTRYPOINT = env.CLAUDE_CODE_ENTRYPOINT ?? "sdk-cli";

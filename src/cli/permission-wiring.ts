@@ -8,6 +8,7 @@ import { resolveAutoMemory } from "../context/auto-memory.ts";
 import { bypassDisabledBy, checkModeAllowed, createPermissionEvaluator, type Evaluator } from "../permission/index.ts";
 import { modeFromSettings } from "../permission/evaluator.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../permission/types.ts";
+import { applyWorkspaceTrust, trustNotice } from "../trust/workspace.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 
@@ -23,14 +24,22 @@ export function parsePermissionMode(raw: string | undefined, where: string): Per
   return m as PermissionMode;
 }
 
-/** Every settings level as `--settings` / `--setting-sources` ask. Throws SettingsError naming the file and field. */
+/**
+ * Every settings level as `--settings` / `--setting-sources` ask, gated by workspace trust (src/trust): an
+ * untrusted folder's own settings only tighten. Throws SettingsError naming the file and field.
+ */
 export function loadSettingsFromArgs(args: ParsedArgs, cwd: string): LoadedSettings {
   const sources = flagStr(args, "setting-sources");
-  return loadSettings({
+  const loaded = loadSettings({
     cwd,
     flagSettings: flagStr(args, "settings"),
     settingSources: sources !== undefined ? (sources.split(",").map((s) => s.trim()).filter(Boolean) as SettingsLevel[]) : undefined,
   });
+  const gated = applyWorkspaceTrust(loaded, { cwd, env: process.env, flag: !!args.flags["trust-workspace"] });
+  // Said once, by every command that reads settings (a run, permissions explain, hooks list ...).
+  const notice = trustNotice(gated.trust);
+  if (notice) process.stderr.write(`${notice}\n`);
+  return gated;
 }
 
 /**

@@ -11,6 +11,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   permissions: async () => (await import("./commands/permissions.ts")).permissionsCommand,
   sessions: async () => (await import("./commands/sessions.ts")).sessionsCommand,
   rewind: async () => (await import("./commands/rewind.ts")).rewindCommand,
+  trust: async () => (await import("./commands/trust.ts")).trustCommand,
 };
 
 export const SUBCOMMAND_NAMES = Object.keys(COMMANDS);

@@ -11,7 +11,7 @@ afterAll(t.cleanup);
 
 const ev = (perms: Perms, o: { mode?: PermissionMode; addDirs?: string[]; autoAllowWriteDirs?: string[] } = {}) =>
   createPermissionEvaluator({ settings: settingsOf({ level: "user", ruleRoot: t.home, permissions: perms }), cwd: t.cwd, env: t.env, ...o });
-const decide = (e: ReturnType<typeof ev>, toolName: string, input: Record<string, unknown>) => e.decide({ toolName, input }).behavior;
+const decide = (e: ReturnType<typeof ev>, toolName: string, input: Record<string, unknown>) => e.decide({ toolName, input, readOnly: false, cwd: t.cwd }).behavior;
 
 const H = (p: string) => join(t.home, p);
 
@@ -59,7 +59,7 @@ describe("the evaluator asks for them in every mode but bypass, whatever allows 
   });
   test("a hook's allow does not lift them", () => {
     const e = ev(everything, { addDirs: ["/"] });
-    expect(e.decide({ toolName: "Read", input: { file_path: H(".aws/credentials") }, hookDecision: "allow" }).behavior).toBe("ask");
+    expect(e.decide({ toolName: "Read", input: { file_path: H(".aws/credentials") }, hookDecision: "allow", readOnly: true, cwd: t.cwd }).behavior).toBe("ask");
   });
   test("an auto-memory folder moved onto $HOME still cannot write profiles or ~/.ssh", () => {
     const e = ev({}, { autoAllowWriteDirs: [t.home] });
