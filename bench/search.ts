@@ -75,7 +75,7 @@ function ctx(env: Record<string, string>): ToolContext {
     signal: new AbortController().signal,
     env: { PATH: process.env.PATH ?? "", ...env },
     fileState: createFileState(),
-    session: { cwd: ROOT, todos: [], envFiles: [], bag: new Map() },
+    session: { cwd: ROOT, todos: [], envFiles: [] },
     toolUseId: "bench",
   };
 }

@@ -40,6 +40,8 @@ export const FLAGS: FlagDef[] = [
   { name: "setting-sources", kind: "string", value: "LIST", help: "Which settings files to read: user,project,local" },
   { name: "add-dir", kind: "multi", value: "DIRS", help: "Additional working directories" },
   { name: "trust-workspace", kind: "boolean", help: "Trust this folder's settings, hooks, MCP servers and plugins for this run (CI; same as YOKE_TRUST_WORKSPACE=1)" },
+  { name: "mcp-config", kind: "multi", value: "FILE|JSON", help: "MCP servers from a file or JSON string {\"mcpServers\":{…}} (repeatable)" },
+  { name: "strict-mcp-config", kind: "boolean", help: "Use only the --mcp-config servers" },
   { name: "plugin-dir", kind: "multi", value: "DIR", help: "Load plugins from this folder (repeatable)" },
   { name: "bare", kind: "boolean", help: "No hooks, plugins, instruction files or auto memory" },
   { name: "debug", kind: "boolean", help: "Debug output on stderr" },
@@ -52,7 +54,6 @@ export const FLAGS: FlagDef[] = [
  * with a warning naming the flag instead of failing on an unknown option.
  */
 export const IGNORED_FLAGS: FlagDef[] = [
-  "mcp-config",
   "thinking",
   "effort",
   "max-thinking-tokens",
@@ -63,7 +64,7 @@ export const IGNORED_FLAGS: FlagDef[] = [
   "permission-prompts",
   "task-budget",
 ].map((name) => ({ name, kind: "string" as const, help: "", hidden: true }));
-const IGNORED_BOOLEAN = ["strict-mcp-config", "await-initialize", "allow-dangerously-skip-permissions", "replay-user-messages"];
+const IGNORED_BOOLEAN = ["await-initialize", "allow-dangerously-skip-permissions", "replay-user-messages"];
 
 export type ParsedArgs = { flags: Record<string, string | boolean | string[] | undefined>; positionals: string[]; ignored?: string[] };
 

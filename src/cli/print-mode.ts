@@ -62,7 +62,7 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     session_id: rt.sessionId,
     // Claude Code lists the subagent tool under its legacy name here (contracts §4.4).
     tools: rt.tools.list().map((t) => (t.name === "Agent" ? "Task" : t.name)),
-    mcp_servers: [],
+    mcp_servers: rt.mcp.statuses(),
     model: rt.model,
     permissionMode: rt.permissionMode,
     slash_commands: ["compact"],
@@ -99,7 +99,7 @@ export async function runPrint(
   if (rt.hooks.has("SessionStart")) {
     const source = rt.sessionSource;
     const out = await rt.hooks.emit("SessionStart", rt.hookPayload("SessionStart", { source, model: rt.model }), { matchValue: source, signal });
-    if (out.additionalContext.length) rt.session.bag.set("sessionStart.context", out.additionalContext);
+    rt.sessionStartContext.push(...out.additionalContext);
     for (const m of out.systemMessages) process.stderr.write(`${m}\n`);
   }
   if (format === "stream-json") write(JSON.stringify(initMessage(rt)));
@@ -110,7 +110,7 @@ export async function runPrint(
     const onAbort = () => turnCtrl?.abort();
     signal.addEventListener("abort", onAbort, { once: true });
     // `/compact [focus]` runs compaction instead of a turn (issue 7).
-    const gen = isCompactCommand(prompt) ? rt.compactor.manual(rt.convo, prompt, turnCtrl.signal) : runTurn(rt.deps, rt.convo, prompt, turnCtrl.signal);
+    const gen = isCompactCommand(prompt) ? rt.compactor.manual(rt.convo, prompt, turnCtrl.signal) : runTurn(rt.deps, rt.convo, prompt, turnCtrl.signal, rt.main);
     for (;;) {
       const step = await gen.next();
       if (step.done) {

@@ -55,7 +55,8 @@ export type TurnResult = {
 export type LoopEvent =
   | { type: "api_retry"; info: RetryInfo }
   | { type: "stream_event"; event: Record<string, unknown> }
-  | { type: "assistant"; message: AssistantMessage; uuids: string[] }
+  /** `requestId`: the API request that produced the message (stream-json `request_id`, transcript `requestId`). */
+  | { type: "assistant"; message: AssistantMessage; uuids: string[]; requestId?: string }
   | { type: "user"; message: UserMessage; uuid: string; toolUseResult?: unknown; isReplay?: boolean }
   | { type: "tool_start"; toolUseId: string; name: string; input: Record<string, unknown> }
   | { type: "permission_denied"; denial: PermissionDenial; reason: string }

@@ -3,7 +3,7 @@ import type { PermissionEvaluator } from "../permission/types.ts";
 import type { Transcript } from "../session/transcript.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import type { LoopEvent, TurnResult } from "./events.ts";
-import { MAIN_CONVERSATION_ONLY, runTurn, type LoopDeps } from "./run-turn.ts";
+import { runTurn, type LoopDeps } from "./run-turn.ts";
 
 export type ForkRun = {
   system: string;
@@ -42,7 +42,7 @@ export async function runFork(parent: LoopDeps, run: ForkRun): Promise<{ result:
     maxTurns: run.maxTurns,
     system: () => [{ type: "text", text: run.system }],
     transcript: run.transcript,
-    ...MAIN_CONVERSATION_ONLY,
+    // Nobody is asked inside a fork: its policy is fixed when it starts.
     askPermission: undefined,
   };
   const toolUses: Array<{ name: string; input: Record<string, unknown> }> = [];

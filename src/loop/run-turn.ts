@@ -6,6 +6,10 @@ import type { LoopEvent, PermissionDenial, ResultSubtype, TerminalReason, TurnRe
 import { runToolCall, type ToolOutcome, type ToolRunnerDeps } from "./tool-runner.ts";
 import { addUsage, type UsageTracker } from "./usage.ts";
 
+/**
+ * What every conversation needs, the main one and any run beside it (forks, subagents): provider, tools,
+ * hooks, permissions, transcript, clock, usage. A fork or subagent builds its own from its parent's.
+ */
 export type LoopDeps = ToolRunnerDeps & {
   provider: Provider;
   model: () => string;
@@ -16,6 +20,15 @@ export type LoopDeps = ToolRunnerDeps & {
   system: () => Promise<TextBlock[]> | TextBlock[];
   transcript: Transcript;
   usage: UsageTracker;
+  maxStopBlocks?: number;
+};
+
+/**
+ * What belongs to the main conversation alone. runTurn takes it as its own argument, which only the
+ * main run passes: forks and subagents call runTurn without it, so they cannot receive these by
+ * construction (no list of fields to clear).
+ */
+export type MainConversation = {
   /** Context for this prompt (instruction files on the first turn, memory), as complete text blocks (already wrapped). */
   promptContext?: (prompt: string, signal: AbortSignal) => Promise<string[]>;
   /** Context after a tool batch (lazily attached instruction files), as complete text blocks (already wrapped). */
@@ -24,7 +37,6 @@ export type LoopDeps = ToolRunnerDeps & {
   beforeRequest?: (convo: Conversation, signal: AbortSignal) => AsyncIterable<LoopEvent> | undefined;
   /** The plan given to ExitPlanMode in this turn, if any: the run ends with it. */
   takePlan?: () => string | undefined;
-  maxStopBlocks?: number;
   /**
    * `--fallback-model`: after the provider gave up on an error, the model to switch to for the rest of the session
    * (undefined: no fallback left, or not an error a fallback helps with).
@@ -43,22 +55,6 @@ export type LoopDeps = ToolRunnerDeps & {
 
 export type Conversation = { messages: Message[] };
 
-/**
- * The deps that belong to the main conversation alone, cleared for any conversation run beside it (forks,
- * subagents): its instruction files and lazy attachments, compaction, plan exit, checkpoint turns, the
- * `--json-schema` end check and answer, and the fallback-model switch. Spread after the parent's deps.
- */
-export const MAIN_CONVERSATION_ONLY = {
-  promptContext: undefined,
-  afterTools: undefined,
-  beforeRequest: undefined,
-  takePlan: undefined,
-  onPrompt: undefined,
-  beforeEnd: undefined,
-  structuredOutput: undefined,
-  fallbackModel: undefined,
-} satisfies Partial<LoopDeps>;
-
 export const reminder = (text: string): TextBlock => ({ type: "text", text: `<system-reminder>\n${text}\n</system-reminder>` });
 
 const textOf = (content: ContentBlock[]) =>
@@ -68,14 +64,15 @@ const textOf = (content: ContentBlock[]) =>
     .join("");
 
 /**
- * One user turn: prompt → model ⇄ tools → Stop hooks → result. Every effect comes in through deps
- * (DESIGN rule 1). Never throws: API failures, aborts and tool failures end in a `result` event.
+ * One user turn: prompt → model ⇄ tools → Stop hooks → result. Every effect comes in through deps, and the
+ * main conversation's own effects through `main` (DESIGN rule 1). Never throws: API failures, aborts and tool failures end in a `result` event.
  */
 export async function* runTurn(
   deps: LoopDeps,
   convo: Conversation,
   prompt: string | ContentBlock[],
   signal: AbortSignal,
+  main: MainConversation = {},
 ): AsyncGenerator<LoopEvent, TurnResult> {
   const started = deps.clock();
   const apiStart = deps.usage.apiMs();
@@ -101,7 +98,7 @@ export async function* runTurn(
     modelUsage: deps.usage.modelUsage(),
     totalCostUsd: deps.usage.totalCost(),
     permissionDenials: denials,
-    ...(deps.structuredOutput?.() !== undefined ? { structuredOutput: deps.structuredOutput() } : {}),
+    ...(main.structuredOutput?.() !== undefined ? { structuredOutput: main.structuredOutput() } : {}),
     ...over,
     ...((over.terminalReason === "completed" && !over.isError && blockedByDenial) ? { endedOnDenial: true } : {}),
   });
@@ -122,14 +119,14 @@ export async function* runTurn(
     return finish({ isError: true, result: `Prompt blocked by a UserPromptSubmit hook: ${why}`, terminalReason: "hook_stopped" });
   }
   const extra: TextBlock[] = [
-    ...((await deps.promptContext?.(promptText, signal)) ?? []).map((text): TextBlock => ({ type: "text", text })),
+    ...((await main.promptContext?.(promptText, signal)) ?? []).map((text): TextBlock => ({ type: "text", text })),
     ...(submit?.additionalContext ?? []).map((c) => reminder(`UserPromptSubmit hook additional context: ${c}`)),
   ];
   const promptBlocks: ContentBlock[] = typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
   const userMsg: UserMessage = { role: "user", content: extra.length ? [...extra, ...promptBlocks] : prompt };
   convo.messages.push(userMsg);
   const uuid = deps.transcript.user(userMsg);
-  deps.onPrompt?.(uuid);
+  main.onPrompt?.(uuid);
   yield { type: "user", message: userMsg, uuid };
 
   for (;;) {
@@ -151,11 +148,12 @@ export async function* runTurn(
         terminalReason: "max_turns",
       });
     }
-    const pre = deps.beforeRequest?.(convo, signal);
+    const pre = main.beforeRequest?.(convo, signal);
     if (pre) for await (const ev of pre) yield ev;
 
     const model = deps.model();
     let message = null;
+    let requestId: string | undefined;
     let fallback = false;
     for await (const ev of deps.provider.stream(
       { model, system: await deps.system(), messages: convo.messages, tools: deps.tools.specs(), maxTokens: deps.maxTokens },
@@ -165,7 +163,7 @@ export async function* runTurn(
       else if (ev.type === "stream_event") yield { type: "stream_event", event: ev.event };
       else if (ev.type === "error") {
         if (ev.error.kind === "aborted" || signal.aborted) return aborted("streaming");
-        const next = deps.fallbackModel?.(ev.error, model);
+        const next = main.fallbackModel?.(ev.error, model);
         if (next) {
           yield { type: "system", subtype: "notification", data: { message: `${model} failed (${ev.error.kind}); switching to the fallback model ${next}` } };
           fallback = true;
@@ -186,6 +184,7 @@ export async function* runTurn(
         });
       } else {
         message = ev.message;
+        requestId = ev.requestId;
         deps.usage.add(model, ev.message.usage, ev.durationMs);
       }
     }
@@ -197,14 +196,14 @@ export async function* runTurn(
     usage = addUsage(usage, message.usage);
     stopReason = message.stop_reason;
     convo.messages.push({ role: "assistant", content: message.content });
-    const uuids = deps.transcript.assistant(message);
-    yield { type: "assistant", message, uuids };
+    const uuids = deps.transcript.assistant(message, requestId ? { requestId } : {});
+    yield { type: "assistant", message, uuids, ...(requestId ? { requestId } : {}) };
     const text = textOf(message.content);
     if (text) lastText = text;
 
     const calls = message.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
     if (calls.length === 0) {
-      const end = deps.beforeEnd?.();
+      const end = main.beforeEnd?.();
       if (end?.kind === "fail") return finish({ subtype: end.subtype, isError: true, errors: [end.error], terminalReason: "completed" });
       if (end?.kind === "continue") {
         const nudge: UserMessage = { role: "user", content: [reminder(end.reminder)] };
@@ -261,7 +260,7 @@ export async function* runTurn(
     }
     const context = [
       ...outcomes.flatMap((o) => o.context).map(reminder),
-      ...((await deps.afterTools?.(calls)) ?? []).map((text): TextBlock => ({ type: "text", text })),
+      ...((await main.afterTools?.(calls)) ?? []).map((text): TextBlock => ({ type: "text", text })),
     ];
     if (context.length) {
       const ctxMsg = context;
@@ -273,7 +272,7 @@ export async function* runTurn(
 
     const stopped = outcomes.find((o) => o.stop);
     if (stopped) return finish({ result: stopped.stop!.reason, terminalReason: "hook_stopped" });
-    const plan = deps.takePlan?.();
+    const plan = main.takePlan?.();
     if (plan !== undefined) {
       lastText = plan;
       return finish({ terminalReason: "plan_ready" });

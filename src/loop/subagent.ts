@@ -5,7 +5,7 @@ import type { Transcript } from "../session/transcript.ts";
 import type { FileState } from "../tool/file-state.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import type { LoopEvent, TurnResult } from "./events.ts";
-import { MAIN_CONVERSATION_ONLY, runTurn, type Conversation, type LoopDeps } from "./run-turn.ts";
+import { runTurn, type Conversation, type LoopDeps } from "./run-turn.ts";
 
 /** Iteration cap when the caller gives none: a runaway subagent must end on its own. */
 export const DEFAULT_SUBAGENT_MAX_TURNS = 50;
@@ -125,7 +125,7 @@ export async function runSubagent(parent: LoopDeps, opts: SubagentOptions): Prom
     onStop: () => void (stopFired = true),
   });
   // Spread the parent so per-call effects (beforeToolRun: checkpoints and env files, denyInsteadOfPrompting,
-  // askPermission) apply inside too; the turn-level ones belong to the parent's conversation and are cleared.
+  // askPermission) apply inside too; the main conversation's own effects are not in LoopDeps at all.
   const deps: LoopDeps = {
     ...parent,
     // Depth 1 for every caller: a subagent never gets the tool that starts subagents.
@@ -139,7 +139,6 @@ export async function runSubagent(parent: LoopDeps, opts: SubagentOptions): Prom
     maxTurns: opts.maxTurns ?? DEFAULT_SUBAGENT_MAX_TURNS,
     system: () => opts.system,
     transcript: opts.transcript,
-    ...MAIN_CONVERSATION_ONLY,
   };
   const convo: Conversation = { messages: [...(opts.history ?? [])] };
   const events: LoopEvent[] = [];

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
-import { CODE_FLAGS, EXEC_STRING, gitGlobals, gitOperands, isReadOnlyCommand, pathArgs, renderArgv, SAFE_ENV, SHELLS, unwrap } from "./bash-words.ts";
+import { CODE_FLAGS, EXEC_STRING, gitGlobals, gitOperands, HARMLESS_ENV, isReadOnlyCommand, pathArgs, reachesEnv, renderArgv, SAFE_ENV, SHELLS, unwrap } from "./bash-words.ts";
 import { isInside, type ResolvedPath, resolvePath, ruleMayCoverInside } from "./paths.ts";
 import { isCredentialPath, isProtectedPath } from "./sensitive-paths.ts";
 import { findBashRule, findPathRule, type RuleSet } from "./rule-set.ts";
@@ -17,7 +17,7 @@ export type BashContext = {
 };
 
 /** One command the shell would run, after wrappers, nested shells, xargs and find -exec were opened up. */
-type Unit = { argv: ShellWord[]; allowArgv: ShellWord[]; allowAssigns: string[]; raw: string; cmd: SimpleCommand; implicitArgs: boolean; chdir?: ShellWord; opaque?: string };
+type Unit = { argv: ShellWord[]; envNames: string[]; allowArgv: ShellWord[]; allowAssigns: string[]; raw: string; cmd: SimpleCommand; implicitArgs: boolean; chdir?: ShellWord; opaque?: string };
 
 const MAX_PARTS = 50;
 const DEV_FILES = /^\/dev\/(null|stdout|stderr|tty|fd\/[012])$/;
@@ -34,7 +34,9 @@ function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out
     const d = unwrap(cmd.argv, true);
     const a = unwrap(cmd.argv, false);
     const safeAssigns = cmd.assigns.map((x) => x.name).filter((n) => !SAFE_ENV.test(n));
-    const unit: Unit = { argv: d.argv, allowArgv: a.argv, allowAssigns: [...safeAssigns, ...a.assigns.filter((n) => !SAFE_ENV.test(n))], raw: cmd.raw, cmd, implicitArgs: d.implicitArgs, chdir: d.chdir };
+    // Every name the program's environment gets from this command line, the `env` wrapper's included.
+    const envNames = [...cmd.assigns.map((x) => x.name), ...d.assigns];
+    const unit: Unit = { argv: d.argv, envNames, allowArgv: a.argv, allowAssigns: [...safeAssigns, ...a.assigns.filter((n) => !SAFE_ENV.test(n))], raw: cmd.raw, cmd, implicitArgs: d.implicitArgs, chdir: d.chdir };
     out.push(unit);
     const name = d.argv[0]?.static ? basename(d.argv[0].value) : "";
     const rest = d.argv.slice(1);
@@ -79,7 +81,7 @@ function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out
           const end = rest.findIndex((x, j) => j > i && (x.value === ";" || x.value === "+"));
           const sub = rest.slice(i + 1, end < 0 ? undefined : end);
           const inner = unwrap(sub, true);
-          out.push({ argv: inner.argv, allowArgv: sub, allowAssigns: [], raw: renderArgv(sub, true), cmd, implicitArgs: true });
+          out.push({ argv: inner.argv, envNames: inner.assigns, allowArgv: sub, allowAssigns: [], raw: renderArgv(sub, true), cmd, implicitArgs: true });
         }
       }
     } else if (name === "git") {
@@ -216,7 +218,8 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     if (name === "git")
       for (const b of gitOperands(u.argv).blobs) reads.push(/^\.\.?\//.test(b.value) ? b : { ...b, value: join(gitTopLevel(here), b.value) });
     for (const s of codeStrings(u.argv)) reads.push({ value: s, raw: s, static: true, glob: false });
-    const readOnly = isReadOnlyCommand(u.argv) && !u.opaque;
+    // A program given an environment name that is not known harmless may run anything (GIT_CONFIG_*, PATH, LESSOPEN).
+    const readOnly = isReadOnlyCommand(u.argv) && !u.opaque && u.envNames.every((n) => HARMLESS_ENV.test(n));
     let partVerdict: Verdict | undefined;
     let unknownPath: string | undefined = u.implicitArgs && hasPathDenies ? `${name || "xargs"} gets its file names at run time` : chdirUnknown;
     let outside = false;
@@ -312,7 +315,9 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     }
     const allowSubjects = u.allowAssigns.length ? [] : [renderArgv(u.allowArgv, false), renderArgv(u.allowArgv, true)];
     if (u.argv.length === 0 && writes.length === 0) {
-      verdicts.push({ behavior: "allow", reason: "no command runs" });
+      const reaching = u.cmd.assigns.map((x) => x.name).filter((n) => reachesEnv(n, ctx.env));
+      if (reaching.length) verdicts.push({ behavior: "ask", reason: `it sets ${reaching.join(", ")}, which can change what later commands run`, unmatched: true });
+      else verdicts.push({ behavior: "allow", reason: "no command runs" });
       continue;
     }
     const allow = findBashRule(set, "allow", allowSubjects);

@@ -4,6 +4,19 @@ import type { ShellWord } from "./bash-parse.ts";
 /** Env vars an allow rule may look past (internals §9.1); deny and ask rules look past every assignment. */
 export const SAFE_ENV = /^(GO\w*|RUST_\w+|CARGO_\w+|NODE_ENV|NODE_OPTIONS_SAFE|PYTHON\w*|LANG|LANGUAGE|LC_\w+|TERM|NO_COLOR|FORCE_COLOR|TZ|CI|DEBUG|RUST_LOG|RUST_BACKTRACE)$/;
 
+/**
+ * Environment names a read-only command may be given: they change formatting only, never which program runs, which
+ * files are read or which configuration applies (issue 16 point 1: `GIT_CONFIG_*`, `PATH`, `LESSOPEN`, `MAGIC` ...).
+ */
+export const HARMLESS_ENV = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|CLICOLOR_FORCE|COLUMNS|LINES|TERM|COLORTERM)$/;
+
+/**
+ * Whether a standalone `NAME=value` may reach the environment of the commands after it: the name is already exported,
+ * or it is spelled as environment and shell-special names are (upper case). Lower-case names are plain shell variables.
+ */
+export const reachesEnv = (name: string, env: Record<string, string | undefined>): boolean =>
+  !HARMLESS_ENV.test(name) && (env[name] !== undefined || /[A-Z]/.test(name) || name === "");
+
 /** `chdir`: the directory `env -C DIR` runs the command in; its paths are relative to that, not the shell's cwd. */
 export type Unwrapped = { argv: ShellWord[]; assigns: string[]; implicitArgs: boolean; chdir?: ShellWord };
 
@@ -62,7 +75,13 @@ export function unwrap(argv: ShellWord[], forDeny: boolean): Unwrapped {
         else if (v.value === "--") {
           i++;
           break;
-        } else if (/^-/.test(v.value)) continue;
+        } else if (v.value === "-a" || v.value === "--argv0") i++;
+        else if (/^(-[i0v]+|-|--ignore-environment|--null|--debug|--list-signal-handling|--(default|ignore|block)-signal(=.*)?|--argv0=.*|--unset=.*)$/.test(v.value)) continue;
+        else if (/^-/.test(v.value)) {
+          // An option we do not know may take a value: the command after it cannot be told apart.
+          i = rest.length;
+          break;
+        }
         else if (/^[A-Za-z_]\w*=/.test(v.value)) assigns.push(v.value.split("=")[0]!);
         else break;
       }
@@ -120,6 +139,9 @@ export function isReadOnlyCommand(argv: ShellWord[]): boolean {
   switch (name) {
     case "find":
       return !args.some((x) => FIND_ACTIONS.test(x));
+    case "printf":
+      // `printf -v NAME` assigns a shell variable (PATH ...) that later commands see.
+      return !args.some((x) => /^-v/.test(x));
     case "sort":
       return !args.some((x) => x === "-o" || x.startsWith("--output") || x.startsWith("--compress-program") || /^-[a-zA-Z]*o/.test(x));
     case "uniq":

@@ -66,7 +66,8 @@ export type ProviderEvent =
   | { type: "retry"; info: RetryInfo }
   /** A raw Messages-API stream event, for --include-partial-messages. */
   | { type: "stream_event"; event: Record<string, unknown> }
-  | { type: "done"; message: AssistantMessage; durationMs: number }
+  /** `requestId`: the API's `request-id` response header (transcript `requestId`, stream-json `request_id`). */
+  | { type: "done"; message: AssistantMessage; durationMs: number; requestId?: string }
   | { type: "error"; error: ProviderError; durationMs: number };
 
 export type ProviderError = {

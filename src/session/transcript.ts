@@ -24,7 +24,7 @@ export type Transcript = {
   setLastUuid(uuid: string | null): void;
   user(message: UserMessage, extra?: Record<string, unknown>): string;
   /** One line per content block, sharing message.id, as Claude Code 2.1 writes them. Returns the uuids. */
-  assistant(message: AssistantMessage): string[];
+  assistant(message: AssistantMessage, extra?: Record<string, unknown>): string[];
   system(subtype: string, extra?: Record<string, unknown>): string;
   meta(entry: Record<string, unknown> & { type: string }): void;
 };
@@ -58,11 +58,11 @@ export function createTranscript(store: SessionStore, info: TranscriptInfo): Tra
       last = b.uuid;
       return b.uuid;
     },
-    assistant(message) {
+    assistant(message, extra = {}) {
       const blocks = message.content.length ? message.content : [{ type: "text" as const, text: "" }];
       return blocks.map((block) => {
         const b = base();
-        store.append({ ...b, type: "assistant", message: { ...message, content: [block] } });
+        store.append({ ...b, type: "assistant", message: { ...message, content: [block] }, ...extra });
         last = b.uuid;
         return b.uuid;
       });

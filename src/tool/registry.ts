@@ -11,9 +11,15 @@ export const LEGACY_TOOL_ALIASES: Record<string, string> = {
 export type ToolRegistry = {
   list(): Tool[];
   get(name: string): Tool | undefined;
-  /** Tools as the model sees them, in registration order. */
+  /** Tools as the model sees them, in registration order; deferred tools only once loaded. */
   specs(): ToolSpec[];
   register(tool: Tool): void;
+  /** Drops a tool (an MCP server's tool that went away). */
+  remove(name: string): void;
+  /** Deferred tools whose full schemas go to the model from the next request on (ToolSearch). */
+  load(names: string[]): void;
+  /** Names of deferred tools not loaded yet. */
+  deferredNames(): string[];
   /** Drop tools by name (bare deny rules, --tools, subagent tool sets). Returns a new registry. */
   filter(keep: (t: Tool) => boolean): ToolRegistry;
 };
@@ -32,11 +38,21 @@ export function createToolRegistry(initial: Tool[] = []): ToolRegistry {
     for (const a of t.aliases ?? []) byName.set(a, t);
   };
   initial.forEach(register);
+  const loaded = new Set<string>();
   return {
     list: () => [...tools],
     get: (name) => byName.get(name) ?? byName.get(LEGACY_TOOL_ALIASES[name] ?? ""),
-    specs: () => tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.jsonSchema })),
+    specs: () =>
+      tools.filter((t) => !t.deferred || loaded.has(t.name)).map((t) => ({ name: t.name, description: t.description, input_schema: t.jsonSchema })),
     register,
+    remove(name) {
+      const i = tools.findIndex((x) => x.name === name);
+      if (i < 0) return;
+      const [t] = tools.splice(i, 1);
+      for (const n of [t!.name, ...(t!.aliases ?? [])]) if (byName.get(n) === t) byName.delete(n);
+    },
+    load: (names) => names.forEach((n) => loaded.add(n)),
+    deferredNames: () => tools.filter((t) => t.deferred && !loaded.has(t.name)).map((t) => t.name),
     filter: (keep) => createToolRegistry(tools.filter(keep)),
   };
 }

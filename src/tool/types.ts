@@ -1,3 +1,5 @@
+import type { QuestionPrompter } from "./builtin/ask-user-question.ts";
+import type { BackgroundShell } from "./builtin/background-shells.ts";
 import type { z } from "zod";
 import type { ImageBlock, TextBlock } from "../provider/types.ts";
 import type { FileState } from "./file-state.ts";
@@ -40,8 +42,22 @@ export type SessionToolState = {
   todos: Array<{ content: string; status: string; activeForm: string }>;
   /** Files with `export` lines sourced before every Bash command (CLAUDE_ENV_FILE). */
   envFiles: string[];
-  bag: Map<string, unknown>;
+  /** A UI's answerer for AskUserQuestion; absent in headless runs. */
+  prompter?: QuestionPrompter;
+  /** A plan file the host names; ExitPlanMode presents it when called without `plan`. */
+  planFilePath?: string;
+  /** The plan ExitPlanMode presented in this turn; the main loop takes it (and ends a plan-mode run with it). */
+  presentedPlan?: string;
+  /** The session's scratch directory, once made (or as the host set it). */
+  tmpDir?: string;
+  /** `run_in_background` commands by ID, made on first use. */
+  shells?: Map<string, BackgroundShell>;
+  /** Process groups of foreground commands whose background children outlived them; they die with the session. */
+  lingeringGroups?: Set<number>;
 };
+
+/** A fresh session state for a conversation that starts in cwd. */
+export const newSessionState = (cwd: string): SessionToolState => ({ cwd, todos: [], envFiles: [] });
 
 export type Tool<I = any> = {
   name: string;
@@ -55,6 +71,10 @@ export type Tool<I = any> = {
   concurrencySafe: boolean | ((input: I) => boolean);
   /** The input field permission rules match (`command`, `file_path`, `url` …). */
   permissionKey?: string;
+  /** Only the name goes to the model until ToolSearch loads the schema (seed 000: deferred MCP tools). */
+  deferred?: boolean;
+  /** Set for tools served by an MCP server (hooks' `mcp_server`, `yoke mcp`). */
+  mcp?: { server: string; tool: string };
   /** Validates, runs, and converts every failure to an is_error result. Never throws. */
   run(rawInput: unknown, ctx: ToolContext): Promise<ToolResult>;
   /** Validation alone, for the tool runner (hooks see validated input). */

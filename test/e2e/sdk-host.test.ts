@@ -102,10 +102,10 @@ test("interrupt while a turn runs ends that turn; the session takes the next mes
 
 test("Claude Code options yoke does not implement yet are accepted with a warning, not an unknown-option error", async () => {
   fake.push({ content: [{ type: "text", text: "ok" }] });
-  const proc = spawnYoke(["-p", "hi", "--mcp-config", "{}", "--strict-mcp-config", "--thinking=adaptive"], { cwd: tempDir(), env: isolatedEnv({ ...fakeApiEnv(fake) }) });
+  const proc = spawnYoke(["-p", "hi", "--betas", "x", "--thinking=adaptive"], { cwd: tempDir(), env: isolatedEnv({ ...fakeApiEnv(fake) }) });
   proc.stdin.end();
   expect(await proc.exited).toBe(0);
   const err = await new Response(proc.stderr).text();
-  expect(err).toContain("--mcp-config is a Claude Code option yoke does not support yet");
+  expect(err).toContain("--betas is a Claude Code option yoke does not support yet");
   expect(err).toContain("--thinking");
 });

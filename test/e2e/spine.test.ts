@@ -287,7 +287,12 @@ test("settings env reaches Bash and hooks; a background shell dies with the sess
   fake.push(
     { content: [{ type: "tool_use", name: "Bash", input: { command: "echo flavour=$YOKE_TEST_FLAVOUR" } }] },
     { content: [{ type: "tool_use", name: "Bash", input: { command: `sleep 300 & echo $! > ${pidFile}; wait`, run_in_background: true } }] },
-    { content: [{ type: "text", text: "leaving it running" }] },
+    // Barrier: the session may end only once the background shell has written its pid (on a loaded machine the
+    // shell can start after the next model request; ending before it would leave no pid to check).
+    async () => {
+      for (let i = 0; i < 500 && !(existsSync(pidFile) && readFileSync(pidFile, "utf8").trim()); i++) await Bun.sleep(10);
+      return { content: [{ type: "text", text: "leaving it running" }] };
+    },
   );
   const before = fake.requests.length;
   const r = await runYoke(["-p", "go", "--allowedTools", "Bash"], { cwd, env: envFor({ ...TRUST_WORKSPACE }) });

@@ -39,7 +39,7 @@ export function parentDeps(opts: { script?: ScriptedEntry[]; tools?: Tool[]; cwd
     { sessionId: "s1", path: "/parent.jsonl", append: (e) => void lines.push(e) },
     { cwd: () => cwd, version: "t", entrypoint: "test", uuid: () => `u${++n}`, now: () => new Date(0) },
   );
-  const session = { cwd, todos: [], envFiles: [], bag: new Map() };
+  const session = { cwd, todos: [], envFiles: [] };
   const deps: LoopDeps = {
     provider,
     tools: createToolRegistry(opts.tools ?? []),

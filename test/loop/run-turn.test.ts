@@ -68,7 +68,7 @@ function deps(script: ScriptedEntry[], over: Partial<LoopDeps> = {}, tools: Tool
       signal,
       env: {},
       fileState: createFileState(),
-      session: { cwd: "/tmp", todos: [], envFiles: [], bag: new Map() },
+      session: { cwd: "/tmp", todos: [], envFiles: [] },
       toolUseId,
     }),
     clock: () => Date.now(),

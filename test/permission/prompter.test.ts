@@ -138,7 +138,7 @@ describe("askPermissionVia: a Prompter driving the real tool runner (Write, defa
       signal,
       env,
       fileState: createFileState(),
-      session: { cwd: dir, todos: [], envFiles: [], bag: new Map() },
+      session: { cwd: dir, todos: [], envFiles: [] },
       toolUseId,
     }),
     askPermission: askPermissionVia(prompter, { cwd: () => dir, projectDir: dir }),

@@ -17,7 +17,7 @@ const ctx = (): ToolContext => {
     signal: new AbortController().signal,
     env: {},
     fileState: createFileState(),
-    session: { cwd, todos: [], envFiles: [], bag: new Map() },
+    session: { cwd, todos: [], envFiles: [] },
     toolUseId: "toolu_1",
   };
 };

@@ -48,6 +48,13 @@ describe("provider against the fake API", () => {
   };
   const req = { model: "claude-sonnet-5-5", system: [{ type: "text" as const, text: "s" }], messages: [{ role: "user" as const, content: "hi" }], tools: [], maxTokens: 100 };
 
+  test("done carries the response's request-id header (transcript requestId, stream-json request_id)", async () => {
+    const fake = await startFakeAnthropic({ script: [{ content: [{ type: "text", text: "hi" }] }] });
+    const p = createAnthropicProvider({ baseURL: fake.url, apiKey: "k", maxRetries: 0, retryBaseMs: 1, timeoutMs: 5000, idleTimeoutMs: 5000, userAgent: "t" });
+    const done = (await collect(p.stream(req, new AbortController().signal))).at(-1)!;
+    expect(done.type === "done" && done.requestId).toMatch(/^req_/);
+    await fake.stop();
+  });
   test("an in-stream error event is retried; at most maxRetries; the last error is reported", async () => {
     const fake = await startFakeAnthropic({ script: [{ fault: "error_event" }, { fault: 529 }, { fault: 529 }] });
     const p = createAnthropicProvider({ baseURL: fake.url, apiKey: "k", maxRetries: 2, retryBaseMs: 1, timeoutMs: 5000, idleTimeoutMs: 5000, userAgent: "t" });

@@ -21,7 +21,7 @@ export function makeCtx(cwd: string, over: Partial<ToolContext> = {}): ToolConte
     signal: abort.signal,
     env,
     fileState: createFileState(),
-    session: { cwd, todos: [], envFiles: [], bag: new Map() },
+    session: { cwd, todos: [], envFiles: [] },
     toolUseId: "toolu_test",
     beforeFileChange: (p) => void changed.push(p),
     ...over,

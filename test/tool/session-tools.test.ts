@@ -90,7 +90,7 @@ describe("AskUserQuestion (contracts §7.2)", () => {
         return { [questions[0]!.question]: "Postgres, SQLite" };
       },
     };
-    ctx.session.bag.set("prompter", prompter);
+    ctx.session.prompter = prompter;
     const r = await askUserQuestionTool.run({ questions: [q({ multiSelect: true })] }, ctx);
     expect(seen).toEqual(["Database"]);
     expect(text(r)).toContain("→ Postgres, SQLite");
@@ -117,17 +117,17 @@ describe("ExitPlanMode (contracts §7.2)", () => {
     expect(r.isError).toBeFalsy();
     expect(text(r)).toContain("presented");
     expect(r.details).toEqual({ plan: "# Plan\n1. Do it" });
-    expect(ctx.session.bag.get("plan.exit")).toBe("# Plan\n1. Do it");
+    expect(ctx.session.presentedPlan).toBe("# Plan\n1. Do it");
   });
 
   test("2.1 style: no input, plan read from the host's plan file", async () => {
     const { ctx, root } = makeShellCtx();
     const f = join(root, "plan.md");
     writeFileSync(f, "# From file\n");
-    ctx.session.bag.set("plan.filePath", f);
+    ctx.session.planFilePath = f;
     const r = await exitPlanModeTool.run({}, ctx);
     expect(r.details).toEqual({ plan: "# From file\n", planFilePath: f });
-    expect(ctx.session.bag.get("plan.exit")).toBe("# From file\n");
+    expect(ctx.session.presentedPlan).toBe("# From file\n");
   });
 
   test("no plan at all is an error asking for one", async () => {
@@ -135,6 +135,6 @@ describe("ExitPlanMode (contracts §7.2)", () => {
     const r = await exitPlanModeTool.run({}, ctx);
     expect(r.isError).toBe(true);
     expect(text(r)).toContain("`plan`");
-    expect(ctx.session.bag.has("plan.exit")).toBe(false);
+    expect(ctx.session.presentedPlan).toBeUndefined();
   });
 });

@@ -25,7 +25,7 @@ export function makeShellCtx(o: ShellCtxOptions = {}): { ctx: ToolContext; dir: 
     LANG: "C.UTF-8",
     ...o.env,
   };
-  const session: SessionToolState = o.session ?? { cwd: dir, todos: [], envFiles: [], bag: new Map() };
+  const session: SessionToolState = o.session ?? { cwd: dir, todos: [], envFiles: [] };
   const ctx: ToolContext = {
     cwd: dir,
     projectDir: dir,

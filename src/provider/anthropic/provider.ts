@@ -108,11 +108,14 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
         };
         let failure: unknown = null;
         let message: AssistantMessage | null = null;
+        let requestId: string | undefined;
         try {
           const c = await getClient();
           mark("request");
           arm();
-          const stream = await c.messages.create(body, { signal: attemptCtrl.signal });
+          // withResponse() exposes the request-id header: usage tools de-duplicate transcript lines on it.
+          const { data: stream, request_id } = await c.messages.create(body, { signal: attemptCtrl.signal }).withResponse();
+          requestId = request_id ?? undefined;
           mark("response");
           for await (const ev of stream) {
             arm();
@@ -131,7 +134,7 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
         if (failure === null && message) {
           mark("message-done");
           firstRequest = false;
-          yield { type: "done", message, durationMs: Date.now() - started };
+          yield { type: "done", message, durationMs: Date.now() - started, ...(requestId ? { requestId } : {}) };
           return;
         }
         {

@@ -28,7 +28,7 @@ const input = z.object({
 export type Question = z.infer<typeof question>;
 
 /**
- * What a UI puts in `session.bag.set("prompter", …)` to answer questions. `askQuestions` resolves to
+ * What a UI puts in `session.prompter` to answer questions. `askQuestions` resolves to
  * question text → chosen label(s), comma-joined, or undefined when the user dismissed the questions.
  * It may reject; the rejection becomes an is_error result.
  */
@@ -37,7 +37,7 @@ export type QuestionPrompter = {
 };
 
 function prompterOf(ctx: ToolContext): QuestionPrompter | undefined {
-  const p = ctx.session.bag.get("prompter") as Partial<QuestionPrompter> | undefined;
+  const p = ctx.session.prompter as Partial<QuestionPrompter> | undefined;
   return p && typeof p.askQuestions === "function" ? (p as QuestionPrompter) : undefined;
 }
 

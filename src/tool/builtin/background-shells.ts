@@ -11,7 +11,7 @@ export const MAX_BACKGROUND_TIMEOUT_MS = 7_200_000;
 
 export type ShellStatus = "running" | "completed" | "killed";
 
-/** One `run_in_background` command. Lives in `session.bag.get("bash.shells")`. */
+/** One `run_in_background` command. Lives in `session.shells`. */
 export type BackgroundShell = {
   id: string;
   command: string;
@@ -32,17 +32,9 @@ export type BackgroundShell = {
 
 type Registry = Map<string, BackgroundShell>;
 
-const SHELLS = "bash.shells";
-const LINGERING = "bash.lingeringGroups";
-
 /** The session's background shells by ID, created on first use. Never throws. */
 export function shellRegistry(session: SessionToolState): Registry {
-  let reg = session.bag.get(SHELLS) as Registry | undefined;
-  if (!reg) {
-    reg = new Map();
-    session.bag.set(SHELLS, reg);
-  }
-  return reg;
+  return (session.shells ??= new Map());
 }
 
 /**
@@ -50,12 +42,7 @@ export function shellRegistry(session: SessionToolState): Registry {
  * They are left running (the user may want them) but die with the session.
  */
 export function lingeringGroups(session: SessionToolState): Set<number> {
-  let set = session.bag.get(LINGERING) as Set<number> | undefined;
-  if (!set) {
-    set = new Set();
-    session.bag.set(LINGERING, set);
-  }
-  return set;
+  return (session.lingeringGroups ??= new Set());
 }
 
 function appendUnread(sh: BackgroundShell, key: "stdout" | "stderr", text: string): void {

@@ -9,8 +9,8 @@ const input = z.object({
 });
 
 /**
- * Presents the plan. Records it in `session.bag` under "plan.exit" so the loop can end a plan-mode run
- * with it. Without `plan` input, reads the file named by `session.bag.get("plan.filePath")` if any.
+ * Presents the plan. Records it as `session.presentedPlan` so the loop can end a plan-mode run with it.
+ * Without `plan` input, reads the file named by `session.planFilePath` if any.
  */
 export const exitPlanModeTool = defineTool({
   name: "ExitPlanMode",
@@ -19,7 +19,7 @@ export const exitPlanModeTool = defineTool({
   readOnly: true,
   concurrencySafe: false,
   execute({ plan }, ctx) {
-    const filePath = ctx.session.bag.get("plan.filePath");
+    const filePath = ctx.session.planFilePath;
     let text = plan;
     if (text === undefined && typeof filePath === "string" && existsSync(filePath)) text = readFileSync(filePath, "utf8");
     if (!text?.trim()) {
@@ -28,7 +28,7 @@ export const exitPlanModeTool = defineTool({
         isError: true,
       };
     }
-    ctx.session.bag.set("plan.exit", text);
+    ctx.session.presentedPlan = text;
     return {
       content: "The plan was presented to the user. Do not start changing anything until the user has approved it.",
       details: typeof filePath === "string" ? { plan: text, planFilePath: filePath } : { plan: text },

@@ -224,13 +224,12 @@ export function envInt(env: Record<string, string>, key: string, fallback: numbe
 
 /**
  * The session's scratch directory (background output, cwd capture). Uses
- * `session.bag.get("session.tmpDir")` when the host set one, else `<tmp>/yoke-<sessionId>`.
+ * `session.tmpDir` when the host set one, else `<tmp>/yoke-<sessionId>`.
  * Creates it. May throw if the directory cannot be created.
  */
 export function sessionTempDir(ctx: Pick<ToolContext, "session" | "sessionId" | "env">): string {
-  const set = ctx.session.bag.get("session.tmpDir");
-  const dir = typeof set === "string" ? set : join(ctx.env.TMPDIR || tmpdir(), `yoke-${ctx.sessionId}`);
+  const dir = ctx.session.tmpDir ?? join(ctx.env.TMPDIR || tmpdir(), `yoke-${ctx.sessionId}`);
   mkdirSync(dir, { recursive: true });
-  ctx.session.bag.set("session.tmpDir", dir);
+  ctx.session.tmpDir = dir;
   return dir;
 }

@@ -1,0 +1,191 @@
+import type { LoadedSettings } from "../config/load.ts";
+import type { YokeHookBus } from "../hook/bus.ts";
+import { sessionEnvFiles } from "../hook/session-env.ts";
+import { createCompactor, type Compactor } from "../loop/compaction.ts";
+import { compactInstructionsOf } from "../session/compact-prompt.ts";
+import type { PluginRuntime } from "./plugin-wiring.ts";
+import type { LoopDeps, MainConversation } from "../loop/run-turn.ts";
+import type { UsageTracker } from "../loop/usage.ts";
+import { denyInsteadOfPromptingFrom, type Evaluator } from "../permission/index.ts";
+import type { PermissionMode } from "../permission/types.ts";
+import type { Provider } from "../provider/types.ts";
+import type { Checkpoints } from "../session/index.ts";
+import type { Transcript } from "../session/transcript.ts";
+import type { FileState } from "../tool/file-state.ts";
+import type { ToolRegistry } from "../tool/registry.ts";
+import type { SessionToolState, SideQuery } from "../tool/types.ts";
+import type { ContextWiring, LoadedInstruction } from "./context-wiring.ts";
+import type { HookPayloadOf } from "./hook-wiring.ts";
+import type { ModelSwitch } from "./provider-wiring.ts";
+import type { structuredOutput } from "./run-options.ts";
+
+/** What the main conversation keeps between turns beside its messages. */
+export type MainState = {
+  /** SessionStart hooks' additionalContext, put before the next prompt (then emptied). */
+  sessionStartContext: string[];
+  /** Instruction files that entered the context since the last InstructionsLoaded firing. */
+  loadedInstructions: LoadedInstruction[];
+  /** The last request's input tokens (cache included): the conversation's size, for plugins. */
+  lastInputTokens: number;
+  /** The last request's input plus output tokens, for auto-compaction. */
+  lastResponseTokens: number;
+};
+
+export type LoopWiringOptions = {
+  cwd: string;
+  env: Record<string, string>;
+  sessionId: string;
+  yokeDir: string;
+  settings: LoadedSettings;
+  permissionMode: PermissionMode;
+  provider: Provider;
+  model: ModelSwitch;
+  tools: ToolRegistry;
+  hooks: YokeHookBus;
+  permissions: Evaluator;
+  hookPayload: HookPayloadOf;
+  transcript: Transcript;
+  usage: UsageTracker;
+  session: SessionToolState;
+  fileState: FileState;
+  sideQuery: SideQuery;
+  context: ContextWiring;
+  checkpoints: Checkpoints | null;
+  structured: ReturnType<typeof structuredOutput>;
+  maxTurns?: number;
+  maxBudgetUsd?: number;
+  /** Read at call time: the compactor is built after the plugins, which need the deps. */
+  compactor: () => Compactor | undefined;
+};
+
+/**
+ * The loop's deps (what every conversation shares with forks and subagents) and the main conversation's
+ * own effects, kept apart so nothing main-only can reach a conversation run beside it. Never throws.
+ */
+export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConversation; state: MainState } {
+  const { session, hooks, context: ctx, settings } = o;
+  const state: MainState = { sessionStartContext: [], loadedInstructions: [], lastInputTokens: 0, lastResponseTokens: 0 };
+  const checkpointing = !!o.checkpoints && settings.merged.fileCheckpointingEnabled !== false;
+  const workingDirectories = o.permissions.workingDirectories;
+
+  const fireInstructionsLoaded = async (signal?: AbortSignal) => {
+    const files = state.loadedInstructions.splice(0);
+    if (!hooks.has("InstructionsLoaded")) return;
+    for (const f of files) await hooks.emit("InstructionsLoaded", o.hookPayload("InstructionsLoaded", f), { matchValue: f.load_reason, signal });
+  };
+
+  const deps: LoopDeps = {
+    provider: o.provider,
+    tools: o.tools,
+    hooks,
+    permissions: o.permissions,
+    hookPayload: o.hookPayload,
+    clock: () => Date.now(),
+    model: () => o.model.current(),
+    maxTokens: 32_000,
+    maxTurns: o.maxTurns,
+    maxBudgetUsd: o.maxBudgetUsd,
+    system: () => ctx.system(o.model.current(), o.tools.list().map((t) => t.name)),
+    transcript: o.transcript,
+    usage: {
+      ...o.usage,
+      add(m, u, ms) {
+        state.lastInputTokens = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
+        state.lastResponseTokens = state.lastInputTokens + u.output_tokens;
+        o.usage.add(m, u, ms);
+      },
+    },
+    beforeToolRun: async (name) => {
+      if (name === "Bash" && checkpointing) await o.checkpoints!.snapshotGit();
+      // Files written by SessionStart hooks through CLAUDE_ENV_FILE are sourced before every Bash command.
+      if (name === "Bash") session.envFiles = sessionEnvFiles(o.yokeDir, o.sessionId);
+    },
+    denyInsteadOfPrompting: denyInsteadOfPromptingFrom(settings),
+    context: (toolUseId, signal) => ({
+      cwd: session.cwd,
+      projectDir: o.cwd,
+      workingDirectories,
+      sessionId: o.sessionId,
+      signal,
+      env: o.env,
+      fileState: o.fileState,
+      session,
+      sideQuery: o.sideQuery,
+      toolUseId,
+      searchExcludes: (dir) => o.permissions.grepExcludes(dir),
+      beforeFileChange: checkpointing ? (p) => o.checkpoints!.beforeFileChange(p) : undefined,
+    }),
+  };
+
+  const main: MainConversation = {
+    fallbackModel: (error) => o.model.fallback(error),
+    beforeEnd: o.structured?.beforeEnd,
+    structuredOutput: o.structured?.value,
+    promptContext: async (prompt, signal) => {
+      const out = await ctx.promptContext(prompt, signal);
+      await fireInstructionsLoaded(signal);
+      const async = hooks.takeAsyncOutput();
+      for (const c of async.additionalContext) out.push(`<system-reminder>\n${c}\n</system-reminder>`);
+      for (const c of state.sessionStartContext.splice(0))
+        out.push(`<system-reminder>\nSessionStart hook additional context: ${c}\n</system-reminder>`);
+      return out;
+    },
+    afterTools: async (calls) => {
+      o.compactor()?.noteToolCalls(calls);
+      const out = ctx.afterTools(calls);
+      await fireInstructionsLoaded();
+      return out;
+    },
+    beforeRequest: (convo, signal) => o.compactor()?.beforeRequest(convo, signal),
+    onPrompt: (uuid) => o.checkpoints?.beginTurn(uuid),
+    // ExitPlanMode ends a plan-mode run with the plan as its result; in other modes it is just a tool call.
+    takePlan: () => {
+      const plan = session.presentedPlan;
+      session.presentedPlan = undefined;
+      return o.permissionMode === "plan" ? plan : undefined;
+    },
+  };
+  return { deps, main, state };
+}
+
+/** Auto-compaction and `/compact` for the main conversation, with plugins' summary providers. Never throws. */
+export function wireCompaction(o: {
+  provider: Provider;
+  model: ModelSwitch;
+  tools: ToolRegistry;
+  hooks: YokeHookBus;
+  hookPayload: HookPayloadOf;
+  transcript: Transcript;
+  usage: UsageTracker;
+  env: Record<string, string>;
+  settings: LoadedSettings;
+  plugins: PluginRuntime;
+  context: ContextWiring;
+  lastResponseTokens: () => number;
+  transcriptPath: string;
+}): Compactor {
+  const { settings, context: ctx } = o;
+  return createCompactor({
+    provider: o.provider,
+    model: () => o.model.current(),
+    tools: () => o.tools.specs(),
+    hooks: o.hooks,
+    hookPayload: o.hookPayload,
+    transcript: o.transcript,
+    // the summarizing call counts toward cost but must not pass for the conversation's size
+    usage: o.usage,
+    env: o.env,
+    settings: { autoCompactEnabled: settings.merged.autoCompactEnabled, autoCompactWindow: settings.merged.autoCompactWindow },
+    summaryProviders: () => o.plugins.summaryProviders.map((p) => p.fn),
+    compactInstructions: () =>
+      ctx.instructions
+        .get()
+        .files.filter((f) => f.status === "included")
+        .map((f) => compactInstructionsOf(f.content))
+        .filter(Boolean)
+        .join("\n\n"),
+    startupContext: () => ctx.startupContext(),
+    lastResponseTokens: o.lastResponseTokens,
+    transcriptPath: o.transcriptPath,
+  });
+}

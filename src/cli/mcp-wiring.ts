@@ -1,0 +1,94 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { LoadedSettings } from "../config/load.ts";
+import { projectStateDir } from "../config/paths.ts";
+import type { ApprovalKeys, McpScope } from "../mcp/config.ts";
+import type { McpServerState, TransportFactory } from "../mcp/manager.ts";
+import type { McpSession } from "../mcp/session.ts";
+import { claudeJsonPath, loadMcpSources } from "../mcp/sources.ts";
+import { isProjectTrusted } from "../trust/workspace.ts";
+import type { PromptSection } from "../plugin/host.ts";
+import type { LoadedPlugin } from "../plugin/loader.ts";
+import type { ToolRegistry } from "../tool/registry.ts";
+import type { ParsedArgs } from "./args.ts";
+
+/**
+ * The run's MCP servers. Config is read here (plain JSON, no SDK); the client itself (src/mcp/session.ts) is
+ * imported only when a server is configured or the host adds one, so a run without MCP pays nothing for it.
+ */
+export type McpWiring = {
+  /** `system/init` `mcp_servers`: `{name, status}` per server (contracts §4.4). */
+  statuses(): Array<{ name: string; status: string }>;
+  servers(): McpServerState[];
+  /** The seam for the Agent SDK's in-process servers (issue 15): a server reached through any MCP Transport. */
+  addServer(name: string, transport: Transport | TransportFactory, meta?: { scope?: McpScope; source?: string }): Promise<McpServerState>;
+  close(): Promise<void>;
+};
+
+export type McpWiringOptions = {
+  args: ParsedArgs;
+  cwd: string;
+  env: Record<string, string>;
+  settings: LoadedSettings;
+  yokeDir: string;
+  plugins: LoadedPlugin[];
+  tools: () => ToolRegistry;
+  /** Tools hidden by bare deny rules are not registered. */
+  hidden: (name: string) => boolean;
+  sections: PromptSection[];
+  version: string;
+  warn: (msg: string) => void;
+  bare: boolean;
+};
+
+/** Settings levels whose approval keys count: a committed project settings file does not approve its own `.mcp.json`. */
+const approvalsFrom = (s: LoadedSettings): ApprovalKeys[] => s.sources.filter((x) => x.level !== "project").map((x) => x.settings as ApprovalKeys);
+
+export async function wireMcp(o: McpWiringOptions): Promise<McpWiring> {
+  const list = (k: string) => (Array.isArray(o.args.flags[k]) ? (o.args.flags[k] as string[]) : []);
+  const sources = loadMcpSources({
+    cwd: o.cwd,
+    env: o.env,
+    yokeDir: o.yokeDir,
+    claudeJson: claudeJsonPath(o.env, o.env.HOME || homedir()),
+    flagConfigs: list("mcp-config"),
+    // --bare loads nothing the project or user configured; only servers named on the command line.
+    strict: !!o.args.flags["strict-mcp-config"] || o.bare,
+    plugins: o.plugins.flatMap((p) => (p.kind === "claude" ? [{ name: p.info.name, root: p.info.root, dataDir: p.info.dataDir }] : [])),
+    approvals: approvalsFrom(o.settings),
+  });
+  // An untrusted folder's .mcp.json starts nothing, whatever approves it (src/trust; the notice names it).
+  if (!isProjectTrusted(o.settings)) {
+    for (const s of sources.servers.filter((x) => x.scope === "project"))
+      sources.unapproved.push({ name: s.name, reason: `project server "${s.name}" (${s.source}) waits until this folder is trusted (yoke trust)` });
+    sources.servers = sources.servers.filter((x) => x.scope !== "project");
+  }
+  let session: McpSession | undefined;
+  let starting: Promise<McpSession> | undefined;
+  const start = (servers = sources.servers, unapproved = sources.unapproved) =>
+    (starting ??= import("../mcp/session.ts").then(async (m) => {
+      session = await m.startMcpSession({
+        servers,
+        unapproved,
+        cwd: o.cwd,
+        env: o.env,
+        logDir: join(projectStateDir(o.cwd, o.env), "mcp-logs"),
+        version: o.version,
+        tools: o.tools,
+        hidden: o.hidden,
+        warn: o.warn,
+      });
+      o.sections.push({ plugin: "mcp", name: "deferred-tools", text: () => m.deferredToolsSection(o.tools()) });
+      return session;
+    }));
+  if (sources.servers.length || sources.unapproved.length) await start();
+  return {
+    statuses: () => session?.statuses() ?? [],
+    servers: () => session?.servers() ?? [],
+    addServer: async (name, transport, meta) => (await start([], [])).addServer(name, transport, meta),
+    close: async () => {
+      await (starting ? (await starting).close() : undefined);
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import { execSync } from "node:child_process";
+import type { LoadedSettings } from "../config/load.ts";
+import { createUsageTracker, type UsageTracker } from "../loop/usage.ts";
+import type { ProviderError } from "../provider/types.ts";
+import { anthropicConfigFromEnv, createAnthropicProvider } from "../provider/anthropic/provider.ts";
+import { resolveModel, SMALL_MODEL_ALIAS } from "../provider/models.ts";
+import type { Provider } from "../provider/types.ts";
+import type { SideQuery } from "../tool/types.ts";
+import { VERSION } from "../version.ts";
+import { UsageError } from "./args.ts";
+import { FALLBACK_ERRORS } from "./run-options.ts";
+
+export type ProviderWiring = {
+  provider: Provider;
+  /** For system/init: where the key came from. */
+  apiKeySource: string;
+  /** The process's usage: every request, the main conversation's, forks', subagents' and side queries'. */
+  usage: UsageTracker;
+  /** One small-model request outside the conversation (memory selection, summaries). */
+  sideQuery: SideQuery;
+};
+
+function apiKeyFromHelper(helper: string | undefined, env: Record<string, string>): string | undefined {
+  if (!helper) return undefined;
+  try {
+    return execSync(helper, { env, encoding: "utf8", timeout: 30_000, stdio: ["ignore", "pipe", "pipe"] }).trim() || undefined;
+  } catch (err) {
+    throw new UsageError(`apiKeyHelper failed (${helper}): ${(err as Error).message.split("\n")[0]}`);
+  }
+}
+
+/** Credentials → the Anthropic provider, the usage tracker and side queries. Throws UsageError without credentials (when required) or when apiKeyHelper fails. */
+export function wireProvider(o: { env: Record<string, string>; settings: LoadedSettings; requireCredentials: boolean }): ProviderWiring {
+  const { env } = o;
+  const apiKey = env.ANTHROPIC_API_KEY || apiKeyFromHelper(o.settings.merged.apiKeyHelper, env);
+  const apiKeySource = env.ANTHROPIC_API_KEY ? "ANTHROPIC_API_KEY" : apiKey ? "apiKeyHelper" : "none";
+  if (o.requireCredentials && !apiKey && !env.ANTHROPIC_AUTH_TOKEN && !env.ANTHROPIC_BASE_URL)
+    throw new UsageError(
+      "no credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, or apiKeyHelper in settings), or ANTHROPIC_BASE_URL for a gateway or local server that needs no key",
+    );
+  const provider = createAnthropicProvider(anthropicConfigFromEnv({ ...env, ANTHROPIC_API_KEY: apiKey }, VERSION));
+  const usage = createUsageTracker();
+  const sideQuery: SideQuery = async ({ system, prompt, maxTokens, signal }) => {
+    const small = resolveModel(env.ANTHROPIC_SMALL_FAST_MODEL ?? SMALL_MODEL_ALIAS);
+    for await (const ev of provider.stream(
+      { model: small, system: [{ type: "text", text: system }], messages: [{ role: "user", content: prompt }], tools: [], maxTokens: maxTokens ?? 1024 },
+      signal ?? new AbortController().signal,
+    )) {
+      if (ev.type === "error") throw new Error(ev.error.message);
+      if (ev.type === "done") {
+        usage.add(ev.message.model, ev.message.usage, ev.durationMs);
+        return ev.message.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+      }
+    }
+    throw new Error("side query ended without an answer");
+  };
+  return { provider, apiKeySource, usage, sideQuery };
+}
+
+/** The main conversation's model: the one it started with, then `--fallback-model` entries in order. */
+export type ModelSwitch = {
+  current(): string;
+  /** The next fallback for this error (and switches to it), or undefined. */
+  fallback(error: ProviderError): string | undefined;
+};
+
+export function modelSwitch(start: string, fallbacks: string[]): ModelSwitch {
+  let current = start;
+  const left = [...fallbacks];
+  return {
+    current: () => current,
+    fallback(error) {
+      if (!FALLBACK_ERRORS.has(error.kind)) return undefined;
+      const next = left.shift();
+      if (next) current = next;
+      return next;
+    },
+  };
+}

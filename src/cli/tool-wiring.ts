@@ -1,0 +1,57 @@
+import { sessionAgentTool } from "../agent/session-tool.ts";
+import type { AgentDefinition } from "../agent/types.ts";
+import { renderInstructions } from "../context/index.ts";
+import type { LoopDeps } from "../loop/run-turn.ts";
+import { VERSION } from "../version.ts";
+import type { ContextWiring } from "./context-wiring.ts";
+import type { Outbox } from "./outbox.ts";
+import type { Evaluator } from "../permission/index.ts";
+import { createToolRegistry, type ToolRegistry } from "../tool/registry.ts";
+import type { Tool } from "../tool/types.ts";
+
+/**
+ * The session's tool set: the built-ins and the Agent tool, less what deny rules hide, cut to `--tools`
+ * when given, plus `--json-schema`'s StructuredOutput. Plugins register theirs later. Never throws.
+ */
+export function wireTools(o: { builtin: Tool[]; agent: Tool; permissions: Evaluator; only: string[]; structured?: Tool }): ToolRegistry {
+  let tools = createToolRegistry([...o.builtin, o.agent]).filter((t) => !o.permissions.isToolHidden(t.name));
+  if (o.only.length && !(o.only.length === 1 && o.only[0] === "default")) {
+    const keep = new Set(o.only.flatMap((v) => v.split(/[ ,]+/)).filter(Boolean));
+    tools = tools.filter((t) => keep.has(t.name));
+  }
+  if (o.structured) tools.register(o.structured);
+  return tools;
+}
+
+/** The Agent tool over the session's agent catalog; subagent messages go to the outbox for stream-json. Never throws. */
+export function wireAgentTool(o: {
+  cwd: string;
+  env: Record<string, string>;
+  sessionId: string;
+  transcriptPath: string;
+  /** The parent's deps, read at call time (they are built after the tools). */
+  parent: () => LoopDeps;
+  mainModel: () => string;
+  context: ContextWiring;
+  flagAgents?: Record<string, unknown>;
+  outbox: Outbox;
+}): { tool: Tool; agents: AgentDefinition[] } {
+  return sessionAgentTool({
+    cwd: o.cwd,
+    env: o.env,
+    sessionId: o.sessionId,
+    transcriptPath: o.transcriptPath,
+    version: VERSION,
+    parent: o.parent,
+    mainModel: o.mainModel,
+    // Instruction files reach every subagent, Explore and Plan included: users asked for it (user-demand §4).
+    promptContext: () => [renderInstructions(o.context.instructions.get().files)].filter(Boolean),
+    warn: (m) => process.stderr.write(`yoke: ${m}\n`),
+    flagAgents: o.flagAgents,
+    extra: {
+      onEvent: (ev, from) => {
+        if (ev.type === "assistant" || ev.type === "user") o.outbox.push({ type: "subagent", event: ev, ...from });
+      },
+    },
+  });
+}

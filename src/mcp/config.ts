@@ -1,0 +1,137 @@
+import { z } from "zod";
+
+/**
+ * MCP server configuration as Claude Code writes it (contracts §6.6): stdio, streamable HTTP, SSE, and the Agent
+ * SDK's in-process servers (`sdk`), which travel over the stream-json control channel. This file loads no MCP code:
+ * it only reads and checks JSON, so a run with no server configured never imports the SDK.
+ */
+const stringMap = z.record(z.string(), z.string());
+
+const stdioSchema = z.looseObject({
+  type: z.literal("stdio").optional(),
+  command: z.string().min(1),
+  args: z.array(z.string()).optional(),
+  env: stringMap.optional(),
+  cwd: z.string().optional(),
+});
+const remoteSchema = z.looseObject({
+  type: z.enum(["http", "sse"]),
+  url: z.string().min(1),
+  headers: stringMap.optional(),
+  /** A shell command whose stdout is a JSON object of extra headers, run at each connect. */
+  headersHelper: z.string().optional(),
+});
+const sdkSchema = z.looseObject({ type: z.literal("sdk"), name: z.string().optional() });
+
+export type StdioServerConfig = { type?: "stdio"; command: string; args?: string[]; env?: Record<string, string>; cwd?: string };
+export type RemoteServerConfig = { type: "http" | "sse"; url: string; headers?: Record<string, string>; headersHelper?: string };
+export type SdkServerConfig = { type: "sdk"; name?: string };
+export type McpServerConfig = StdioServerConfig | RemoteServerConfig | SdkServerConfig;
+
+export const isRemote = (c: McpServerConfig): c is RemoteServerConfig => c.type === "http" || c.type === "sse";
+export const isStdio = (c: McpServerConfig): c is StdioServerConfig => c.type === undefined || c.type === "stdio";
+
+/** Where a server was configured, lowest precedence first (a later scope's server of the same name wins). */
+export type McpScope = "plugin" | "user" | "project" | "local" | "dynamic" | "sdk";
+
+export type ScopedServer = {
+  name: string;
+  scope: McpScope;
+  /** The file (or flag) the entry came from, for error messages and `yoke mcp get`. */
+  source: string;
+  config: McpServerConfig;
+  /** Set when the entry cannot be used: it is listed as failed with this reason and never started. */
+  problem?: string;
+  /** Plugin servers: `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` expand to these. */
+  pluginRoot?: string;
+  pluginData?: string;
+};
+
+/** Parses one `mcpServers` entry. Returns the config or a message naming the field that is wrong. Never throws. */
+export function parseServerConfig(raw: unknown): McpServerConfig | string {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return "must be an object";
+  const r = raw as Record<string, unknown>;
+  const type = r.type ?? (typeof r.url === "string" && r.command === undefined ? "http" : "stdio");
+  // Claude Code writes "streamable-http" in some places for the same transport.
+  const t = type === "streamable-http" ? "http" : type;
+  const schema = t === "stdio" ? stdioSchema : t === "http" || t === "sse" ? remoteSchema : t === "sdk" ? sdkSchema : null;
+  if (!schema) return `field "type": must be one of stdio, http, sse (got ${JSON.stringify(type)})`;
+  const p = schema.safeParse({ ...r, type: t === "stdio" && r.type === undefined ? undefined : t });
+  if (p.success) return p.data as McpServerConfig;
+  const i = p.error.issues[0]!;
+  return `field "${i.path.join(".") || "(entry)"}": ${i.message}`;
+}
+
+/**
+ * Reads `{"mcpServers": {...}}` (or a bare map of servers) into scoped entries. An entry that does not parse is kept
+ * with a `problem` naming file and field, so the run lists it as failed instead of dropping it silently.
+ */
+export function serversFrom(doc: unknown, scope: McpScope, source: string): ScopedServer[] {
+  if (!doc || typeof doc !== "object") return [];
+  const map = (doc as Record<string, unknown>).mcpServers;
+  if (map === undefined) return [];
+  if (!map || typeof map !== "object" || Array.isArray(map)) {
+    return [{ name: "(mcpServers)", scope, source, config: { type: "sdk" }, problem: `${source}: "mcpServers" must be an object` }];
+  }
+  return Object.entries(map as Record<string, unknown>).map(([name, raw]) => {
+    const c = parseServerConfig(raw);
+    return typeof c === "string"
+      ? { name, scope, source, config: { type: "sdk" }, problem: `${source}: mcpServers.${name}: ${c}` }
+      : { name, scope, source, config: c };
+  });
+}
+
+/**
+ * `${VAR}` and `${VAR:-default}` in a string, as Claude Code expands them in command, args, env, url and headers.
+ * Variables that are unset and have no default are collected in `missing`.
+ */
+export function expandVars(text: string, env: Record<string, string | undefined>, missing: Set<string>): string {
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}/g, (whole, name: string, hasDefault: string | undefined, def: string | undefined) => {
+    const v = env[name];
+    if (v !== undefined && v !== "") return v;
+    if (hasDefault !== undefined) return def ?? "";
+    if (v === "") return "";
+    missing.add(name);
+    return whole;
+  });
+}
+
+const mapValues = (m: Record<string, string> | undefined, f: (s: string) => string) =>
+  m ? Object.fromEntries(Object.entries(m).map(([k, v]) => [k, f(v)])) : undefined;
+
+/** The config with every variable expanded, or the names of the variables that are missing. Pure. */
+export function expandServer(config: McpServerConfig, env: Record<string, string | undefined>): { config: McpServerConfig; missing: string[] } {
+  const missing = new Set<string>();
+  const x = (s: string) => expandVars(s, env, missing);
+  let out: McpServerConfig;
+  if (isRemote(config)) out = { ...config, url: x(config.url), headers: mapValues(config.headers, x) };
+  else if (!isStdio(config)) out = config;
+  else out = { ...config, command: x(config.command), args: config.args?.map(x), env: mapValues(config.env, x), cwd: config.cwd && x(config.cwd) };
+  return { config: out, missing: [...missing] };
+}
+
+/** Claude Code's name rule: characters outside A-Z a-z 0-9 _ - become `_`. */
+export const normalizeMcpName = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_");
+
+/** `mcp__<server>__<tool>`, the name the model, permission rules and hook matchers see. */
+export const mcpToolName = (server: string, tool: string): string => `mcp__${normalizeMcpName(server)}__${normalizeMcpName(tool)}`;
+
+/** Project `.mcp.json` approval as Claude Code keeps it in settings (contracts §2.2). */
+export type ApprovalKeys = { enableAllProjectMcpServers?: boolean; enabledMcpjsonServers?: string[]; disabledMcpjsonServers?: string[] };
+
+/** Whether a project server may start: disabled wins, then enable-all, then the enabled list. Pure. */
+export function projectServerApproval(name: string, keys: ApprovalKeys[]): "approved" | "rejected" | "unapproved" {
+  if (keys.some((k) => k.disabledMcpjsonServers?.includes(name))) return "rejected";
+  if (keys.some((k) => k.enableAllProjectMcpServers === true || k.enabledMcpjsonServers?.includes(name))) return "approved";
+  return "unapproved";
+}
+
+/** Merges scoped lists: the last entry of a name wins (callers pass the scopes lowest precedence first). */
+export function mergeScopes(lists: ScopedServer[][]): ScopedServer[] {
+  const byName = new Map<string, ScopedServer>();
+  for (const list of lists) for (const s of list) {
+    byName.delete(s.name);
+    byName.set(s.name, s);
+  }
+  return [...byName.values()];
+}

@@ -1,0 +1,125 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { appendFileSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+
+/**
+ * The stdio transport, ours rather than the SDK's StdioClientTransport because a server must run in its own process
+ * group (so closing it also ends what it spawned, e.g. `npx` → node), get the session's whole environment (the SDK
+ * passes only a short allow-list), and keep its stderr for a log and for the error we report when it dies. Lines on
+ * stdout that are not JSON-RPC are skipped and remembered, not fatal: many servers print a banner there.
+ */
+export type StdioTransportOptions = {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  /** Appended with the server's stderr as it arrives (created on first write). */
+  logFile?: string;
+};
+
+export type StdioTransport = Transport & {
+  /** The last ~2 KB of stderr, for error messages. */
+  stderrTail(): string;
+  /** The last non-JSON-RPC line seen on stdout, if any. */
+  garbage(): string | undefined;
+  /** How the process ended, once it has. */
+  exit(): { code: number | null; signal: string | null } | undefined;
+  pid(): number | undefined;
+};
+
+const TAIL = 2048;
+
+export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
+  let child: ChildProcess | undefined;
+  let buffer = "";
+  let stderr = "";
+  let lastGarbage: string | undefined;
+  let exited: { code: number | null; signal: string | null } | undefined;
+  let logReady = false;
+  const t: StdioTransport = {
+    stderrTail: () => stderr,
+    garbage: () => lastGarbage,
+    exit: () => exited,
+    pid: () => child?.pid,
+    async start() {
+      await new Promise<void>((resolveStart, reject) => {
+        const c = spawn(o.command, o.args, { cwd: o.cwd, env: o.env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+        child = c;
+        c.once("error", (err) => {
+          const e = new Error(`could not start ${o.command}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "command not found" : err.message}`);
+          reject(e);
+          t.onerror?.(e);
+        });
+        c.once("spawn", () => resolveStart());
+        c.once("close", (code, signal) => {
+          exited = { code, signal };
+          child = undefined;
+          t.onclose?.();
+        });
+        c.stdin!.on("error", (err) => t.onerror?.(err));
+        c.stdout!.setEncoding("utf8");
+        c.stdout!.on("data", (chunk: string) => {
+          buffer += chunk;
+          let nl: number;
+          while ((nl = buffer.indexOf("\n")) >= 0) {
+            const line = buffer.slice(0, nl).replace(/\r$/, "");
+            buffer = buffer.slice(nl + 1);
+            if (!line.trim()) continue;
+            let msg: JSONRPCMessage | undefined;
+            try {
+              const parsed = JSONRPCMessageSchema.safeParse(JSON.parse(line));
+              if (parsed.success) msg = parsed.data;
+            } catch {
+              // not JSON: remembered below
+            }
+            if (msg) t.onmessage?.(msg);
+            else lastGarbage = line.slice(0, 200);
+          }
+        });
+        c.stderr!.setEncoding("utf8");
+        c.stderr!.on("data", (chunk: string) => {
+          stderr = (stderr + chunk).slice(-TAIL);
+          if (!o.logFile) return;
+          try {
+            if (!logReady) mkdirSync(dirname(o.logFile), { recursive: true });
+            logReady = true;
+            appendFileSync(o.logFile, chunk);
+          } catch {
+            // A log we cannot write must not take the server down.
+          }
+        });
+      });
+    },
+    async send(message) {
+      const c = child;
+      if (!c?.stdin?.writable) throw new Error("the server process is not running");
+      await new Promise<void>((res, rej) => c.stdin!.write(`${JSON.stringify(message)}\n`, (err) => (err ? rej(err) : res())));
+    },
+    async close() {
+      const c = child;
+      if (!c || c.pid === undefined) return;
+      const group = -c.pid;
+      const kill = (sig: NodeJS.Signals) => {
+        try {
+          process.kill(group, sig);
+        } catch {
+          try {
+            c.kill(sig);
+          } catch {
+            // already gone
+          }
+        }
+      };
+      c.stdin?.end();
+      kill("SIGTERM");
+      // A server that ignores SIGTERM is killed; the wait is bounded and never blocks the run's exit for long.
+      const done = new Promise<void>((r) => c.once("close", () => r()));
+      const timer = setTimeout(() => kill("SIGKILL"), 2000);
+      await Promise.race([done, new Promise<void>((r) => setTimeout(r, 2500))]);
+      clearTimeout(timer);
+    },
+  };
+  return t;
+}

@@ -1,0 +1,70 @@
+import { execSync } from "node:child_process";
+import { join, resolve } from "node:path";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { expandServer, isRemote, isStdio, type ScopedServer, type RemoteServerConfig, normalizeMcpName } from "./config.ts";
+import type { TransportFactory } from "./manager.ts";
+import { createStdioTransport } from "./stdio-transport.ts";
+
+export type TransportContext = {
+  cwd: string;
+  env: Record<string, string>;
+  /** Folder for stdio servers' stderr logs. */
+  logDir?: string;
+};
+
+/** Runs `headersHelper` (a shell command printing a JSON object) at each connect; throws naming the helper. */
+function helperHeaders(helper: string, env: Record<string, string>, cwd: string): Record<string, string> {
+  let out: string;
+  try {
+    out = execSync(helper, { env, cwd, encoding: "utf8", timeout: 10_000, stdio: ["ignore", "pipe", "pipe"] });
+  } catch (e) {
+    throw new Error(`headersHelper (${helper}) failed: ${(e as Error).message.split("\n")[0]}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(out);
+  } catch {
+    throw new Error(`headersHelper (${helper}) must print a JSON object of headers`);
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error(`headersHelper (${helper}) must print a JSON object of headers`);
+  return Object.fromEntries(Object.entries(parsed as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
+}
+
+function remote(c: RemoteServerConfig, ctx: TransportContext): TransportFactory {
+  return () => {
+    let url: URL;
+    try {
+      url = new URL(c.url);
+    } catch {
+      throw new Error(`"url" is not a valid URL: ${c.url}`);
+    }
+    const headers = { ...c.headers, ...(c.headersHelper ? helperHeaders(c.headersHelper, ctx.env, ctx.cwd) : {}) };
+    return c.type === "sse"
+      ? new SSEClientTransport(url, { requestInit: { headers }, eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...headers, ...(init?.headers as Record<string, string>) } }) } })
+      : new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+  };
+}
+
+/**
+ * The transport factory for a configured server, with `${VAR}` expanded against the session's env (and the plugin's
+ * root and data folders). Returns an error message instead when the entry cannot be used (missing variables).
+ */
+export function transportFor(s: ScopedServer, ctx: TransportContext): TransportFactory | string {
+  const env: Record<string, string> = { ...ctx.env, CLAUDE_PROJECT_DIR: ctx.cwd };
+  if (s.pluginRoot) env.CLAUDE_PLUGIN_ROOT = s.pluginRoot;
+  if (s.pluginData) env.CLAUDE_PLUGIN_DATA = s.pluginData;
+  const { config, missing } = expandServer(s.config, env);
+  if (missing.length) return `${s.source}: mcpServers.${s.name.replace(/^plugin:[^:]+:/, "")}: missing environment variables: ${missing.join(", ")}`;
+  if (isRemote(config)) return remote(config, ctx);
+  if (!isStdio(config)) return `server "${s.name}" is an SDK server: it is served by the host over the control channel`;
+  const cwd = config.cwd ? resolve(ctx.cwd, config.cwd) : ctx.cwd;
+  return () =>
+    createStdioTransport({
+      command: config.command,
+      args: config.args ?? [],
+      env: { ...env, ...config.env },
+      cwd,
+      logFile: ctx.logDir ? join(ctx.logDir, `${normalizeMcpName(s.name)}.log`) : undefined,
+    });
+}

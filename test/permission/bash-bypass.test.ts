@@ -1,0 +1,76 @@
+// Issue 16, points 1–9: each bypass class of the Bash analysis, with variants the issue does not name.
+// The evaluator decides in a real project (files, symlinks, a git repository); nothing runs here. The same
+// attempts run end to end through the binary in test/e2e/attack-corpus.test.ts.
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createPermissionEvaluator } from "../../src/permission/index.ts";
+import type { PermissionMode } from "../../src/permission/types.ts";
+import { type Perms, settingsOf, tempProject } from "./settings-fixture.ts";
+
+const t = tempProject("yoke-bash-bypass-");
+afterAll(t.cleanup);
+for (const [f, c] of Object.entries({ ".env": "T=1", "secrets/key.pem": "K", "protected/keep.txt": "k", "src/app.ts": "x", "tools/git": "#!/bin/sh\n" })) {
+  mkdirSync(join(t.cwd, f, ".."), { recursive: true });
+  writeFileSync(join(t.cwd, f), c);
+}
+Bun.spawnSync(["git", "init", "-q"], { cwd: t.cwd });
+
+const DENY: Perms = { deny: ["Read(./.env)", "Read(./secrets/**)", "Edit(./protected/**)", "Bash(rm:*)", "Bash(curl:*)"] };
+const decide = (command: string, o: { perms?: Perms; mode?: PermissionMode; env?: Record<string, string> } = {}) =>
+  createPermissionEvaluator({ settings: settingsOf({ ruleRoot: t.cwd, permissions: o.perms ?? DENY }), cwd: t.cwd, mode: o.mode, env: { ...t.env, ...o.env } }).decide({
+    toolName: "Bash",
+    input: { command },
+    readOnly: false,
+    cwd: t.cwd,
+  });
+const notAllowed = (cmds: string[], o: Parameters<typeof decide>[1] = {}) => {
+  for (const c of cmds) expect({ c, d: decide(c, o).behavior }).not.toEqual({ c, d: "allow" });
+};
+const allowed = (cmds: string[], o: Parameters<typeof decide>[1] = {}) => {
+  for (const c of cmds) expect({ c, d: decide(c, o).behavior }).toEqual({ c, d: "allow" });
+};
+
+describe("class 1: environment assignments in front of a read-only command", () => {
+  test("the issue's git config injection and its siblings are never read-only", () => {
+    const cmds = [
+      "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm -rf protected' git status",
+      "GIT_CONFIG_PARAMETERS=\"'core.fsmonitor'='rm -rf protected'\" git status",
+      "GIT_EXTERNAL_DIFF=./tools/git git diff",
+      "LESSOPEN='|rm -rf protected %s' less README.md",
+      "PATH=./tools git status",
+      "MAGIC=./tools/git file src/app.ts",
+      "GIT_PAGER='rm -rf protected' git log",
+      "GIT_DIR=secrets git log",
+      "LD_PRELOAD=./tools/x.so ls",
+      "BASH_ENV=./tools/git cat src/app.ts",
+      "env GIT_CONFIG_PARAMETERS=\"'core.pager'='touch x'\" git log",
+      "env -i PATH=./tools git status",
+      "PAGER=x git status",
+      "GIT_SSH_COMMAND=x git status",
+      "LD_LIBRARY_PATH=./tools ls",
+      "PYTHONPATH=. git status",
+      "GIT_CONFIG_GLOBAL=./tools/cfg git status",
+      "GIT_CONFIG_SYSTEM=./tools/cfg git log",
+      "A=1 git status",
+    ];
+    notAllowed(cmds);
+    notAllowed(cmds, { mode: "acceptEdits" });
+  });
+  test("a standalone assignment or export changes what later commands run", () => {
+    notAllowed([
+      "PATH=./tools; git status",
+      "PATH=./tools:$PATH; git status",
+      "export PATH=./tools; git status",
+      "GIT_CONFIG_PARAMETERS=\"'core.pager'='touch x'\"; export GIT_CONFIG_PARAMETERS; git log",
+      "declare -x GIT_DIR=secrets; git log",
+      "set -a; GIT_DIR=secrets; git log",
+      "printf -v PATH ./tools; git status",
+      "read PATH < src/app.ts; git status",
+      "GIT_DIR=secrets git log",
+    ]);
+  });
+  test("names that change only formatting keep a command read-only", () => {
+    allowed(["LANG=C ls", "LC_ALL=C sort src/app.ts", "TZ=UTC date", "NO_COLOR=1 git status", "x=src/app.ts; cat $x"]);
+  });
+});
