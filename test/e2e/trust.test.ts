@@ -168,3 +168,24 @@ describe("a cloned repo's settings have no effect until the folder is trusted", 
     expect(missing.stderr).toContain("gone: no such folder");
   });
 });
+
+describe(".mcp.json servers wait for trust (issue 16 point 10)", () => {
+  test("untrusted, an approved server (local enabledMcpjsonServers, even a user-level enableAllProjectMcpServers) does not start; trusted, it does", async () => {
+    const { mcpProject, tiny } = await import("./mcp-helpers.ts");
+    const cwd = mcpProject({ tinyok: tiny("ok") }, { enabledMcpjsonServers: ["tinyok"] });
+    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_RETRY_BASE_MS: "5" });
+    writeFileSync(join(env.CLAUDE_CONFIG_DIR!, "settings.json"), JSON.stringify({ enableAllProjectMcpServers: true }));
+    const run = async (extra: string[]) => {
+      fake.push({ content: [{ type: "text", text: "ok" }] });
+      const out = await runYoke(["-p", "go", "--output-format", "stream-json", "--verbose", ...extra], { cwd, env });
+      const init = out.stdout.trim().split("\n").map((l) => JSON.parse(l)).find((l) => l.subtype === "init");
+      return { out, init };
+    };
+    const u = await run([]);
+    expect(u.init.mcp_servers).toEqual([{ name: "tinyok", status: "disabled" }]);
+    expect(u.out.stderr).toContain("waits until this folder is trusted");
+    expect(u.out.stderr).toContain("MCP servers in .mcp.json");
+    const t = await run(["--trust-workspace"]);
+    expect(t.init.mcp_servers).toEqual([{ name: "tinyok", status: "connected" }]);
+  });
+});
