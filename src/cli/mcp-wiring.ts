@@ -63,7 +63,7 @@ export async function wireMcp(o: McpWiringOptions): Promise<McpWiring> {
   // An untrusted folder's .mcp.json starts nothing, whatever approves it (src/trust; the notice names it).
   if (!isProjectTrusted(o.settings)) {
     for (const s of sources.servers.filter((x) => x.scope === "project"))
-      sources.unapproved.push({ name: s.name, reason: `project server "${s.name}" (${s.source}) waits until this folder is trusted (yoke trust)` });
+      sources.unapproved.push({ name: s.name, server: s, reason: `project server "${s.name}" (${s.source}) waits until this folder is trusted (yoke trust)` });
     sources.servers = sources.servers.filter((x) => x.scope !== "project");
   }
   let session: McpSession | undefined;
