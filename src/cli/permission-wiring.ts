@@ -24,17 +24,18 @@ export function parsePermissionMode(raw: string | undefined, where: string): Per
   return m as PermissionMode;
 }
 
+/** `--setting-sources user,project,local` (`""`: none, as the Agent SDK's `settingSources: []` sends it); undefined: all. */
+export function settingSourcesOf(args: ParsedArgs): SettingsLevel[] | undefined {
+  const sources = flagStr(args, "setting-sources");
+  return sources !== undefined ? (sources.split(",").map((s) => s.trim()).filter(Boolean) as SettingsLevel[]) : undefined;
+}
+
 /**
  * Every settings level as `--settings` / `--setting-sources` ask, gated by workspace trust (src/trust): an
  * untrusted folder's own settings only tighten. Throws SettingsError naming the file and field.
  */
 export function loadSettingsFromArgs(args: ParsedArgs, cwd: string): LoadedSettings {
-  const sources = flagStr(args, "setting-sources");
-  const loaded = loadSettings({
-    cwd,
-    flagSettings: flagStr(args, "settings"),
-    settingSources: sources !== undefined ? (sources.split(",").map((s) => s.trim()).filter(Boolean) as SettingsLevel[]) : undefined,
-  });
+  const loaded = loadSettings({ cwd, flagSettings: flagStr(args, "settings"), settingSources: settingSourcesOf(args) });
   const gated = applyWorkspaceTrust(loaded, { cwd, env: process.env, flag: !!args.flags["trust-workspace"] });
   // Said once, by every command that reads settings (a run, permissions explain, hooks list ...).
   const notice = trustNotice(gated.trust);
