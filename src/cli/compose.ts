@@ -15,9 +15,11 @@ import { createTranscript, type Transcript } from "../session/transcript.ts";
 import type { Checkpoints } from "../session/index.ts";
 import { killAllBackgroundShells } from "../tool/builtin/shell-tools.ts";
 import { createFileState, type FileState } from "../tool/file-state.ts";
+import { declarationOf } from "../tool/declarations.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import { newSessionState, type SessionToolState, type Tool } from "../tool/types.ts";
 import { applySettingsEnv } from "../trust/env.ts";
+import { createDiagnostics, type Diagnostics } from "../util/diagnostics.ts";
 import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
@@ -75,6 +77,8 @@ export type Runtime = {
   /** SessionStart hooks' additionalContext, put before the next prompt. */
   sessionStartContext: string[];
   apiKeySource: string;
+  /** Diagnostics on stderr at the level --verbose / --debug ask for. */
+  log: Diagnostics;
   /** Out-of-band events (hook records, plugin notices) for the mode to render. */
   outbox: Outbox;
   hookPayload: HookPayloadOf;
@@ -118,6 +122,7 @@ function runEnv(settings: LoadedSettings): Record<string, string> {
 export async function compose(o: ComposeOptions): Promise<Runtime> {
   const { args, cwd } = o;
   const bare = !!args.flags.bare;
+  const log = createDiagnostics({ verbose: !!args.flags.verbose, debug: !!args.flags.debug });
   const settings = loadSettingsFromArgs(args, cwd);
   const env = runEnv(settings);
 
@@ -165,7 +170,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
         undefined,
       addDirs: flagList(args, "add-dir"),
       settingSources: settingSourcesOf(args),
-      pluginSections: () => renderSections(pluginSections),
+      pluginSections: () => renderSections(pluginSections, log),
       sideQuery,
       onLoaded: (files) => onLoaded(files),
     });
@@ -182,12 +187,12 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     env,
     mode: permissionMode,
     autoAllowWriteDirs: ctx.memory.enabled && ctx.memory.dir ? [ctx.memory.dir] : [],
-    toolInfo: (name) => {
+    declarations: (name) => {
       const t = tools?.get(name);
-      return t && typeof t.readOnly === "boolean" ? { readOnly: t.readOnly } : undefined;
+      return t ? declarationOf(t) : undefined;
     },
   });
-  for (const w of permissions.warnings) process.stderr.write(`yoke: ${w}\n`);
+  for (const w of permissions.warnings) log.warn(w);
   const outbox = createOutbox();
   // Subagents: the Agent tool reads the parent's deps at call time (deps is built below).
   let deps: LoopDeps | undefined;
@@ -201,6 +206,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     context: ctx,
     flagAgents: parseAgentsFlag(flagStr(args, "agents")),
     outbox,
+    log,
   });
   // `--json-schema` (contracts §4.4 structured_output): the model answers through a StructuredOutput tool built from the schema.
   const structured = structuredOutput(flagStr(args, "json-schema"), cwd);
@@ -218,6 +224,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     outbox,
     includeHookEvents: !!args.flags["include-hook-events"],
     reportHookErrors: o.reportHookErrors !== false,
+    log,
   });
   const modelSetup = modelWiring(args, settings, env, () => session.effort);
   const hookCtx = createHookContext({
@@ -289,8 +296,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     forkUsage: usage,
     sideQuery,
     outbox: (ev) => outbox.push(ev),
-    verbose: !!args.flags.verbose,
-    debug: !!args.flags.debug,
+    log,
     shutdown: shutdownCtrl.signal,
     sessionId,
     version: VERSION,
@@ -324,7 +330,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       hidden: (n) => permissions.isToolHidden(n),
       sections: pluginSections,
       version: VERSION,
-      warn: (m) => process.stderr.write(`yoke: ${m}\n`),
+      warn: (m) => log.warn(m),
       bare,
     }),
     // The first transcript line should carry the git branch (contracts §5.2); the first request waits for git anyway.
@@ -362,6 +368,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     main: loop.main,
     sessionStartContext: loop.state.sessionStartContext,
     apiKeySource,
+    log,
     outbox,
     hookPayload,
     async shutdown() {

@@ -148,6 +148,12 @@ describe("a cloned repo's settings have no effect until the folder is trusted", 
     const b = await attack(r);
     expect(b.init.yoke_workspace_trust).toMatchObject({ trusted: true, via: "YOKE_TRUST_WORKSPACE" });
     expect((await runYoke(["trust", "--list"], { cwd: r.repo, env: r.env })).stdout).toBe("No trusted folders.\n");
+    // Commands that read settings take the flag too, and say the same thing untrusted.
+    delete r.env.YOKE_TRUST_WORKSPACE;
+    const untrusted = await runYoke(["hooks", "list"], { cwd: r.repo, env: r.env });
+    expect(untrusted.stdout).not.toContain("pre.sh");
+    expect(untrusted.stderr).toContain("is not trusted");
+    expect((await runYoke(["hooks", "list", "--trust-workspace"], { cwd: r.repo, env: r.env })).stdout).toContain("pre.sh");
   });
 
   test("bad input: a broken trust store is named with its line and the folder stays untrusted; unknown options and missing folders exit 1", async () => {

@@ -10,15 +10,9 @@ import { collectManifest, diffManifest, type ManifestEntry } from "../../trust/m
 import { untrustedView } from "../../trust/gate.ts";
 import { readTrustStore, revokeTrust, trustKey, trustStorePath } from "../../trust/store.ts";
 import { manifestOf, trustFolder } from "../../trust/workspace.ts";
+import { defineCommand } from "citty";
 import { UsageError } from "../args.ts";
 
-const USAGE = `usage: yoke trust [PATH]            trust PATH (default: this folder), pinning its files by hash
-       yoke trust --list [--json]     trusted folders and whether their files still match
-       yoke trust --revoke [PATH]     withdraw trust from PATH (default: this folder)
-A trusted folder's .claude/settings.json and settings.local.json apply in full (allow rules,
-additionalDirectories, env, hooks, apiKeyHelper), and its .mcp.json servers and .yoke/plugins load.
-Untrusted, only their deny and ask rules and other tightening settings apply. For one run (CI):
---trust-workspace or YOKE_TRUST_WORKSPACE=1.`;
 
 function folderArg(raw: string | undefined): string {
   const abs = resolve(raw ?? process.cwd());
@@ -76,21 +70,16 @@ function list(json: boolean): number {
   return 0;
 }
 
-export async function trustCommand(argv: string[]): Promise<number> {
-  if (argv.includes("--help") || argv.includes("-h")) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
+type TrustArgs = { path?: string; list: boolean; json: boolean; revoke: boolean };
+
+/** `yoke trust`: trust, list or revoke. Throws UsageError (store, folder) or SettingsError (a broken settings file). */
+function trustCommand(a: TrustArgs): number {
+  if (a.list) {
+    if (a.path !== undefined || a.revoke) throw new UsageError("--list takes no folder and no --revoke");
+    return list(a.json);
   }
-  const flags = argv.filter((a) => a.startsWith("-"));
-  const positionals = argv.filter((a) => !a.startsWith("-"));
-  for (const f of flags) if (!["--list", "--json", "--revoke"].includes(f)) throw new UsageError(`unknown option '${f}'\n${USAGE}`);
-  if (positionals.length > 1) throw new UsageError(`one folder at a time (got ${positionals.length})\n${USAGE}`);
-  if (flags.includes("--list")) {
-    if (positionals.length || flags.includes("--revoke")) throw new UsageError(`--list takes no folder\n${USAGE}`);
-    return list(flags.includes("--json"));
-  }
-  const folder = folderArg(positionals[0]);
-  if (flags.includes("--revoke")) {
+  const folder = folderArg(a.path);
+  if (a.revoke) {
     let removed: boolean;
     try {
       removed = revokeTrust(trustStorePath(), folder);
@@ -117,3 +106,21 @@ export async function trustCommand(argv: string[]): Promise<number> {
   process.stdout.write(`${out.join("\n")}\n`);
   return 0;
 }
+
+export const command = defineCommand({
+  meta: {
+    name: "trust",
+    description:
+      "Trust a folder: its .claude/settings*.json apply in full (allow rules, additionalDirectories, env, hooks, apiKeyHelper) and its .mcp.json servers and .yoke/plugins load, each file pinned by hash. For one run (CI): --trust-workspace or YOKE_TRUST_WORKSPACE=1.",
+  },
+  args: {
+    path: { type: "positional", required: false, description: "The folder (default: this one)" },
+    list: { type: "boolean", description: "Trusted folders and whether their files still match" },
+    json: { type: "boolean", description: "With --list: print JSON" },
+    revoke: { type: "boolean", description: "Withdraw trust from the folder" },
+  },
+  run: ({ args }) => {
+    if (args._.length > 1) throw new UsageError(`one folder at a time (got ${args._.length})`);
+    return trustCommand({ path: args.path, list: !!args.list, json: !!args.json, revoke: !!args.revoke });
+  },
+});
