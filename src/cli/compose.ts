@@ -19,6 +19,7 @@ import { declarationOf } from "../tool/declarations.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import { newSessionState, type SessionToolState, type Tool } from "../tool/types.ts";
 import { applySettingsEnv } from "../trust/env.ts";
+import { writeErr } from "../util/output.ts";
 import { createDiagnostics, type Diagnostics } from "../util/diagnostics.ts";
 import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
@@ -111,7 +112,7 @@ function runEnv(settings: LoadedSettings): Record<string, string> {
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) launch[k] = v;
   // Settings env never moves the shell, yoke's state or the memory folder, nor decides trust (src/trust/env.ts).
   const { env, refused } = applySettingsEnv(launch, settings.merged.env);
-  if (refused.length) process.stderr.write(`yoke: settings env may not set ${refused.join(", ")}; ignored\n`);
+  if (refused.length) writeErr(`yoke: settings env may not set ${refused.join(", ")}; ignored\n`);
   // So scripts can tell they run under an agent.
   env.CLAUDECODE = "1";
   env.CLAUDE_CODE_ENTRYPOINT = env.CLAUDE_CODE_ENTRYPOINT ?? "sdk-cli";

@@ -10,6 +10,7 @@ import type { EvaluatorOptions } from "../permission/evaluator.ts";
 import { modeFromSettings } from "../permission/evaluator.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../permission/types.ts";
 import { applyWorkspaceTrust, trustNotice } from "../trust/workspace.ts";
+import { writeErr } from "../util/output.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 
@@ -40,7 +41,7 @@ export function loadSettingsFromArgs(args: ParsedArgs, cwd: string): LoadedSetti
   const gated = applyWorkspaceTrust(loaded, { cwd, env: process.env, flag: !!args.flags["trust-workspace"] });
   // Said once, by every command that reads settings (a run, permissions explain, hooks list ...).
   const notice = trustNotice(gated.trust);
-  if (notice) process.stderr.write(`${notice}\n`);
+  if (notice) writeErr(`${notice}\n`);
   return gated;
 }
 

@@ -11,6 +11,7 @@ import { untrustedView } from "../../trust/gate.ts";
 import { readTrustStore, revokeTrust, trustKey, trustStorePath } from "../../trust/store.ts";
 import { manifestOf, trustFolder } from "../../trust/workspace.ts";
 import { defineCommand } from "citty";
+import { writeOut } from "../../util/output.ts";
 import { UsageError } from "../args.ts";
 
 
@@ -62,11 +63,11 @@ function list(json: boolean): number {
     }
     return { folder, trustedAt: rec.trustedAt, files: rec.files.length, status, changed };
   });
-  if (json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-  else if (!rows.length) process.stdout.write("No trusted folders.\n");
+  if (json) writeOut(`${JSON.stringify(rows, null, 2)}\n`);
+  else if (!rows.length) writeOut("No trusted folders.\n");
   else
     for (const r of rows)
-      process.stdout.write(`${r.folder}  ${r.status}  (${r.files} files pinned, trusted ${r.trustedAt})${r.changed.length ? `\n  changed: ${r.changed.join(", ")}` : ""}\n`);
+      writeOut(`${r.folder}  ${r.status}  (${r.files} files pinned, trusted ${r.trustedAt})${r.changed.length ? `\n  changed: ${r.changed.join(", ")}` : ""}\n`);
   return 0;
 }
 
@@ -87,7 +88,7 @@ function trustCommand(a: TrustArgs): number {
       throw new UsageError((e as Error).message);
     }
     if (!removed) throw new UsageError(`${folder} is not trusted`);
-    process.stdout.write(`No longer trusted: ${folder}\n`);
+    writeOut(`No longer trusted: ${folder}\n`);
     return 0;
   }
   // The folder's own settings only: what trusting it turns on. Throws SettingsError naming a broken file.
@@ -103,7 +104,7 @@ function trustCommand(a: TrustArgs): number {
   else out.push("It ships no settings, hooks, MCP servers or plugins yet; any that appear later need `yoke trust` again.", ...describe(collectManifest(folder, [])));
   const applied = loaded.sources.map((s) => ({ path: s.path, keys: untrustedView(s.settings).dropped })).filter((a) => a.keys.length);
   if (applied.length) out.push("Now applied:", ...applied.map((a) => `  ${a.path}: ${a.keys.join(", ")}`));
-  process.stdout.write(`${out.join("\n")}\n`);
+  writeOut(`${out.join("\n")}\n`);
   return 0;
 }
 
