@@ -15,6 +15,7 @@ export const FLAGS: FlagDef[] = [
   { name: "verbose", kind: "boolean", help: "Verbose output; required for --output-format stream-json" },
   { name: "include-partial-messages", kind: "boolean", help: "stream-json: emit stream_event lines as the model writes" },
   { name: "include-hook-events", kind: "boolean", help: "stream-json: emit hook_started / hook_response lines" },
+  { name: "replay-user-messages", kind: "boolean", help: "stream-json: echo each prompt back with isReplay and its transcript uuid" },
   { name: "max-turns", kind: "string", value: "N", help: "Stop after N model calls (error_max_turns)" },
   { name: "max-budget-usd", kind: "string", value: "USD", help: "Stop before the next request once this much was spent (error_max_budget_usd)" },
   { name: "json-schema", kind: "string", value: "SCHEMA|FILE", help: "Require a final answer matching this JSON Schema (result.structured_output)" },
@@ -61,6 +62,7 @@ export const FLAGS: FlagDef[] = [
  * with a warning naming the flag instead of failing on an unknown option.
  */
 export const IGNORED_FLAGS: FlagDef[] = [
+<<<<<<< HEAD
   ...["thinking-display", "betas", "agent", "debug-file", "permission-prompts", "task-budget", "remote"].map((name) => ({ name, kind: "string" as const })),
   // Claude Code 2.1.332 `--help` options for interactive, IDE, browser and cloud use (issue 17.11): accepted so a
   // Claude Code command line runs, each named in a warning. Arity as Claude Code parses them, so none eats the prompt.
@@ -93,6 +95,16 @@ const DEBUG_FILTER = new RegExp(`^!?(${DEBUG_CATEGORIES})(,!?(${DEBUG_CATEGORIES
 /** `--debug` as given: undefined (off), true (everything) or the category filter string. Read this, not the flag. */
 export const debugOption = (a: ParsedArgs): true | string | undefined =>
   a.flags.debug === undefined ? undefined : typeof a.flags.debug === "string" ? a.flags.debug : true;
+=======
+  "thinking-display",
+  "betas",
+  "agent",
+  "debug-file",
+  "permission-prompts",
+  "task-budget",
+].map((name) => ({ name, kind: "string" as const, help: "", hidden: true }));
+const IGNORED_BOOLEAN = ["await-initialize", "allow-dangerously-skip-permissions"];
+>>>>>>> main
 
 export type ParsedArgs = { flags: Record<string, string | boolean | string[] | undefined>; positionals: string[]; ignored?: string[] };
 
