@@ -62,7 +62,6 @@ export const FLAGS: FlagDef[] = [
  * with a warning naming the flag instead of failing on an unknown option.
  */
 export const IGNORED_FLAGS: FlagDef[] = [
-<<<<<<< HEAD
   ...["thinking-display", "betas", "agent", "debug-file", "permission-prompts", "task-budget", "remote"].map((name) => ({ name, kind: "string" as const })),
   // Claude Code 2.1.332 `--help` options for interactive, IDE, browser and cloud use (issue 17.11): accepted so a
   // Claude Code command line runs, each named in a warning. Arity as Claude Code parses them, so none eats the prompt.
@@ -73,7 +72,6 @@ export const IGNORED_FLAGS: FlagDef[] = [
 const IGNORED_BOOLEAN = [
   "await-initialize",
   "allow-dangerously-skip-permissions",
-  "replay-user-messages",
   "safe-mode",
   "restricted",
   "ide",
@@ -95,16 +93,6 @@ const DEBUG_FILTER = new RegExp(`^!?(${DEBUG_CATEGORIES})(,!?(${DEBUG_CATEGORIES
 /** `--debug` as given: undefined (off), true (everything) or the category filter string. Read this, not the flag. */
 export const debugOption = (a: ParsedArgs): true | string | undefined =>
   a.flags.debug === undefined ? undefined : typeof a.flags.debug === "string" ? a.flags.debug : true;
-=======
-  "thinking-display",
-  "betas",
-  "agent",
-  "debug-file",
-  "permission-prompts",
-  "task-budget",
-].map((name) => ({ name, kind: "string" as const, help: "", hidden: true }));
-const IGNORED_BOOLEAN = ["await-initialize", "allow-dangerously-skip-permissions"];
->>>>>>> main
 
 export type ParsedArgs = { flags: Record<string, string | boolean | string[] | undefined>; positionals: string[]; ignored?: string[] };
 
