@@ -101,7 +101,7 @@ export async function runPrint(
     const onAbort = () => turnCtrl?.abort();
     signal.addEventListener("abort", onAbort, { once: true });
     // `/compact [focus]` runs compaction instead of a turn (issue 7).
-    const gen = typeof prompt === "string" && isCompactCommand(prompt) ? rt.compactor.manual(rt.convo, prompt, turnCtrl.signal) : runTurn(rt.deps, rt.convo, prompt, turnCtrl.signal, rt.main);
+    const gen = !args.flags["disable-slash-commands"] && typeof prompt === "string" && isCompactCommand(prompt) ? rt.compactor.manual(rt.convo, prompt, turnCtrl.signal) : runTurn(rt.deps, rt.convo, prompt, turnCtrl.signal, rt.main);
     for (;;) {
       const step = await gen.next();
       if (step.done) {
