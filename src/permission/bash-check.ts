@@ -4,7 +4,8 @@ import { codeMayExec, gitContentScope, gitTopLevel, isDirectory, optionPathCandi
 import {
   CODE_FLAGS, EXEC_STRING, execStringIndex, gitGlobals, gitOperands, HARMLESS_ENV, isReadOnlyCommand, pathArgs, reachesEnv, renderArgv, SAFE_ENV, SHELLS, unwrap, WRAPPERS,
 } from "./bash-words.ts";
-import { isInside, isProtectedPath, type ResolvedPath, resolvePath, ruleMayCoverInside } from "./paths.ts";
+import { isInside, type ResolvedPath, resolvePath, ruleMayCoverInside } from "./paths.ts";
+import { isCredentialPath, isProtectedPath } from "./sensitive-paths.ts";
 import { findBashRule, findPathRule, type RuleSet } from "./rule-set.ts";
 import type { PermissionDecision, PermissionMode, PermissionRule } from "./types.ts";
 
@@ -301,7 +302,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
           if (denyOnly) continue;
           const inside = rp.physical.every((p) => ctx.workingDirs.some((d) => isInside(d, p)));
           if (!inside) outside = true;
-          if (write && paths.some(isProtectedPath)) protectedWrite = true;
+          if (paths.some(write ? isProtectedPath : isCredentialPath)) protectedWrite = true;
           if (write && !inside) writesOk = false;
           if (name === "rm" || name === "rmdir") if (paths.some((p) => CRITICAL(ctx.home).has(p))) critical = true;
         }
@@ -398,7 +399,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       return;
     }
     if (protectedWrite && ctx.mode !== "bypassPermissions") {
-      verdicts.push({ behavior: "ask", reason: `it writes a protected path (.git, .claude, shell rc files ...)`, hard: true });
+      verdicts.push({ behavior: "ask", reason: `it touches a protected path (.git, .claude, shell profiles, ~/.ssh, credential stores ...)`, hard: true });
       return;
     }
     const allowSubjects = u.allowAssigns.length ? [] : [renderArgv(u.allowArgv, false), renderArgv(u.allowArgv, true)];
