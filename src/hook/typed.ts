@@ -1,9 +1,9 @@
-import type { CommonFields, HookPayload, HookResult } from "./events/index.ts";
+import type { HookPayload, HookResult } from "./events/index.ts";
 import type { HookEventName } from "./types.ts";
 
 /**
  * The typed seams of the hook bus (issue 11 point 4), from the per-event zod schemas: what a handler of
- * event E is given and may answer, and the fields the loop supplies when it fires E. The schemas stay loose
+ * event E is given and may answer. The schemas stay loose
  * on the wire (unknown keys pass, as with Claude Code); these types are strict, so a Stop handler that
  * answers `permissionDecision` does not compile.
  */
@@ -29,12 +29,6 @@ export type HookHandler<E extends HookEventName> = (
   payload: HookPayload<E>,
   ctx: { signal: AbortSignal },
 ) => HookAnswer<E> | undefined | void | Promise<HookAnswer<E> | undefined | void>;
-
-/** The event's own payload fields (what the firing side supplies; the common fields and the name are added for it). */
-export type HookFields<E extends HookEventName> = Omit<Known<HookPayload<E>>, keyof CommonFields | "hook_event_name">;
-
-/** Builds E's payload from its own fields (common fields in Claude Code's order first). Never throws. */
-export type HookPayloadBuilder = <E extends HookEventName>(event: E, fields: HookFields<E>) => HookPayload<E>;
 
 type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
 
