@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { LoadedSettings } from "../config/load.ts";
 import type { HookHandlerConfig } from "../config/schema.ts";
-import { runHookCommand } from "./command.ts";
+import { clampTimerMs, runHookCommand } from "./command.ts";
 import { type ConfiguredHook, collectSettingsHooks, commandLabel, dedupeKey, disabledByPolicy, hookPolicy } from "./config.ts";
 import { capText, type EventSpec, type HandlerResult, type HookJsonOutput } from "./events/common.ts";
 import { EVENT_SPECS, isHookEventName } from "./events/index.ts";
@@ -211,7 +211,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
         Promise.resolve().then(() => r.handler(payload, { signal: ac.signal })),
         cancelled,
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(Object.assign(new Error(`timed out after ${timeoutMs} ms`), { timeout: true })), timeoutMs);
+          timer = setTimeout(() => reject(Object.assign(new Error(`timed out after ${timeoutMs} ms`), { timeout: true })), clampTimerMs(timeoutMs));
         }),
       ]);
       if (value !== undefined && value !== null) {

@@ -103,6 +103,12 @@ function killGroup(pid: number) {
   }
 }
 
+/** The longest delay a timer holds (2^31-1 ms, about 24.8 days); a longer one fires at once, which killed guards after 1 ms. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** A timeout as a timer can hold it: at most MAX_TIMER_MS, at least 1 ms; a value that is no number waits the longest. Pure. */
+export const clampTimerMs = (ms: number): number => (Number.isFinite(ms) ? Math.min(Math.max(1, ms), MAX_TIMER_MS) : MAX_TIMER_MS);
+
 /**
  * Runs one command hook in its own process group (setsid: no controlling terminal) with the payload
  * on stdin. Shell form runs `bash -c command`; exec form runs `command ...args` without a shell.
@@ -146,7 +152,7 @@ export async function runHookCommand(o: CommandRunOptions): Promise<CommandRun> 
   const timer = setTimeout(() => {
     timedOut = true;
     killGroup(proc.pid);
-  }, o.timeoutMs);
+  }, clampTimerMs(o.timeoutMs));
   const onAbort = () => {
     cancelled = true;
     killGroup(proc.pid);

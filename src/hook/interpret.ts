@@ -106,6 +106,10 @@ export function interpretCommandRun(run: CommandRun, c: CommandContext): Handler
   if (failure !== undefined) {
     if (record.outcome === "success") record.outcome = "non_blocking_error";
     record.error = failure;
+    // A PreToolUse guard killed before it answered fails closed: the call needs approval (headless: denied).
+    // Claude Code lets the call through as if the hook had said nothing (issue 16 point 8).
+    if (record.outcome === "timeout" && c.spec.name === "PreToolUse" && !c.onFailureBlock)
+      result.output = { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: `${failure} before it answered, so the call needs approval` } };
     if (c.onFailureBlock) {
       record.outcome = "blocking";
       result.blockingError = `${failure}; the hook has onFailure "block", so this counts as a block.`;

@@ -113,8 +113,16 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
         out.block = errorResult(call.id, `A PermissionRequest hook rewrote the input of ${tool.name} into something invalid:\n${re.error}`);
         return out;
       }
-      if (re?.ok) input = re.input as Record<string, unknown>;
       behavior = "allow";
+      if (re?.ok) {
+        input = re.input as Record<string, unknown>;
+        // A rewritten input is decided again: deny rules and safety checks hold for what will really run (issue 16 point 7).
+        const again = deps.permissions.decide({ toolName: tool.name, input, readOnly: isReadOnly(tool, input), cwd: ctx.cwd, hookDecision: "allow" });
+        if (again.behavior !== "allow") {
+          behavior = again.behavior;
+          reason = `A PermissionRequest hook rewrote the input, and the rewritten call is not allowed: ${again.reason}`;
+        }
+      }
     }
   }
   if (behavior === "ask") {
@@ -122,7 +130,15 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
       const answer = await deps.askPermission({ toolName: tool.name, input, reason, toolUseId: call.id });
       if (answer.allow) {
         behavior = "allow";
-        if (answer.input) input = answer.input;
+        if (answer.input) {
+          input = answer.input;
+          // The approver may rewrite the call (an SDK host's updatedInput): deny rules still hold for the new input.
+          const again = deps.permissions.decide({ toolName: tool.name, input, readOnly: isReadOnly(tool, input), cwd: ctx.cwd, hookDecision: "allow" });
+          if (again.behavior === "deny") {
+            behavior = "deny";
+            reason = `The approved call was rewritten into one that is denied: ${again.reason}`;
+          }
+        }
       } else {
         behavior = "deny";
         reason = answer.feedback ? `The user denied this ${tool.name} call and said: ${answer.feedback}` : `The user denied this ${tool.name} call.`;

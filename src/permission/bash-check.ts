@@ -1,5 +1,5 @@
 import { basename, join } from "node:path";
-import { parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
+import { INDIRECT, parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
 import { codeMayExec, gitContentScope, gitTopLevel, isDirectory, optionPathCandidates, recursiveTargets, trackedFiles } from "./bash-readers.ts";
 import {
   CODE_FLAGS, EXEC_STRING, execStringIndex, gitGlobals, gitOperands, HARMLESS_ENV, isReadOnlyCommand, pathArgs, reachesEnv, renderArgv, SAFE_ENV, SHELLS, unwrap, WRAPPERS,
@@ -153,7 +153,8 @@ const SECRET_ENV = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVAT
 const PRINTS_ENV = (argv: ShellWord[]): boolean => {
   const n = argv[0]?.static ? basename(argv[0].value) : "";
   const rest = argv.slice(1).map((x) => x.value);
-  if (n === "printenv" || n === "set" || n === "compgen") return true;
+  if (n === "printenv" || n === "compgen") return true;
+  if (n === "set") return rest.length === 0;
   if (n === "env") return rest.every((x) => x.startsWith("-") || /^[A-Za-z_]\w*=/.test(x));
   if (n === "export" || n === "declare" || n === "typeset" || n === "readonly") return rest.length === 0 || rest.some((x) => /^-[a-zA-Z]*p/.test(x));
   return false;
@@ -201,8 +202,8 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
   let critical = false;
 
   // Secrets in the environment: printing one, or the whole environment, needs approval (issue 16 class 9).
-  const secret = [...params].find((p) => p === "!" || SECRET_ENV.test(p));
-  if (secret) verdicts.push({ behavior: "ask", reason: secret === "!" ? "it expands a variable named at run time, which may hold a secret" : `it expands $${secret}, which may hold a secret`, hard: true });
+  const secret = [...params].find((p) => p === INDIRECT || SECRET_ENV.test(p));
+  if (secret) verdicts.push({ behavior: "ask", reason: secret === INDIRECT ? "it expands a variable named at run time, which may hold a secret" : `it expands $${secret}, which may hold a secret`, hard: true });
 
   // Every word and assignment that can change where `cd`, `~` and splitting lead, anywhere in the command (also in loops
   // and functions that run later): when one is set, those are unknown.

@@ -41,7 +41,7 @@ export type ParseResult =
   | {
       ok: true;
       commands: SimpleCommand[];
-      /** Every parameter name expanded anywhere (words, heredocs, arithmetic), "!" when an indirect or name-listing expansion occurs. */
+      /** Every variable name expanded anywhere (words, heredocs, arithmetic), INDIRECT when an indirect or name-listing expansion occurs. */
       params: string[];
     }
   | { ok: false; reason: string };
@@ -283,14 +283,18 @@ function collectStmtInner(ctx: Ctx, st: ShNode, origin: SimpleCommand["origin"])
   }
 }
 
-/** Names of every parameter expansion in the script, heredoc bodies included; "!" for `${!x}` and `${!prefix*}`. */
+/** Stands in ParseResult.params for `${!x}` and `${!prefix*}`: a variable named at run time. */
+export const INDIRECT = "${!}";
+
+/** Names of every parameter expansion in the script, heredoc bodies included; INDIRECT for `${!x}` and `${!prefix*}`. */
 function paramNames(file: ShNode): string[] {
   const s = sh();
   const names = new Set<string>();
   s.Walk(file, (n) => {
     if (n && s.NodeType(n) === "ParamExp") {
-      if (n.Excl || n.Names) names.add("!");
-      if (n.Param?.Value) names.add(n.Param.Value);
+      if (n.Excl || n.Names) names.add(INDIRECT);
+      // Special parameters ($!, $?, $1 ...) are no environment names.
+      if (/^[A-Za-z_]\w*$/.test(n.Param?.Value ?? "")) names.add(n.Param.Value);
     }
     return true;
   });

@@ -121,12 +121,30 @@ describe("timeouts and process groups", () => {
     const o = await busFor(e).emit("PreToolUse", prePayload(e));
     expect(o.records[0]!.outcome).toBe("timeout");
     expect(o.records[0]!.error).toContain("timed out after 0.5 s");
-    expect(o.permissionDecision).toBeUndefined(); // timeout: no decision (contracts §1.5)
+    // A PreToolUse guard killed at its timeout fails closed: ask (issue 16 point 8; Claude Code: no decision, contracts §1.5).
+    expect(o.permissionDecision).toBe("ask");
+    expect(o.permissionDecisionReason).toContain("timed out after 0.5 s");
     const pid = Number(readFileSync(marker, "utf8"));
     // the grandchild died too (gone, or a zombie waiting for init to reap it)
     const alive = () => existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
     for (let i = 0; i < 40 && alive(); i++) await Bun.sleep(25);
     expect(alive()).toBe(false);
+  });
+  test("a timeout past what a timer holds waits instead of killing the guard at once (issue 16 point 8)", async () => {
+    for (const timeout of [2147484, 99999999999, 1e300]) {
+      const e = makeEnv();
+      const deny = `sleep 0.2; echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"guard says no"}}'`;
+      writeSettings(e, "project", hooks("PreToolUse", "*", cmd(deny, { timeout })));
+      const o = await busFor(e).emit("PreToolUse", prePayload(e));
+      expect({ timeout, outcome: o.records[0]!.outcome, d: o.permissionDecision }).toEqual({ timeout, outcome: "success", d: "deny" });
+    }
+  });
+  test("a timed-out hook of another event still gives no decision (contracts §1.5)", async () => {
+    const e = makeEnv();
+    writeSettings(e, "project", hooks("PermissionRequest", "*", cmd("sleep 5", { timeout: 0.3 })));
+    const o = await busFor(e).emit("PermissionRequest", { ...prePayload(e), hook_event_name: "PermissionRequest" });
+    expect(o.records[0]!.outcome).toBe("timeout");
+    expect(o.permissionDecision).toBeUndefined();
   });
   test("abort signal cancels running hooks", async () => {
     const e = makeEnv();

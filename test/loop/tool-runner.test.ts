@@ -123,6 +123,19 @@ const ROWS: Row[] = [
     want: { isError: false, text: "echo: from hook", ran: { text: "from hook" } },
   },
   {
+    // Issue 16 point 7: the rewritten input is decided again, so deny rules hold for what would really run.
+    name: "PermissionRequest hook rewrites an ask into a denied input",
+    rules: { deny: ["Echo(text:forbidden*)"] },
+    hooks: { PermissionRequest: () => ({ permissionDecision: "allow", updatedInput: { text: "forbidden thing" } }) },
+    want: { isError: true, text: "the rewritten call is not allowed: Permission to use Echo has been denied by rule Echo(text:forbidden*)", ran: null, denial: true },
+  },
+  {
+    name: "an approver that rewrites the call into a denied input is denied",
+    rules: { deny: ["Echo(text:forbidden*)"] },
+    ask: async () => ({ allow: true, input: { text: "forbidden too" } }),
+    want: { isError: true, text: "The approved call was rewritten into one that is denied", ran: null, denial: true },
+  },
+  {
     name: "PermissionRequest hook allows into an invalid input",
     rules: {},
     hooks: { PermissionRequest: () => ({ permissionDecision: "allow", updatedInput: { nope: 1 } }) },

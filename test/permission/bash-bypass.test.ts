@@ -74,3 +74,28 @@ describe("class 1: environment assignments in front of a read-only command", () 
     allowed(["LANG=C ls", "LC_ALL=C sort src/app.ts", "TZ=UTC date", "NO_COLOR=1 git status", "x=src/app.ts; cat $x"]);
   });
 });
+
+describe("class 9: secrets in the environment need approval, even where Bash is allowed", () => {
+  const perms: Perms = { ...DENY, allow: ["Bash"] };
+  const env = { ANTHROPIC_API_KEY: "sk-x", GITHUB_TOKEN: "t" };
+  test("expanding a secret-looking variable, indirectly or not, or printing the environment asks", () => {
+    for (const c of ["echo $ANTHROPIC_API_KEY", "echo ${GITHUB_TOKEN:0:4}", "x=ANTHROPIC_API_KEY; echo ${!x}", "echo ${!ANTH*}", "printenv", "env", "export -p", "bash -c 'echo $GITHUB_TOKEN'"])
+      expect({ c, d: decide(c, { perms, env }).behavior }).toEqual({ c, d: "ask" });
+  });
+  test("special parameters and plain variables are no secrets", () => {
+    allowed(["sleep 1 & echo $!; wait", "false; echo $?", "set -- a; echo $1", "echo $HOME $PATH"], { perms, env });
+  });
+});
+
+describe("class 2: a cd that may not run leaves both directories possible", () => {
+  test("relative paths are checked in every directory the shell may be in", () => {
+    for (const c of ["false && cd src; cat secrets/key.pem", "(cd src); cat .env", "f() { cd src; }; cat secrets/key.pem"])
+      expect({ c, d: decide(c).behavior }).toEqual({ c, d: "deny" });
+  });
+  test("ordinary cd chains stay allowed", () => {
+    allowed(["cd src && cat app.ts", "cd src && ls", "pushd src && ls && popd", "cd src; cat app.ts"]);
+  });
+  test("the earlier directory stays possible, so a cd back up past the project asks (fail-closed, a known cost)", () => {
+    notAllowed(["cd src && ls && cd .. && ls"]);
+  });
+});
