@@ -50,6 +50,7 @@ export async function attachHost(o: {
       cwd: rt.cwd,
       timeoutMs: hostTimeoutMs(rt.env),
       interrupt: () => turn?.abort(),
+      turnSignal: () => turn?.signal,
       target: { addRules: (b, r) => rt.permissions.addRules(b, r), setMode },
       warn,
     });
