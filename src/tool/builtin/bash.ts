@@ -213,8 +213,9 @@ function runBackground(inp: BashInput, ctx: ToolContext): ToolResult {
     timeoutMs: inp.timeout,
   });
   const text = [
-    `Command started in the background with ID ${sh.id}.`,
-    `Read its new output with BashOutput (bash_id "${sh.id}"), stop it with KillShell (shell_id "${sh.id}").`,
+    // Claude Code's wording (observed in 2.1.332): scripts and models look for "with ID: <id>".
+    `Command running in background with ID: ${sh.id}.`,
+    `Read its new output with BashOutput (bash_id "${sh.id}"), stop it with TaskStop (task_id "${sh.id}").`,
     `All of its output is also written to ${sh.outputFile}.`,
     note,
   ]
