@@ -177,11 +177,12 @@ export function renderHelp(version: string): string {
     "  permissions explain TOOL INPUT        Which rule decides a tool call, and why",
     "  sessions list | sessions show ID      Saved sessions of this folder",
     "  rewind ID --to UUID [--files|--conversation|--both]   Restore files and/or conversation",
+    "  doctor [--json]                       Whether Bash runs in the kernel sandbox here, and why",
     "",
     "Exit codes (-p): 0 success; 1 error result (is_error) or bad flags; 3 the run completed but the model stopped",
     "  right after a permission denial (nothing succeeded after it); 130/143 interrupted (SIGINT/SIGTERM).",
     "",
-    "Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, YOKE_CONFIG_DIR",
+    "Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, YOKE_CONFIG_DIR, YOKE_SANDBOX",
   );
   return lines.join("\n");
 }

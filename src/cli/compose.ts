@@ -25,6 +25,8 @@ import { sessionHookPayload, wireHooks, type HookPayloadOf } from "./hook-wiring
 import { wireCompaction, wireLoop } from "./loop-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
 import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
+import type { SandboxSetup } from "../sandbox/index.ts";
+import { sandboxAutoAllow, wireSandbox } from "./sandbox-wiring.ts";
 import { buildPermissionEvaluator, loadSettingsFromArgs, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
 import { modelSwitch, wireProvider } from "./provider-wiring.ts";
 import { setupSession, type SessionSetup } from "./session-wiring.ts";
@@ -52,6 +54,8 @@ export type Runtime = {
   session: SessionToolState;
   fileState: FileState;
   context: ContextWiring;
+  /** The kernel sandbox around Bash; inactive (with the reason) where it is off or cannot start. */
+  sandbox: SandboxSetup;
   plugins: PluginRuntime;
   /** MCP servers: statuses for system/init, and addServer for the host's own transports. */
   mcp: McpWiring;
@@ -89,7 +93,7 @@ export type ComposeOptions = {
 };
 
 /** Process env, then settings env, then what Claude Code exports to its tools and hooks (contracts §1.8). */
-function runEnv(settings: LoadedSettings): Record<string, string> {
+export function runEnv(settings: LoadedSettings): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   Object.assign(env, settings.merged.env ?? {});
@@ -162,6 +166,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   gitBranch = ctx.gitBranch;
 
   let tools: ToolRegistry | undefined;
+  let sandbox: SandboxSetup | undefined;
   const permissions = buildPermissionEvaluator({
     args,
     cwd,
@@ -173,6 +178,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       const t = tools?.get(name);
       return t && typeof t.readOnly === "boolean" ? { readOnly: t.readOnly } : undefined;
     },
+    sandboxAutoAllow: sandboxAutoAllow(() => sandbox),
   });
   for (const w of permissions.warnings) process.stderr.write(`yoke: ${w}\n`);
   const outbox = createOutbox();
@@ -194,6 +200,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   tools = wireTools({ builtin: o.builtinTools, agent: agents.tool, permissions, only: flagList(args, "tools"), structured: structured?.tool });
 
   const home = yokeDir(env);
+  // The sandbox probe (one empty bubblewrap start) runs while plugins, MCP and git get ready.
+  const sandboxReady = wireSandbox({ settings, env, permissions, sessionId, yokeDir: home, warn: (m) => process.stderr.write(`yoke: ${m}\n`) });
   const hooks = wireHooks({
     settings,
     bare,
@@ -233,6 +241,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     maxTurns: parseMaxTurns(flagStr(args, "max-turns")),
     maxBudgetUsd: parseBudget(flagStr(args, "max-budget-usd")),
     compactor: () => compactor,
+    sandbox: () => sandbox,
   });
   deps = loop.deps;
   onLoaded = (files) => void loop.state.loadedInstructions.push(...files);
@@ -288,7 +297,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     transcriptPath: ss.store.path,
   });
   // MCP servers connect in parallel with git (each bounded by MCP_TIMEOUT); the first request waits for both.
-  const [mcp] = await Promise.all([
+  const [mcp, sb] = await Promise.all([
     wireMcp({
       args,
       cwd,
@@ -304,8 +313,10 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       bare,
     }),
     // The first transcript line should carry the git branch (contracts §5.2); the first request waits for git anyway.
+    sandboxReady,
     ctx.ready(),
   ]);
+  sandbox = sb;
   // A resumed session's earlier file reads count as recently touched, for re-reading after compaction.
   for (const m of convo.messages) if (m.role === "assistant") compactor.noteToolCalls(m.content.filter((b) => b.type === "tool_use"));
 
@@ -335,11 +346,13 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     main: loop.main,
     sessionStartContext: loop.state.sessionStartContext,
     apiKeySource,
+    sandbox: sb,
     outbox,
     hookPayload,
     async shutdown() {
       shutdownCtrl.abort();
       await Promise.all([killAllBackgroundShells(session), mcp.close()]);
+      await sb.shutdown();
       ss.store.close?.();
     },
   };

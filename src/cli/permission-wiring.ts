@@ -72,6 +72,7 @@ export function buildPermissionEvaluator(o: {
   mode: PermissionMode;
   autoAllowWriteDirs: string[];
   toolInfo?: (name: string) => { readOnly?: boolean } | undefined;
+  sandboxAutoAllow?: (input: Record<string, unknown>) => boolean;
 }): Evaluator {
   return createPermissionEvaluator({
     settings: o.settings,
@@ -83,5 +84,6 @@ export function buildPermissionEvaluator(o: {
     env: o.env,
     autoAllowWriteDirs: o.autoAllowWriteDirs,
     toolInfo: o.toolInfo,
+    sandboxAutoAllow: o.sandboxAutoAllow,
   });
 }

@@ -73,6 +73,9 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     skills: [],
     plugins: rt.plugins.loaded.map((p) => ({ name: p.kind === "yoke" ? p.plugin.name : p.info.name, path: p.path })),
     uuid: randomUUID(),
+    sandbox_enabled: rt.sandbox.active,
+    // yoke: why Bash runs without the kernel sandbox (a setting, YOKE_SANDBOX, or what this machine lacks).
+    ...(rt.sandbox.active ? {} : { sandbox_reason: rt.sandbox.reason }),
   };
 }
 

@@ -11,6 +11,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   permissions: async () => (await import("./commands/permissions.ts")).permissionsCommand,
   sessions: async () => (await import("./commands/sessions.ts")).sessionsCommand,
   rewind: async () => (await import("./commands/rewind.ts")).rewindCommand,
+  doctor: async () => (await import("./commands/doctor.ts")).doctorCommand,
 };
 
 export const SUBCOMMAND_NAMES = Object.keys(COMMANDS);

@@ -17,6 +17,12 @@ export type EvaluatorOptions = {
   /** The validated auto-memory dir(s): file tools may write there without asking (deny rules still apply). */
   autoAllowWriteDirs?: string[];
   toolInfo?: (name: string) => { readOnly?: boolean } | undefined;
+  /**
+   * `sandbox.autoAllowBashIfSandboxed`: true when this Bash input will run inside the kernel sandbox and
+   * the settings let such a command run without asking. Deny rules, ask rules and the checks that are
+   * never bypassed still hold. Read at decision time (the sandbox is set up after the evaluator).
+   */
+  sandboxAutoAllow?: (input: Record<string, unknown>) => boolean;
 };
 
 export type Evaluator = PermissionEvaluator & {
@@ -26,6 +32,8 @@ export type Evaluator = PermissionEvaluator & {
   warnings: string[];
   /** ripgrep `--glob` exclusions (`!x`) for a search rooted at `searchDir`, from Read deny rules. Never throws. */
   grepExcludes(searchDir: string): string[];
+  /** The parsed rules, for the sandbox policy (src/sandbox/policy.ts). */
+  ruleSet: RuleSet;
 };
 
 const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
@@ -137,6 +145,8 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       const allowAll = d.behavior !== "allow" && d.bypassable ? wholeToolRule(set, "allow", "Bash") : undefined;
       if (allowAll) return { behavior: "allow", reason: `allowed by rule ${allowAll.text}`, rule: allowAll };
       if (d.behavior === "ask" && q.hookDecision === "allow" && d.bypassable) return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
+      if (d.behavior === "ask" && d.bypassable && mode !== "plan" && opts.sandboxAutoAllow?.(input))
+        return { behavior: "allow", reason: "runs inside the sandbox (sandbox.autoAllowBashIfSandboxed)" };
       return d;
     }
     const ask = toolRule("ask", tool, input);
@@ -179,6 +189,7 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
     decide,
     isToolHidden: (toolName: string) => !!wholeToolRule(set, "deny", canonicalToolName(toolName)),
     rules: set.all,
+    ruleSet: set,
     workingDirectories,
     grepExcludes: (searchDir: string) => {
       const dir = real(searchDir, cwd);
