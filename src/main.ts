@@ -10,7 +10,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const { parseArgv, renderHelp, UsageError } = await import("./cli/args.ts");
   performance.mark("yoke:args-loaded");
-  const SUBCOMMANDS = new Set(["context", "hooks", "plugins", "permissions", "sessions", "rewind", "doctor"]);
+  const SUBCOMMANDS = new Set(["context", "hooks", "plugins", "permissions", "sessions", "rewind", "mcp", "doctor"]);
   if (argv[0] && SUBCOMMANDS.has(argv[0])) {
     const { runSubcommand } = await import("./cli/subcommands.ts");
     return runSubcommand(argv[0], argv.slice(1));

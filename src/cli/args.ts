@@ -19,6 +19,9 @@ export const FLAGS: FlagDef[] = [
   { name: "agents", kind: "string", value: "JSON", help: 'Subagent types for this run: {"name": {"description", "prompt", "tools"?, "model"?}}' },
   { name: "fallback-model", kind: "string", value: "MODELS", help: "Comma list of models to switch to when the model is overloaded or unavailable" },
   { name: "model", kind: "string", value: "MODEL", help: "Model id or alias (opus, sonnet, haiku, fable)" },
+  { name: "effort", kind: "string", value: "LEVEL", help: "Effort for models that take one: low|medium|high|xhigh|max" },
+  { name: "thinking", kind: "string", value: "MODE", help: "adaptive|enabled|disabled (default: adaptive where the model has it)" },
+  { name: "max-thinking-tokens", kind: "string", value: "N", help: "Think with this token budget (0: no thinking)" },
   { name: "permission-mode", kind: "string", value: "MODE", help: "default|acceptEdits|plan|bypassPermissions|dontAsk|auto (manual = default)" },
   { name: "dangerously-skip-permissions", kind: "boolean", help: "Same as --permission-mode bypassPermissions" },
   { name: "allowedTools", alias: ["allowed-tools"], kind: "multi", value: "RULES", help: 'Allow rules, comma or space separated, e.g. "Bash(git *) Edit"' },
@@ -53,9 +56,6 @@ export const FLAGS: FlagDef[] = [
  * with a warning naming the flag instead of failing on an unknown option.
  */
 export const IGNORED_FLAGS: FlagDef[] = [
-  "thinking",
-  "effort",
-  "max-thinking-tokens",
   "thinking-display",
   "betas",
   "agent",

@@ -21,7 +21,9 @@ import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import { createContextWiring, fileArg, type ContextWiring, type LoadedInstruction } from "./context-wiring.ts";
-import { sessionHookPayload, wireHooks, type HookPayloadOf } from "./hook-wiring.ts";
+import { wireHooks, type HookPayloadOf } from "./hook-wiring.ts";
+import { createHookContext } from "./hook-context.ts";
+import { modelWiring } from "./model-wiring.ts";
 import { wireCompaction, wireLoop } from "./loop-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
 import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
@@ -214,7 +216,15 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     includeHookEvents: !!args.flags["include-hook-events"],
     reportHookErrors: o.reportHookErrors !== false,
   });
-  const hookPayload = sessionHookPayload({ sessionId, transcriptPath: ss.store.path, cwd: () => session.cwd, permissionMode });
+  const modelSetup = modelWiring(args, settings, env, () => session.effort);
+  const hookCtx = createHookContext({
+    sessionId,
+    transcriptPath: () => ss.store.path,
+    cwd: () => session.cwd,
+    permissionMode: () => permissionMode,
+    effort: () => modelSetup.effort(models.current()),
+  });
+  const hookPayload = hookCtx.hookPayload;
 
   let compactor: Compactor | undefined;
   const loop = wireLoop({
@@ -240,6 +250,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     structured,
     maxTurns: parseMaxTurns(flagStr(args, "max-turns")),
     maxBudgetUsd: parseBudget(flagStr(args, "max-budget-usd")),
+    modelParams: modelSetup.params,
+    beginPrompt: hookCtx.beginPrompt,
     compactor: () => compactor,
     sandbox: () => sandbox,
   });

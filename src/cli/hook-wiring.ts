@@ -1,15 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { LoadedSettings } from "../config/load.ts";
 import { createHookBus, type YokeHookBus } from "../hook/bus.ts";
-import { buildPayload } from "../hook/events/index.ts";
 import type { HookEventName } from "../hook/types.ts";
-import type { PermissionMode } from "../permission/types.ts";
 import type { Outbox } from "./outbox.ts";
 import { hookIfMatcher } from "./run-options.ts";
 
 /** contracts §1.9 / §4.4: the SDK types hook_response.outcome as success | error | cancelled. */
 const sdkOutcome = (o: string): string => (o === "success" || o === "cancelled" ? o : "error");
 
+/** Common hook fields in Claude Code's order, then the event's: the main session's comes from hook-context.ts. */
 export type HookPayloadOf = (event: HookEventName, fields: Record<string, unknown>) => Record<string, unknown>;
 
 /**
@@ -61,10 +60,4 @@ export function wireHooks(o: {
       });
     },
   });
-}
-
-/** Common hook fields of the main session, in Claude Code's order. Pure. */
-export function sessionHookPayload(o: { sessionId: string; transcriptPath: string; cwd: () => string; permissionMode: PermissionMode }): HookPayloadOf {
-  return (event, fields) =>
-    buildPayload(event, { session_id: o.sessionId, transcript_path: o.transcriptPath, cwd: o.cwd(), permission_mode: o.permissionMode }, fields);
 }

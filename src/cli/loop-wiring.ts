@@ -19,6 +19,8 @@ import type { ContextWiring, LoadedInstruction } from "./context-wiring.ts";
 import type { HookPayloadOf } from "./hook-wiring.ts";
 import type { ModelSwitch } from "./provider-wiring.ts";
 import type { structuredOutput } from "./run-options.ts";
+import { modelInfo } from "../provider/models.ts";
+import { stopHookBlockCap } from "./model-wiring.ts";
 
 /** What the main conversation keeps between turns beside its messages. */
 export type MainState = {
@@ -55,6 +57,10 @@ export type LoopWiringOptions = {
   structured: ReturnType<typeof structuredOutput>;
   maxTurns?: number;
   maxBudgetUsd?: number;
+  /** max_tokens, thinking and effort per model (provider/model-params.ts). */
+  modelParams: LoopDeps["modelParams"] & {};
+  /** Starts each user prompt (a fresh hook prompt_id). */
+  beginPrompt?: () => void;
   /** Read at call time: the compactor is built after the plugins, which need the deps. */
   compactor: () => Compactor | undefined;
   /** Read at call time: the sandbox probe finishes after the loop is wired. */
@@ -85,7 +91,9 @@ export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConv
     hookPayload: o.hookPayload,
     clock: () => Date.now(),
     model: () => o.model.current(),
-    maxTokens: 32_000,
+    maxTokens: modelInfo(o.model.current()).maxOutputTokens,
+    modelParams: o.modelParams,
+    maxStopBlocks: stopHookBlockCap(o.env),
     maxTurns: o.maxTurns,
     maxBudgetUsd: o.maxBudgetUsd,
     system: () => ctx.system(o.model.current(), o.tools.list().map((t) => t.name)),
@@ -123,6 +131,7 @@ export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConv
 
   const main: MainConversation = {
     fallbackModel: (error) => o.model.fallback(error),
+    beginPrompt: o.beginPrompt,
     beforeEnd: o.structured?.beforeEnd,
     structuredOutput: o.structured?.value,
     promptContext: async (prompt, signal) => {

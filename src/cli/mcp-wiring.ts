@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { LoadedSettings } from "../config/load.ts";
 import { projectStateDir } from "../config/paths.ts";
-import type { ApprovalKeys, McpScope } from "../mcp/config.ts";
+import type { ApprovalKeys, McpScope, ScopedServer } from "../mcp/config.ts";
 import type { McpServerState, TransportFactory } from "../mcp/manager.ts";
 import type { McpSession } from "../mcp/session.ts";
 import { claudeJsonPath, loadMcpSources } from "../mcp/sources.ts";
@@ -20,6 +20,8 @@ export type McpWiring = {
   /** `system/init` `mcp_servers`: `{name, status}` per server (contracts §4.4). */
   statuses(): Array<{ name: string; status: string }>;
   servers(): McpServerState[];
+  /** The configured entries (scope, source, config), as read. */
+  configs(): ScopedServer[];
   /** The seam for the Agent SDK's in-process servers (issue 15): a server reached through any MCP Transport. */
   addServer(name: string, transport: Transport | TransportFactory, meta?: { scope?: McpScope; source?: string }): Promise<McpServerState>;
   close(): Promise<void>;
@@ -63,7 +65,7 @@ export async function wireMcp(o: McpWiringOptions): Promise<McpWiring> {
     (starting ??= import("../mcp/session.ts").then(async (m) => {
       session = await m.startMcpSession({
         servers,
-        unapproved,
+        unapproved: unapproved.map((u) => ({ name: u.name, reason: u.reason, source: u.server.source })),
         cwd: o.cwd,
         env: o.env,
         logDir: join(projectStateDir(o.cwd, o.env), "mcp-logs"),
@@ -79,6 +81,7 @@ export async function wireMcp(o: McpWiringOptions): Promise<McpWiring> {
   return {
     statuses: () => session?.statuses() ?? [],
     servers: () => session?.servers() ?? [],
+    configs: () => [...sources.servers, ...sources.unapproved.map((u) => u.server)],
     addServer: async (name, transport, meta) => (await start([], [])).addServer(name, transport, meta),
     close: async () => {
       await (starting ? (await starting).close() : undefined);

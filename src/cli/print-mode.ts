@@ -93,6 +93,10 @@ export async function runPrint(
   const sj = { sessionId: rt.sessionId, uuid: randomUUID, partial: !!args.flags["include-partial-messages"], now: () => new Date() };
   const render = (ev: LoopEvent) => {
     if (format === "stream-json") for (const line of streamJsonLines(ev, sj)) write(JSON.stringify(line));
+    // contracts §1.6: a hook's systemMessage is shown to the user; stdout is the result's, so it goes to stderr.
+    // Hook failures are reported once already, as they finish (compose onRecord).
+    else if (ev.type === "system" && ev.subtype === "informational" && typeof ev.data.content === "string" && !/^\S+ hook error: /.test(ev.data.content))
+      process.stderr.write(`${ev.data.content}\n`);
   };
   rt.outbox.setSink(render);
   const emit = render;

@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   sessions: async () => (await import("./commands/sessions.ts")).sessionsCommand,
   rewind: async () => (await import("./commands/rewind.ts")).rewindCommand,
   doctor: async () => (await import("./commands/doctor.ts")).doctorCommand,
+  mcp: async () => (await import("./commands/mcp.ts")).mcpCommand,
 };
 
 export const SUBCOMMAND_NAMES = Object.keys(COMMANDS);

@@ -1,4 +1,4 @@
-import type { ContentBlock, Message, Provider, ProviderError, TextBlock, ToolResultBlock, ToolUseBlock, Usage, UserMessage } from "../provider/types.ts";
+import type { ContentBlock, Message, ModelRequest, Provider, ProviderError, TextBlock, ToolResultBlock, ToolUseBlock, Usage, UserMessage } from "../provider/types.ts";
 import { emptyUsage } from "../provider/types.ts";
 import type { Transcript } from "../session/transcript.ts";
 import { isConcurrencySafe } from "../tool/define-tool.ts";
@@ -14,13 +14,18 @@ export type LoopDeps = ToolRunnerDeps & {
   provider: Provider;
   model: () => string;
   maxTokens: number;
+  /** Per-model request parameters (max_tokens, thinking, effort: provider/model-params.ts); they win over maxTokens. */
+  modelParams?: (model: string) => Pick<ModelRequest, "maxTokens" | "thinking" | "effort">;
   maxTurns?: number;
   /** `--max-budget-usd`: the run stops before the next request once the process has spent this much. */
   maxBudgetUsd?: number;
   system: () => Promise<TextBlock[]> | TextBlock[];
   transcript: Transcript;
   usage: UsageTracker;
+  /** Stop-hook blocks in a row before the turn ends anyway (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP; default 8). */
   maxStopBlocks?: number;
+  /** Background tasks still running, for the Stop payload's `background_tasks`. */
+  backgroundTasks?: () => unknown[];
 };
 
 /**
@@ -37,6 +42,8 @@ export type MainConversation = {
   beforeRequest?: (convo: Conversation, signal: AbortSignal) => AsyncIterable<LoopEvent> | undefined;
   /** The plan given to ExitPlanMode in this turn, if any: the run ends with it. */
   takePlan?: () => string | undefined;
+  /** Called first in every user turn: a new prompt id (hook `prompt_id`, transcript `promptId`). */
+  beginPrompt?: () => void;
   /**
    * `--fallback-model`: after the provider gave up on an error, the model to switch to for the rest of the session
    * (undefined: no fallback left, or not an error a fallback helps with).
@@ -82,6 +89,7 @@ export async function* runTurn(
   let lastText = "";
   let stopReason: string | null = null;
   let stopBlocks = 0;
+  let stopHookActive = false;
   // True while the latest permission denial has not been followed by a successful tool call.
   let blockedByDenial = false;
 
@@ -110,6 +118,7 @@ export async function* runTurn(
       terminalReason: during === "streaming" ? "aborted_streaming" : "aborted_tools",
     });
 
+  main.beginPrompt?.();
   const promptText = typeof prompt === "string" ? prompt : textOf(prompt);
   const submit = deps.hooks.has("UserPromptSubmit")
     ? await deps.hooks.emit("UserPromptSubmit", deps.hookPayload("UserPromptSubmit", { prompt: promptText }), { signal })
@@ -156,7 +165,7 @@ export async function* runTurn(
     let requestId: string | undefined;
     let fallback = false;
     for await (const ev of deps.provider.stream(
-      { model, system: await deps.system(), messages: convo.messages, tools: deps.tools.specs(), maxTokens: deps.maxTokens },
+      { model, system: await deps.system(), messages: convo.messages, tools: deps.tools.specs(), maxTokens: deps.maxTokens, ...deps.modelParams?.(model) },
       signal,
     )) {
       if (ev.type === "retry") yield { type: "api_retry", info: ev.info };
@@ -215,12 +224,22 @@ export async function* runTurn(
       if (!deps.hooks.has("Stop")) return finish({ terminalReason: "completed" });
       const stop = await deps.hooks.emit(
         "Stop",
-        deps.hookPayload("Stop", { stop_hook_active: stopBlocks > 0, last_assistant_message: text }),
+        // contracts §1.4 Stop: background_tasks and session_crons are always sent (yoke has no crons).
+        deps.hookPayload("Stop", {
+          stop_hook_active: stopHookActive,
+          last_assistant_message: text,
+          background_tasks: deps.backgroundTasks?.() ?? [],
+          session_crons: [],
+        }),
         { signal },
       );
+      // contracts §1.6: a Stop hook's systemMessage is shown to the user.
+      for (const m of stop.systemMessages) yield { type: "system", subtype: "informational", data: { content: m } };
       if (stop.stop) return finish({ terminalReason: "hook_stopped" });
       if (!stop.blocked || stopBlocks >= (deps.maxStopBlocks ?? 8)) return finish({ terminalReason: "completed" });
       stopBlocks++;
+      // Stays true for the rest of the turn, tool calls or not, so a hook guarded on it lets the turn end.
+      stopHookActive = true;
       const feedback: UserMessage = { role: "user", content: [reminder(`Stop hook feedback:\n${stop.blockReason ?? "Continue working."}`)] };
       convo.messages.push(feedback);
       const fu = deps.transcript.user(feedback, { isMeta: true });

@@ -102,6 +102,8 @@ export function subagentHookBus(
         agent_transcript_path: info.transcriptPath,
       };
       if (typeof payload.last_assistant_message === "string") fields.last_assistant_message = payload.last_assistant_message;
+      fields.background_tasks = payload.background_tasks ?? [];
+      fields.session_crons = payload.session_crons ?? [];
       const stopPayload = parentPayload("SubagentStop", fields);
       info.onStop?.();
       return parent.emit("SubagentStop", stopPayload, { ...opts, matchValue: info.agentType });

@@ -5,6 +5,8 @@ import type { ToolResultBlock, ToolUseBlock } from "../provider/types.ts";
 import { isReadOnly } from "../tool/define-tool.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import type { ToolContext, ToolResult } from "../tool/types.ts";
+import { absolutizePaths } from "../tool/resolve-paths.ts";
+import { permissionSuggestions } from "../permission/suggestions.ts";
 import type { PermissionDenial } from "./events.ts";
 
 /** Asks a person. Absent in headless runs, where an `ask` becomes a denial. */
@@ -58,7 +60,8 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
     out.block = errorResult(call.id, parsed.error);
     return out;
   }
-  let input = parsed.input as Record<string, unknown>;
+  const ctx = deps.context(call.id, signal);
+  let input = absolutizePaths(parsed.input as Record<string, unknown>, ctx.cwd);
 
   const pre = deps.hooks.has("PreToolUse")
     ? await deps.hooks.emit(
@@ -85,18 +88,18 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
         return out;
       }
       parsed = re;
-      input = re.input as Record<string, unknown>;
+      input = absolutizePaths(re.input as Record<string, unknown>, ctx.cwd);
     }
   }
 
-  const ctx = deps.context(call.id, signal);
   const hookDecision = pre?.permissionDecision === "allow" || pre?.permissionDecision === "ask" ? pre.permissionDecision : undefined;
   const decision = deps.permissions.decide({ toolName: tool.name, input, readOnly: isReadOnly(tool, input), cwd: ctx.cwd, hookDecision });
   let behavior = decision.behavior;
   let reason = decision.reason;
   // contracts §3.4: before anyone is asked (or a headless run denies), PermissionRequest hooks may decide.
   if (behavior === "ask" && deps.hooks.has("PermissionRequest")) {
-    const pr = await deps.hooks.emit("PermissionRequest", deps.hookPayload("PermissionRequest", { tool_name: tool.name, tool_input: input }), {
+    const suggestions = permissionSuggestions(tool.name, input, ctx.cwd);
+    const pr = await deps.hooks.emit("PermissionRequest", deps.hookPayload("PermissionRequest", { tool_name: tool.name, tool_input: input, permission_suggestions: suggestions }), {
       matchValue: tool.name,
       signal,
     });
@@ -152,6 +155,7 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
     if (result.isError) {
       fields.tool_use_id = call.id;
       fields.error = typeof result.content === "string" ? result.content : "tool failed";
+      fields.is_interrupt = signal.aborted;
     } else {
       fields.tool_response = out.details ?? null;
       fields.tool_use_id = call.id;

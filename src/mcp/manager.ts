@@ -94,7 +94,11 @@ function describeFailure(err: unknown, transport: Transport | undefined, timeout
   const exit = t?.exit?.();
   if (exit) parts.push(`the process exited${exit.code !== null ? ` with code ${exit.code}` : ` on ${exit.signal}`} before it finished initialize`);
   else if (/timed out|-32001/i.test(msg)) parts.push(`no answer to initialize within ${timeoutMs} ms (MCP_TIMEOUT)`);
-  else parts.push(msg);
+  else {
+    // The SDK's HTTP errors carry the status as `code`.
+    const code = (err as { code?: unknown })?.code;
+    parts.push(typeof code === "number" && code >= 100 && code < 600 ? `HTTP ${code}: ${msg}` : msg);
+  }
   const garbage = t?.garbage?.();
   if (garbage) parts.push(`it printed non-JSON-RPC output on stdout: ${JSON.stringify(garbage)}`);
   const stderr = t?.stderrTail?.();

@@ -16,7 +16,7 @@ import { transportFor } from "./transports.ts";
  */
 export type McpSessionOptions = {
   servers: ScopedServer[];
-  unapproved: Array<{ name: string; reason: string }>;
+  unapproved: Array<{ name: string; reason: string; source?: string }>;
   cwd: string;
   env: Record<string, string>;
   logDir?: string;
@@ -115,7 +115,7 @@ export async function startMcpSession(o: McpSessionOptions): Promise<McpSession>
   };
 
   for (const u of o.unapproved) {
-    manager.addInert(u.name, { scope: "project", source: "", status: "disabled", error: u.reason });
+    manager.addInert(u.name, { scope: "project", source: u.source ?? "", status: "disabled", error: u.reason });
     report(u.name, `MCP ${u.reason}; not started`);
   }
   await Promise.all(

@@ -28,7 +28,7 @@ export type McpSourceOptions = {
 export type McpSources = {
   servers: ScopedServer[];
   /** Project servers that were not started, with why (once on stderr; listed as disabled in system/init). */
-  unapproved: Array<{ name: string; reason: string }>;
+  unapproved: Array<{ name: string; reason: string; server: ScopedServer }>;
 };
 
 export const claudeJsonPath = (env: Record<string, string | undefined>, home: string): string =>
@@ -125,6 +125,7 @@ export function loadMcpSources(o: McpSourceOptions): McpSources {
     if (a === "approved") return true;
     unapproved.push({
       name: s.name,
+      server: s,
       reason:
         a === "rejected"
           ? `project server "${s.name}" (${dotMcp}) is listed in disabledMcpjsonServers`

@@ -1,33 +1,52 @@
 /**
- * The one table of model aliases, context windows and prices (USD per million tokens).
- * Prices are list prices at the time of writing; cost figures are estimates, as in Claude Code.
+ * The one table of models: aliases, context windows, output limits, prices (USD per million tokens), and the
+ * request parameters each model takes (thinking, effort). Figures for the 5.5 generation are what Claude Code
+ * 2.1.332 uses (observed: default model claude-opus-5-5, max_tokens 128000, a 1,000,000-token window, and its
+ * cost figures); cost figures are estimates, as in Claude Code.
  */
+export type EffortLevel = "low" | "medium" | "high" | "xhigh" | "max";
+export const EFFORT_LEVELS: readonly EffortLevel[] = ["low", "medium", "high", "xhigh", "max"];
+
 export type ModelInfo = {
   id: string;
   contextWindow: number;
   maxOutputTokens: number;
   price: { input: number; output: number; cacheWrite: number; cacheRead: number };
+  /** Takes `output_config.effort`; the level sent when none is configured. */
+  effort?: { default: EffortLevel };
+  /** Thinks adaptively (`thinking: {type: "adaptive"}`) unless given a token budget. */
+  adaptiveThinking: boolean;
 };
 
 const family = (input: number, output: number) => ({ input, output, cacheWrite: input * 1.25, cacheRead: input * 0.1 });
+
+export const DEFAULT_MODEL = "claude-opus-5-5";
 
 export const MODEL_ALIASES: Record<string, string> = {
   opus: "claude-opus-5-5",
   sonnet: "claude-sonnet-5-5",
   haiku: "claude-haiku-5-5",
   fable: "claude-fable-5-2",
-  default: "claude-sonnet-5-5",
+  default: DEFAULT_MODEL,
 };
 
 /** Small model for side queries (WebFetch extraction, memory selection). */
 export const SMALL_MODEL_ALIAS = "haiku";
 
-const FAMILIES: Array<[RegExp, Omit<ModelInfo, "id">]> = [
-  [/opus/, { contextWindow: 200_000, maxOutputTokens: 32_000, price: family(5, 25) }],
-  [/sonnet/, { contextWindow: 200_000, maxOutputTokens: 64_000, price: family(3, 15) }],
-  [/haiku/, { contextWindow: 200_000, maxOutputTokens: 64_000, price: family(1, 5) }],
-  [/fable|mythos/, { contextWindow: 200_000, maxOutputTokens: 64_000, price: family(3, 15) }],
+type Row = Omit<ModelInfo, "id">;
+const GEN_5_5 = { contextWindow: 1_000_000, maxOutputTokens: 128_000, adaptiveThinking: true } as const;
+
+// First match wins: the current generation by id prefix, then older ids by family.
+const TABLE: Array<[RegExp, Row]> = [
+  [/^claude-opus-5-5/, { ...GEN_5_5, price: family(4, 20), effort: { default: "medium" } }],
+  [/^claude-sonnet-5-5/, { ...GEN_5_5, price: family(2, 10), effort: { default: "medium" } }],
+  [/^claude-haiku-5-5/, { ...GEN_5_5, price: family(0.1, 0.5) }],
+  [/opus/, { contextWindow: 200_000, maxOutputTokens: 32_000, price: family(5, 25), adaptiveThinking: false }],
+  [/sonnet/, { contextWindow: 200_000, maxOutputTokens: 64_000, price: family(3, 15), adaptiveThinking: false }],
+  [/haiku/, { contextWindow: 200_000, maxOutputTokens: 64_000, price: family(1, 5), adaptiveThinking: false }],
+  [/fable|mythos/, { contextWindow: 200_000, maxOutputTokens: 64_000, price: family(3, 15), adaptiveThinking: false }],
 ];
+const UNKNOWN: Row = { contextWindow: 200_000, maxOutputTokens: 32_000, price: family(3, 15), adaptiveThinking: false };
 
 export function resolveModel(nameOrAlias: string): string {
   const key = nameOrAlias.trim();
@@ -35,9 +54,8 @@ export function resolveModel(nameOrAlias: string): string {
 }
 
 export function modelInfo(id: string): ModelInfo {
-  const hit = FAMILIES.find(([re]) => re.test(id));
-  const base = hit?.[1] ?? { contextWindow: 200_000, maxOutputTokens: 32_000, price: family(3, 15) };
-  return { id, ...base };
+  const hit = TABLE.find(([re]) => re.test(id));
+  return { id, ...(hit?.[1] ?? UNKNOWN) };
 }
 
 export function costUsd(

@@ -51,7 +51,13 @@ export type ModelRequest = {
   maxTokens: number;
   /** JSON schema for a structured answer (side queries); the provider asks for JSON text. */
   temperature?: number;
+  /** Extended thinking, as the Messages API takes it (model-params.ts decides per model). */
+  thinking?: ThinkingParam;
+  /** `output_config.effort` for models that take it. */
+  effort?: "low" | "medium" | "high" | "xhigh" | "max";
 };
+
+export type ThinkingParam = { type: "adaptive" } | { type: "enabled"; budget_tokens: number } | { type: "disabled" };
 
 /** A retry the provider is about to make; modes render it as `system`/`api_retry`. */
 export type RetryInfo = {

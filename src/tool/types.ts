@@ -57,6 +57,8 @@ export type SessionToolState = {
   shells?: Map<string, BackgroundShell>;
   /** Process groups of foreground commands whose background children outlived them; they die with the session. */
   lingeringGroups?: Set<number>;
+  /** The effort level set during the session (`/effort`, a host's request); wins over settings and env. */
+  effort?: string;
 };
 
 /** A fresh session state for a conversation that starts in cwd. */

@@ -206,3 +206,63 @@ test("a server that crashes mid-session is reported and reconnected on the next 
   expect(toolResultsOf(r.requests[4]!)[0]!.text).toBe("extra works");
   expect(systemText(r.requests[0]!)).not.toContain("Deferred tools");
 });
+
+describe("deferred schemas through ToolSearch (seed 000, issue 13 point 4)", () => {
+  test("ENABLE_TOOL_SEARCH=true: names only in the system prompt, ToolSearch select: loads the schema for the next request", async () => {
+    const cwd = mcpProject({ t: tiny("ok") }, approved("t"));
+    const r = await runWith(
+      cwd,
+      [call("ToolSearch", { query: "select:mcp__t__add" }), call("mcp__t__add", { a: 1, b: 2 }), say("ok")],
+      ["--output-format", "stream-json", "--verbose"],
+      { env: { ENABLE_TOOL_SEARCH: "true" } },
+    );
+    expect(r.code).toBe(0);
+    const first = toolNames(r.requests[0]!);
+    expect(first).toContain("ToolSearch");
+    expect(first.filter((n) => n.startsWith("mcp__"))).toEqual([]);
+    expect(systemText(r.requests[0]!)).toContain("mcp__t__add");
+    expect(systemText(r.requests[0]!)).toContain("mcp__t__grow");
+    expect(toolResultsOf(r.requests[1]!)[0]!.text).toContain("mcp__t__add");
+    expect(toolNames(r.requests[1]!)).toContain("mcp__t__add");
+    expect(toolNames(r.requests[1]!)).not.toContain("mcp__t__grow");
+    expect(toolResultsOf(r.requests[2]!)[0]!.text).toBe("3");
+    // init still lists every tool by name (contracts §4.4 tools)
+    expect(r.lines!.find((l) => l.subtype === "init").tools).toContain("mcp__t__grow");
+  });
+
+  test("keyword search finds by name and description; auto defers only past the share of the window (auto:0 always, default not for 3 tools)", async () => {
+    const cwd = mcpProject({ t: tiny("ok") }, approved("t"));
+    let r = await runWith(cwd, [call("ToolSearch", { query: "adds numbers" }), say("ok")], [], { env: { ENABLE_TOOL_SEARCH: "auto:0" } });
+    expect(toolNames(r.requests[1]!)).toContain("mcp__t__add");
+    expect(toolNames(r.requests[1]!)).not.toContain("mcp__t__crash");
+    r = await runWith(cwd, [say("ok")], []);
+    expect(toolNames(r.requests[0]!)).toContain("mcp__t__add");
+    expect(toolNames(r.requests[0]!)).not.toContain("ToolSearch");
+    r = await runWith(cwd, [say("ok")], [], { env: { ENABLE_TOOL_SEARCH: "false" } });
+    expect(toolNames(r.requests[0]!)).not.toContain("ToolSearch");
+  });
+});
+
+test("resources: ListMcpResourcesTool lists server-everything's resources, ReadMcpResourceTool reads one (issue 13 point 5)", async () => {
+  const cwd = mcpProject({ everything: everything() }, approved("everything"));
+  let uri = "";
+  const r = await runWith(
+    cwd,
+    [
+      call("ListMcpResourcesTool", {}),
+      (req) => {
+        const listed = JSON.parse(toolResultsOf(req)[0]!.text) as Array<{ uri: string; server: string; mimeType?: string }>;
+        uri = listed.find((x) => x.mimeType?.startsWith("text/"))?.uri ?? listed[0]!.uri;
+        return call("ReadMcpResourceTool", { server: "everything", uri });
+      },
+      say("ok"),
+    ],
+    ["--output-format", "json"],
+  );
+  expect(r.code).toBe(0);
+  expect(uri).not.toBe("");
+  const read = toolResultsOf(r.requests[2]!)[0]!;
+  expect(read.is_error).toBe(false);
+  expect(read.text.length).toBeGreaterThan(0);
+  expect(r.json.permission_denials).toEqual([]);
+});

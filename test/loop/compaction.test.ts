@@ -15,18 +15,20 @@ import { tempDir } from "../helpers/tmp.ts";
 
 describe("autoCompactThreshold (internals §6.1, seed 000)", () => {
   test("200K window − 20K output reserve − 13K buffer = 167K", () => {
-    expect(autoCompactThreshold("claude-sonnet-5-5", {})).toBe(167_000);
+    expect(autoCompactThreshold("claude-sonnet-4-5", {})).toBe(167_000);
+    // The 5.5 generation has a 1,000,000-token window (observed in 2.1.332; provider/models.ts).
+    expect(autoCompactThreshold("claude-sonnet-5-5", {})).toBe(967_000);
   });
   test("CLAUDE_CODE_AUTO_COMPACT_WINDOW and autoCompactWindow set the window (clamped to 100K–1M); the env wins", () => {
-    expect(autoCompactThreshold("claude-sonnet-5-5", { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "120000" })).toBe(87_000);
-    expect(autoCompactThreshold("claude-sonnet-5-5", {}, { autoCompactWindow: 500_000 })).toBe(467_000);
-    expect(autoCompactThreshold("claude-sonnet-5-5", { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "120000" }, { autoCompactWindow: 500_000 })).toBe(87_000);
-    expect(autoCompactThreshold("claude-sonnet-5-5", { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "5000" })).toBe(67_000);
-    expect(autoCompactThreshold("claude-sonnet-5-5", { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "junk" })).toBe(167_000);
+    expect(autoCompactThreshold("claude-sonnet-4-5", { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "120000" })).toBe(87_000);
+    expect(autoCompactThreshold("claude-sonnet-4-5", {}, { autoCompactWindow: 500_000 })).toBe(467_000);
+    expect(autoCompactThreshold("claude-sonnet-4-5", { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "120000" }, { autoCompactWindow: 500_000 })).toBe(87_000);
+    expect(autoCompactThreshold("claude-sonnet-4-5", { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "5000" })).toBe(67_000);
+    expect(autoCompactThreshold("claude-sonnet-4-5", { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "junk" })).toBe(167_000);
   });
   test("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE can only lower the threshold", () => {
-    expect(autoCompactThreshold("claude-sonnet-5-5", { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "50" })).toBe(90_000);
-    expect(autoCompactThreshold("claude-sonnet-5-5", { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "100" })).toBe(167_000);
+    expect(autoCompactThreshold("claude-sonnet-4-5", { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "50" })).toBe(90_000);
+    expect(autoCompactThreshold("claude-sonnet-4-5", { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "100" })).toBe(167_000);
   });
 });
 

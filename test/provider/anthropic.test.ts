@@ -36,7 +36,7 @@ describe("provider pieces", () => {
   test("aliases resolve from one table; cost counts cache tokens", () => {
     expect(resolveModel("opus")).toContain("opus");
     expect(resolveModel("claude-x-1")).toBe("claude-x-1");
-    expect(costUsd("claude-sonnet-5-5", { input_tokens: 1e6, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 1e6 })).toBeCloseTo(3.3);
+    expect(costUsd("claude-sonnet-5-5", { input_tokens: 1e6, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 1e6 })).toBeCloseTo(2.2);
   });
 });
 

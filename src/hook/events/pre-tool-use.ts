@@ -22,13 +22,14 @@ const str = (v: unknown): string | undefined => (typeof v === "string" && v.leng
 
 /** One handler's decision: exit 2 / fail-closed is deny; legacy `decision` approve/block → allow/deny. */
 function decisionOf(r: HandlerResult): { d?: PermissionDecisionValue; why?: string; input?: Record<string, unknown> } {
-  if (r.blockingError !== undefined) return { d: "deny", why: r.blockingError || "Blocked by PreToolUse hook" };
+  // "Blocked by hook": Claude Code's text for a block that gives no reason (internals §8.1).
+  if (r.blockingError !== undefined) return { d: "deny", why: r.blockingError || "Blocked by hook" };
   const j = r.output;
   if (!j) return {};
   const hso = (j.hookSpecificOutput ?? {}) as Record<string, unknown>;
   const legacy = j.decision === "approve" ? "allow" : j.decision === "block" ? "deny" : undefined;
   const d = (hso.permissionDecision as PermissionDecisionValue | undefined) ?? legacy;
-  const why = str(hso.permissionDecisionReason) ?? str(j.reason) ?? (d === "deny" ? "Denied by PreToolUse hook" : undefined);
+  const why = str(hso.permissionDecisionReason) ?? str(j.reason) ?? (d === "deny" ? "Blocked by hook" : undefined);
   return { d, why, input: hso.updatedInput as Record<string, unknown> | undefined };
 }
 

@@ -86,6 +86,8 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
       };
       if (req.tools.length) body.tools = req.tools;
       if (req.temperature !== undefined) body.temperature = req.temperature;
+      if (req.thinking) body.thinking = req.thinking;
+      if (req.effort) body.output_config = { effort: req.effort };
       for (let attempt = 0; ; attempt++) {
         if (signal.aborted) {
           yield { type: "error", error: { status: null, kind: "aborted", message: "Request was aborted." }, durationMs: Date.now() - started };

@@ -1,0 +1,39 @@
+import type { LoadedSettings } from "../config/load.ts";
+import { checkModelParamSources, effortFor, type ModelParamSources, modelParams } from "../provider/model-params.ts";
+import type { ParsedArgs } from "./args.ts";
+import { UsageError } from "./args.ts";
+
+const str = (a: ParsedArgs, k: string) => (typeof a.flags[k] === "string" ? (a.flags[k] as string) : undefined);
+
+/**
+ * Thinking, effort and max_tokens for the session's requests, from flags, env, settings and `/effort`
+ * (the session's own effort). Throws UsageError naming a bad value.
+ */
+export function modelWiring(args: ParsedArgs, settings: LoadedSettings, env: Record<string, string>, sessionEffort: () => string | undefined) {
+  const sources: ModelParamSources = {
+    env,
+    settings: { alwaysThinkingEnabled: settings.merged.alwaysThinkingEnabled, effortLevel: settings.merged.effortLevel },
+    effortFlag: str(args, "effort"),
+    thinkingFlag: str(args, "thinking"),
+    maxThinkingTokensFlag: str(args, "max-thinking-tokens"),
+    sessionEffort,
+  };
+  try {
+    checkModelParamSources(sources);
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message}`);
+  }
+  return {
+    params: (model: string) => modelParams(model, sources),
+    effort: (model: string) => effortFor(model, sources),
+  };
+}
+
+/** CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: Stop-hook blocks in a row before the turn ends anyway (default 8). */
+export function stopHookBlockCap(env: Record<string, string | undefined>): number {
+  const v = env.CLAUDE_CODE_STOP_HOOK_BLOCK_CAP;
+  if (v === undefined || v.trim() === "") return 8;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP must be a whole number of blocks (got '${v}')`);
+  return n;
+}
