@@ -89,14 +89,11 @@ export const settingsSchema = z.looseObject({
   outputStyle: z.string().optional(),
   verbose: z.boolean().optional(),
   apiKeyHelper: z.string().optional(),
-<<<<<<< HEAD
   sandbox: sandboxSettingsSchema.optional(),
-=======
   /** contracts §2.2: think on every request (false turns adaptive thinking off). */
   alwaysThinkingEnabled: z.boolean().optional(),
   /** contracts §2.2: effort level for models that take one (checked in provider/model-params.ts, naming the key). */
   effortLevel: z.string().optional(),
->>>>>>> main
   /** yoke: first-party and user plugins switched on or off by name. */
   plugins: z.record(z.string(), z.boolean()).optional(),
   /** yoke: load instruction files the claw-code way (contracts §8, seed 002). */
