@@ -145,9 +145,10 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       const allowAll = d.behavior !== "allow" && d.bypassable ? wholeToolRule(set, "allow", "Bash") : undefined;
       if (allowAll) return { behavior: "allow", reason: `allowed by rule ${allowAll.text}`, rule: allowAll };
       if (d.behavior === "ask" && q.hookDecision === "allow" && d.bypassable) return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
-      if (d.behavior === "ask" && d.bypassable && mode !== "plan" && opts.sandboxAutoAllow?.(input))
+      if (d.behavior === "ask" && (d.bypassable || d.sandboxable) && mode !== "plan" && opts.sandboxAutoAllow?.(input))
         return { behavior: "allow", reason: "runs inside the sandbox (sandbox.autoAllowBashIfSandboxed)" };
-      return d;
+      const { sandboxable: _s, ...decision } = d;
+      return decision;
     }
     const ask = toolRule("ask", tool, input);
     if (ask) return { behavior: "ask", reason: `Rule ${ask.text} asks before ${tool}.`, rule: ask, bypassable: false };

@@ -94,7 +94,11 @@ export function buildPolicy(o: PolicyInput): SandboxPolicy {
       }
     }
   }
-  for (const d of o.workingDirectories) for (const f of SETTINGS_FILES) if (existsSync(join(d, f))) denyWrite.add(join(d, f));
+  for (const d of o.workingDirectories) {
+    for (const f of SETTINGS_FILES) if (existsSync(join(d, f))) denyWrite.add(join(d, f));
+    // The library guards these only in the folder yoke started in; every working directory's repository needs them.
+    for (const f of [".git/hooks", ".git/config"]) if (existsSync(join(d, f))) denyWrite.add(join(d, f));
+  }
   for (const d of o.readOnly ?? []) denyWrite.add(d);
 
   return {

@@ -3,7 +3,9 @@
  * Seatbelt on macOS, a filtering proxy for allowed hosts). One per process: the library keeps its
  * state in a module singleton. Loaded on the first sandboxed command, so runs without Bash never pay.
  */
-import { dirname } from "node:path";
+import { existsSync, lstatSync, rmSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
 import type { SandboxSettings } from "../config/schema.ts";
 import { helperPaths } from "./helpers.ts";
 import { expandDenyWriteGlobs, type SandboxPolicy } from "./policy.ts";
@@ -11,7 +13,8 @@ import type { Availability, SandboxWish } from "./probe.ts";
 
 export type BashSandboxInput = { command: string; dangerouslyDisableSandbox?: boolean };
 
-export type WrapResult = { ok: true; command: string } | { ok: false; error: string };
+/** `placeholders`: protected names the command may not create; pass them to `release` after it ran. */
+export type WrapResult = { ok: true; command: string; placeholders: string[] } | { ok: false; error: string };
 
 /** What the Bash tool and the permission evaluator see. Every method is safe to call when inactive. */
 export type BashSandbox = {
@@ -31,8 +34,11 @@ export type BashSandbox = {
    * and the caller must not run the command.
    */
   wrap(inner: string, cwd: string): Promise<WrapResult>;
-  /** Call once per wrapped command after it ended: removes the mount points bubblewrap left on the host. */
-  release(): void;
+  /**
+   * Call once per wrapped command after it ended: removes the mount points bubblewrap left on the host,
+   * and any protected name from `placeholders` the command created. Returns the names it removed.
+   */
+  release(placeholders?: string[]): string[];
   /** Stops the proxy servers. Never throws. */
   shutdown(): Promise<void>;
 };
@@ -54,7 +60,7 @@ export function inactiveSandbox(reason: string): BashSandbox {
     autoAllow: false,
     covers: () => false,
     wrap: async () => ({ ok: false, error: `the sandbox is off: ${reason}` }),
-    release: () => {},
+    release: () => [],
     shutdown: async () => {},
   };
 }
@@ -150,19 +156,30 @@ export function activeSandbox(o: {
         const shell = "/bin/sh";
         let command = await srt.SandboxManager.wrapWithSandbox(`cd ${quote(cwd)} && ${inner}`, shell);
         pendingRelease++;
+        const placeholders: string[] = [];
+        if (bwrap) command = stripPlaceholders(command, o.policy.allowWrite, placeholders);
         if (bwrap && !proxied) {
           if (!command.startsWith(`${bwrap} `)) return { ok: false, error: `the sandbox library returned a command that does not start with ${bwrap}` };
           command = `${bwrap} --unshare-net ${command.slice(bwrap.length + 1)}`;
         }
-        return { ok: true, command };
+        return { ok: true, command, placeholders };
       } catch (e) {
         return { ok: false, error: `the sandbox could not wrap the command: ${(e as Error).message.split("\n")[0]}` };
       }
     },
-    release() {
-      if (pendingRelease <= 0 || !ready) return;
+    release(placeholders = []) {
+      const removed: string[] = [];
+      for (const p of placeholders) {
+        if (!existsSync(p) && !isLink(p)) continue;
+        try {
+          rmSync(p, { recursive: true, force: true });
+          removed.push(p);
+        } catch {}
+      }
+      if (pendingRelease <= 0 || !ready) return removed;
       pendingRelease--;
       void ready.then((srt) => srt.SandboxManager.cleanupAfterCommand()).catch(() => {});
+      return removed;
     },
     async shutdown() {
       if (!ready) return;
@@ -171,6 +188,45 @@ export function activeSandbox(o: {
       } catch {}
     },
   };
+}
+
+/** Names the library keeps unwritable in every writable folder (its mandatory denies), where they sit at the top. */
+const PROTECTED_NAMES = [".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".ripgreprc", ".mcp.json", ".vscode", ".idea"];
+const PROTECTED_CLAUDE = [".claude/commands", ".claude/agents"];
+
+const isLink = (p: string) => {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The library denies a protected name that does not exist yet by binding /dev/null over it, so inside the
+ * sandbox `.bashrc`, `.mcp.json`, `.vscode` … appear as character devices in every project, and
+ * `git add -A` fails on them. Where the name is absent in a writable root (not the home folder), the
+ * bind is dropped; `release` removes whatever the command created there instead, so the name still
+ * cannot be made. Binds written in a form we do not recognise stay (the safe side).
+ */
+export function stripPlaceholders(command: string, roots: string[], out: string[]): string {
+  const home = homedir();
+  const seen = new Set<string>();
+  for (const root of roots) {
+    if (root === home || seen.has(root) || !existsSync(root)) continue;
+    seen.add(root);
+    const names = existsSync(join(root, ".claude")) ? [...PROTECTED_NAMES, ...PROTECTED_CLAUDE] : PROTECTED_NAMES;
+    for (const n of names) {
+      const p = join(root, n);
+      if (existsSync(p) || isLink(p)) continue;
+      // Absent now: whatever the command creates here is removed after it (the library only guards the
+      // folder yoke was started in, and there with a bind that breaks `git add -A`).
+      out.push(p);
+      const bind = ` --ro-bind /dev/null ${p} `;
+      if (/^[\w./-]+$/.test(p) && command.includes(bind)) command = command.replace(bind, " ");
+    }
+  }
+  return command;
 }
 
 const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;

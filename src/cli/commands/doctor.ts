@@ -26,7 +26,8 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     if (!w.ok) check = { ok: false, detail: w.error };
     else {
       const r = spawnSync("/bin/sh", ["-c", w.command], { cwd, env, encoding: "utf8" });
-      sb.release();
+
+      sb.release(w.placeholders);
       check = r.status === 0 ? { ok: true, detail: "a sandboxed command ran" } : { ok: false, detail: (r.stderr || `exit ${r.status}`).trim().split("\n")[0]! };
     }
     await sb.shutdown();

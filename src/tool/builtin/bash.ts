@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { z } from "zod";
 import { defineTool, truncateMiddle } from "../define-tool.ts";
@@ -114,7 +114,7 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   const pwdFile = join(tmp, `cwd-${tag}`);
   const launched = await launch(ctx, inp, { command: inp.command, cwd, env: ctx.env, envFiles: ctx.session.envFiles, pwdFile });
   if ("error" in launched) return sandboxFailure(launched.error);
-  const { child, sandboxed } = launched;
+  const { child, sandboxed, placeholders } = launched;
   // Keep up to 4 bytes per allowed character at each end: enough for any UTF-8 before the final cut.
   const out = byteCollector(maxChars * 4);
   const err = byteCollector(maxChars * 4);
@@ -146,7 +146,7 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   });
   clearTimeout(timer);
   ctx.signal.removeEventListener("abort", onAbort);
-  if (sandboxed) ctx.sandbox?.release();
+  const removed = sandboxed ? (ctx.sandbox?.release(placeholders) ?? []) : [];
   if (killing) await killing;
   const drained = await Promise.race([closed.then(() => true), Bun.sleep(PIPE_GRACE_MS).then(() => false)]);
   let lingerNote: string | undefined;
@@ -177,6 +177,8 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   rmSync(pwdFile, { force: true });
   if (cwdNote) notes.push(cwdNote);
   if (lingerNote) notes.push(lingerNote);
+  const removedText = removedNote(removed);
+  if (removedText) notes.push(removedText);
 
   spill.close();
   const combined = [stdout, stderr].filter(Boolean).join("\n");
@@ -221,13 +223,26 @@ function updateCwd(ctx: ToolContext, pwdFile: string): string | undefined {
  * Starts the shell, inside the session's sandbox when it covers this call. A sandbox that cannot wrap
  * the command comes back as an error and nothing is started: the command never runs unsandboxed for it.
  */
-async function launch(ctx: ToolContext, inp: BashInput, o: ShellSpawn): Promise<{ child: ChildProcess; sandboxed: boolean } | { error: string }> {
+async function launch(ctx: ToolContext, inp: BashInput, o: ShellSpawn): Promise<{ child: ChildProcess; sandboxed: boolean; placeholders: string[] } | { error: string }> {
   const sb = ctx.sandbox;
-  if (!sb?.active || !sb.covers(inp)) return { child: spawnShell(o), sandboxed: false };
+  if (!sb?.active || !sb.covers(inp)) return { child: spawnShell(o), sandboxed: false, placeholders: [] };
   const w = await sb.wrap(shellLine(o), o.cwd);
   if (!w.ok) return { error: w.error };
-  return { child: spawnWrapped(w.command, o), sandboxed: true };
+  return { child: spawnWrapped(w.command, { cwd: o.cwd, env: sandboxEnv(ctx, o.env) }), sandboxed: true, placeholders: w.placeholders };
 }
+
+/** Inside the sandbox /tmp is read-only: temporary files go to a folder in the session's scratch dir. */
+function sandboxEnv(ctx: ToolContext, env: Record<string, string>): Record<string, string> {
+  const tmp = join(sessionTempDir(ctx), "tmp");
+  mkdirSync(tmp, { recursive: true });
+  return { ...env, TMPDIR: tmp, TMP: tmp, TEMP: tmp };
+}
+
+/** What the model is told when the sandbox undid a protected file the command created. */
+const removedNote = (removed: string[]) =>
+  removed.length
+    ? `The sandbox removed ${removed.join(", ")}: commands may not create these (they configure shells, git, editors or agents). Use the Write tool, which asks the user.`
+    : undefined;
 
 function sandboxFailure(cause: string, d: BashDetails = details("", "", false)): ToolResult {
   process.stderr.write(`yoke: Bash sandbox: ${cause}\n`);
@@ -242,18 +257,20 @@ async function runBackground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   const { cwd, note } = startDir(ctx);
   const sb = ctx.sandbox;
   let wrapped: string | undefined;
+  let placeholders: string[] = [];
   if (sb?.active && sb.covers(inp)) {
     const w = await sb.wrap(shellLine({ command: inp.command, cwd, env: ctx.env, envFiles: ctx.session.envFiles }), cwd);
     if (!w.ok) return sandboxFailure(w.error);
     wrapped = w.command;
+    placeholders = w.placeholders;
   }
   const sh = startBackgroundShell(ctx, {
     command: inp.command,
     description: inp.description,
     cwd,
     timeoutMs: inp.timeout,
-    launch: wrapped ? (o) => spawnWrapped(wrapped, o) : undefined,
-    onEnd: wrapped ? () => sb?.release() : undefined,
+    launch: wrapped ? (o) => spawnWrapped(wrapped, { cwd: o.cwd, env: sandboxEnv(ctx, o.env) }) : undefined,
+    onEnd: wrapped ? () => void sb?.release(placeholders) : undefined,
   });
   const text = [
     `Command started in the background with ID ${sh.id}.`,
