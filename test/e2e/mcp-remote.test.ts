@@ -4,7 +4,7 @@ import { toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { yokeBin } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { runWith, say } from "./hooks-helpers.ts";
-import { call, everythingPath } from "./mcp-helpers.ts";
+import { everythingPath } from "./mcp-helpers.ts";
 
 type Served = { port: number; proc: Bun.Subprocess };
 const served: Served[] = [];
