@@ -38,6 +38,7 @@ export const FLAGS: FlagDef[] = [
   { name: "resume-session-at", kind: "string", value: "UUID", help: "With --resume: continue from this message" },
   { name: "rewind-files", kind: "string", value: "UUID", help: "Restore files to before the given user message of the resumed session" },
   { name: "no-session-persistence", kind: "boolean", help: "Write no transcript" },
+  { name: "exit-code-on-denial", kind: "boolean", help: "Exit 3 when the model stopped right after a permission denial (for CI; off by default)" },
   { name: "permission-prompt-tool", kind: "string", value: "stdio", help: "Ask the host over stream-json (control_request can_use_tool) instead of denying" },
   { name: "settings", kind: "string", value: "FILE|JSON", help: "Extra settings (highest precedence below managed)" },
   { name: "setting-sources", kind: "string", value: "LIST", help: "Which settings files to read: user,project,local" },
@@ -179,8 +180,8 @@ export function renderHelp(version: string): string {
     "  rewind ID --to UUID [--files|--conversation|--both]   Restore files and/or conversation",
     "  doctor [--json]                       Whether Bash runs in the kernel sandbox here, and why",
     "",
-    "Exit codes (-p): 0 success; 1 error result (is_error) or bad flags; 3 the run completed but the model stopped",
-    "  right after a permission denial (nothing succeeded after it); 130/143 interrupted (SIGINT/SIGTERM).",
+    "Exit codes (-p): 0 success; 1 error result (is_error) or bad flags; 130/143 interrupted (SIGINT/SIGTERM);",
+    "  with --exit-code-on-denial, 3 when the run completed but the model stopped right after a permission denial.",
     "",
     "Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, YOKE_CONFIG_DIR, YOKE_SANDBOX",
   );

@@ -29,8 +29,9 @@ import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
 import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
 import type { SandboxSetup } from "../sandbox/index.ts";
 import { sandboxAutoAllow, wireSandbox } from "./sandbox-wiring.ts";
-import { buildPermissionEvaluator, loadSettingsFromArgs, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
-import { modelSwitch, wireProvider } from "./provider-wiring.ts";
+import { buildPermissionEvaluator, loadSettingsFromArgs, settingSourcesOf, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
+import { modelSwitch, wireProvider, type ModelSwitch } from "./provider-wiring.ts";
+import type { AgentDefinition } from "../agent/types.ts";
 import { setupSession, type SessionSetup } from "./session-wiring.ts";
 import { createOutbox, type Outbox } from "./outbox.ts";
 import { fallbackModels, parseAgentsFlag, parseBudget, parseMaxTurns, structuredOutput } from "./run-options.ts";
@@ -40,6 +41,12 @@ import { wireAgentTool, wireTools } from "./tool-wiring.ts";
 export type Runtime = {
   /** Agent types the Agent tool offers (for system/init). */
   agents: string[];
+  /** Their definitions (the SDK's supportedAgents()). */
+  agentDefs: AgentDefinition[];
+  /** The main conversation's model now (the Agent SDK's set_model changes it). */
+  models: ModelSwitch;
+  /** The Agent SDK's set_max_thinking_tokens. */
+  setMaxThinkingTokens(n: number | null): void;
   cwd: string;
   sessionId: string;
   sessionSource: SessionSetup["source"];
@@ -158,6 +165,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
         [flagStr(args, "append-system-prompt"), fileArg(flagStr(args, "append-system-prompt-file"), "--append-system-prompt-file")].filter(Boolean).join("\n\n") ||
         undefined,
       addDirs: flagList(args, "add-dir"),
+      settingSources: settingSourcesOf(args),
       pluginSections: () => renderSections(pluginSections),
       sideQuery,
       onLoaded: (files) => onLoaded(files),
@@ -221,7 +229,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     sessionId,
     transcriptPath: () => ss.store.path,
     cwd: () => session.cwd,
-    permissionMode: () => permissionMode,
+    // The evaluator's mode: the Agent SDK's set_permission_mode changes it mid-session.
+    permissionMode: () => permissions.mode,
     effort: () => modelSetup.effort(models.current()),
   });
   const hookPayload = hookCtx.hookPayload;
@@ -334,6 +343,9 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
 
   return {
     agents: agents.agents.map((a) => a.name),
+    agentDefs: agents.agents,
+    models,
+    setMaxThinkingTokens: modelSetup.setMaxThinkingTokens,
     cwd,
     sessionId,
     sessionSource: ss.source,

@@ -1,3 +1,4 @@
+import type { SettingsLevel } from "../config/load.ts";
 import { mkdirSync, readFileSync } from "node:fs";
 import type { LoadedSettings } from "../config/load.ts";
 import {
@@ -48,6 +49,8 @@ export type ContextWiringOptions = {
   customSystemPrompt?: string;
   appendSystemPrompt?: string;
   addDirs: string[];
+  /** `--setting-sources`: instruction files follow it as settings do (user, project, local). */
+  settingSources?: SettingsLevel[];
   pluginSections: () => PromptSection[];
   /** Instruction files as they enter the context (InstructionsLoaded hooks). Must not throw. */
   onLoaded?: (loaded: LoadedInstruction[]) => void;
@@ -99,7 +102,7 @@ export function createContextWiring(o: ContextWiringOptions): ContextWiring {
       /* the memory section still names the folder; tools will report the failure */
     }
   }
-  const instructions = createInstructionCache({ cwd: o.cwd, env: o.env, settings: o.settings, bare: o.bare, additionalDirectories: o.addDirs });
+  const instructions = createInstructionCache({ cwd: o.cwd, env: o.env, settings: o.settings, bare: o.bare, additionalDirectories: o.addDirs, settingSources: o.settingSources });
   const git = o.bare ? Promise.resolve(null) : collectGitInfo(o.cwd);
   let branch: string | null = null;
   void git.then((g) => (branch = g?.branch ?? null));

@@ -4,25 +4,14 @@ import { UsageError } from "./args.ts";
 import { compose, type Runtime } from "./compose.ts";
 import { builtinTools } from "./builtin-tools.ts";
 import { checkPrintFlags, runPrint } from "./print-mode.ts";
-import { stdinSession, type StdinSession } from "./stdin.ts";
+import { stdinSession, type InitializeRequest, type StdinSession } from "./stdin.ts";
+import { attachHost, type HostSession } from "./control/host.ts";
+import { applyInitialize, readInitialize, type HostInit } from "./control/initialize.ts";
 
 const fail = (msg: string): number => {
   process.stderr.write(`${msg}\n`);
   return 1;
 };
-
-/** Asks the SDK host over the control protocol; any failure (host error, stdin closed) is a denial. */
-function askHostPermission(control: StdinSession): NonNullable<Runtime["deps"]["askPermission"]> {
-  return async (req) => {
-    try {
-      const r = await control.request({ subtype: "can_use_tool", tool_name: req.toolName, input: req.input, tool_use_id: req.toolUseId, decision_reason: req.reason });
-      if (r.behavior === "allow") return { allow: true, input: (r.updatedInput as Record<string, unknown> | undefined) ?? undefined };
-      return { allow: false, feedback: typeof r.message === "string" ? r.message : undefined };
-    } catch (err) {
-      return { allow: false, feedback: `the host could not be asked (${(err as Error).message})` };
-    }
-  };
-}
 
 /** `yoke -p`: compose, wire signals, run, exit with a truthful code. */
 export async function runHeadless(args: ParsedArgs): Promise<number> {
@@ -42,12 +31,39 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
     if (e instanceof UsageError) return fail(e.message);
     throw e;
   }
+  const promptTool = args.flags["permission-prompt-tool"];
+  if (promptTool !== undefined && promptTool !== "stdio")
+    return fail(`error: --permission-prompt-tool supports only "stdio" (got '${String(promptTool)}'); MCP permission tools are not supported yet`);
+  if (promptTool === "stdio" && format.inputFormat !== "stream-json")
+    return fail("error: --permission-prompt-tool stdio needs --input-format stream-json (the host answers on stdin)");
+  // stream-json: the host's first message is read before composing, because the Agent SDK's `initialize` carries
+  // the system prompt, agents, output schema and hooks (contracts §4.7). Claude Code too writes nothing before it.
+  let control: StdinSession | undefined;
+  let init: InitializeRequest | null = null;
+  let hostInit: HostInit | null = null;
+  if (format.inputFormat === "stream-json") {
+    control = stdinSession();
+    init = await control.initialize;
+    if (init) {
+      try {
+        hostInit = readInitialize(init.request);
+        applyInitialize(hostInit, args);
+      } catch (e) {
+        control.respond(init.requestId, { error: (e as Error).message });
+        return fail(`yoke: ${(e as Error).message}`);
+      }
+    }
+  }
   let rt: Runtime;
   try {
     rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools() });
     performance.mark("yoke:composed");
   } catch (e) {
-    if (e instanceof SettingsError || e instanceof UsageError) return fail(`yoke: ${e.message}`);
+    if (e instanceof SettingsError || e instanceof UsageError) {
+      // The SDK shows an error answer to initialize with its message (a bare exit code says nothing).
+      if (init) control?.respond(init.requestId, { error: e.message });
+      return fail(`yoke: ${e.message}`);
+    }
     throw e;
   }
   if (rewindTo !== undefined) {
@@ -70,20 +86,11 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
   process.on("SIGTERM", onSignal);
 
   let prompts: AsyncIterable<string>;
-  let control: StdinSession | undefined;
-  const promptTool = args.flags["permission-prompt-tool"];
-  if (promptTool !== undefined && promptTool !== "stdio") {
-    await rt.shutdown();
-    return fail(`error: --permission-prompt-tool supports only "stdio" (got '${String(promptTool)}'); MCP permission tools are not supported yet`);
-  }
-  if (format.inputFormat === "stream-json") {
-    control = stdinSession();
+  let host: HostSession | undefined;
+  if (control) {
     prompts = control.prompts;
     // contracts §4.6: with --permission-prompt-tool stdio an `ask` becomes a can_use_tool request to the host.
-    if (promptTool === "stdio") rt.deps.askPermission = askHostPermission(control);
-  } else if (promptTool === "stdio") {
-    await rt.shutdown();
-    return fail("error: --permission-prompt-tool stdio needs --input-format stream-json (the host answers on stdin)");
+    host = await attachHost({ rt, control, init, hostInit, askHost: promptTool === "stdio" });
   } else {
     let prompt = args.positionals.join(" ");
     if (!prompt && !process.stdin.isTTY) prompt = (await Bun.stdin.text()).trim();
@@ -96,7 +103,7 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
     })();
   }
   try {
-    const code = await runPrint(rt, prompts, format.format, args, ctrl.signal, control);
+    const code = await runPrint(rt, prompts, format.format, args, ctrl.signal, host);
     return exitSignal ?? code;
   } finally {
     await rt.shutdown();

@@ -25,6 +25,10 @@ export function modelWiring(args: ParsedArgs, settings: LoadedSettings, env: Rec
   }
   return {
     params: (model: string) => modelParams(model, sources),
+    /** The Agent SDK's set_max_thinking_tokens: a budget for the rest of the session (null: back to the flags' and env's). */
+    setMaxThinkingTokens: (n: number | null) => {
+      sources.maxThinkingTokensFlag = n === null ? str(args, "max-thinking-tokens") : String(n);
+    },
     effort: (model: string) => effortFor(model, sources),
   };
 }

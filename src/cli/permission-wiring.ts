@@ -23,14 +23,15 @@ export function parsePermissionMode(raw: string | undefined, where: string): Per
   return m as PermissionMode;
 }
 
+/** `--setting-sources user,project,local` (`""`: none, as the Agent SDK's `settingSources: []` sends it); undefined: all. */
+export function settingSourcesOf(args: ParsedArgs): SettingsLevel[] | undefined {
+  const sources = flagStr(args, "setting-sources");
+  return sources !== undefined ? (sources.split(",").map((s) => s.trim()).filter(Boolean) as SettingsLevel[]) : undefined;
+}
+
 /** Every settings level as `--settings` / `--setting-sources` ask. Throws SettingsError naming the file and field. */
 export function loadSettingsFromArgs(args: ParsedArgs, cwd: string): LoadedSettings {
-  const sources = flagStr(args, "setting-sources");
-  return loadSettings({
-    cwd,
-    flagSettings: flagStr(args, "settings"),
-    settingSources: sources !== undefined ? (sources.split(",").map((s) => s.trim()).filter(Boolean) as SettingsLevel[]) : undefined,
-  });
+  return loadSettings({ cwd, flagSettings: flagStr(args, "settings"), settingSources: settingSourcesOf(args) });
 }
 
 /**

@@ -7,30 +7,7 @@ import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import type { Runtime } from "./compose.ts";
 import { resultMessage, streamJsonLines } from "./render.ts";
-import type { StdinSession } from "./stdin.ts";
-
-/** Host → CLI control requests (contracts §4.6). Throws for subtypes yoke does not implement; the caller sends an error response. */
-async function answerControl(rt: Runtime, req: Record<string, unknown>, interrupt: () => void): Promise<Record<string, unknown>> {
-  switch (req.subtype) {
-    case "initialize":
-      return {
-        commands: [{ name: "compact", description: "Compact the conversation", argumentHint: "[focus]" }],
-        agents: rt.agents,
-        output_style: "default",
-        available_output_styles: ["default"],
-        models: [],
-        account: {},
-        pid: process.pid,
-        claude_code_version: VERSION,
-        current_permission_mode: rt.permissionMode,
-      };
-    case "interrupt":
-      interrupt();
-      return { still_queued: [] };
-    default:
-      throw new Error(`yoke does not support the control request "${String(req.subtype)}" yet`);
-  }
-}
+import type { HostSession } from "./control/host.ts";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 
@@ -61,9 +38,10 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     session_id: rt.sessionId,
     // Claude Code lists the subagent tool under its legacy name here (contracts §4.4).
     tools: rt.tools.list().map((t) => (t.name === "Agent" ? "Task" : t.name)),
-    mcp_servers: rt.mcp.statuses(),
+    // Servers the Agent SDK host serves in-process are marked as Claude Code marks them.
+    mcp_servers: rt.mcp.servers().map((s) => ({ name: s.name, status: s.status, ...(s.scope === "sdk" ? { source: "sdk" } : {}) })),
     model: rt.model,
-    permissionMode: rt.permissionMode,
+    permissionMode: rt.permissions.mode,
     slash_commands: ["compact"],
     apiKeySource: rt.apiKeySource,
     claude_code_version: VERSION,
@@ -72,6 +50,8 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     agents: rt.agents,
     skills: [],
     plugins: rt.plugins.loaded.map((p) => ({ name: p.kind === "yoke" ? p.plugin.name : p.info.name, path: p.path })),
+    // Protocol features a host may rely on (2.1.332 lists many more; yoke names only those it implements).
+    capabilities: ["interrupt_receipt_v1"],
     uuid: randomUUID(),
     sandbox_enabled: rt.sandbox.active,
     // yoke: why Bash runs without the kernel sandbox (a setting, YOKE_SANDBOX, or what this machine lacks).
@@ -86,10 +66,10 @@ export async function runPrint(
   format: OutputFormat,
   args: ParsedArgs,
   signal: AbortSignal,
-  control?: StdinSession,
+  /** The Agent SDK host (stream-json input): told of each turn so its interrupt reaches it. */
+  host?: HostSession,
 ): Promise<number> {
   let turnCtrl: AbortController | null = null;
-  if (control) control.onControl = (req) => answerControl(rt, req, () => turnCtrl?.abort());
   const sj = { sessionId: rt.sessionId, uuid: randomUUID, partial: !!args.flags["include-partial-messages"], now: () => new Date() };
   const render = (ev: LoopEvent) => {
     if (format === "stream-json") for (const line of streamJsonLines(ev, sj)) write(JSON.stringify(line));
@@ -111,6 +91,7 @@ export async function runPrint(
   const streamedInput = args.flags["input-format"] === "stream-json";
   for await (const prompt of prompts) {
     turnCtrl = new AbortController();
+    host?.setTurn(turnCtrl);
     const onAbort = () => turnCtrl?.abort();
     signal.addEventListener("abort", onAbort, { once: true });
     // `/compact [focus]` runs compaction instead of a turn (issue 7).
@@ -125,6 +106,7 @@ export async function runPrint(
     }
     signal.removeEventListener("abort", onAbort);
     turnCtrl = null;
+    host?.setTurn(null);
     // Plugin work started in this turn (memory extraction) finishes before a one-shot run reports. With streamed
     // input the client waits for this result before its next prompt, so the work runs on beside it and is drained at exit.
     if (!signal.aborted && !streamedInput) await rt.plugins.background.drain(backgroundCapMs(rt.env));
@@ -138,6 +120,7 @@ export async function runPrint(
   if (!last) return 0;
   if (format === "json") write(JSON.stringify(resultMessage(last, rt.sessionId, randomUUID())));
   if (format === "text") write(last.subtype === "success" ? last.result : last.errors.join("\n") || last.result);
-  // Exit 3: the run completed but the model gave up on a permission denial (see TurnResult.endedOnDenial).
-  return last.isError ? 1 : last.endedOnDenial ? 3 : 0;
+  // Claude Code exits 0 on every success, and the Agent SDK throws on any other code. Exit 3 (the model gave up on a
+  // permission denial, see TurnResult.endedOnDenial) is an opt-in signal for CI.
+  return last.isError ? 1 : last.endedOnDenial && args.flags["exit-code-on-denial"] ? 3 : 0;
 }

@@ -60,6 +60,8 @@ export function wireProvider(o: { env: Record<string, string>; settings: LoadedS
 /** The main conversation's model: the one it started with, then `--fallback-model` entries in order. */
 export type ModelSwitch = {
   current(): string;
+  /** The Agent SDK's set_model: this model from the next request on. */
+  set(model: string): void;
   /** The next fallback for this error (and switches to it), or undefined. */
   fallback(error: ProviderError): string | undefined;
 };
@@ -69,6 +71,9 @@ export function modelSwitch(start: string, fallbacks: string[]): ModelSwitch {
   const left = [...fallbacks];
   return {
     current: () => current,
+    set: (model) => {
+      current = model;
+    },
     fallback(error) {
       if (!FALLBACK_ERRORS.has(error.kind)) return undefined;
       const next = left.shift();

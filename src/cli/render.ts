@@ -29,15 +29,23 @@ export function streamJsonLines(ev: LoopEvent, o: StreamJsonOptions): Array<Reco
   switch (ev.type) {
     case "assistant":
       // One line per content block sharing message.id, stop_reason null, as Claude Code 2.1 prints them.
-      return ev.message.content.map((block, i) => ({
-        type: "assistant",
-        message: { ...ev.message, content: [block], stop_reason: null, stop_sequence: null },
-        parent_tool_use_id: null,
-        session_id: sid,
-        uuid: ev.uuids[i] ?? o.uuid(),
-        timestamp: o.now().toISOString(),
-      }));
+      return ev.message.content.map((block, i) => {
+        const line: Record<string, unknown> = {
+          type: "assistant",
+          message: { ...ev.message, content: [block], ...(ev.apiError ? {} : { stop_reason: null, stop_sequence: null }) },
+          parent_tool_use_id: null,
+          session_id: sid,
+          uuid: ev.uuids[i] ?? o.uuid(),
+          timestamp: o.now().toISOString(),
+        };
+        // contracts §4.4: an API failure is an assistant message with `error` (and the status, as 2.1.332 adds).
+        if (ev.apiError) Object.assign(line, { error: ev.apiError.kind, is_api_error_message: true, api_error_status: ev.apiError.status });
+        if (ev.requestId) line.request_id = ev.requestId;
+        return line;
+      });
     case "user": {
+      // The prompt and the context injected with it are not printed (observed in 2.1.332; --replay-user-messages is not supported).
+      if (ev.prompt && !ev.isReplay) return [];
       const line: Record<string, unknown> = {
         type: "user",
         message: ev.message,

@@ -1,20 +1,41 @@
 /**
  * stream-json input (contracts §4.5–4.6). stdin is read all the time, not only between turns, so a control
- * request (`interrupt`) or the answer to one of our own requests (`can_use_tool`) is handled while a turn runs.
- * User messages queue up as prompts. Unknown control subtypes get an error response naming them; malformed
- * lines are reported on stderr and skipped. Never throws.
+ * request (`interrupt`) or the answer to one of our own requests (`can_use_tool`, `hook_callback`) is handled while
+ * a turn runs. User messages queue up as prompts. The host's first message, when it is `initialize` (the Agent SDK
+ * always starts so), is handed to the caller before the session is composed: it carries the system prompt, hooks,
+ * agents and SDK MCP servers. Bad lines are reported on stderr naming the line and never end the session. Never throws.
  */
 export type ControlHandler = (request: Record<string, unknown>) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
-export type StdinSession = {
-  prompts: AsyncIterable<string>;
-  /** Set by the mode: answers control requests (`initialize`, `interrupt` …). */
-  onControl: ControlHandler | null;
-  /** Sends a control request to the host and resolves with its response (rejects on an error response or stdin end). */
-  request(request: Record<string, unknown>): Promise<Record<string, unknown>>;
+export type InitializeRequest = { requestId: string; request: Record<string, unknown> };
+
+export type RequestOptions = {
+  /** Reject (and send control_cancel_request) when the host has not answered in this long. */
+  timeoutMs?: number;
+  /** Cancels the request (control_cancel_request) and rejects. */
+  signal?: AbortSignal;
 };
 
-const write = (obj: unknown) => process.stdout.write(`${JSON.stringify(obj)}\n`);
+export type StdinSession = {
+  prompts: AsyncIterable<string>;
+  /** Set by the mode: answers control requests. Requests that arrive before it is set wait for it. */
+  onControl: ControlHandler | null;
+  /** The host's first message if it was `initialize`, else null (a user message came first, or stdin ended). */
+  initialize: Promise<InitializeRequest | null>;
+  /** Answers a request the caller took itself (the first initialize). */
+  respond(requestId: string, answer: { response: Record<string, unknown> } | { error: string }): void;
+  /** Sends a control request to the host; resolves with its response, rejects on an error answer, timeout, cancel or stdin end. */
+  request(request: Record<string, unknown>, opts?: RequestOptions): Promise<Record<string, unknown>>;
+  /** True once stdin ended: no answer can come any more. */
+  readonly closed: boolean;
+};
+
+export type StdinOptions = {
+  input?: ReadableStream<Uint8Array>;
+  /** Writes one line of stdout (the mode's writer, so control lines and messages never interleave mid-line). */
+  writeLine?: (line: string) => void;
+  warn?: (msg: string) => void;
+};
 
 function userText(msg: any): string | null {
   if (msg?.type !== "user" || msg.shouldQuery === false) return null;
@@ -24,15 +45,45 @@ function userText(msg: any): string | null {
   return null;
 }
 
-export function stdinSession(input: ReadableStream<Uint8Array> = Bun.stdin.stream()): StdinSession {
+/** Host messages that carry nothing for a headless run (the SDK's keep-alives, env updates). */
+const QUIET_TYPES = new Set(["keep_alive", "update_environment_variables", "control_cancel_request"]);
+
+export function stdinSession(o: StdinOptions = {}): StdinSession {
+  const input = o.input ?? Bun.stdin.stream();
+  const writeLine = o.writeLine ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const write = (obj: unknown) => writeLine(JSON.stringify(obj));
+  const warn = o.warn ?? ((m: string) => void process.stderr.write(`yoke: ${m}\n`));
   const queue: string[] = [];
   let wake: (() => void) | null = null;
   let ended = false;
   let seq = 0;
+  let lineNo = 0;
+  let sawFirst = false;
   const pending = new Map<string, { resolve: (r: Record<string, unknown>) => void; reject: (e: Error) => void }>();
+  let handler: ControlHandler | null = null;
+  let markReady!: () => void;
+  const ready = new Promise<void>((r) => (markReady = r));
+  let settleInit!: (v: InitializeRequest | null) => void;
+  const initialize = new Promise<InitializeRequest | null>((r) => (settleInit = r));
+
+  const respond: StdinSession["respond"] = (requestId, answer) => {
+    if ("error" in answer) write({ type: "control_response", response: { subtype: "error", request_id: requestId, error: answer.error } });
+    else write({ type: "control_response", response: { subtype: "success", request_id: requestId, response: answer.response } });
+  };
 
   const s: StdinSession = {
-    onControl: null,
+    get onControl() {
+      return handler;
+    },
+    set onControl(h) {
+      handler = h;
+      if (h) markReady();
+    },
+    initialize,
+    respond,
+    get closed() {
+      return ended;
+    },
     prompts: (async function* () {
       for (;;) {
         if (queue.length) yield queue.shift()!;
@@ -40,11 +91,33 @@ export function stdinSession(input: ReadableStream<Uint8Array> = Bun.stdin.strea
         else await new Promise<void>((r) => (wake = r));
       }
     })(),
-    request(request) {
-      if (ended) return Promise.reject(new Error("stdin is closed: no host to ask"));
+    request(request, opts = {}) {
+      const what = String(request.subtype ?? "control");
+      if (ended) return Promise.reject(new Error(`stdin is closed, so the host cannot answer the ${what} request`));
       const id = `yoke_req_${++seq}`;
-      write({ type: "control_request", request_id: id, request });
-      return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
+      return new Promise((resolve, reject) => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const cleanup = () => {
+          clearTimeout(timer);
+          opts.signal?.removeEventListener("abort", onAbort);
+          pending.delete(id);
+        };
+        const giveUp = (why: string) => {
+          cleanup();
+          if (!ended) write({ type: "control_cancel_request", request_id: id });
+          reject(new Error(why));
+        };
+        const onAbort = () => giveUp(`the ${what} request was cancelled`);
+        if (opts.signal?.aborted) return reject(new Error(`the ${what} request was cancelled`));
+        opts.signal?.addEventListener("abort", onAbort, { once: true });
+        if (opts.timeoutMs !== undefined)
+          timer = setTimeout(() => giveUp(`the host did not answer the ${what} request within ${opts.timeoutMs} ms`), opts.timeoutMs);
+        pending.set(id, {
+          resolve: (r) => (cleanup(), resolve(r)),
+          reject: (e) => (cleanup(), reject(e)),
+        });
+        write({ type: "control_request", request_id: id, request });
+      });
     },
   };
   const notify = () => {
@@ -53,40 +126,61 @@ export function stdinSession(input: ReadableStream<Uint8Array> = Bun.stdin.strea
     w?.();
   };
 
-  const handle = async (line: string) => {
+  /** Host → CLI request: answered when the mode is ready; never blocks reading the next line. */
+  const dispatch = (id: string, request: Record<string, unknown>) =>
+    void (async () => {
+      await ready;
+      try {
+        respond(id, { response: await handler!(request) });
+      } catch (err) {
+        respond(id, { error: (err as Error).message });
+      }
+    })();
+
+  const handle = (line: string) => {
+    lineNo++;
     if (!line.trim()) return;
     let msg: any;
     try {
       msg = JSON.parse(line);
     } catch {
-      process.stderr.write(`yoke: stdin line is not JSON, skipped: ${line.slice(0, 80)}\n`);
+      warn(`stdin line ${lineNo} is not JSON, skipped: ${line.slice(0, 80)}`);
       return;
     }
+    const first = !sawFirst;
+    sawFirst = true;
+    if (first && !(msg?.type === "control_request" && msg.request?.subtype === "initialize")) settleInit(null);
     if (msg?.type === "control_request") {
       const id = msg.request_id;
-      try {
-        if (!s.onControl) throw new Error("not ready");
-        const response = await s.onControl(msg.request ?? {});
-        write({ type: "control_response", response: { subtype: "success", request_id: id, response } });
-      } catch (err) {
-        write({ type: "control_response", response: { subtype: "error", request_id: id, error: (err as Error).message } });
+      if (typeof id !== "string" || !id) {
+        warn(`stdin line ${lineNo}: control_request without a request_id, skipped`);
+        return;
       }
+      if (!msg.request || typeof msg.request !== "object" || Array.isArray(msg.request) || typeof msg.request.subtype !== "string") {
+        respond(id, { error: `malformed control_request (stdin line ${lineNo}): "request" must be an object with a string "subtype"` });
+        return;
+      }
+      if (first && msg.request.subtype === "initialize") settleInit({ requestId: id, request: msg.request });
+      else dispatch(id, msg.request);
       return;
     }
     if (msg?.type === "control_response") {
       const r = msg.response ?? {};
       const p = pending.get(r.request_id);
-      if (!p) return;
-      pending.delete(r.request_id);
-      if (r.subtype === "error") p.reject(new Error(String(r.error ?? "the host answered with an error")));
-      else p.resolve((r.response ?? {}) as Record<string, unknown>);
+      if (!p) return; // an answer to a request we gave up on (timeout, cancel)
+      if (r.subtype === "error") p.reject(new Error(`the host answered with an error: ${String(r.error ?? "no message")}`));
+      else p.resolve((r.response && typeof r.response === "object" ? r.response : {}) as Record<string, unknown>);
       return;
     }
-    const text = userText(msg);
-    if (text !== null) {
-      queue.push(text);
-      notify();
+    if (msg?.type === "user") {
+      const text = userText(msg);
+      if (text !== null) {
+        queue.push(text);
+        notify();
+      }
+      return;
     }
+    if (!QUIET_TYPES.has(msg?.type)) warn(`stdin line ${lineNo}: unknown message type ${JSON.stringify(msg?.type)}, skipped`);
   };
 
   void (async () => {
@@ -99,15 +193,16 @@ export function stdinSession(input: ReadableStream<Uint8Array> = Bun.stdin.strea
         while ((nl = buf.indexOf("\n")) >= 0) {
           const line = buf.slice(0, nl);
           buf = buf.slice(nl + 1);
-          await handle(line);
+          handle(line);
         }
       }
-      await handle(buf);
+      handle(buf);
     } catch (err) {
-      process.stderr.write(`yoke: reading stdin failed: ${(err as Error).message}\n`);
+      warn(`reading stdin failed: ${(err as Error).message}`);
     } finally {
       ended = true;
-      for (const p of pending.values()) p.reject(new Error("stdin closed before the host answered"));
+      settleInit(null);
+      for (const p of [...pending.values()]) p.reject(new Error("stdin closed before the host answered"));
       pending.clear();
       notify();
     }

@@ -56,8 +56,16 @@ export type LoopEvent =
   | { type: "api_retry"; info: RetryInfo }
   | { type: "stream_event"; event: Record<string, unknown> }
   /** `requestId`: the API request that produced the message (stream-json `request_id`, transcript `requestId`). */
-  | { type: "assistant"; message: AssistantMessage; uuids: string[]; requestId?: string }
-  | { type: "user"; message: UserMessage; uuid: string; toolUseResult?: unknown; isReplay?: boolean }
+  | {
+      type: "assistant";
+      message: AssistantMessage;
+      uuids: string[];
+      requestId?: string;
+      /** An API failure shown as an assistant message (contracts §4.4 `error`); never sent back to the model. */
+      apiError?: { kind: string; status: number | null };
+    }
+  /** `prompt`: the submitted prompt with its injected context; Claude Code's stream-json does not print it. */
+  | { type: "user"; message: UserMessage; uuid: string; toolUseResult?: unknown; isReplay?: boolean; prompt?: true }
   | { type: "tool_start"; toolUseId: string; name: string; input: Record<string, unknown> }
   | { type: "permission_denied"; denial: PermissionDenial; reason: string }
   | { type: "system"; subtype: string; data: Record<string, unknown> }

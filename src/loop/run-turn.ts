@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { ContentBlock, Message, ModelRequest, Provider, ProviderError, TextBlock, ToolResultBlock, ToolUseBlock, Usage, UserMessage } from "../provider/types.ts";
 import { emptyUsage } from "../provider/types.ts";
 import type { Transcript } from "../session/transcript.ts";
@@ -136,7 +137,7 @@ export async function* runTurn(
   convo.messages.push(userMsg);
   const uuid = deps.transcript.user(userMsg);
   main.onPrompt?.(uuid);
-  yield { type: "user", message: userMsg, uuid };
+  yield { type: "user", message: userMsg, uuid, prompt: true };
 
   for (;;) {
     if (signal.aborted) return aborted("tools");
@@ -185,9 +186,11 @@ export async function* runTurn(
             deps.hookPayload("StopFailure", { error: ev.error.kind, error_details: ev.error.message, ...(lastText ? { last_assistant_message: lastText } : {}) }),
             { matchValue: ev.error.kind },
           );
+        const errorText = `API Error: ${ev.error.status ?? ""} ${ev.error.message}`.replace("  ", " ");
+        yield apiErrorMessage(errorText, ev.error, ev.requestId);
         return finish({
           isError: true,
-          result: `API Error: ${ev.error.status ?? ""} ${ev.error.message}`.replace("  ", " "),
+          result: errorText,
           apiErrorStatus: ev.error.status,
           terminalReason: "api_error",
         });
@@ -291,12 +294,31 @@ export async function* runTurn(
 
     const stopped = outcomes.find((o) => o.stop);
     if (stopped) return finish({ result: stopped.stop!.reason, terminalReason: "hook_stopped" });
+    // contracts §4.4: a structured answer given in this batch ends the run at once, its JSON as the result (Claude Code 2.1.332).
+    const answered = calls.some((c, i) => c.name === "StructuredOutput" && outcomes[i] && !outcomes[i]!.block.is_error);
+    if (answered && main.structuredOutput?.() !== undefined) {
+      if (deps.hooks.has("Stop"))
+        await deps.hooks.emit("Stop", deps.hookPayload("Stop", { stop_hook_active: false, last_assistant_message: lastText }), { signal });
+      return finish({ result: JSON.stringify(main.structuredOutput()), terminalReason: "completed" });
+    }
     const plan = main.takePlan?.();
     if (plan !== undefined) {
       lastText = plan;
       return finish({ terminalReason: "plan_ready" });
     }
   }
+}
+
+/** Claude Code's synthetic assistant message for an API failure (contracts §4.4 assistant `error`). */
+function apiErrorMessage(text: string, error: ProviderError, requestId?: string): LoopEvent {
+  const usage: Usage = { ...emptyUsage() };
+  return {
+    type: "assistant",
+    message: { id: randomUUID(), type: "message", role: "assistant", model: "<synthetic>", content: [{ type: "text", text }], stop_reason: "stop_sequence", stop_sequence: "", usage },
+    uuids: [randomUUID()],
+    apiError: { kind: error.kind, status: error.status },
+    ...(requestId ? { requestId } : {}),
+  };
 }
 
 /** Consecutive concurrency-safe calls run together; anything else runs alone, in order. */

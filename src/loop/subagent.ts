@@ -160,7 +160,7 @@ export async function runSubagent(parent: LoopDeps, opts: SubagentOptions): Prom
     }
     const ev = step.value;
     if (ev.type === "tool_start") toolUseCount++;
-    if (ev.type === "assistant") {
+    if (ev.type === "assistant" && !ev.apiError) {
       const t = ev.message.content.map((b) => (b.type === "text" ? b.text : "")).join("");
       if (t) text = t;
     }

@@ -26,7 +26,11 @@ export type EvaluatorOptions = {
 };
 
 export type Evaluator = PermissionEvaluator & {
-  rules: PermissionRule[];
+  readonly rules: PermissionRule[];
+  /** Changes the mode for the rest of the session (the Agent SDK's set_permission_mode). */
+  setMode(mode: PermissionMode): void;
+  /** Adds allow/deny rules for the rest of the session, as if given with --allowedTools/--disallowedTools. */
+  addRules(behavior: "allow" | "deny", rules: string[]): void;
   workingDirectories: string[];
   /** Problems found while reading rules (bad rule skipped), each naming file and index. */
   warnings: string[];
@@ -73,7 +77,11 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
   const home = env.HOME ?? homedir();
   const real = (p: string, base: string) => resolvePath(p, base, home).real;
   const cwd = real(opts.cwd, "/");
-  const set: RuleSet = buildRuleSet({ settings: opts.settings, cwd, home, allowedTools: opts.allowedTools, disallowedTools: opts.disallowedTools });
+  // Rules added mid-session (the Agent SDK's updatedPermissions, apply_flag_settings) count as command-line rules.
+  const added = { allow: [] as string[], deny: [] as string[] };
+  const build = (): RuleSet =>
+    buildRuleSet({ settings: opts.settings, cwd, home, allowedTools: [...(opts.allowedTools ?? []), ...added.allow], disallowedTools: [...(opts.disallowedTools ?? []), ...added.deny] });
+  let set: RuleSet = build();
   let mode: PermissionMode = opts.mode ?? modeFromSettings(opts.settings) ?? "default";
   if (!PERMISSION_MODES.includes(mode)) mode = "default";
   const dirs = [cwd];
@@ -189,8 +197,19 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
     },
     decide,
     isToolHidden: (toolName: string) => !!wholeToolRule(set, "deny", canonicalToolName(toolName)),
-    rules: set.all,
-    ruleSet: set,
+    get ruleSet() {
+      return set;
+    },
+    get rules() {
+      return set.all;
+    },
+    setMode(m: PermissionMode) {
+      if (PERMISSION_MODES.includes(m)) mode = m;
+    },
+    addRules(behavior: "allow" | "deny", rules: string[]) {
+      added[behavior].push(...rules);
+      set = build();
+    },
     workingDirectories,
     grepExcludes: (searchDir: string) => {
       const dir = real(searchDir, cwd);

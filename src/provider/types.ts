@@ -74,7 +74,7 @@ export type ProviderEvent =
   | { type: "stream_event"; event: Record<string, unknown> }
   /** `requestId`: the API's `request-id` response header (transcript `requestId`, stream-json `request_id`). */
   | { type: "done"; message: AssistantMessage; durationMs: number; requestId?: string }
-  | { type: "error"; error: ProviderError; durationMs: number };
+  | { type: "error"; error: ProviderError; durationMs: number; requestId?: string };
 
 export type ProviderError = {
   /** HTTP status when the API answered, else null (connection failure, cut stream). */

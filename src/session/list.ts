@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { projectStateDir, yokeDir } from "../config/paths.ts";
+import { sessionsRoots, transcriptDir } from "../config/paths.ts";
 import type { ContentBlock } from "../provider/types.ts";
 import type { SessionEntry } from "./types.ts";
 
@@ -96,7 +96,7 @@ const jsonlIn = (dir: string): string[] => {
 
 /** Sessions of one project directory, newest first. Never throws (no directory → []). */
 export function listSessions(cwd: string, env: Env = process.env): SessionRow[] {
-  return jsonlIn(projectStateDir(cwd, env))
+  return jsonlIn(transcriptDir(cwd, env))
     .map(sessionRow)
     .filter((r): r is SessionRow => r !== null)
     .sort((a, b) => b.mtime.getTime() - a.mtime.getTime());
@@ -113,15 +113,17 @@ export function findSession(idOrPrefix: string, cwd: string, env: Env = process.
   const want = idOrPrefix.trim();
   if (!want || /[/\\]/.test(want)) return { ok: false, error: `"${idOrPrefix}" is not a session id` };
   // current project first, then its git worktrees (the caller lists them), then every other project
-  const first = [projectStateDir(cwd, env), ...(opts.worktrees ?? []).map((w) => projectStateDir(w, env))];
-  const root = join(yokeDir(env), "projects");
-  let others: string[] = [];
-  try {
-    others = readdirSync(root)
-      .map((d) => join(root, d))
-      .filter((d) => !first.includes(d));
-  } catch {
-    // no projects yet
+  const first = [transcriptDir(cwd, env), ...(opts.worktrees ?? []).map((w) => transcriptDir(w, env))];
+  // Every project under yoke's transcript root and Claude Code's, so a session the Agent SDK ran is found from a terminal too.
+  const roots = sessionsRoots(env).map((r) => join(r, "projects"));
+  const root = roots[0]!;
+  const others: string[] = [];
+  for (const r of roots) {
+    try {
+      others.push(...readdirSync(r).map((d) => join(r, d)).filter((d) => !first.includes(d)));
+    } catch {
+      // no projects yet
+    }
   }
   for (const dir of [...new Set(first), ...others]) {
     const files = jsonlIn(dir);
@@ -140,7 +142,7 @@ export function findSession(idOrPrefix: string, cwd: string, env: Env = process.
 /** Newest session of the project for --continue (optionally filtered, e.g. by entrypoint). Never throws. */
 export function latestSession(cwd: string, env: Env = process.env, filter?: (row: SessionRow) => boolean): SessionRow | null {
   // Order by mtime from stat alone, and read files only until one passes the filter.
-  const byTime = jsonlIn(projectStateDir(cwd, env))
+  const byTime = jsonlIn(transcriptDir(cwd, env))
     .map((path) => {
       try {
         return { path, t: statSync(path).mtimeMs };

@@ -1,7 +1,7 @@
 import { stringifyRedacted } from "../util/redact.ts";
 import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { projectStateDir } from "../config/paths.ts";
+import { transcriptDir } from "../config/paths.ts";
 import type { MetaEntry, SessionEntry, SessionStore } from "./types.ts";
 
 export type SessionStoreOptions = {
@@ -26,13 +26,13 @@ export type FileSessionStore = SessionStore & {
   close(): void;
 };
 
-/** Where a session's transcript lives (contracts §5.1, under yoke's own dir). */
+/** Where a session's transcript lives (contracts §5.1; under yoke's own dir, or Claude Code's when the Agent SDK runs yoke). */
 export const transcriptPath = (cwd: string, sessionId: string, env: Record<string, string | undefined> = process.env): string =>
-  join(projectStateDir(cwd, env), `${sessionId}.jsonl`);
+  join(transcriptDir(cwd, env), `${sessionId}.jsonl`);
 
 /** A subagent's transcript: `<project>/<session-id>/subagents/agent-<agentId>.jsonl` (contracts §5.1). */
 export const subagentTranscriptPath = (cwd: string, sessionId: string, agentId: string, env: Record<string, string | undefined> = process.env): string =>
-  join(projectStateDir(cwd, env), sessionId, "subagents", `agent-${agentId}.jsonl`);
+  join(transcriptDir(cwd, env), sessionId, "subagents", `agent-${agentId}.jsonl`);
 
 /**
  * Append-only JSONL transcript. Each line goes out with one write call on an 'a' descriptor, so a

@@ -16,7 +16,7 @@ test("bash-guard.sh blocks `rm -rf /` and a force push with exit 2; the model is
   const cwd = hooksProject(hook("PreToolUse", example("bash-guard.sh"), "Bash"));
   // No allow rule: should the guard ever let these through, default mode still denies them headless.
   const r = await runWith(cwd, [bashCall("rm -rf /"), bashCall("git push --force origin main"), say("I will not.")], ["--output-format", "json"]);
-  expect(r.code).toBe(3); // the model stopped right after a hook denial (README: exit codes)
+  expect(r.code).toBe(0); // a hook denial ends in success, as in Claude Code (exit 3 only with --exit-code-on-denial)
   const rm = toolResultsOf(r.requests[1]!)[0]!;
   expect(rm.is_error).toBe(true);
   expect(rm.text).toStartWith(`PreToolUse:Bash hook error: [${example("bash-guard.sh")}]: bash-guard: recursive forced delete`);

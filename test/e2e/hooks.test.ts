@@ -17,7 +17,7 @@ describe("PreToolUse (contracts §1.5, §1.6, §1.7)", () => {
     const guard = script(cwd, "hooks/guard.sh", 'cat > /dev/null; echo "no touching marker" >&2; exit 2');
     writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: hook("PreToolUse", guard, "Bash") }));
     const r = await runWith(cwd, [bashCall("touch marker"), say("blocked, ok")], ["--output-format", "json", "--allowedTools", "Bash"]);
-    expect(r.code).toBe(3); // the model stopped right after a hook denial (README: exit codes)
+    expect(r.code).toBe(0); // a hook denial ends in success, as in Claude Code (exit 3 only with --exit-code-on-denial)
     expect(existsSync(join(cwd, "marker"))).toBe(false);
     const [res] = toolResultsOf(r.requests[1]!);
     expect(res!.is_error).toBe(true);
@@ -30,7 +30,7 @@ describe("PreToolUse (contracts §1.5, §1.6, §1.7)", () => {
   test("exit 2 in text mode: same block, stdout is the final text", async () => {
     const cwd = hooksProject(hook("PreToolUse", 'echo "stop right there" >&2; exit 2', "Bash"));
     const r = await runWith(cwd, [bashCall("touch marker"), say("fine")], ["--allowedTools", "Bash"]);
-    expect(r.code).toBe(3); // the model stopped right after a hook denial (README: exit codes)
+    expect(r.code).toBe(0); // a hook denial ends in success, as in Claude Code (exit 3 only with --exit-code-on-denial)
     expect(r.stdout).toBe("fine\n");
     expect(existsSync(join(cwd, "marker"))).toBe(false);
     expect(toolResultsOf(r.requests[1]!)[0]!.text).toContain("PreToolUse:Bash hook error: [");

@@ -88,7 +88,7 @@ describe("denied calls never run (corpus sample through -p, contracts §3.4)", (
   ];
   const NO_RM_SAMPLE = ["rm plain", "rm absolute binary", "rm via sh -c", "rm via xargs", "rm via find -exec", "rm after allowed", "rm via timeout"];
 
-  test(`${SECRET_SAMPLE.length} attempts on .env and secrets/: all denied, nothing executed, files untouched, exit 3`, async () => {
+  test(`${SECRET_SAMPLE.length} attempts on .env and secrets/: all denied, nothing executed, files untouched, exit 0`, async () => {
     const cases = byName(BYPASS_ATTEMPTS, SECRET_SAMPLE);
     const p = corpusProject(cases[0]!.rules);
     const calls = cases.map((c, i) => ({ id: `toolu_deny_${i}`, name: c.tool, input: modelInput(c, p.cwd) }));
@@ -108,8 +108,8 @@ describe("denied calls never run (corpus sample through -p, contracts §3.4)", (
       if (c.expect === "deny") expect(t.text).toMatch(/rule (Read\(\.env\)|Read\(\.\/secrets\/\*\*\)|Edit\(\.env\))/);
       else expect(t.text).toContain("no user is present in this non-interactive run");
     });
-    // The model gave up right after denials: exit 3 (see print-mode).
-    expect(r.code).toBe(3);
+    // The model gave up right after denials: still exit 0, as Claude Code (exit 3 only with --exit-code-on-denial).
+    expect(r.code).toBe(0);
   });
 
   test(`${NO_RM_SAMPLE.length} ways to run a denied rm: the build folder survives`, async () => {
@@ -125,7 +125,7 @@ describe("denied calls never run (corpus sample through -p, contracts §3.4)", (
     expect(existsSync(join(p.cwd, "x"))).toBe(true);
     expect(r.result.permission_denials).toHaveLength(cases.length);
     for (const t of toolResultsOf(r.requests[1]!)) expect(t.text).toContain("Bash(rm:*)");
-    expect(r.code).toBe(3);
+    expect(r.code).toBe(0); // exit 3 only with --exit-code-on-denial
   });
 });
 
@@ -171,11 +171,14 @@ describe("headless never waits (issue 5 §6)", () => {
     expect(r.code).toBe(0);
   });
 
-  test("the model gives up right after a denial → exit 3, result still success with the denial listed", async () => {
-    const cwd = tempDir();
-    const r = await runCalls({ cwd, calls: [{ id: "toolu_w", name: "Write", input: { file_path: join(cwd, "a.txt"), content: "a" } }], final: "Blocked." });
-    expect(r.code).toBe(3);
-    expect(r.result.permission_denials).toHaveLength(1);
-    expect(existsSync(join(cwd, "a.txt"))).toBe(false);
+  test("the model gives up right after a denial → exit 0 as Claude Code; exit 3 with --exit-code-on-denial; result success with the denial listed", async () => {
+    for (const [args, code] of [[[], 0], [["--exit-code-on-denial"], 3]] as const) {
+      const cwd = tempDir();
+      const r = await runCalls({ cwd, calls: [{ id: "toolu_w", name: "Write", input: { file_path: join(cwd, "a.txt"), content: "a" } }], final: "Blocked.", args: [...args] });
+      expect(r.code).toBe(code);
+      expect(r.result).toMatchObject({ subtype: "success", is_error: false });
+      expect(r.result.permission_denials).toHaveLength(1);
+      expect(existsSync(join(cwd, "a.txt"))).toBe(false);
+    }
   });
 });

@@ -52,10 +52,10 @@ describe("user TypeScript plugins load into the binary with no build step (issue
     const r = await runWith(
       cwd,
       [{ content: [{ type: "tool_use", name: "Greet", input: { name: "Ada" } }] }, bashCall("echo forbidden > f.txt"), say("done")],
-      ["--output-format", "json", "--allowedTools", "Bash"],
+      ["--output-format", "json", "--allowedTools", "Bash", "--exit-code-on-denial"],
     );
     expect(r.stderr).toBe("");
-    expect(r.code).toBe(3); // the model stopped right after a denial (README: exit codes)
+    expect(r.code).toBe(3); // --exit-code-on-denial: the model stopped right after a denial (README: exit codes)
     expect(systemText(r.requests[0]!)).toContain("GREETER-SECTION: greet people by name.");
     const greet = r.requests[0]!.body.tools.find((t: any) => t.name === "Greet");
     expect(greet).toMatchObject({ description: "Greets someone by name.", input_schema: { type: "object", required: ["name"] } });
@@ -96,10 +96,10 @@ export default {
     const r = await runWith(
       cwd,
       [bashCall("echo hi"), { content: [{ type: "tool_use", name: "Write", input: { file_path: join(cwd, "w.txt"), content: "w" } }] }, say("done")],
-      ["--output-format", "json", "--allowedTools", "Bash Write", "--plugin-dir", dir],
+      ["--output-format", "json", "--allowedTools", "Bash Write", "--plugin-dir", dir, "--exit-code-on-denial"],
       { env },
     );
-    expect(r.code).toBe(3); // the model stopped right after a denial (README: exit codes)
+    expect(r.code).toBe(3); // --exit-code-on-denial: the model stopped right after a denial (README: exit codes)
     expect(r.json.result).toBe("done");
     // broken.ts: named, the run went on
     expect(r.stderr).toContain(`plugin ${join(dir, "broken.ts")} failed to load: syntax error: line 1:`);
@@ -141,7 +141,7 @@ describe("Claude Code plugin folders (issue 4 item 5)", () => {
     const root = join(tempDir("yoke-ccplug-"), "no-touch");
     claudePlugin(root, "no-touch");
     const r = await runWith(cwd, [bashCall("touch marker"), say("ok")], ["--output-format", "json", "--allowedTools", "Bash", "--plugin-dir", root]);
-    expect(r.code).toBe(3); // the model stopped right after a denial (README: exit codes)
+    expect(r.code).toBe(0); // a denial ends in success, as in Claude Code (exit 3 only with --exit-code-on-denial)
     expect(existsSync(join(cwd, "marker"))).toBe(false);
     // The bracket shows the command as configured (contracts §1.7); the script ran from the substituted path.
     expect(toolResultsOf(r.requests[1]!)[0]!.text).toBe("PreToolUse:Bash hook error: [${CLAUDE_PLUGIN_ROOT}/scripts/guard.sh]: no-touch says no touching");
@@ -157,7 +157,7 @@ describe("Claude Code plugin folders (issue 4 item 5)", () => {
     claudePlugin(root, "no-touch");
     const cwd = project({ enabledPlugins: { "no-touch@acme-market": true } });
     const r = await runWith(cwd, [bashCall("touch marker"), say("ok")], ["--output-format", "json", "--allowedTools", "Bash"], { env: { HOME: home } });
-    expect(r.code).toBe(3); // the model stopped right after a denial (README: exit codes)
+    expect(r.code).toBe(0); // a denial ends in success, as in Claude Code (exit 3 only with --exit-code-on-denial)
     expect(existsSync(join(cwd, "marker"))).toBe(false);
     expect(toolResultsOf(r.requests[1]!)[0]!.text).toContain("no-touch says no touching");
     expect(r.json.permission_denials).toHaveLength(1);

@@ -151,7 +151,8 @@ describe("session memory in auto-compaction after a resume (issue 8 point 5)", (
     fake.push({ content: [{ type: "text", text: "DONE-2" }], usage: { input_tokens: 500 } });
     const b = await runYoke(["-p", "SECOND-PROMPT now the API", "--resume", id, "--output-format", "stream-json", "--verbose"], {
       cwd,
-      env: { ...env, CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "20" },
+      // The window is pinned at 200K: 20% of it is below this session, whatever the model's own window.
+      env: { ...env, CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "20", CLAUDE_CODE_AUTO_COMPACT_WINDOW: "200000" },
     });
     expect(b.code).toBe(0);
     expect(fake.unexpected).toBe(0);

@@ -266,9 +266,9 @@ describe("compaction (seed 000, internals §6)", () => {
     await run(["-p", "probe"], cwd, probeEnv);
     const base = fake.requests.at(-1)!.body;
     const baseTokens = Math.ceil(JSON.stringify({ s: base.system, m: base.messages, t: base.tools }).length / 4);
-    // Sonnet: effective window 180,000; the threshold lands ~6,000 tokens above a bare request.
+    // The window is pinned at 200K (claude-sonnet-5-5 has 1M): effective 180,000; the threshold lands ~6,000 tokens above a bare request.
     const pct = Math.ceil(((baseTokens + 8000) * 100) / 180_000);
-    const env = envFor({ CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: String(pct) });
+    const env = envFor({ CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: String(pct), CLAUDE_CODE_AUTO_COMPACT_WINDOW: "200000" });
     const f1 = join(cwd, "a.txt");
     const f2 = join(cwd, "b.txt");
     writeFileSync(f1, `${big(600)}\n`);

@@ -55,9 +55,10 @@ describe("yoke -p against the fake API", () => {
     expect(lines[0]).toMatchObject({ type: "system", subtype: "init", cwd, permissionMode: "acceptEdits" });
     expect(lines[0].tools).toContain("Write");
     const types = lines.map((l) => (l.type === "system" ? `system/${l.subtype}` : l.type));
-    expect(types).toEqual(["system/init", "user", "assistant", "assistant", "user", "assistant", "user", "assistant", "result"]);
-    expect(lines[2].message.id).toBe(lines[3].message.id);
-    expect(lines[4].tool_use_result).toMatchObject({ type: "create", filePath: file });
+    // No echo of the prompt (contracts §4.3; cc-2.1.332-shapes/roundtrip-stdout-shape.txt).
+    expect(types).toEqual(["system/init", "assistant", "assistant", "user", "assistant", "user", "assistant", "result"]);
+    expect(lines[1].message.id).toBe(lines[2].message.id);
+    expect(lines[3].tool_use_result).toMatchObject({ type: "create", filePath: file });
     expect(readFileSync(file, "utf8")).toBe("hello\n");
     const res = lines.at(-1);
     expect(res).toMatchObject({ type: "result", subtype: "success", is_error: false, num_turns: 3, result: "Done.", permission_denials: [] });

@@ -147,7 +147,8 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
           }
           const c = classifyError(err);
           if (!c.retryable || attempt >= cfg.maxRetries) {
-            yield { type: "error", error: { status: c.status, kind: c.kind, message: c.message }, durationMs: Date.now() - started };
+            const rid = requestId ?? ((err as { requestID?: string | null })?.requestID || undefined);
+            yield { type: "error", error: { status: c.status, kind: c.kind, message: c.message }, durationMs: Date.now() - started, ...(rid ? { requestId: rid } : {}) };
             return;
           }
           const delay = retryDelay(attempt + 1, cfg.retryBaseMs, c.retryAfterMs);
