@@ -10,10 +10,10 @@ async function main(argv: string[]): Promise<number> {
   }
   const { parseArgv, renderHelp, UsageError } = await import("./cli/args.ts");
   performance.mark("yoke:args-loaded");
-  const SUBCOMMANDS = new Set(["context", "hooks", "plugins", "permissions", "sessions", "rewind", "mcp", "doctor"]);
-  if (argv[0] && SUBCOMMANDS.has(argv[0])) {
-    const { runSubcommand } = await import("./cli/subcommands.ts");
-    return runSubcommand(argv[0], argv.slice(1));
+  const { COMMANDS, looksLikeMistypedCommand } = await import("./cli/commands/index.ts");
+  if (argv[0] && (Object.hasOwn(COMMANDS, argv[0]) || looksLikeMistypedCommand(argv, Object.keys(COMMANDS)))) {
+    const { runCommandTree } = await import("./cli/command-tree.ts");
+    return runCommandTree(argv);
   }
   let args;
   try {
@@ -30,7 +30,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (args.flags.help) {
-    process.stdout.write(`${renderHelp(VERSION)}\n`);
+    process.stdout.write(`${renderHelp(VERSION, COMMANDS)}\n`);
     return 0;
   }
   const { runHeadless } = await import("./cli/headless.ts");

@@ -3,6 +3,8 @@
  * because Claude Code's CLI has repeatable and variadic flags and rejects unknown options with
  * `error: unknown option '--x'`, which citty's parser does not do.
  */
+import { closest } from "../util/did-you-mean.ts";
+
 export type FlagKind = "boolean" | "string" | "multi" | "optional";
 export type FlagDef = { name: string; kind: FlagKind; alias?: string[]; short?: string; help: string; value?: string; hidden?: boolean };
 
@@ -77,6 +79,9 @@ for (const f of [...FLAGS, ...IGNORED_FLAGS, ...IGNORED_BOOLEAN.map((name): Flag
   if (f.short) byName.set(`-${f.short}`, f);
 }
 
+/** Flags offered as "did you mean" (hidden and ignored ones are not suggested). */
+const VISIBLE = FLAGS.filter((f) => !f.hidden).flatMap((f) => [`--${f.name}`, ...(f.alias ?? []).map((a) => `--${a}`)]);
+
 /** Throws UsageError naming the offending flag. */
 const IGNORED = new Set([...IGNORED_FLAGS.map((f) => f.name), ...IGNORED_BOOLEAN]);
 
@@ -98,7 +103,11 @@ export function parseArgv(argv: string[]): ParsedArgs {
     const key = eq > 0 ? arg.slice(0, eq) : arg;
     const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
     const def = byName.get(key);
-    if (!def) throw new UsageError(`error: unknown option '${key}'`);
+    if (!def) {
+      // Claude Code's (commander's) wording, then its hint for a near miss of a flag it shows in --help.
+      const near = key.startsWith("--") ? closest(key, VISIBLE) : undefined;
+      throw new UsageError(`error: unknown option '${key}'${near ? `\n(Did you mean ${near}?)` : ""}`);
+    }
     if (IGNORED.has(def.name)) ignored.push(`--${def.name}`);
     const takeValue = (): string => {
       if (inline !== undefined) return inline;
@@ -155,7 +164,7 @@ export function splitRules(values: string[]): string[] {
   return out;
 }
 
-export function renderHelp(version: string): string {
+export function renderHelp(version: string, commands: Record<string, { usage: string; summary: string }> = {}): string {
   const lines = [
     `yoke ${version}: a Claude-Code-compatible coding agent`,
     "",
@@ -171,14 +180,11 @@ export function renderHelp(version: string): string {
   }
   lines.push(
     "",
-    "Commands:",
-    "  context [--json]                      Instruction files and token breakdown of a request",
-    "  hooks list | hooks run EVENT          Configured hooks; run them on a synthetic payload, no model",
-    "  plugins list                          Loaded plugins",
-    "  permissions explain TOOL INPUT        Which rule decides a tool call, and why",
-    "  sessions list | sessions show ID      Saved sessions of this folder",
-    "  rewind ID --to UUID [--files|--conversation|--both]   Restore files and/or conversation",
-    "  doctor [--json]                       Whether Bash runs in the kernel sandbox here, and why",
+    "Commands (each has --help):",
+    ...Object.values(commands).map((c) => {
+      const left = `  ${c.usage}`;
+      return left.length >= 40 ? `${left}   ${c.summary}` : `${left.padEnd(40)}${c.summary}`;
+    }),
     "",
     "Exit codes (-p): 0 success; 1 error result (is_error) or bad flags; 130/143 interrupted (SIGINT/SIGTERM);",
     "  with --exit-code-on-denial, 3 when the run completed but the model stopped right after a permission denial.",

@@ -15,8 +15,10 @@ import { createTranscript, type Transcript } from "../session/transcript.ts";
 import type { Checkpoints } from "../session/index.ts";
 import { killAllBackgroundShells } from "../tool/builtin/shell-tools.ts";
 import { createFileState, type FileState } from "../tool/file-state.ts";
+import { declarationOf } from "../tool/declarations.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import { newSessionState, type SessionToolState, type Tool } from "../tool/types.ts";
+import { createDiagnostics, type Diagnostics } from "../util/diagnostics.ts";
 import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
@@ -78,6 +80,8 @@ export type Runtime = {
   /** SessionStart hooks' additionalContext, put before the next prompt. */
   sessionStartContext: string[];
   apiKeySource: string;
+  /** Diagnostics on stderr at the level --verbose / --debug ask for. */
+  log: Diagnostics;
   /** Out-of-band events (hook records, plugin notices) for the mode to render. */
   outbox: Outbox;
   hookPayload: HookPayloadOf;
@@ -119,6 +123,7 @@ export function runEnv(settings: LoadedSettings): Record<string, string> {
 export async function compose(o: ComposeOptions): Promise<Runtime> {
   const { args, cwd } = o;
   const bare = !!args.flags.bare;
+  const log = createDiagnostics({ verbose: !!args.flags.verbose, debug: !!args.flags.debug });
   const settings = loadSettingsFromArgs(args, cwd);
   const env = runEnv(settings);
 
@@ -166,7 +171,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
         undefined,
       addDirs: flagList(args, "add-dir"),
       settingSources: settingSourcesOf(args),
-      pluginSections: () => renderSections(pluginSections),
+      pluginSections: () => renderSections(pluginSections, log),
       sideQuery,
       onLoaded: (files) => onLoaded(files),
     });
@@ -184,13 +189,13 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     env,
     mode: permissionMode,
     autoAllowWriteDirs: ctx.memory.enabled && ctx.memory.dir ? [ctx.memory.dir] : [],
-    toolInfo: (name) => {
+    declarations: (name) => {
       const t = tools?.get(name);
-      return t && typeof t.readOnly === "boolean" ? { readOnly: t.readOnly } : undefined;
+      return t ? declarationOf(t) : undefined;
     },
     sandboxAutoAllow: sandboxAutoAllow(() => sandbox),
   });
-  for (const w of permissions.warnings) process.stderr.write(`yoke: ${w}\n`);
+  for (const w of permissions.warnings) log.warn(w);
   const outbox = createOutbox();
   // Subagents: the Agent tool reads the parent's deps at call time (deps is built below).
   let deps: LoopDeps | undefined;
@@ -204,6 +209,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     context: ctx,
     flagAgents: parseAgentsFlag(flagStr(args, "agents")),
     outbox,
+    log,
   });
   // `--json-schema` (contracts §4.4 structured_output): the model answers through a StructuredOutput tool built from the schema.
   const structured = structuredOutput(flagStr(args, "json-schema"), cwd);
@@ -211,7 +217,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
 
   const home = yokeDir(env);
   // The sandbox probe (one empty bubblewrap start) runs while plugins, MCP and git get ready.
-  const sandboxReady = wireSandbox({ settings, env, permissions, sessionId, yokeDir: home, warn: (m) => process.stderr.write(`yoke: ${m}\n`) });
+  const sandboxReady = wireSandbox({ settings, env, permissions, sessionId, yokeDir: home, warn: (m) => log.warn(m) });
   const hooks = wireHooks({
     settings,
     bare,
@@ -223,6 +229,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     outbox,
     includeHookEvents: !!args.flags["include-hook-events"],
     reportHookErrors: o.reportHookErrors !== false,
+    log,
   });
   const modelSetup = modelWiring(args, settings, env, () => session.effort);
   const hookCtx = createHookContext({
@@ -295,8 +302,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     forkUsage: usage,
     sideQuery,
     outbox: (ev) => outbox.push(ev),
-    verbose: !!args.flags.verbose,
-    debug: !!args.flags.debug,
+    log,
     shutdown: shutdownCtrl.signal,
     sessionId,
     version: VERSION,
@@ -330,7 +336,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       hidden: (n) => permissions.isToolHidden(n),
       sections: pluginSections,
       version: VERSION,
-      warn: (m) => process.stderr.write(`yoke: ${m}\n`),
+      warn: (m) => log.warn(m),
       bare,
     }),
     // The first transcript line should carry the git branch (contracts §5.2); the first request waits for git anyway.
@@ -371,6 +377,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     sessionStartContext: loop.state.sessionStartContext,
     apiKeySource,
     sandbox: sb,
+    log,
     outbox,
     hookPayload,
     async shutdown() {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { LoadedSettings } from "../config/load.ts";
 import { createHookBus, type YokeHookBus } from "../hook/bus.ts";
 import type { HookEventName } from "../hook/types.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
 import type { Outbox } from "./outbox.ts";
 import { hookIfMatcher } from "./run-options.ts";
 
@@ -26,6 +27,7 @@ export function wireHooks(o: {
   outbox: Outbox;
   includeHookEvents: boolean;
   reportHookErrors: boolean;
+  log: Diagnostics;
 }): YokeHookBus {
   const { outbox, includeHookEvents } = o;
   return createHookBus({
@@ -42,7 +44,7 @@ export function wireHooks(o: {
     },
     onRecord: (event, r) => {
       // A hook that crashed, timed out or printed garbage is reported (naming command and settings file) and the run goes on.
-      if (r.error && r.outcome !== "cancelled" && o.reportHookErrors) process.stderr.write(`yoke: [${r.hookName}] ${r.error}\n`);
+      if (r.error && r.outcome !== "cancelled" && o.reportHookErrors) o.log.error(`[${r.hookName}] ${r.error}`);
       if (!includeHookEvents && event !== "SessionStart") return;
       outbox.push({
         type: "system",

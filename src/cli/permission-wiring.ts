@@ -6,6 +6,7 @@
 import { loadSettings, type LoadedSettings, type SettingsLevel } from "../config/load.ts";
 import { resolveAutoMemory } from "../context/auto-memory.ts";
 import { bypassDisabledBy, checkModeAllowed, createPermissionEvaluator, type Evaluator } from "../permission/index.ts";
+import type { EvaluatorOptions } from "../permission/evaluator.ts";
 import { modeFromSettings } from "../permission/evaluator.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../permission/types.ts";
 import type { ParsedArgs } from "./args.ts";
@@ -72,7 +73,7 @@ export function buildPermissionEvaluator(o: {
   env: Record<string, string>;
   mode: PermissionMode;
   autoAllowWriteDirs: string[];
-  toolInfo?: (name: string) => { readOnly?: boolean } | undefined;
+  declarations?: EvaluatorOptions["declarations"];
   sandboxAutoAllow?: (input: Record<string, unknown>) => boolean;
 }): Evaluator {
   return createPermissionEvaluator({
@@ -84,7 +85,7 @@ export function buildPermissionEvaluator(o: {
     disallowedTools: flagList(o.args, "disallowedTools"),
     env: o.env,
     autoAllowWriteDirs: o.autoAllowWriteDirs,
-    toolInfo: o.toolInfo,
+    declarations: o.declarations,
     sandboxAutoAllow: o.sandboxAutoAllow,
   });
 }

@@ -17,10 +17,12 @@ import type { ForkOptions, ForkResult, SessionView, SummaryProvider } from "../p
 import { resolveModel } from "../provider/models.ts";
 import { createSessionStore, subagentTranscriptPath } from "../session/index.ts";
 import { createTranscript } from "../session/transcript.ts";
+import { declarationOf } from "../tool/declarations.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import { createToolRegistry } from "../tool/registry.ts";
 import type { SideQuery } from "../tool/types.ts";
 import { bundledPlugins } from "../plugin/bundled.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
 
 export type PluginRuntime = {
   loaded: LoadedPlugin[];
@@ -48,8 +50,7 @@ export type PluginWiringOptions = {
   forkUsage?: LoopDeps["usage"];
   sideQuery: SideQuery;
   outbox: (ev: LoopEvent) => void;
-  verbose: boolean;
-  debug: boolean;
+  log: Diagnostics;
   shutdown: AbortSignal;
   sessionId: string;
   version: string;
@@ -85,9 +86,9 @@ export function forkPermissions(
       env: o.env,
       autoAllowWriteDirs: writeDirs,
       addDirs: writeDirs,
-      toolInfo: (name) => {
+      declarations: (name) => {
         const t = tools.get(name);
-        return t ? { readOnly: typeof t.readOnly === "boolean" ? t.readOnly : undefined } : undefined;
+        return t ? declarationOf(t) : undefined;
       },
     });
   const base = make(o.settings);
@@ -112,7 +113,7 @@ export function forkPermissions(
 
 export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime> {
   let forkSeq = 0;
-  const background = createBackgroundTasks((m) => process.stderr.write(`yoke: ${m}\n`));
+  const background = createBackgroundTasks((m) => o.log.warn(m));
   const summaryProviders: PluginRuntime["summaryProviders"] = [];
   const { plugins, errors, skipped } = await discoverPlugins({
     cwd: o.cwd,
@@ -124,7 +125,7 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
     bundled: bundledPlugins(),
     bare: o.bare,
   });
-  for (const e of errors) process.stderr.write(`yoke: plugin ${e.path} failed to load: ${e.message}\n`);
+  for (const e of errors) o.log.error(`plugin ${e.path} failed to load: ${e.message}`);
 
   const fork = async (f: ForkOptions): Promise<ForkResult> => {
     const parent = { ...o.deps(), ...(o.forkUsage ? { usage: o.forkUsage } : {}) };
@@ -177,7 +178,7 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
         try {
           mkdirSync(p.info.dataDir, { recursive: true });
         } catch (err) {
-          process.stderr.write(`yoke: plugin ${p.info.name}: cannot create its data folder ${p.info.dataDir}: ${(err as Error).message}\n`);
+          o.log.error(`plugin ${p.info.name}: cannot create its data folder ${p.info.dataDir}: ${(err as Error).message}`);
         }
       }
       if (p.info.hooks) o.bus.addPluginHooks(p.info.hooks as never, { path: join(p.info.root, "hooks", "hooks.json"), owner: p.info.name, env });
@@ -195,17 +196,17 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
       sideQuery: o.sideQuery,
       notify: (plugin, message) => {
         o.outbox({ type: "system", subtype: "notification", data: { message, source: `plugin:${plugin}` } });
-        if (o.verbose) process.stderr.write(`[${plugin}] ${message}\n`);
+        o.log.withTag(`plugin ${plugin}`).info(message);
       },
       background,
-      debug: o.debug,
+      log: o.log,
       summaryProviders,
     };
     try {
       await setupPlugin(p.plugin, deps);
     } catch (err) {
       errors.push({ path: p.path, message: (err as Error).message });
-      process.stderr.write(`yoke: plugin ${p.plugin.name} (${p.path}) failed in setup: ${(err as Error).message}\n`);
+      o.log.error(`plugin ${p.plugin.name} (${p.path}) failed in setup: ${(err as Error).message}`);
     }
   }
   return { loaded: plugins, errors, skipped, background, summaryProviders };

@@ -4,6 +4,7 @@ import { renderInstructions } from "../context/index.ts";
 import type { LoopDeps } from "../loop/run-turn.ts";
 import { VERSION } from "../version.ts";
 import type { ContextWiring } from "./context-wiring.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
 import type { Outbox } from "./outbox.ts";
 import type { Evaluator } from "../permission/index.ts";
 import { createToolRegistry, type ToolRegistry } from "../tool/registry.ts";
@@ -35,6 +36,7 @@ export function wireAgentTool(o: {
   context: ContextWiring;
   flagAgents?: Record<string, unknown>;
   outbox: Outbox;
+  log: Diagnostics;
 }): { tool: Tool; agents: AgentDefinition[] } {
   return sessionAgentTool({
     cwd: o.cwd,
@@ -46,7 +48,7 @@ export function wireAgentTool(o: {
     mainModel: o.mainModel,
     // Instruction files reach every subagent, Explore and Plan included: users asked for it (user-demand §4).
     promptContext: () => [renderInstructions(o.context.instructions.get().files)].filter(Boolean),
-    warn: (m) => process.stderr.write(`yoke: ${m}\n`),
+    warn: (m) => o.log.warn(m),
     flagAgents: o.flagAgents,
     extra: {
       onEvent: (ev, from) => {

@@ -1,7 +1,7 @@
-import { canonicalToolName as canonical, TOOL_ALIASES } from "../permission/rule-parse.ts";
+import { canonicalToolName as canonical, toolNames } from "../tool/declarations.ts";
 
-// contracts §7.1: matchers accept the same legacy names as permission rules (Task→Agent …), from the one table.
-const legacyNamesOf = (name: string): string[] => Object.keys(TOOL_ALIASES).filter((k) => TOOL_ALIASES[k] === name);
+// contracts §7.1: matchers accept the same legacy names as permission rules (Task→Agent …), from the one
+// table of tool declarations.
 
 // contracts §1.3: letters, digits, `_`, `-`, space, `,`, `|` make an exact name or a list.
 const EXACT = /^[A-Za-z0-9_\- ,|]+$/;
@@ -42,5 +42,5 @@ export function matcherMatches(matcher: string | undefined, value: string | unde
   }
   const re = compile(matcher);
   if (!re) return false;
-  return [value, canonical(value), ...legacyNamesOf(canonical(value))].some((v) => re.test(v));
+  return [value, ...toolNames(value)].some((v) => re.test(v));
 }

@@ -2,7 +2,7 @@ import { homedir } from "node:os";
 import type { LoadedSettings } from "../config/load.ts";
 import { decideBash } from "./bash-check.ts";
 import { grepExcludeGlobs, isInside, isProtectedPath, resolvePath } from "./paths.ts";
-import { canonicalToolName } from "./rule-parse.ts";
+import { builtinDeclaration, canonicalToolName, type ToolDeclaration } from "../tool/declarations.ts";
 import { buildRuleSet, domainMatches, findPathRule, paramSpecMatches, type RuleList, type RuleSet, wholeToolRule } from "./rule-set.ts";
 import { PERMISSION_MODES, type PermissionDecision, type PermissionEvaluator, type PermissionMode, type PermissionQuery, type PermissionRule } from "./types.ts";
 
@@ -16,13 +16,17 @@ export type EvaluatorOptions = {
   env?: Record<string, string | undefined>;
   /** The validated auto-memory dir(s): file tools may write there without asking (deny rules still apply). */
   autoAllowWriteDirs?: string[];
-  toolInfo?: (name: string) => { readOnly?: boolean } | undefined;
   /**
    * `sandbox.autoAllowBashIfSandboxed`: true when this Bash input will run inside the kernel sandbox and
    * the settings let such a command run without asking. Deny rules, ask rules and the checks that are
    * never bypassed still hold. Read at decision time (the sandbox is set up after the evaluator).
    */
   sandboxAutoAllow?: (input: Record<string, unknown>) => boolean;
+  /**
+   * Declarations of tools beyond Claude Code's own (MCP, plugins), by name: an MCP tool with readOnlyHint
+   * declares itself read-only. Claude Code's tools are declared in tool/declarations.ts.
+   */
+  declarations?: (name: string) => ToolDeclaration | undefined;
 };
 
 export type Evaluator = PermissionEvaluator & {
@@ -40,11 +44,10 @@ export type Evaluator = PermissionEvaluator & {
   ruleSet: RuleSet;
 };
 
-const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
-const READ_TOOLS = new Set(["Read", "Glob", "Grep", "NotebookRead", "LS"]);
+type PathTarget = Extract<NonNullable<ToolDeclaration["ruleTarget"]>, { kind: "path" }>;
 
-const pathOf = (tool: string, input: Record<string, unknown>, cwd: string): string | undefined => {
-  const v = tool === "NotebookEdit" ? input.notebook_path : tool === "Glob" || tool === "Grep" || tool === "LS" ? (input.path ?? cwd) : input.file_path;
+const pathOf = (target: PathTarget, input: Record<string, unknown>, cwd: string): string | undefined => {
+  const v = input[target.field] ?? (target.defaultCwd ? cwd : undefined);
   return typeof v === "string" && v !== "" ? v : undefined;
 };
 
@@ -61,12 +64,6 @@ export function modeFromSettings(settings: LoadedSettings): PermissionMode | und
   }
   return mode;
 }
-
-/** Read-only, but what they send leaves the machine (a URL can carry file contents): they need a rule or approval. */
-const NETWORK_TOOLS = new Set(["WebFetch", "WebSearch"]);
-
-/** Tools that touch nothing but the session's own state (its background shells, todo list, plan). */
-const SESSION_TOOLS = new Set(["TaskStop", "KillShell", "KillBash", "TodoWrite", "ExitPlanMode", "BashOutput"]);
 
 /**
  * Builds the one evaluator for a session. Never throws: an unparsable rule is skipped and listed in
@@ -92,16 +89,20 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
   const autoDirs = (opts.autoAllowWriteDirs ?? []).map((d) => real(d, cwd));
   const inWorking = (paths: string[]) => paths.every((p) => workingDirectories.some((d) => isInside(d, p)));
 
+  const declOf = (tool: string): ToolDeclaration | undefined => builtinDeclaration(tool) ?? opts.declarations?.(tool);
+
   const toolRule = (list: RuleList, tool: string, input: Record<string, unknown>): PermissionRule | undefined => {
     const whole = wholeToolRule(set, list, tool);
     if (whole) return whole;
+    const target = declOf(tool)?.ruleTarget;
     for (const r of set.byList[list]) {
       if (r.specifier === undefined || r.toolName !== tool) continue;
       if (list !== "allow" && paramSpecMatches(r.specifier, input)) return r;
-      if (tool === "WebFetch" && typeof input.url === "string" && domainMatches(r.specifier, input.url)) return r;
+      const v = target ? input[target.field] : undefined;
+      if (typeof v !== "string") continue;
+      if (target?.kind === "domain" && domainMatches(r.specifier, v)) return r;
       // The Agent tool finds a type whatever its case, so the rule must match it that way too.
-      if (tool === "Agent" && typeof input.subagent_type === "string" && r.specifier.toLowerCase() === input.subagent_type.trim().toLowerCase()) return r;
-      if (tool === "Skill" && typeof input.skill === "string" && r.specifier === input.skill) return r;
+      if (target?.kind === "name" && (target.ignoreCase ? r.specifier.toLowerCase() === v.trim().toLowerCase() : r.specifier === v)) return r;
     }
     return undefined;
   };
@@ -109,18 +110,21 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
   const core = (q: PermissionQuery, tool: string): PermissionDecision & { bypassable?: boolean } => {
     const input = q.input ?? {};
     const qcwd = q.cwd ? real(q.cwd, cwd) : cwd;
-    const readOnly = q.readOnly || opts.toolInfo?.(tool)?.readOnly === true;
+    const decl = declOf(tool);
+    const readOnly = q.readOnly || decl?.readOnly === true;
+    const target = decl?.ruleTarget;
+    const pathTarget = target?.kind === "path" ? target : undefined;
     // Whole-tool Edit rules govern every editing tool; a whole-tool Read deny also covers Grep/Glob.
-    const family = EDIT_TOOLS.has(tool) ? "Edit" : READ_TOOLS.has(tool) ? "Read" : undefined;
+    const family = pathTarget ? (pathTarget.access === "edit" ? "Edit" : "Read") : undefined;
     const deny = toolRule("deny", tool, input) ?? (family && family !== tool ? wholeToolRule(set, "deny", family) : undefined);
     if (deny) return { behavior: "deny", reason: `Permission to use ${tool} has been denied by rule ${deny.text}.`, rule: deny };
-    if (EDIT_TOOLS.has(tool) || READ_TOOLS.has(tool)) {
-      const raw = pathOf(tool, input, qcwd);
+    if (pathTarget) {
+      const raw = pathOf(pathTarget, input, qcwd);
       if (raw === undefined) return { behavior: "ask", reason: `${tool} was called without a path` };
       const rp = resolvePath(raw, qcwd, home);
       const paths = rp.all;
       const physical = rp.physical;
-      const edit = EDIT_TOOLS.has(tool);
+      const edit = pathTarget.access === "edit";
       const pdeny = findPathRule(set, "deny", "Read", paths) ?? (edit ? findPathRule(set, "deny", "Edit", paths) : undefined);
       if (pdeny) return { behavior: "deny", reason: `Permission to ${edit ? "edit" : "read"} ${raw} has been denied by rule ${pdeny.text}.`, rule: pdeny };
       const ask = toolRule("ask", tool, input) ?? (family && family !== tool ? wholeToolRule(set, "ask", family) : undefined) ?? (edit ? findPathRule(set, "ask", "Edit", paths) : findPathRule(set, "ask", "Read", paths));
@@ -145,8 +149,9 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       if (inWorking(physical)) return { behavior: "allow", reason: `${tool} is read-only and ${raw} is inside the working directories` };
       return { behavior: "ask", reason: `${raw} is outside the working directories (${workingDirectories.join(", ")}).` };
     }
-    if (tool === "Bash") {
-      const command = typeof input.command === "string" ? input.command : "";
+    if (target?.kind === "command") {
+      const raw = input[target.field];
+      const command = typeof raw === "string" ? raw : "";
       const ask = toolRule("ask", tool, input);
       if (ask) return { behavior: "ask", reason: `Rule ${ask.text} asks before running Bash.`, rule: ask, bypassable: false };
       const d = decideBash(command, { set, cwd: qcwd, home, env, workingDirs: workingDirectories, mode });
@@ -160,17 +165,17 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
     }
     const ask = toolRule("ask", tool, input);
     if (ask) return { behavior: "ask", reason: `Rule ${ask.text} asks before ${tool}.`, rule: ask, bypassable: false };
-    if (tool === "AskUserQuestion") {
+    if (decl?.effect === "user") {
       // The question itself is the prompt: it needs a user (or a hook that supplies the answers).
       if (mode === "dontAsk") return { behavior: "deny", reason: "dontAsk mode: there is no user to answer questions; continue with your best judgement." };
       if (q.hookDecision === "allow") return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
-      return { behavior: "ask", reason: "AskUserQuestion needs a user to answer.", bypassable: false };
+      return { behavior: "ask", reason: `${tool} needs a user to answer.`, bypassable: false };
     }
     if (q.hookDecision === "allow") return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
     const allow = toolRule("allow", tool, input);
     if (allow) return { behavior: "allow", reason: `allowed by rule ${allow.text}`, rule: allow };
-    if (readOnly && !NETWORK_TOOLS.has(tool)) return { behavior: "allow", reason: `${tool} is read-only` };
-    if (SESSION_TOOLS.has(tool)) return { behavior: "allow", reason: `${tool} only acts on this session's own state` };
+    if (readOnly && decl?.effect !== "network") return { behavior: "allow", reason: `${tool} is read-only` };
+    if (decl?.effect === "session") return { behavior: "allow", reason: `${tool} only acts on this session's own state` };
     return { behavior: "ask", reason: `No rule allows ${tool}; it needs the user's approval.` };
   };
 

@@ -1,17 +1,8 @@
+import { canonicalToolName } from "../tool/declarations.ts";
 import type { PermissionRule, RuleSource } from "./types.ts";
 
-/** Legacy tool names still accepted in rules (contracts §7.1). */
-export const TOOL_ALIASES: Record<string, string> = {
-  Task: "Agent",
-  KillShell: "TaskStop",
-  KillBash: "TaskStop",
-  AgentOutputTool: "TaskOutput",
-  BashOutputTool: "TaskOutput",
-  ListMcpResources: "ListMcpResourcesTool",
-  ReadMcpResource: "ReadMcpResourceTool",
-};
-
-export const canonicalToolName = (name: string): string => TOOL_ALIASES[name] ?? name;
+// Legacy names (Task, KillShell …) come from the one table of tool declarations (contracts §7.1).
+export { canonicalToolName } from "../tool/declarations.ts";
 
 const TOOL_NAME = /^[A-Za-z_*][\w*.-]*$/;
 

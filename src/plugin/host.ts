@@ -5,6 +5,7 @@ import type { InProcessOptions } from "../hook/bus.ts";
 import type { HookEventName } from "../hook/types.ts";
 import type { SideQuery, Tool } from "../tool/types.ts";
 import { jsonTool } from "../tool/json-tool.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
 import type { ForkOptions, ForkResult, InProcessHookHandler, Plugin, PluginHost, SessionView, SummaryProvider } from "./types.ts";
 
 export type PromptSection = { plugin: string; name: string; text: string | (() => string | null | undefined) };
@@ -22,7 +23,8 @@ export type HostDeps = {
   sideQuery: SideQuery;
   notify(plugin: string, message: string): void;
   background: BackgroundTasks;
-  debug: boolean;
+  /** The run's diagnostics; each plugin logs under its own tag. */
+  log: Diagnostics;
   summaryProviders: Array<{ plugin: string; fn: SummaryProvider }>;
 };
 
@@ -56,12 +58,13 @@ export function createBackgroundTasks(log: (msg: string) => void) {
 export type BackgroundTasks = ReturnType<typeof createBackgroundTasks>;
 
 export function createPluginHost(name: string, deps: HostDeps): PluginHost {
-  const prefix = `[plugin ${name}]`;
+  const tagged = deps.log.withTag(`plugin ${name}`);
+  // debug with --debug, info with --verbose, warnings and errors always (DiagnosticsOptions).
   const log = {
-    debug: (m: string) => deps.debug && process.stderr.write(`${prefix} ${m}\n`),
-    info: (m: string) => deps.debug && process.stderr.write(`${prefix} ${m}\n`),
-    warn: (m: string) => process.stderr.write(`${prefix} warning: ${m}\n`),
-    error: (m: string) => process.stderr.write(`${prefix} error: ${m}\n`),
+    debug: (m: string) => tagged.debug(m),
+    info: (m: string) => tagged.info(m),
+    warn: (m: string) => tagged.warn(m),
+    error: (m: string) => tagged.error(m),
   };
   return {
     name,
@@ -124,14 +127,16 @@ export async function setupPlugin(plugin: Plugin, deps: HostDeps): Promise<void>
 }
 
 /** Renders plugin sections for one request; a section that throws is skipped and logged. */
-export function renderSections(sections: PromptSection[]): Array<{ name: string; text: string }> {
+export function renderSections(sections: PromptSection[], log?: Diagnostics): Array<{ name: string; text: string }> {
   const out: Array<{ name: string; text: string }> = [];
   for (const s of sections) {
     try {
       const text = typeof s.text === "function" ? s.text() : s.text;
       if (text) out.push({ name: `${s.plugin}:${s.name}`, text });
     } catch (err) {
-      process.stderr.write(`[plugin ${s.plugin}] section ${s.name} failed: ${(err as Error).message}\n`);
+      const m = `section ${s.name} failed: ${(err as Error).message}`;
+      if (log) log.withTag(`plugin ${s.plugin}`).error(m);
+      else process.stderr.write(`[plugin ${s.plugin}] ${m}\n`);
     }
   }
   return out;

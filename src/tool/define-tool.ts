@@ -8,7 +8,6 @@ export type ToolDef<S extends z.ZodType> = {
   input: S;
   readOnly: boolean | ((input: z.infer<S>) => boolean);
   concurrencySafe?: boolean | ((input: z.infer<S>) => boolean);
-  permissionKey?: string;
   /** Characters of model-facing text beyond which the result is cut (head and tail kept). */
   maxResultChars?: number;
   /** Not called once ctx.signal is aborted. May throw: a thrown Error becomes an is_error result carrying its message. */
@@ -63,7 +62,6 @@ export function defineTool<S extends z.ZodType>(def: ToolDef<S>): Tool<z.infer<S
     jsonSchema,
     readOnly: def.readOnly,
     concurrencySafe: def.concurrencySafe ?? def.readOnly,
-    permissionKey: def.permissionKey,
     parse,
     async run(raw, ctx) {
       const p = parse(raw);

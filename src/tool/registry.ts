@@ -1,12 +1,6 @@
 import type { ToolSpec } from "../provider/types.ts";
+import { toolNames } from "./declarations.ts";
 import type { Tool } from "./types.ts";
-
-/** Legacy names Claude Code still accepts (contracts §7.1). */
-export const LEGACY_TOOL_ALIASES: Record<string, string> = {
-  Task: "Agent",
-  KillBash: "KillShell",
-  TaskStop: "KillShell",
-};
 
 export type ToolRegistry = {
   list(): Tool[];
@@ -24,6 +18,9 @@ export type ToolRegistry = {
   filter(keep: (t: Tool) => boolean): ToolRegistry;
 };
 
+/** A tool's names besides its own: the declaration table's (canonical and aliases) and any it gives itself. */
+const namesOf = (t: Tool): string[] => [...toolNames(t.name), ...(t.aliases ?? [])].filter((n) => n !== t.name);
+
 export function createToolRegistry(initial: Tool[] = []): ToolRegistry {
   const tools: Tool[] = [];
   const byName = new Map<string, Tool>();
@@ -31,17 +28,18 @@ export function createToolRegistry(initial: Tool[] = []): ToolRegistry {
     const existing = tools.findIndex((x) => x.name === t.name);
     if (existing >= 0) {
       // The replaced tool's aliases must not keep pointing at it.
-      for (const a of tools[existing]!.aliases ?? []) if (byName.get(a) === tools[existing]) byName.delete(a);
+      for (const a of namesOf(tools[existing]!)) if (byName.get(a) === tools[existing]) byName.delete(a);
       tools.splice(existing, 1, t);
     } else tools.push(t);
     byName.set(t.name, t);
-    for (const a of t.aliases ?? []) byName.set(a, t);
+    // Every declared name reaches the tool (Task → Agent, TaskStop/KillBash → KillShell), but never takes over another tool's own name.
+    for (const a of namesOf(t)) if (!byName.has(a) || !tools.some((x) => x.name === a)) byName.set(a, t);
   };
   initial.forEach(register);
   const loaded = new Set<string>();
   return {
     list: () => [...tools],
-    get: (name) => byName.get(name) ?? byName.get(LEGACY_TOOL_ALIASES[name] ?? ""),
+    get: (name) => byName.get(name),
     specs: () =>
       tools.filter((t) => !t.deferred || loaded.has(t.name)).map((t) => ({ name: t.name, description: t.description, input_schema: t.jsonSchema })),
     register,
@@ -49,7 +47,7 @@ export function createToolRegistry(initial: Tool[] = []): ToolRegistry {
       const i = tools.findIndex((x) => x.name === name);
       if (i < 0) return;
       const [t] = tools.splice(i, 1);
-      for (const n of [t!.name, ...(t!.aliases ?? [])]) if (byName.get(n) === t) byName.delete(n);
+      for (const n of [t!.name, ...namesOf(t!)]) if (byName.get(n) === t) byName.delete(n);
     },
     load: (names) => names.forEach((n) => loaded.add(n)),
     deferredNames: () => tools.filter((t) => t.deferred && !loaded.has(t.name)).map((t) => t.name),

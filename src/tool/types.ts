@@ -66,7 +66,7 @@ export const newSessionState = (cwd: string): SessionToolState => ({ cwd, todos:
 
 export type Tool<I = any> = {
   name: string;
-  /** Older names accepted in rules, hooks and input (e.g. Task for Agent). */
+  /** Other names for a tool with no entry in tool/declarations.ts (Claude Code's tools have theirs there). */
   aliases?: string[];
   description: string;
   inputSchema: z.ZodType<I>;
@@ -74,8 +74,6 @@ export type Tool<I = any> = {
   jsonSchema: Record<string, unknown>;
   readOnly: boolean | ((input: I) => boolean);
   concurrencySafe: boolean | ((input: I) => boolean);
-  /** The input field permission rules match (`command`, `file_path`, `url` …). */
-  permissionKey?: string;
   /** Only the name goes to the model until ToolSearch loads the schema (seed 000: deferred MCP tools). */
   deferred?: boolean;
   /** Set for tools served by an MCP server (hooks' `mcp_server`, `yoke mcp`). */

@@ -171,7 +171,7 @@ describe("memory extraction (issue 8 point 2, point 5)", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("Noted.\n");
     expect(seen).toHaveLength(2);
-    expect(r.stderr).toContain("[memory-extraction] Memory updated: indent-with-tabs.md");
+    expect(r.stderr).toContain("yoke [plugin memory-extraction]: Memory updated: indent-with-tabs.md");
   });
 
   test("with streamed input the next prompt is not held up by a slow extraction (drained at exit instead)", async () => {

@@ -228,11 +228,13 @@ describe("Bash specifics (contracts §3.1)", () => {
 });
 
 describe("other tools", () => {
-  test("unknown non-read-only tool asks; readOnly flag or toolInfo allows", () => {
+  test("unknown non-read-only tool asks; readOnly flag or a read-only declaration (an MCP readOnlyHint) allows", () => {
     expect(ev({}).decide(q("SomePluginTool", {})).behavior).toBe("ask");
     expect(ev({}).decide(q("TodoWrite", {})).behavior).toBe("allow"); // session-only tools never ask
     expect(ev({}).decide(q("TodoWrite", {}, { readOnly: true })).behavior).toBe("allow");
-    expect(ev({}, { toolInfo: (n) => ({ readOnly: n === "TodoWrite" }) }).decide(q("TodoWrite", {})).behavior).toBe("allow");
+    const declarations = (n: string) => (n === "mcp__db__query" ? { name: n, aliases: [], readOnly: true, effect: "read" as const } : undefined);
+    expect(ev({}, { declarations }).decide(q("mcp__db__query", {})).behavior).toBe("allow");
+    expect(ev({}, { declarations }).decide(q("mcp__db__drop", {})).behavior).toBe("ask");
   });
   test("AskUserQuestion denied in dontAsk", () => {
     expect(ev({}, { mode: "dontAsk" }).decide(q("AskUserQuestion", { questions: [] }, { readOnly: true })).behavior).toBe("deny");

@@ -1,4 +1,5 @@
 // PluginHost pieces without the runtime: JSON-Schema tools (host.tools.define) and hook registration naming.
+import { createDiagnostics } from "../../src/util/diagnostics.ts";
 import { describe, expect, test } from "bun:test";
 import { createBackgroundTasks, createPluginHost, setupPlugin, type HostDeps } from "../../src/plugin/host.ts";
 import { jsonTool } from "../../src/tool/json-tool.ts";
@@ -60,7 +61,7 @@ test("host registers hooks under the plain plugin name and tools through define"
     yokeDir: tempDir(),
     background: createBackgroundTasks(() => {}),
     summaryProviders: [],
-    debug: false,
+    log: createDiagnostics(),
   } as unknown as HostDeps;
   const host = createPluginHost("guard", deps);
   host.hooks.on("PreToolUse", () => {});
@@ -83,7 +84,7 @@ describe("setupPlugin: registrations stand only when setup succeeds", () => {
       yokeDir: tempDir(),
       background: createBackgroundTasks(() => {}),
       summaryProviders: [],
-      debug: false,
+      log: createDiagnostics(),
     } as unknown as HostDeps;
     return { deps, live, tools };
   };

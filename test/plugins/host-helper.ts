@@ -1,3 +1,4 @@
+import { createDiagnostics } from "../../src/util/diagnostics.ts";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Settings } from "../../src/config/schema.ts";
@@ -70,7 +71,7 @@ export function testHost(o: {
     sideQuery: async () => "",
     notify: (_p, m) => void notices.push(m),
     background,
-    debug: false,
+    log: createDiagnostics(),
     summaryProviders,
   });
   return Object.assign(t, {

@@ -1,4 +1,5 @@
 // The Agent tool inside a real parent turn (contracts §7.2, §1.4, §5.1; seed 002 agent store).
+import { toolNames } from "../../src/tool/declarations.ts";
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -262,7 +263,7 @@ describe("Agent tool", () => {
 
   test("the description lists every agent type with its tools", () => {
     const s = setup({ route: () => text("x") });
-    expect(s.tool.aliases).toEqual(["Task"]);
+    expect(toolNames(s.tool.name)).toEqual(["Agent", "Task"]);
     for (const a of builtinAgents()) expect(s.tool.description).toContain(`- ${a.name}: `);
     expect(s.tool.description).toContain("(Tools: read-only tools and Bash)");
   });

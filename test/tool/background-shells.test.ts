@@ -1,3 +1,4 @@
+import { toolNames } from "../../src/tool/declarations.ts";
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -124,7 +125,7 @@ describe("Bash run_in_background (contracts §7.2)", () => {
     const missing = await killShellTool.run({}, ctx);
     expect(missing.isError).toBe(true);
     expect(text(missing)).toContain("shell_id");
-    expect(killShellTool.aliases).toContain("TaskStop");
+    expect(toolNames(killShellTool.name)).toContain("TaskStop");
     expect(killShellTool.jsonSchema.required).toEqual(["shell_id"]);
   });
 

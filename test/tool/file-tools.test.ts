@@ -1,9 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { fileTools } from "../../src/tool/builtin/file-tools.ts";
+import { declarationOf } from "../../src/tool/declarations.ts";
 
 describe("fileTools registry (contracts §7.1/§7.2 names and schemas)", () => {
-  test("names, permission keys and read-only flags", () => {
-    expect(fileTools.map((t) => [t.name, t.permissionKey, t.readOnly])).toEqual([
+  test("names, the field their rules match (from the declaration table) and read-only flags", () => {
+    expect(fileTools.map((t) => [t.name, declarationOf(t).ruleTarget?.field, t.readOnly])).toEqual([
       ["Read", "file_path", true],
       ["Write", "file_path", false],
       ["Edit", "file_path", false],

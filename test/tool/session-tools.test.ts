@@ -1,3 +1,4 @@
+import { declarationOf } from "../../src/tool/declarations.ts";
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -30,7 +31,7 @@ describe("shellTools", () => {
     expect(Object.keys(bash.jsonSchema.properties as object)).toEqual(["command", "timeout", "description", "run_in_background"]);
     expect(bash.readOnly).toBe(false);
     expect(bash.concurrencySafe).toBe(false);
-    expect(bash.permissionKey).toBe("command");
+    expect(declarationOf(bash).ruleTarget).toEqual({ kind: "command", field: "command" });
     for (const t of shellTools) expect(t.description.length).toBeGreaterThan(100);
   });
 });

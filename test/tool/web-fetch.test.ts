@@ -1,3 +1,4 @@
+import { declarationOf } from "../../src/tool/declarations.ts";
 import { afterAll, expect, test } from "bun:test";
 import { createWebFetchTool, sameHost, upgradeUrl } from "../../src/tool/builtin/web-fetch.ts";
 import type { SideQuery } from "../../src/tool/types.ts";
@@ -177,5 +178,5 @@ test("invalid input and user abort", async () => {
 test("WebFetch is read-only and keyed by url for permissions", () => {
   const tool = createWebFetchTool();
   expect(tool.readOnly).toBe(true);
-  expect(tool.permissionKey).toBe("url");
+  expect(declarationOf(tool).ruleTarget).toEqual({ kind: "domain", field: "url" });
 });

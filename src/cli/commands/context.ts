@@ -1,5 +1,7 @@
 import { contextReport, formatContextReport } from "../../context/index.ts";
+import { defineCommand } from "citty";
 import { parseArgv } from "../args.ts";
+import { runFlagArgs } from "../command-tree.ts";
 import { compose } from "../compose.ts";
 import { builtinTools } from "../builtin-tools.ts";
 
@@ -7,7 +9,7 @@ import { builtinTools } from "../builtin-tools.ts";
  * `yoke context [--json]` (issue 6): every instruction file with its fate, and a token breakdown of a request.
  * MEMORY.md is one of the files (layer "memory"), so it is counted there and nowhere else.
  */
-export async function contextCommand(argv: string[]): Promise<number> {
+async function contextCommand(argv: string[]): Promise<number> {
   const json = argv.includes("--json");
   const args = parseArgv(argv.filter((a) => a !== "--json"));
   const rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools(), requireCredentials: false });
@@ -31,3 +33,12 @@ export async function contextCommand(argv: string[]): Promise<number> {
     await rt.shutdown();
   }
 }
+
+export const command = defineCommand({
+  meta: { name: "context", description: "Instruction files with their fate, and a token breakdown of a request" },
+  args: {
+    json: { type: "boolean", description: "Print JSON" },
+    ...runFlagArgs(["settings", "setting-sources", "add-dir", "bare", "system-prompt", "append-system-prompt", "model", "plugin-dir"]),
+  },
+  run: ({ rawArgs }) => contextCommand(rawArgs),
+});

@@ -1,7 +1,9 @@
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { yokeDir } from "../../config/paths.ts";
+import { defineCommand } from "citty";
 import { parseArgv } from "../args.ts";
+import { runFlagArgs } from "../command-tree.ts";
 import { runEnv } from "../compose.ts";
 import { buildPermissionEvaluator, loadSettingsFromArgs, resolvePermissionMode } from "../permission-wiring.ts";
 import { wireSandbox } from "../sandbox-wiring.ts";
@@ -11,7 +13,7 @@ import { wireSandbox } from "../sandbox-wiring.ts";
  * with the view it gets from the permission rules. When it is on, one empty command is run through it
  * to prove the whole chain starts. Exit 1 when the sandbox is required and cannot start.
  */
-export async function doctorCommand(argv: string[]): Promise<number> {
+async function doctorCommand(argv: string[]): Promise<number> {
   const json = argv.includes("--json");
   const args = parseArgv(argv.filter((a) => a !== "--json"));
   const cwd = process.cwd();
@@ -57,3 +59,12 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   }
   return sb.active && !on && sb.wish.want === "on" && sb.wish.required ? 1 : 0;
 }
+
+export const command = defineCommand({
+  meta: { name: "doctor", description: "Whether Bash runs inside the kernel sandbox here, and why; the view it gets from the permission rules" },
+  args: {
+    json: { type: "boolean", description: "Print JSON" },
+    ...runFlagArgs(["settings", "setting-sources", "add-dir", "allowedTools", "disallowedTools", "permission-mode"]),
+  },
+  run: ({ rawArgs }) => doctorCommand(rawArgs),
+});

@@ -3,20 +3,13 @@ import { resolve } from "node:path";
 import { HOOK_EVENTS, type HookEventName } from "../../hook/types.ts";
 import { isHookEventName } from "../../hook/events/index.ts";
 import { formatHookList, formatHookRun, listHooks, runHooksDry } from "../../hook/tooling.ts";
+import { defineCommand } from "citty";
 import { parseArgv, UsageError } from "../args.ts";
+import { runFlagArgs } from "../command-tree.ts";
 import { builtinTools } from "../builtin-tools.ts";
 import { compose } from "../compose.ts";
 
-const USAGE = [
-  "Usage: yoke hooks list [--json] [options]",
-  "       yoke hooks run EVENT [--tool NAME] [--input JSON | --payload FILE] [--json] [options]",
-  "",
-  "`run` fires EVENT's configured hooks (settings files and plugins) on a synthetic payload, without a model,",
-  "and prints each hook's stdout, stderr, exit code and duration, then the merged decision.",
-  "Exit code: 0, or 2 when the merged outcome blocks (exit 2, decision \"block\", or a PreToolUse deny).",
-  "Options: --settings, --setting-sources, --plugin-dir and --bare work as for the main command.",
-  `Events: ${HOOK_EVENTS.join(", ")}`,
-].join("\n");
+const EVENTS = `Events: ${HOOK_EVENTS.join(", ")}`;
 
 /** Pulls this command's own options (value-taking ones listed in `withValue`) out of argv; the rest goes to parseArgv. */
 function takeOwn(argv: string[], withValue: string[], bools: string[]): { own: Record<string, string | true>; rest: string[] } {
@@ -51,13 +44,7 @@ function parseObject(text: string, what: string): Record<string, unknown> {
  * `yoke hooks list | run` (issue 4 item 7). Needs no credentials. Returns the exit code: 0, 1 on a
  * usage error (thrown as UsageError), and for `run` 2 when the merged outcome blocks.
  */
-export async function hooksCommand(argv: string[]): Promise<number> {
-  const [sub, ...tail] = argv;
-  if (!sub || sub === "--help" || sub === "-h" || sub === "help") {
-    (sub ? process.stdout : process.stderr).write(`${USAGE}\n`);
-    return sub ? 0 : 1;
-  }
-  if (sub !== "list" && sub !== "run") throw new UsageError(`unknown subcommand '${sub}'\n${USAGE}`);
+async function hooksCommand(sub: "list" | "run", tail: string[]): Promise<number> {
   const { own, rest } = takeOwn(tail, ["--tool", "--input", "--payload"], ["--json"]);
   const args = parseArgv(rest);
   const json = own["--json"] === true;
@@ -67,8 +54,8 @@ export async function hooksCommand(argv: string[]): Promise<number> {
   let payload: Record<string, unknown> | undefined;
   if (sub === "run") {
     const name = args.positionals[0];
-    if (!name) throw new UsageError(`error: which event? ${USAGE.split("\n").at(-1)}`);
-    if (!isHookEventName(name)) throw new UsageError(`error: unknown hook event '${name}'. ${USAGE.split("\n").at(-1)}`);
+    if (!name) throw new UsageError(`error: which event? ${EVENTS}`);
+    if (!isHookEventName(name)) throw new UsageError(`error: unknown hook event '${name}'. ${EVENTS}`);
     event = name;
     if (own["--input"] !== undefined && own["--payload"] !== undefined) throw new UsageError("error: give --input or --payload, not both");
     if (typeof own["--input"] === "string") input = parseObject(own["--input"], "--input");
@@ -103,3 +90,33 @@ export async function hooksCommand(argv: string[]): Promise<number> {
     await rt.shutdown();
   }
 }
+
+const RUN_FLAGS = runFlagArgs(["settings", "setting-sources", "plugin-dir", "bare"]);
+const json = { type: "boolean", description: "Print JSON" } as const;
+
+export const command = defineCommand({
+  meta: { name: "hooks", description: "Configured hooks (settings files and plugins); run them on a synthetic payload, no model" },
+  subCommands: {
+    list: defineCommand({
+      meta: { name: "list", description: "Every configured hook, running or not, with the reason when not" },
+      args: { json, ...RUN_FLAGS },
+      run: ({ rawArgs }) => hooksCommand("list", rawArgs),
+    }),
+    run: defineCommand({
+      meta: {
+        name: "run",
+        description:
+          "Fire EVENT's hooks on a synthetic payload and print each hook's stdout, stderr, exit code and duration, then the merged decision. Exit 0, or 2 when the merged outcome blocks",
+      },
+      args: {
+        event: { type: "positional", required: false, description: EVENTS },
+        tool: { type: "string", valueHint: "NAME", description: "Tool name for tool events (the matcher value)" },
+        input: { type: "string", valueHint: "JSON", description: "tool_input for tool events" },
+        payload: { type: "string", valueHint: "FILE", description: "A whole payload from a file (instead of --input)" },
+        json,
+        ...RUN_FLAGS,
+      },
+      run: ({ rawArgs }) => hooksCommand("run", rawArgs),
+    }),
+  },
+});

@@ -4,7 +4,9 @@ import { yokeDir } from "../../config/paths.ts";
 import { isRemote, isStdio, type McpServerConfig, parseServerConfig } from "../../mcp/config.ts";
 import type { McpServerState } from "../../mcp/manager.ts";
 import { yokeMcpPath } from "../../mcp/sources.ts";
+import { defineCommand } from "citty";
 import { parseArgv, UsageError } from "../args.ts";
+import { runFlagArgs } from "../command-tree.ts";
 import { builtinTools } from "../builtin-tools.ts";
 import { compose } from "../compose.ts";
 
@@ -168,12 +170,7 @@ async function listOrGet(sub: "list" | "get", tail: string[]): Promise<number> {
   }
 }
 
-export async function mcpCommand(argv: string[]): Promise<number> {
-  const [sub, ...tail] = argv;
-  if (!sub || sub === "--help" || sub === "-h" || sub === "help") {
-    (sub ? process.stdout : process.stderr).write(`${USAGE}\n`);
-    return sub ? 0 : 1;
-  }
+async function mcpCommand(sub: string, tail: string[]): Promise<number> {
   const cwd = process.cwd();
   switch (sub) {
     case "list":
@@ -235,3 +232,44 @@ export async function mcpCommand(argv: string[]): Promise<number> {
       throw new UsageError(`unknown subcommand '${sub}'\n${USAGE}`);
   }
 }
+
+const json = { type: "boolean", description: "Print JSON" } as const;
+const scope = { type: "string", alias: "s", valueHint: "local|user|project", description: "Where the server is written (default local)" } as const;
+const listFlags = { json, ...runFlagArgs(["settings", "setting-sources", "plugin-dir", "bare"]), "mcp-config": { type: "string", valueHint: "FILE|JSON", description: "Servers from a file or JSON (repeatable)" }, "strict-mcp-config": { type: "boolean", description: "Only the --mcp-config servers" } } as const;
+
+export const command = defineCommand({
+  meta: { name: "mcp", description: "MCP servers: list, inspect, add and remove them (Claude Code's `claude mcp`)" },
+  subCommands: {
+    list: defineCommand({
+      meta: { name: "list", description: "Servers of every scope, with status, tool count and last error" },
+      args: listFlags,
+      run: ({ rawArgs }) => mcpCommand("list", rawArgs),
+    }),
+    get: defineCommand({
+      meta: { name: "get", description: "One server: scope, source, config, tools" },
+      args: { name: { type: "positional", required: false, description: "Server name" }, ...listFlags },
+      run: ({ rawArgs }) => mcpCommand("get", rawArgs),
+    }),
+    add: defineCommand({
+      meta: { name: "add", description: "Add a server: NAME -- COMMAND [ARGS...] (stdio), or -t http|sse NAME URL" },
+      args: {
+        name: { type: "positional", required: false, description: "Server name" },
+        scope,
+        transport: { type: "string", alias: "t", valueHint: "stdio|http|sse", description: "Transport (default stdio)" },
+        env: { type: "string", alias: "e", valueHint: "KEY=VALUE", description: "Environment for a stdio server (repeatable)" },
+        header: { type: "string", alias: "H", valueHint: "Name: value", description: "HTTP header for http/sse (repeatable)" },
+      },
+      run: ({ rawArgs }) => mcpCommand("add", rawArgs),
+    }),
+    "add-json": defineCommand({
+      meta: { name: "add-json", description: "Add a server from its JSON config" },
+      args: { name: { type: "positional", required: false, description: "Server name" }, json: { type: "positional", required: false, description: "The server's config as JSON" }, scope },
+      run: ({ rawArgs }) => mcpCommand("add-json", rawArgs),
+    }),
+    remove: defineCommand({
+      meta: { name: "remove", description: "Remove a server from yoke's files (all scopes unless -s)" },
+      args: { name: { type: "positional", required: false, description: "Server name" }, scope },
+      run: ({ rawArgs }) => mcpCommand("remove", rawArgs),
+    }),
+  },
+});

@@ -9,10 +9,13 @@ import { collectSettingsHooks } from "../../hook/config.ts";
 import { matcherMatches } from "../../hook/matcher.ts";
 import { explainDecision, type Evaluator, type Explanation, formatExplanation } from "../../permission/index.ts";
 import { canonicalToolName } from "../../permission/rule-parse.ts";
+import { builtinDeclaration, declarationOf } from "../../tool/declarations.ts";
 import type { PermissionMode } from "../../permission/types.ts";
 import { isReadOnly } from "../../tool/define-tool.ts";
 import type { Tool } from "../../tool/types.ts";
+import { defineCommand } from "citty";
 import { parseArgv, type ParsedArgs, UsageError } from "../args.ts";
+import { runFlagArgs } from "../command-tree.ts";
 import { builtinTools } from "../builtin-tools.ts";
 import {
   buildPermissionEvaluator,
@@ -23,29 +26,13 @@ import {
   resolvePermissionMode,
 } from "../permission-wiring.ts";
 
-const USAGE = `usage: yoke permissions explain TOOL INPUT [--json] [run flags]
-  INPUT is the tool input as JSON ('{"command":"cat .env"}'), or a bare string for the tool's main field
-  (Bash: command; Read/Edit/Write/MultiEdit: file_path; NotebookEdit: notebook_path; Glob/Grep/LS: path;
-  WebFetch: url; WebSearch: query; Agent/Task: subagent_type; Skill: skill).
-  Run flags honoured: --settings, --setting-sources, --permission-mode, --dangerously-skip-permissions,
-  --allowedTools, --disallowedTools, --add-dir, --bare.`;
+const INPUT_HELP = `The tool input as JSON ('{"command":"cat .env"}'), or a bare string for the tool's main field (Bash: command; Read/Edit/Write/MultiEdit: file_path; NotebookEdit: notebook_path; Glob/Grep/LS: path; WebFetch: url; WebSearch: query; Agent/Task: subagent_type; Skill: skill)`;
+const USAGE = "usage: yoke permissions explain TOOL INPUT [--json] [run flags] (see yoke permissions explain --help)";
 
-/** The field a bare-string INPUT fills, per tool. */
-const PRIMARY_FIELD: Record<string, string> = {
-  Bash: "command",
-  Read: "file_path",
-  Edit: "file_path",
-  Write: "file_path",
-  MultiEdit: "file_path",
-  NotebookEdit: "notebook_path",
-  NotebookRead: "notebook_path",
-  Glob: "path",
-  Grep: "path",
-  LS: "path",
-  WebFetch: "url",
-  WebSearch: "query",
-  Agent: "subagent_type",
-  Skill: "skill",
+/** The field a bare-string INPUT fills, from the tool's declaration. */
+const mainFieldOf = (tool: string): string | undefined => {
+  const d = builtinDeclaration(tool);
+  return d?.mainField ?? d?.ruleTarget?.field;
 };
 
 /** Parses INPUT. Throws UsageError saying what was wrong and what is expected. */
@@ -62,7 +49,7 @@ export function parseExplainInput(tool: string, raw: string | undefined): Record
     if (!v || typeof v !== "object" || Array.isArray(v)) throw new UsageError("INPUT must be a JSON object");
     return v as Record<string, unknown>;
   }
-  const field = PRIMARY_FIELD[canonicalToolName(tool)];
+  const field = mainFieldOf(tool);
   if (!field) throw new UsageError(`${tool} has no main field for a bare INPUT; pass the input as a JSON object, e.g. '{"key":"value"}'`);
   return { [field]: raw };
 }
@@ -99,9 +86,9 @@ function makeContext(args: ParsedArgs, cwd: string) {
         env,
         mode,
         autoAllowWriteDirs,
-        toolInfo: (name) => {
+        declarations: (name) => {
           const t = tools.get(name);
-          return t && typeof t.readOnly === "boolean" ? { readOnly: t.readOnly } : undefined;
+          return t ? declarationOf(t) : undefined;
         },
       });
       cache.set(mode, ev);
@@ -164,13 +151,7 @@ function runBatch(text: string, explain: ReturnType<typeof makeContext>["explain
 }
 
 /** `yoke permissions explain …`. Exit 0 whatever the decision (the decision is data); 1 for usage or settings errors. */
-export async function permissionsCommand(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === undefined || sub === "--help" || sub === "-h" || sub === "help") {
-    process.stdout.write(`${USAGE}\n`);
-    return sub === undefined ? 1 : 0;
-  }
-  if (sub !== "explain") throw new UsageError(`unknown subcommand '${sub}'.\n${USAGE}`);
+async function explainCommand(rest: string[]): Promise<number> {
   const own = splitOwnFlags(rest);
   const args = parseArgv(own.rest);
   const ctx = makeContext(args, process.cwd());
@@ -196,3 +177,23 @@ function readBatchFile(file: string): string {
     throw new UsageError(`--batch ${file}: ${(e as Error).message}`);
   }
 }
+
+export const command = defineCommand({
+  meta: { name: "permissions", description: "Which rule decides a tool call, and why" },
+  subCommands: {
+    explain: defineCommand({
+      meta: {
+        name: "explain",
+        description: "Decide TOOL INPUT as a run with these flags would, without a model or credentials, and say which rule in which file decided it. Exit 0 whatever the decision",
+      },
+      args: {
+        tool: { type: "positional", required: false, description: "Tool name (Bash, Read, mcp__server__tool …)" },
+        input: { type: "positional", required: false, description: INPUT_HELP },
+        json: { type: "boolean", description: "Print JSON" },
+        batch: { type: "string", valueHint: "FILE", description: "Many queries as JSON lines ({tool, input, mode?}; - for stdin), one JSON answer line each" },
+        ...runFlagArgs(["settings", "setting-sources", "permission-mode", "dangerously-skip-permissions", "allowedTools", "disallowedTools", "add-dir", "bare"]),
+      },
+      run: ({ rawArgs }) => explainCommand(rawArgs),
+    }),
+  },
+});

@@ -1,5 +1,7 @@
 import type { LoadedPlugin } from "../../plugin/loader.ts";
-import { parseArgv, UsageError } from "../args.ts";
+import { defineCommand } from "citty";
+import { parseArgv } from "../args.ts";
+import { runFlagArgs } from "../command-tree.ts";
 import { builtinTools } from "../builtin-tools.ts";
 import { compose } from "../compose.ts";
 import type { PluginRuntime } from "../plugin-wiring.ts";
@@ -88,18 +90,8 @@ export function formatPluginRows(rows: PluginRow[]): string {
   return `${out.join("\n")}\n`;
 }
 
-/**
- * `yoke plugins list [--json]` (issue 4 item 7). Needs no credentials. Returns 0; usage problems
- * throw UsageError (exit 1 through the subcommand runner).
- */
-export async function pluginsCommand(argv: string[]): Promise<number> {
-  const [sub, ...tail] = argv;
-  const usage = "Usage: yoke plugins list [--json] [--plugin-dir DIR] [--settings FILE|JSON] [--bare]";
-  if (!sub || sub === "--help" || sub === "-h" || sub === "help") {
-    (sub ? process.stdout : process.stderr).write(`${usage}\n`);
-    return sub ? 0 : 1;
-  }
-  if (sub !== "list") throw new UsageError(`unknown subcommand '${sub}'\n${usage}`);
+/** `yoke plugins list [--json]` (issue 4 item 7). Needs no credentials. Returns 0. */
+async function listPlugins(tail: string[]): Promise<number> {
   const json = tail.includes("--json");
   const args = parseArgv(tail.filter((a) => a !== "--json"));
   const rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools(), requireCredentials: false });
@@ -111,3 +103,14 @@ export async function pluginsCommand(argv: string[]): Promise<number> {
     await rt.shutdown();
   }
 }
+
+export const command = defineCommand({
+  meta: { name: "plugins", description: "Plugins yoke found: running, disabled (and why), failed to load" },
+  subCommands: {
+    list: defineCommand({
+      meta: { name: "list", description: "Every plugin with its origin, path and status" },
+      args: { json: { type: "boolean", description: "Print JSON" }, ...runFlagArgs(["plugin-dir", "settings", "setting-sources", "bare"]) },
+      run: ({ rawArgs }) => listPlugins(rawArgs),
+    }),
+  },
+});

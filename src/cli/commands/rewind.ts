@@ -1,9 +1,10 @@
 import { createCheckpoints, findSession, loadTranscript, rewindConversation, userPromptText } from "../../session/index.ts";
+import { defineCommand } from "citty";
 import { UsageError } from "../args.ts";
 
 type Env = Record<string, string | undefined>;
 
-const USAGE = "usage: yoke rewind ID [--to USER_UUID [--files|--conversation|--both] [--dry-run]] [--json]";
+type RewindArgs = { id?: string; to?: string; files: boolean; conversation: boolean; dryRun: boolean; json: boolean };
 
 /**
  * `yoke rewind ID …` (issue 7, contracts §5.4): without --to, lists the session's user messages and
@@ -12,31 +13,12 @@ const USAGE = "usage: yoke rewind ID [--to USER_UUID [--files|--conversation|--b
  * never rewritten. Throws UsageError for bad arguments or an unknown session/message; returns 1
  * when some file could not be restored.
  */
-export async function rewindCommand(argv: string[], o: { cwd?: string; env?: Env } = {}): Promise<number> {
+async function rewindCommand(a: RewindArgs, o: { cwd?: string; env?: Env } = {}): Promise<number> {
   const cwd = o.cwd ?? process.cwd();
   const env = o.env ?? process.env;
-  let id: string | undefined;
-  let to: string | undefined;
-  let files = false;
-  let conversation = false;
-  let dryRun = false;
-  let json = false;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === "--to") {
-      to = argv[++i];
-      if (!to) throw new UsageError(`--to needs a user message uuid. ${USAGE}`);
-    } else if (a.startsWith("--to=")) to = a.slice(5);
-    else if (a === "--files") files = true;
-    else if (a === "--conversation") conversation = true;
-    else if (a === "--both") files = conversation = true;
-    else if (a === "--dry-run") dryRun = true;
-    else if (a === "--json") json = true;
-    else if (a.startsWith("-")) throw new UsageError(`unknown option ${a}. ${USAGE}`);
-    else if (id === undefined) id = a;
-    else throw new UsageError(`unexpected argument '${a}'. ${USAGE}`);
-  }
-  if (!id) throw new UsageError(`a session id is needed. ${USAGE}`);
+  const { id, to, dryRun, json } = a;
+  let { files, conversation } = a;
+  if (!id) throw new UsageError("a session id is needed (see yoke sessions list).");
   if (!files && !conversation) files = conversation = true;
   const found = findSession(id, cwd, env);
   if (!found.ok) throw new UsageError(found.error);
@@ -93,3 +75,22 @@ export async function rewindCommand(argv: string[], o: { cwd?: string; env?: Env
   if (json) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   return code;
 }
+
+export const command = defineCommand({
+  meta: { name: "rewind", description: "Restore files and/or show how to continue the conversation from before a user message" },
+  args: {
+    id: { type: "positional", required: false, description: "Session id or a unique prefix of it" },
+    to: { type: "string", valueHint: "USER_UUID", description: "The user message to go back to (without it: list them)" },
+    files: { type: "boolean", description: "Put files back only" },
+    conversation: { type: "boolean", description: "Show how to continue the conversation only" },
+    both: { type: "boolean", description: "Both (the default)" },
+    "dry-run": { type: "boolean", description: "Say what would change, change nothing" },
+    json: { type: "boolean", description: "Print JSON" },
+  },
+  run: ({ args }) => {
+    if (args._.length > 1) throw new UsageError(`unexpected argument '${args._[1]}'`);
+    if (args.to === "") throw new UsageError("--to needs a user message uuid");
+    const both = !!args.both;
+    return rewindCommand({ id: args.id, to: args.to, files: both || !!args.files, conversation: both || !!args.conversation, dryRun: !!args["dry-run"], json: !!args.json });
+  },
+});

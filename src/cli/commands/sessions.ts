@@ -1,46 +1,59 @@
 import { findSession, formatSessionList, formatSessionShow, listSessions, loadTranscript } from "../../session/index.ts";
+import { defineCommand } from "citty";
 import { UsageError } from "../args.ts";
 
 type Env = Record<string, string | undefined>;
 
-const USAGE = "usage: yoke sessions list [--json] | yoke sessions show ID [--json]";
-
 /**
  * `yoke sessions list|show` (issue 7, contracts §5.3): the sessions of the current project, newest
- * first, or one session's transcript. Throws UsageError for bad arguments or an unknown id.
+ * first, or one session's transcript. Throws UsageError for an unknown id.
  */
-export async function sessionsCommand(argv: string[], o: { cwd?: string; env?: Env } = {}): Promise<number> {
-  const cwd = o.cwd ?? process.cwd();
-  const env = o.env ?? process.env;
-  const json = argv.includes("--json");
-  const rest = argv.filter((a) => a !== "--json");
-  const unknown = rest.find((a) => a.startsWith("-"));
-  if (unknown) throw new UsageError(`unknown option ${unknown}. ${USAGE}`);
-  const [sub = "list", id, ...extra] = rest;
-  if (extra.length) throw new UsageError(`unexpected argument '${extra[0]}'. ${USAGE}`);
-  if (sub === "list") {
-    if (id !== undefined) throw new UsageError(`'sessions list' takes no id. ${USAGE}`);
-    const rows = listSessions(cwd, env);
-    if (json)
-      process.stdout.write(
-        `${JSON.stringify(
-          rows.map((r) => ({ id: r.id, path: r.path, modified: r.mtime.toISOString(), firstPrompt: r.firstPrompt, turns: r.turns, size: r.size, ...(r.title ? { title: r.title } : {}) })),
-          null,
-          2,
-        )}\n`,
-      );
-    else process.stdout.write(formatSessionList(rows));
-    return 0;
-  }
-  if (sub === "show") {
-    if (!id) throw new UsageError(`'sessions show' needs a session id. ${USAGE}`);
-    const found = findSession(id, cwd, env);
-    if (!found.ok) throw new UsageError(found.error);
-    const loaded = loadTranscript(found.path);
-    for (const w of loaded.warnings) process.stderr.write(`yoke: ${w}\n`);
-    if (json) process.stdout.write(`${JSON.stringify({ id: found.id, path: found.path, entries: loaded.entries }, null, 2)}\n`);
-    else process.stdout.write(`Session ${found.id} (${found.path})\n\n${formatSessionShow(loaded.entries)}`);
-    return 0;
-  }
-  throw new UsageError(`unknown subcommand '${sub}'. ${USAGE}`);
+function listCommand(json: boolean, cwd = process.cwd(), env: Env = process.env): number {
+  const rows = listSessions(cwd, env);
+  if (json)
+    process.stdout.write(
+      `${JSON.stringify(
+        rows.map((r) => ({ id: r.id, path: r.path, modified: r.mtime.toISOString(), firstPrompt: r.firstPrompt, turns: r.turns, size: r.size, ...(r.title ? { title: r.title } : {}) })),
+        null,
+        2,
+      )}\n`,
+    );
+  else process.stdout.write(formatSessionList(rows));
+  return 0;
 }
+
+function showCommand(id: string | undefined, json: boolean, cwd = process.cwd(), env: Env = process.env): number {
+  if (!id) throw new UsageError("'sessions show' needs a session id (see yoke sessions list).");
+  const found = findSession(id, cwd, env);
+  if (!found.ok) throw new UsageError(found.error);
+  const loaded = loadTranscript(found.path);
+  for (const w of loaded.warnings) process.stderr.write(`yoke: ${w}\n`);
+  if (json) process.stdout.write(`${JSON.stringify({ id: found.id, path: found.path, entries: loaded.entries }, null, 2)}\n`);
+  else process.stdout.write(`Session ${found.id} (${found.path})\n\n${formatSessionShow(loaded.entries)}`);
+  return 0;
+}
+
+const json = { type: "boolean", description: "Print JSON" } as const;
+
+/** Extra positionals are a usage error, not silently dropped. */
+const noExtra = (rest: string[], max: number) => {
+  if (rest.length > max) throw new UsageError(`unexpected argument '${rest[max]}'`);
+};
+
+export const command = defineCommand({
+  meta: { name: "sessions", description: "Saved sessions of this folder (list is the default)" },
+  args: { json },
+  subCommands: {
+    list: defineCommand({
+      meta: { name: "list", description: "Sessions of this folder, newest first" },
+      args: { json },
+      run: ({ args }) => (noExtra(args._, 0), listCommand(!!args.json)),
+    }),
+    show: defineCommand({
+      meta: { name: "show", description: "One session's transcript" },
+      args: { id: { type: "positional", required: false, description: "Session id or a unique prefix of it" }, json },
+      run: ({ args }) => (noExtra(args._, 1), showCommand(args.id, !!args.json)),
+    }),
+  },
+  run: ({ args }) => (noExtra(args._, 0), listCommand(!!args.json)),
+});

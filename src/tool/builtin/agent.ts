@@ -153,13 +153,11 @@ export function createAgentTool(o: AgentToolOptions): Tool {
   const find = (type: string) => o.agents.find((a) => a.name === type) ?? o.agents.find((a) => a.name.toLowerCase() === type.toLowerCase());
   return defineTool({
     name: "Agent",
-    aliases: ["Task"],
     description: agentToolDescription(o.agents),
     input: inputSchema((type) => find(type)?.name ?? type),
     // Starting an agent changes nothing by itself; each of its tool calls is checked on its own.
     readOnly: true,
     concurrencySafe: true,
-    permissionKey: "subagent_type",
     maxResultChars: 100_000,
     async execute(inp, ctx) {
       const type = inp.subagent_type;

@@ -290,7 +290,6 @@ export const bashTool = defineTool({
   input,
   readOnly: false,
   concurrencySafe: false,
-  permissionKey: "command",
   maxResultChars: 1_000_000,
   execute: (inp, ctx) => (inp.run_in_background ? runBackground(inp, ctx) : runForeground(inp, ctx)),
 });

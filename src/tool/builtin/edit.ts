@@ -64,7 +64,6 @@ export const editTool = defineTool({
   description,
   input,
   readOnly: false,
-  permissionKey: "file_path",
   async execute(args, ctx): Promise<ToolResult> {
     const path = args.file_path;
     const replaceAll = args.replace_all ?? false;

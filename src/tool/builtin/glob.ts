@@ -33,7 +33,6 @@ export function createGlobTool(opts: GlobToolOptions = {}): Tool<GlobInput> {
     description,
     input: globInput,
     readOnly: true,
-    permissionKey: "path",
     async execute(input, ctx) {
       const started = performance.now();
       const { abs: base, isFile } = await resolveSearchPath(input.path, ctx, "Glob");

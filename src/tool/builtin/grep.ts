@@ -87,7 +87,6 @@ export function createGrepTool(opts: GrepToolOptions = {}): Tool<GrepInput> {
     description,
     input: grepInput,
     readOnly: true,
-    permissionKey: "path",
     async execute(input, ctx) {
       const { abs, isFile } = await resolveSearchPath(input.path, ctx, "Grep");
       // ripgrep searches a binary file named outright (and prints a notice); the built-in engine skips it.

@@ -15,7 +15,6 @@ const input = z
 /** Stops a background shell's whole process group. */
 const tool = defineTool({
   name: "KillShell",
-  aliases: ["TaskStop", "KillBash"],
   description,
   input,
   readOnly: false,

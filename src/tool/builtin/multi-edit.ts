@@ -38,7 +38,6 @@ export const multiEditTool = defineTool({
   description,
   input,
   readOnly: false,
-  permissionKey: "file_path",
   async execute(args, ctx): Promise<ToolResult> {
     const path = args.file_path;
     const n = args.edits.length;

@@ -44,7 +44,6 @@ export const notebookEditTool = defineTool({
   description,
   input,
   readOnly: false,
-  permissionKey: "notebook_path",
   async execute(args, ctx): Promise<ToolResult> {
     const path = args.notebook_path;
     const mode = args.edit_mode ?? "replace";

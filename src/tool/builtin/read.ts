@@ -116,7 +116,6 @@ export const readTool = defineTool({
   description,
   input,
   readOnly: true,
-  permissionKey: "file_path",
   // Read enforces its own size limits with instructions; the generic middle cut would hide line numbers.
   maxResultChars: MAX_READ_OUTPUT_CHARS * 2,
   execute(args, ctx): ToolResult {

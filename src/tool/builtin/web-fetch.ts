@@ -172,7 +172,6 @@ export function createWebFetchTool(opts: WebFetchToolOptions = {}): Tool<WebFetc
     description,
     input: webFetchInput,
     readOnly: true,
-    permissionKey: "url",
     async execute(input, ctx): Promise<ToolResult> {
       const started = performance.now();
       const target = upgradeUrl(input.url);

@@ -15,7 +15,6 @@ export const writeTool = defineTool({
   description,
   input,
   readOnly: false,
-  permissionKey: "file_path",
   async execute(args, ctx): Promise<ToolResult> {
     const path = args.file_path;
     const loaded = loadForChange(path, ctx);

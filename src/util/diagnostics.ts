@@ -1,0 +1,44 @@
+import { createConsola, LogLevels, type ConsolaInstance, type ConsolaReporter, type LogObject } from "consola/core";
+
+/**
+ * yoke's diagnostics on stderr, through consola: levels (error, warn, log by default; info with
+ * `--verbose`; debug with `--debug`), tags for who is speaking (`log.withTag("plugin attribution")`),
+ * and one plain line per message, `yoke: …` as before, so scripts that read stderr keep working. On a
+ * terminal warnings and errors are coloured. consola/core with our reporter, not consola's fancy one:
+ * that one costs tens of milliseconds of startup for boxes and icons a pipe must not get anyway.
+ */
+export type Diagnostics = ConsolaInstance;
+
+export type DiagnosticsOptions = {
+  verbose?: boolean;
+  debug?: boolean;
+  /** Where lines go (default process.stderr). */
+  stream?: { write(text: string): unknown; isTTY?: boolean };
+};
+
+const COLOURS: Record<string, string> = { error: "31", fatal: "31", warn: "33", debug: "90", trace: "90" };
+
+/** One line per message: `yoke: text` or `yoke [tag]: text`, errors and warnings named as such when tagged. */
+export function plainReporter(stream: NonNullable<DiagnosticsOptions["stream"]>): ConsolaReporter {
+  return {
+    log(obj: LogObject) {
+      const text = obj.args.map((a) => (a instanceof Error ? a.message : typeof a === "string" ? a : JSON.stringify(a))).join(" ");
+      const head = obj.tag ? `yoke [${obj.tag}]` : "yoke";
+      const kind = obj.tag && (obj.type === "warn" || obj.type === "error") ? `${obj.type === "warn" ? "warning" : "error"}: ` : "";
+      const colour = stream.isTTY ? COLOURS[obj.type] : undefined;
+      const line = `${head}: ${kind}${text}`;
+      stream.write(`${colour ? `\x1b[${colour}m${line}\x1b[39m` : line}\n`);
+    },
+  };
+}
+
+/** A diagnostics channel at the level the flags ask for. Never throws. */
+export function createDiagnostics(o: DiagnosticsOptions = {}): Diagnostics {
+  const stream = o.stream ?? process.stderr;
+  return createConsola({
+    level: o.debug ? LogLevels.debug : o.verbose ? LogLevels.info : LogLevels.log,
+    reporters: [plainReporter(stream)],
+    // Every line counts (a repeated hook failure is repeated news), so no collapsing of repeats.
+    throttle: 0,
+  });
+}
