@@ -1,5 +1,6 @@
-import type { Settings } from "../../src/config/schema.ts";
-import type { Plugin } from "../../src/plugin/types.ts";
+import type { Plugin, PluginHost } from "yoke";
+
+type Settings = PluginHost["settings"];
 import { switchedOn } from "../shared/switch.ts";
 
 /** "claude-opus-5-5" → "Claude Opus 5.5"; an id we cannot read falls back to plain "Claude". */

@@ -1,12 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Message } from "../../src/provider/types.ts";
-import type { Plugin, PluginHost } from "../../src/plugin/types.ts";
+import { redactSecrets, scanMemoryFiles, type Message, type Plugin, type PluginHost } from "yoke";
 import { createCoalescer } from "../shared/coalesce.ts";
 import { conversationText, countVisibleMessages, indexAfter, wroteInto } from "../shared/conversation-text.ts";
-import { redactSecrets } from "../shared/redact.ts";
 import { switchedOn } from "../shared/switch.ts";
-import { scanMemoryFiles } from "../../src/context/relevant-memory.ts";
 import { changedFiles, EXTRACTION_SYSTEM, extractionPrompt, fingerprint } from "./prompt.ts";
 
 export { EXTRACTION_MARKER, EXTRACTION_SYSTEM } from "./prompt.ts";

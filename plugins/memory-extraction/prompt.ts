@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import type { MemoryHeader } from "../../src/context/relevant-memory.ts";
+import type { MemoryHeader } from "yoke";
 
 /** The fork's system prompt opens with this line; tests and logs recognise the extraction agent by it. */
 export const EXTRACTION_MARKER = "You are the memory keeper of yoke, a coding agent.";

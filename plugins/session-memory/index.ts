@@ -1,13 +1,8 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { z } from "zod";
-import type { Plugin, PluginHost, SummaryProvider } from "../../src/plugin/types.ts";
-import type { Message } from "../../src/provider/types.ts";
-import { defineTool } from "../../src/tool/define-tool.ts";
-import type { Tool } from "../../src/tool/types.ts";
+import { defineTool, redactSecrets, type Message, type Plugin, type PluginHost, type SummaryProvider, type Tool } from "yoke";
 import { createCoalescer } from "../shared/coalesce.ts";
 import { blocksOf, conversationText, indexAfter, isVisibleText } from "../shared/conversation-text.ts";
-import { redactSecrets } from "../shared/redact.ts";
 import { switchedOn } from "../shared/switch.ts";
 import { applyUpdates, isEmptyNotes, NOTES_MAX_TOKENS, notesForCompaction, parseNotes, SECTION_MAX_TOKENS, SECTIONS, sectionTokens, TEMPLATE } from "./template.ts";
 
@@ -149,15 +144,28 @@ export function saveNotesTool(path: string): Tool {
   return defineTool({
     name: "SaveSessionNotes",
     description: `Replace the content of one or more sections of the session notes (${path}). Give each section by its heading, without the "#", and its complete new content.`,
-    input: z.object({
-      updates: z
-        .array(z.object({ section: z.string().min(1).describe("A heading of the notes, e.g. Current State"), content: z.string().describe("The complete new content of that section") }))
-        .min(1),
-    }),
+    inputSchema: {
+      type: "object",
+      properties: {
+        updates: {
+          type: "array",
+          minItems: 1,
+          items: {
+            type: "object",
+            properties: {
+              section: { type: "string", minLength: 1, description: "A heading of the notes, e.g. Current State" },
+              content: { type: "string", description: "The complete new content of that section" },
+            },
+            required: ["section", "content"],
+          },
+        },
+      },
+      required: ["updates"],
+    },
     // Like TodoWrite: it changes none of the user's files, only this plugin's own notes.
     readOnly: true,
-    concurrencySafe: false,
-    execute({ updates }) {
+    execute(input) {
+      const updates = input.updates as Array<{ section: string; content: string }>;
       ensureNotesFile(path);
       // Credentials never go into the notes, whatever the conversation held (user-demand §20).
       const r = applyUpdates(readFileSync(path, "utf8"), updates.map((u) => ({ ...u, content: redactSecrets(u.content).text })));

@@ -1,4 +1,4 @@
-import type { ContentBlock, Message } from "../../src/provider/types.ts";
+import type { ContentBlock, Message } from "yoke";
 
 /** Plain helpers shared by the memory plugins. They use nothing but their arguments. */
 

@@ -15,6 +15,7 @@ export const FLAGS: FlagDef[] = [
   { name: "verbose", kind: "boolean", help: "Verbose output; required for --output-format stream-json" },
   { name: "include-partial-messages", kind: "boolean", help: "stream-json: emit stream_event lines as the model writes" },
   { name: "include-hook-events", kind: "boolean", help: "stream-json: emit hook_started / hook_response lines" },
+  { name: "replay-user-messages", kind: "boolean", help: "stream-json: echo each prompt back with isReplay and its transcript uuid" },
   { name: "max-turns", kind: "string", value: "N", help: "Stop after N model calls (error_max_turns)" },
   { name: "max-budget-usd", kind: "string", value: "USD", help: "Stop before the next request once this much was spent (error_max_budget_usd)" },
   { name: "json-schema", kind: "string", value: "SCHEMA|FILE", help: "Require a final answer matching this JSON Schema (result.structured_output)" },
@@ -66,7 +67,7 @@ export const IGNORED_FLAGS: FlagDef[] = [
   "permission-prompts",
   "task-budget",
 ].map((name) => ({ name, kind: "string" as const, help: "", hidden: true }));
-const IGNORED_BOOLEAN = ["await-initialize", "allow-dangerously-skip-permissions", "replay-user-messages"];
+const IGNORED_BOOLEAN = ["await-initialize", "allow-dangerously-skip-permissions"];
 
 export type ParsedArgs = { flags: Record<string, string | boolean | string[] | undefined>; positionals: string[]; ignored?: string[] };
 

@@ -31,6 +31,7 @@ import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
 import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
 import type { SandboxSetup } from "../sandbox/index.ts";
 import { sandboxAutoAllow, wireSandbox } from "./sandbox-wiring.ts";
+import type { LoadedPlugin } from "../plugin/loader.ts";
 import { buildPermissionEvaluator, loadSettingsFromArgs, settingSourcesOf, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
 import { modelSwitch, wireProvider, type ModelSwitch } from "./provider-wiring.ts";
 import type { AgentDefinition } from "../agent/types.ts";
@@ -101,6 +102,8 @@ export type ComposeOptions = {
   builtinTools: Tool[];
   /** Subcommands that never call the model (context, hooks, permissions) skip the credentials check. */
   requireCredentials?: boolean;
+  /** Write MCP server failures to stderr (default true; `yoke mcp list` shows them in its table). */
+  reportMcpErrors?: boolean;
   /** Write failed hooks to stderr as they finish (default true; `yoke hooks run` prints them itself). */
   reportHookErrors?: boolean;
 };
@@ -214,6 +217,22 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   // `--json-schema` (contracts §4.4 structured_output): the model answers through a StructuredOutput tool built from the schema.
   const structured = structuredOutput(flagStr(args, "json-schema"), cwd);
   tools = wireTools({ builtin: o.builtinTools, agent: agents.tool, permissions, only: flagList(args, "tools"), structured: structured?.tool });
+  // MCP servers start now, alongside the rest of startup (each bounded by MCP_TIMEOUT); plugin servers once plugins load.
+  let pluginsLoaded: (p: LoadedPlugin[]) => void = () => {};
+  const mcpReady = wireMcp({
+    args,
+    cwd,
+    env,
+    settings,
+    yokeDir: yokeDir(env),
+    plugins: new Promise((r) => (pluginsLoaded = r)),
+    tools: () => tools!,
+    hidden: (n) => permissions.isToolHidden(n),
+    sections: pluginSections,
+    version: VERSION,
+    warn: o.reportMcpErrors === false ? () => {} : (m) => log.warn(m),
+    bare,
+  });
 
   const home = yokeDir(env);
   // The sandbox probe (one empty bubblewrap start) runs while plugins, MCP and git get ready.
@@ -306,7 +325,11 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     shutdown: shutdownCtrl.signal,
     sessionId,
     version: VERSION,
+  }).catch((e) => {
+    pluginsLoaded([]);
+    throw e;
   });
+  pluginsLoaded(plugins.loaded);
 
   compactor = wireCompaction({
     provider,
@@ -323,22 +346,9 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     lastResponseTokens: () => loop.state.lastResponseTokens,
     transcriptPath: ss.store.path,
   });
-  // MCP servers connect in parallel with git (each bounded by MCP_TIMEOUT); the first request waits for both.
+  // The first request waits for the MCP servers (each bounded by MCP_TIMEOUT), the sandbox probe and git.
   const [mcp, sb] = await Promise.all([
-    wireMcp({
-      args,
-      cwd,
-      env,
-      settings,
-      yokeDir: home,
-      plugins: plugins.loaded,
-      tools: () => tools,
-      hidden: (n) => permissions.isToolHidden(n),
-      sections: pluginSections,
-      version: VERSION,
-      warn: (m) => log.warn(m),
-      bare,
-    }),
+    mcpReady,
     // The first transcript line should carry the git branch (contracts §5.2); the first request waits for git anyway.
     sandboxReady,
     ctx.ready(),

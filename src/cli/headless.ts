@@ -4,7 +4,7 @@ import { UsageError } from "./args.ts";
 import { compose, type Runtime } from "./compose.ts";
 import { builtinTools } from "./builtin-tools.ts";
 import { checkPrintFlags, runPrint } from "./print-mode.ts";
-import { stdinSession, type InitializeRequest, type StdinSession } from "./stdin.ts";
+import { stdinSession, type InitializeRequest, type Prompt, type StdinSession } from "./stdin.ts";
 import { attachHost, type HostSession } from "./control/host.ts";
 import { applyInitialize, readInitialize, type HostInit } from "./control/initialize.ts";
 
@@ -85,7 +85,7 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
 
-  let prompts: AsyncIterable<string>;
+  let prompts: AsyncIterable<Prompt>;
   let host: HostSession | undefined;
   if (control) {
     prompts = control.prompts;

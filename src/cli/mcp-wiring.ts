@@ -6,7 +6,7 @@ import { projectStateDir } from "../config/paths.ts";
 import type { ApprovalKeys, McpScope, ScopedServer } from "../mcp/config.ts";
 import type { McpServerState, TransportFactory } from "../mcp/manager.ts";
 import type { McpSession } from "../mcp/session.ts";
-import { claudeJsonPath, loadMcpSources } from "../mcp/sources.ts";
+import { claudeJsonPath, loadMcpSources, pluginServers } from "../mcp/sources.ts";
 import type { PromptSection } from "../plugin/host.ts";
 import type { LoadedPlugin } from "../plugin/loader.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
@@ -33,7 +33,8 @@ export type McpWiringOptions = {
   env: Record<string, string>;
   settings: LoadedSettings;
   yokeDir: string;
-  plugins: LoadedPlugin[];
+  /** Resolves once plugins are loaded: their servers start then; the others start at once. */
+  plugins: Promise<LoadedPlugin[]>;
   tools: () => ToolRegistry;
   /** Tools hidden by bare deny rules are not registered. */
   hidden: (name: string) => boolean;
@@ -56,7 +57,7 @@ export async function wireMcp(o: McpWiringOptions): Promise<McpWiring> {
     flagConfigs: list("mcp-config"),
     // --bare loads nothing the project or user configured; only servers named on the command line.
     strict: !!o.args.flags["strict-mcp-config"] || o.bare,
-    plugins: o.plugins.flatMap((p) => (p.kind === "claude" ? [{ name: p.info.name, root: p.info.root, dataDir: p.info.dataDir }] : [])),
+    plugins: [],
     approvals: approvalsFrom(o.settings),
   });
   let session: McpSession | undefined;
@@ -77,7 +78,14 @@ export async function wireMcp(o: McpWiringOptions): Promise<McpWiring> {
       o.sections.push({ plugin: "mcp", name: "deferred-tools", text: () => m.deferredToolsSection(o.tools()) });
       return session;
     }));
-  if (sources.servers.length || sources.unapproved.length) await start();
+  const first = sources.servers.length || sources.unapproved.length ? start() : undefined;
+  const strict = !!o.args.flags["strict-mcp-config"] || o.bare;
+  const fromPlugins = strict
+    ? []
+    : (await o.plugins).flatMap((p) => (p.kind === "claude" ? pluginServers({ name: p.info.name, root: p.info.root, dataDir: p.info.dataDir }) : []));
+  sources.servers.unshift(...fromPlugins);
+  if (fromPlugins.length) await (await start()).addConfigured(fromPlugins);
+  await first;
   return {
     statuses: () => session?.statuses() ?? [],
     servers: () => session?.servers() ?? [],

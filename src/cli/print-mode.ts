@@ -8,6 +8,7 @@ import { UsageError } from "./args.ts";
 import type { Runtime } from "./compose.ts";
 import { resultMessage, streamJsonLines } from "./render.ts";
 import type { HostSession } from "./control/host.ts";
+import type { Prompt } from "./stdin.ts";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 
@@ -62,7 +63,7 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
 /** Runs one headless turn per prompt and renders it. Returns the process exit code. */
 export async function runPrint(
   rt: Runtime,
-  prompts: AsyncIterable<string>,
+  prompts: AsyncIterable<Prompt>,
   format: OutputFormat,
   args: ParsedArgs,
   signal: AbortSignal,
@@ -70,7 +71,7 @@ export async function runPrint(
   host?: HostSession,
 ): Promise<number> {
   let turnCtrl: AbortController | null = null;
-  const sj = { sessionId: rt.sessionId, uuid: randomUUID, partial: !!args.flags["include-partial-messages"], now: () => new Date() };
+  const sj = { sessionId: rt.sessionId, uuid: randomUUID, partial: !!args.flags["include-partial-messages"], now: () => new Date(), replay: !!args.flags["replay-user-messages"] };
   const render = (ev: LoopEvent) => {
     if (format === "stream-json") for (const line of streamJsonLines(ev, sj)) write(JSON.stringify(line));
     // contracts §1.6: a hook's systemMessage is shown to the user; stdout is the result's, so it goes to stderr.
@@ -95,7 +96,7 @@ export async function runPrint(
     const onAbort = () => turnCtrl?.abort();
     signal.addEventListener("abort", onAbort, { once: true });
     // `/compact [focus]` runs compaction instead of a turn (issue 7).
-    const gen = isCompactCommand(prompt) ? rt.compactor.manual(rt.convo, prompt, turnCtrl.signal) : runTurn(rt.deps, rt.convo, prompt, turnCtrl.signal, rt.main);
+    const gen = typeof prompt === "string" && isCompactCommand(prompt) ? rt.compactor.manual(rt.convo, prompt, turnCtrl.signal) : runTurn(rt.deps, rt.convo, prompt, turnCtrl.signal, rt.main);
     for (;;) {
       const step = await gen.next();
       if (step.done) {

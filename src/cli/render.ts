@@ -21,7 +21,7 @@ export function resultMessage(r: TurnResult, sessionId: string, uuid: string): R
   return m;
 }
 
-export type StreamJsonOptions = { sessionId: string; uuid: () => string; partial: boolean; now: () => Date };
+export type StreamJsonOptions = { sessionId: string; uuid: () => string; partial: boolean; now: () => Date; /** --replay-user-messages */ replay?: boolean };
 
 /** One LoopEvent → zero or more stream-json lines (contracts §4.3–4.4). */
 export function streamJsonLines(ev: LoopEvent, o: StreamJsonOptions): Array<Record<string, unknown>> {
@@ -44,8 +44,12 @@ export function streamJsonLines(ev: LoopEvent, o: StreamJsonOptions): Array<Reco
         return line;
       });
     case "user": {
-      // The prompt and the context injected with it are not printed (observed in 2.1.332; --replay-user-messages is not supported).
-      if (ev.prompt && !ev.isReplay) return [];
+      // The prompt is not printed (observed in 2.1.332), except with --replay-user-messages: then as submitted,
+      // without the injected context, marked isReplay and carrying its transcript uuid (what rewindFiles takes).
+      if (ev.prompt !== undefined) {
+        if (!o.replay) return [];
+        return [{ type: "user", message: { role: "user", content: ev.prompt }, parent_tool_use_id: null, session_id: sid, uuid: ev.uuid, timestamp: o.now().toISOString(), isReplay: true }];
+      }
       const line: Record<string, unknown> = {
         type: "user",
         message: ev.message,

@@ -5,6 +5,8 @@
  * always starts so), is handed to the caller before the session is composed: it carries the system prompt, hooks,
  * agents and SDK MCP servers. Bad lines are reported on stderr naming the line and never end the session. Never throws.
  */
+import type { ImageBlock, TextBlock } from "../provider/types.ts";
+
 export type ControlHandler = (request: Record<string, unknown>) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
 export type InitializeRequest = { requestId: string; request: Record<string, unknown> };
@@ -17,7 +19,7 @@ export type RequestOptions = {
 };
 
 export type StdinSession = {
-  prompts: AsyncIterable<string>;
+  prompts: AsyncIterable<Prompt>;
   /** Set by the mode: answers control requests. Requests that arrive before it is set wait for it. */
   onControl: ControlHandler | null;
   /** The host's first message if it was `initialize`, else null (a user message came first, or stdin ended). */
@@ -37,12 +39,19 @@ export type StdinOptions = {
   warn?: (msg: string) => void;
 };
 
-function userText(msg: any): string | null {
+/** A prompt: text, or text and image blocks as the host sent them (contracts §4.5 `content`). */
+export type Prompt = string | Array<TextBlock | ImageBlock>;
+
+const isImage = (b: any): b is ImageBlock => b?.type === "image" && b.source?.type === "base64" && typeof b.source.data === "string" && typeof b.source.media_type === "string";
+
+function userPrompt(msg: any): Prompt | null {
   if (msg?.type !== "user" || msg.shouldQuery === false) return null;
   const c = msg.message?.content;
   if (typeof c === "string") return c;
-  if (Array.isArray(c)) return c.filter((b: any) => b?.type === "text").map((b: any) => b.text).join("\n");
-  return null;
+  if (!Array.isArray(c)) return null;
+  const text = c.filter((b: any) => b?.type === "text" && typeof b.text === "string").map((b: any) => b.text).join("\n");
+  if (!c.some(isImage)) return text;
+  return c.flatMap((b: any): Array<TextBlock | ImageBlock> => (isImage(b) ? [{ type: "image", source: b.source }] : b?.type === "text" && typeof b.text === "string" && b.text ? [{ type: "text", text: b.text }] : []));
 }
 
 /** Host messages that carry nothing for a headless run (the SDK's keep-alives, env updates). */
@@ -53,7 +62,7 @@ export function stdinSession(o: StdinOptions = {}): StdinSession {
   const writeLine = o.writeLine ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const write = (obj: unknown) => writeLine(JSON.stringify(obj));
   const warn = o.warn ?? ((m: string) => void process.stderr.write(`yoke: ${m}\n`));
-  const queue: string[] = [];
+  const queue: Prompt[] = [];
   let wake: (() => void) | null = null;
   let ended = false;
   let seq = 0;
@@ -173,9 +182,9 @@ export function stdinSession(o: StdinOptions = {}): StdinSession {
       return;
     }
     if (msg?.type === "user") {
-      const text = userText(msg);
-      if (text !== null) {
-        queue.push(text);
+      const prompt = userPrompt(msg);
+      if (prompt !== null) {
+        queue.push(prompt);
         notify();
       }
       return;

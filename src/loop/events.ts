@@ -64,8 +64,11 @@ export type LoopEvent =
       /** An API failure shown as an assistant message (contracts §4.4 `error`); never sent back to the model. */
       apiError?: { kind: string; status: number | null };
     }
-  /** `prompt`: the submitted prompt with its injected context; Claude Code's stream-json does not print it. */
-  | { type: "user"; message: UserMessage; uuid: string; toolUseResult?: unknown; isReplay?: boolean; prompt?: true }
+  /**
+   * `prompt`: the submitted prompt with its injected context; Claude Code's stream-json prints it only with
+   * --replay-user-messages, and then as submitted (`prompt`), without the context.
+   */
+  | { type: "user"; message: UserMessage; uuid: string; toolUseResult?: unknown; isReplay?: boolean; prompt?: UserMessage["content"] }
   | { type: "tool_start"; toolUseId: string; name: string; input: Record<string, unknown> }
   | { type: "permission_denied"; denial: PermissionDenial; reason: string }
   | { type: "system"; subtype: string; data: Record<string, unknown> }

@@ -137,7 +137,7 @@ export async function* runTurn(
   convo.messages.push(userMsg);
   const uuid = deps.transcript.user(userMsg);
   main.onPrompt?.(uuid);
-  yield { type: "user", message: userMsg, uuid, prompt: true };
+  yield { type: "user", message: userMsg, uuid, prompt };
 
   for (;;) {
     if (signal.aborted) return aborted("tools");

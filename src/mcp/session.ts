@@ -35,6 +35,8 @@ export type McpSession = {
   /** `system/init` `mcp_servers` (contracts §4.4). */
   statuses(): Array<{ name: string; status: string }>;
   servers(): McpServerState[];
+  /** Starts more configured servers (plugin servers, once plugins are loaded); resolves when each is connected or failed. */
+  addConfigured(servers: ScopedServer[]): Promise<void>;
   /**
    * Adds a server reached through a custom transport (the Agent SDK's control-channel servers, issue 15): it is
    * connected, its tools registered, and its status listed like any other. Resolves once connected or failed.
@@ -118,22 +120,26 @@ export async function startMcpSession(o: McpSessionOptions): Promise<McpSession>
     manager.addInert(u.name, { scope: "project", source: u.source ?? "", status: "disabled", error: u.reason });
     report(u.name, `MCP ${u.reason}; not started`);
   }
-  await Promise.all(
-    o.servers.map(async (s) => {
-      const factory = s.problem ? s.problem : transportFor(s, { cwd: o.cwd, env: o.env, logDir: o.logDir });
-      if (typeof factory === "string") {
-        manager.addInert(s.name, { scope: s.scope, source: s.source, status: "failed", error: factory });
-        report(s.name, `MCP server "${s.name}" not started: ${factory}`);
-        return;
-      }
-      afterConnect(await manager.addServer(s.name, factory, { scope: s.scope, source: s.source }));
-    }),
-  );
-  sync();
+  const addConfigured = async (servers: ScopedServer[]) => {
+    await Promise.all(
+      servers.map(async (s) => {
+        const factory = s.problem ? s.problem : transportFor(s, { cwd: o.cwd, env: o.env, logDir: o.logDir });
+        if (typeof factory === "string") {
+          manager.addInert(s.name, { scope: s.scope, source: s.source, status: "failed", error: factory });
+          report(s.name, `MCP server "${s.name}" not started: ${factory}`);
+          return;
+        }
+        afterConnect(await manager.addServer(s.name, factory, { scope: s.scope, source: s.source }));
+      }),
+    );
+    sync();
+  };
+  await addConfigured(o.servers);
 
   return {
     manager,
     servers: () => manager.servers(),
+    addConfigured,
     statuses: () => manager.servers().map((s) => ({ name: s.name, status: s.status })),
     async addServer(name, transport, meta) {
       const factory: TransportFactory = typeof transport === "function" ? transport : () => transport;

@@ -73,7 +73,7 @@ function flagServers(value: string, index: number, cwd: string): ScopedServer[] 
 }
 
 /** Plugin servers are named `plugin:<plugin>:<server>` (tools `mcp__plugin_<plugin>_<server>__<tool>`). */
-function pluginServers(p: McpSourceOptions["plugins"][number]): ScopedServer[] {
+export function pluginServers(p: McpSourceOptions["plugins"][number]): ScopedServer[] {
   const out: ScopedServer[] = [];
   const take = (doc: unknown, source: string) => {
     const d = doc && typeof doc === "object" && !("mcpServers" in (doc as object)) ? { mcpServers: doc } : doc;

@@ -34,9 +34,28 @@ function isPlugin(v: unknown): v is Plugin {
   return !!p && typeof p === "object" && typeof p.name === "string" && typeof p.setup === "function";
 }
 
+let sdkProvided = false;
+
+/**
+ * Makes `import … from "yoke"` work in a user's plugin file: the public SDK (src/index.ts), compiled into the
+ * binary, offered as a virtual module. Registered once, before the first user plugin loads; the SDK itself
+ * is loaded only when a plugin imports it.
+ */
+function provideSdkModule(): void {
+  if (sdkProvided) return;
+  sdkProvided = true;
+  Bun.plugin({
+    name: "yoke-sdk",
+    setup(build) {
+      build.module("yoke", async () => ({ exports: { ...(await import("../index.ts")) }, loader: "object" }));
+    },
+  });
+}
+
 /** Imports a user's TypeScript or JavaScript plugin. Bun transpiles it at run time: no build step, no node_modules. */
 async function importPlugin(file: string): Promise<Plugin> {
   let mod: Record<string, unknown>;
+  provideSdkModule();
   try {
     mod = await import(pathToFileURL(file).href);
   } catch (err) {

@@ -29,3 +29,20 @@ export function redactTokens(text: string): { text: string; count: number } {
 export function stringifyRedacted(value: unknown): string {
   return JSON.stringify(value, (_k, v) => (typeof v === "string" && v.length >= 20 ? redactTokens(v).text : v));
 }
+
+/** `password: hunter22`-style pairs: the name stays so the text still reads sensibly. */
+const SECRET_PAIR = /\b(password|passwd|secret|token|api[_-]?key)(\s*[:=]\s*)["']?[^\s"']{6,}["']?/gi;
+
+/**
+ * redactTokens plus `name: value` pairs whose name says secret (for text a model wrote, such as memory
+ * files and notes, where a pair is more likely than in code). Pure; returns how many were replaced.
+ */
+export function redactSecrets(text: string): { text: string; count: number } {
+  const tokens = redactTokens(text);
+  let count = tokens.count;
+  const out = tokens.text.replace(SECRET_PAIR, (_m, key: string, sep: string) => {
+    count++;
+    return `${key}${sep}[REDACTED]`;
+  });
+  return { text: out, count };
+}

@@ -41,8 +41,8 @@ function session(o: Parameters<typeof sdkOptions>[1] = {}) {
     seen,
     sink,
     env: options.env as Record<string, string>,
-    async turn(text: string) {
-      input.push(text);
+    async turn(content: string | Array<Record<string, unknown>>) {
+      input.push(content);
       return untilResult();
     },
     async close() {
@@ -149,6 +149,22 @@ test("rewindFiles: a dry run lists the files, the real one restores them (enable
   await s.close();
 });
 
+test("replay-user-messages: each prompt comes back once, as sent, with the uuid rewindFiles takes (the SDK's checkpointing recipe)", async () => {
+  const cwd = tempDir();
+  writeFileSync(join(cwd, "CLAUDE.md"), "INJECTED-CONTEXT");
+  const file = join(cwd, "replayed.txt");
+  fake.push({ content: [{ type: "tool_use", name: "Write", input: { file_path: file, content: "x\n" } }] }, say("written"));
+  const s = session({ cwd, permissionMode: "acceptEdits", enableFileCheckpointing: true, extraArgs: { "replay-user-messages": null } });
+  await s.turn("REPLAY-ME");
+  const replays = s.seen.filter((m) => m.type === "user" && (m as any).isReplay) as any[];
+  expect(replays).toHaveLength(1);
+  expect(JSON.stringify(replays[0]!.message)).toContain("REPLAY-ME");
+  expect(JSON.stringify(replays[0]!.message)).not.toContain("INJECTED-CONTEXT");
+  expect(await s.q.rewindFiles(replays[0].uuid)).toMatchObject({ canRewind: true, filesChanged: [file] });
+  expect(existsSync(file)).toBe(false);
+  await s.close();
+});
+
 /** The uuid of the session's first prompt, read with the SDK's getSessionMessages. */
 async function firstPromptUuid(sessionId: string, cwd: string, configDir: string): Promise<string> {
   const before = process.env.CLAUDE_CONFIG_DIR;
@@ -187,5 +203,19 @@ test("interrupt() ends the running turn; the session takes the next prompt", asy
   const first = await input;
   expect(first).toMatchObject({ is_error: true, subtype: "error_during_execution" });
   expect(await s.turn("next")).toMatchObject({ result: "after the interrupt" });
+  await s.close();
+});
+
+test("streaming input: a prompt with an image block reaches the model with the image, text beside it", async () => {
+  const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+  fake.push(say("a red dot"));
+  const s = session();
+  await s.turn([
+    { type: "text", text: "what is in this picture?" },
+    { type: "image", source: { type: "base64", media_type: "image/png", data: png } },
+  ]);
+  const last = fake.requests.at(-1)!.body.messages.at(-1).content as any[];
+  expect(last.find((b) => b.type === "image")).toMatchObject({ source: { type: "base64", media_type: "image/png", data: png } });
+  expect(last.some((b) => b.type === "text" && b.text === "what is in this picture?")).toBe(true);
   await s.close();
 });

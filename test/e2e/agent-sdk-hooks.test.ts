@@ -109,6 +109,26 @@ test("a host hook that throws is reported and does not block; onFailure: block b
   expect(existsSync(join(cwd2, "three"))).toBe(false);
 });
 
+test("a host hook answer that is not hook output is named on stderr and counts as no opinion", async () => {
+  const cwd = tempDir();
+  const garbage: HookCallback = async () => ({ decision: "maybe-later" }) as any;
+  fake.push(bash("touch despite-garbage"), say("done"));
+  const r = await sdkRun(fake, "go", { cwd, allowedTools: ["Bash"], hooks: { PreToolUse: [{ hooks: [garbage] }] } });
+  expect(r.error).toBeNull();
+  expect(existsSync(join(cwd, "despite-garbage"))).toBe(true);
+  expect(r.stderr).toContain("PreToolUse hook (hook_0) failed: output does not match the PreToolUse hook output schema");
+  expect(r.stderr).toContain('field "decision"');
+});
+
+test("canUseTool answering neither allow nor deny is a denial naming that", async () => {
+  const cwd = tempDir();
+  fake.push(bash("touch never"), say("done"));
+  const r = await sdkRun(fake, "go", { cwd, canUseTool: async () => ({ behavior: "perhaps" }) as any });
+  expect(existsSync(join(cwd, "never"))).toBe(false);
+  expect(toolResultsOf(fake.requests[1]!)[0]!.text).toContain('the host answered without "behavior": "allow" or "deny"');
+  expect(r.result).toMatchObject({ subtype: "success" });
+});
+
 test("canUseTool: updatedInput rewrites the call; the SDK gets Claude Code's suggestions and the tool use id", async () => {
   const cwd = tempDir();
   const asked: any[] = [];

@@ -266,3 +266,17 @@ test("resources: ListMcpResourcesTool lists server-everything's resources, ReadM
   expect(read.text.length).toBeGreaterThan(0);
   expect(r.json.permission_denials).toEqual([]);
 });
+
+test("a plugin's .mcp.json and plugin.json mcpServers start with ${CLAUDE_PLUGIN_ROOT}; tools are mcp__plugin_<plugin>_<server>__<tool>", async () => {
+  const cwd = mcpProject({});
+  const plug = join(cwd, "plug");
+  const server = readFileSync(tiny("ok").args[0]!, "utf8");
+  await Bun.write(join(plug, "bin", "server.mjs"), server);
+  await Bun.write(join(plug, ".claude-plugin", "plugin.json"), JSON.stringify({ name: "myplug", mcpServers: { inline: { command: "node", args: ["${CLAUDE_PLUGIN_ROOT}/bin/server.mjs", "ok"] } } }));
+  await Bun.write(join(plug, ".mcp.json"), JSON.stringify({ mcpServers: { tiny: { command: "node", args: ["${CLAUDE_PLUGIN_ROOT}/bin/server.mjs", "ok"] } } }));
+  const r = await runWith(cwd, [call("mcp__plugin_myplug_tiny__add", { a: 5, b: 5 }), say("ok")], ["--output-format", "stream-json", "--verbose", "--plugin-dir", plug]);
+  expect(r.code).toBe(0);
+  const init = r.lines!.find((l) => l.subtype === "init");
+  expect(init.mcp_servers.map((s: any) => `${s.name}:${s.status}`).sort()).toEqual(["plugin:myplug:inline:connected", "plugin:myplug:tiny:connected"]);
+  expect(toolResultsOf(r.requests[1]!)[0]!.text).toBe("10");
+});

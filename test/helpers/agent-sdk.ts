@@ -103,8 +103,9 @@ export function promptQueue() {
   };
   return {
     iterable: it,
-    push(text: string) {
-      queue.push({ type: "user", session_id: "", message: { role: "user", content: text }, parent_tool_use_id: null });
+    /** A prompt: plain text, or content blocks (text, images) as a host sends them. */
+    push(content: string | Array<Record<string, unknown>>) {
+      queue.push({ type: "user", session_id: "", message: { role: "user", content: content as any }, parent_tool_use_id: null });
       poke();
     },
     end() {

@@ -212,7 +212,7 @@ describe("createExtraction (internals §3)", () => {
 
 describe("secrets (user-demand §20)", () => {
   test("redactSecrets masks credential shapes and keeps ordinary text", async () => {
-    const { redactSecrets } = await import("../../plugins/shared/redact.ts");
+    const { redactSecrets } = await import("yoke");
     const r = redactSecrets(
       "key sk-ant-api03-abcdefghijklmnop and AKIAABCDEFGHIJKLMNOP, ghp_abcdefghijklmnopqrstuvwxyz012345\npassword: hunter2222\nThe user likes tabs.",
     );

@@ -141,7 +141,7 @@ async function listOrGet(sub: "list" | "get", tail: string[]): Promise<number> {
   const args = parseArgv(tail.filter((a) => a !== "--json"));
   const name = sub === "get" ? args.positionals[0] : undefined;
   if (sub === "get" && !name) throw new UsageError(`get needs a server name\n${USAGE}`);
-  const rt = await compose({ args: { ...args, positionals: [] }, cwd: process.cwd(), builtinTools: builtinTools(), requireCredentials: false });
+  const rt = await compose({ args: { ...args, positionals: [] }, cwd: process.cwd(), builtinTools: builtinTools(), requireCredentials: false, reportMcpErrors: false });
   try {
     const configs = new Map(rt.mcp.configs().map((s) => [s.name, s.config] as const));
     let rows = mcpRows(rt.mcp.servers(), configs);

@@ -8,6 +8,7 @@
 import type { YokeHookBus } from "../../hook/bus.ts";
 import type { HookJsonOutput } from "../../hook/events/common.ts";
 import { EVENT_SPECS } from "../../hook/events/index.ts";
+import { validateOutput } from "../../hook/interpret.ts";
 import type { HookEventName } from "../../hook/types.ts";
 import type { HostInit } from "./initialize.ts";
 import type { StdinSession } from "../stdin.ts";
@@ -40,7 +41,11 @@ export function registerHostHooks(o: {
               );
               // `{async: true}`: the host goes on in the background; nothing to merge.
               if (out.async === true) return;
-              return out as HookJsonOutput;
+              // An answer that is not hook output is a failure of the host like a throw, named here, rather than
+              // the bus's fail-closed verdict for a broken plugin.
+              const v = validateOutput(spec, out);
+              if (!v.output) throw new Error(v.error);
+              return v.output;
             } catch (err) {
               if (signal.aborted) return;
               const why = (err as Error).message;
