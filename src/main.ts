@@ -1,11 +1,12 @@
 import { VERSION } from "./version.ts";
+import { flushOutput, writeErr, writeOut } from "./util/output.ts";
 
 /** argv → Runtime → mode. The only place that reads process.argv, exits, or installs signal handlers. */
 async function main(argv: string[]): Promise<number> {
   performance.mark("yoke:main");
   // --version answers before anything else is loaded: startup is a feature.
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
-    process.stdout.write(`${VERSION} (yoke)\n`);
+    writeOut(`${VERSION} (yoke)\n`);
     return 0;
   }
   const { parseArgv, renderHelp, UsageError } = await import("./cli/args.ts");
@@ -20,17 +21,17 @@ async function main(argv: string[]): Promise<number> {
     args = parseArgv(argv);
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`${e.message}\n`);
+      writeErr(`${e.message}\n`);
       return 1;
     }
     throw e;
   }
   if (args.flags.version) {
-    process.stdout.write(`${VERSION} (yoke)\n`);
+    writeOut(`${VERSION} (yoke)\n`);
     return 0;
   }
   if (args.flags.help) {
-    process.stdout.write(`${renderHelp(VERSION, COMMANDS)}\n`);
+    writeOut(`${renderHelp(VERSION, COMMANDS)}\n`);
     return 0;
   }
   const { runHeadless } = await import("./cli/headless.ts");
@@ -46,16 +47,22 @@ function printTiming(): void {
   if (process.env.YOKE_TIMING !== "1") return;
   performance.mark("yoke:exit");
   const marks = performance.getEntriesByType("mark").filter((m) => m.name.startsWith("yoke:"));
-  process.stderr.write(`yoke timing (ms since start): ${marks.map((m) => `${m.name.slice(5)}=${m.startTime.toFixed(1)}`).join(" ")}\n`);
+  writeErr(`yoke timing (ms since start): ${marks.map((m) => `${m.name.slice(5)}=${m.startTime.toFixed(1)}`).join(" ")}\n`);
+}
+
+/** Exits only after stdout and stderr reached their readers: process.exit() drops what a pipe has not taken yet. */
+async function exitAfterFlush(code: number): Promise<never> {
+  await flushOutput();
+  process.exit(code);
 }
 
 main(process.argv.slice(2)).then(
   (code) => {
     printTiming();
-    process.exit(code);
+    return exitAfterFlush(code);
   },
   (err) => {
-    process.stderr.write(`yoke: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
+    writeErr(`yoke: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return exitAfterFlush(1);
   },
 );

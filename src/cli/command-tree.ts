@@ -4,6 +4,7 @@ import { closest } from "../util/did-you-mean.ts";
 import { VERSION } from "../version.ts";
 import { FLAGS, UsageError } from "./args.ts";
 import { COMMANDS } from "./commands/index.ts";
+import { writeErr, writeOut } from "../util/output.ts";
 
 const root: CommandDef = {
   meta: { name: "yoke", version: VERSION, description: "yoke's commands (run `yoke --help` for the main command's options)" },
@@ -73,12 +74,12 @@ export async function runCommandTree(argv: string[]): Promise<number> {
       const wantsHelp = rest.slice(0, i < 0 ? rest.length : i).some((a) => a === "--help" || a === "-h") || name === "help";
       if (name === undefined || wantsHelp || !(name in subs)) {
         if (wantsHelp) {
-          process.stdout.write(`${await usage(cmd, parent, process.stdout.isTTY)}\n`);
+          writeOut(`${await usage(cmd, parent, process.stdout.isTTY)}\n`);
           return 0;
         }
         if (name === undefined && cmd.run) break;
         if (name === undefined) {
-          process.stderr.write(`${await usage(cmd, parent, process.stderr.isTTY)}\n`);
+          writeErr(`${await usage(cmd, parent, process.stderr.isTTY)}\n`);
           throw new UsageError(`which command? One of: ${Object.keys(subs).join(", ")}.`);
         }
         const near = closest(name, Object.keys(subs));
@@ -90,7 +91,7 @@ export async function runCommandTree(argv: string[]): Promise<number> {
       rest = [...rest.slice(0, i), ...rest.slice(i + 1)];
     }
     if (rest.some((a) => a === "--help" || a === "-h")) {
-      process.stdout.write(`${await usage(cmd, parent, process.stdout.isTTY)}\n`);
+      writeOut(`${await usage(cmd, parent, process.stdout.isTTY)}\n`);
       return 0;
     }
     await checkOptions(cmd, rest, path.join(" "));
@@ -98,7 +99,7 @@ export async function runCommandTree(argv: string[]): Promise<number> {
     return typeof result === "number" ? result : 0;
   } catch (e) {
     if (e instanceof UsageError || e instanceof SettingsError || (e as Error)?.name === "CLIError") {
-      process.stderr.write(`${path.join(" ")}: ${plain((e as Error).message, false)}\n`);
+      writeErr(`${path.join(" ")}: ${plain((e as Error).message, false)}\n`);
       return 1;
     }
     throw e;

@@ -7,9 +7,10 @@ import { checkPrintFlags, runPrint } from "./print-mode.ts";
 import { stdinSession, type InitializeRequest, type Prompt, type StdinSession } from "./stdin.ts";
 import { attachHost, type HostSession } from "./control/host.ts";
 import { applyInitialize, readInitialize, type HostInit } from "./control/initialize.ts";
+import { onStdoutClosed, writeErr } from "../util/output.ts";
 
 const fail = (msg: string): number => {
-  process.stderr.write(`${msg}\n`);
+  writeErr(`${msg}\n`);
   return 1;
 };
 
@@ -23,7 +24,7 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
       return fail("yoke has no interactive mode yet: run `yoke -p \"your prompt\"` (or pipe the prompt on stdin). See `yoke --help`.");
     args.flags.print = true;
   }
-  for (const f of args.ignored ?? []) process.stderr.write(`yoke: ${f} is a Claude Code option yoke does not support yet; it is ignored.\n`);
+  for (const f of args.ignored ?? []) writeErr(`yoke: ${f} is a Claude Code option yoke does not support yet; it is ignored.\n`);
   let format;
   try {
     format = checkPrintFlags(args);
@@ -84,6 +85,12 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  // The reader of stdout went away (`yoke -p … | head`): end the run as SIGPIPE would end a shell tool,
+  // quietly, with the transcript as far as it got (exit 141 = 128 + SIGPIPE).
+  onStdoutClosed(() => {
+    exitSignal ??= 141;
+    ctrl.abort();
+  });
 
   let prompts: AsyncIterable<Prompt>;
   let host: HostSession | undefined;
@@ -115,8 +122,8 @@ async function rewindFilesAtStartup(rt: Runtime, args: ParsedArgs, uuid: string)
   if (args.flags.resume === undefined && !args.flags.continue) return fail("yoke: --rewind-files needs --resume ID (or --continue)");
   if (!rt.checkpoints) return fail("yoke: --rewind-files: file checkpoints are off in this session (--no-session-persistence)");
   const r = await rt.checkpoints.rewindFiles(uuid);
-  for (const p of r.restored) process.stderr.write(`yoke: restored ${p}\n`);
-  for (const p of r.deleted) process.stderr.write(`yoke: deleted ${p}\n`);
-  for (const e of r.errors) process.stderr.write(`yoke: --rewind-files: ${e}\n`);
+  for (const p of r.restored) writeErr(`yoke: restored ${p}\n`);
+  for (const p of r.deleted) writeErr(`yoke: deleted ${p}\n`);
+  for (const e of r.errors) writeErr(`yoke: --rewind-files: ${e}\n`);
   return r.errors.length ? 1 : 0;
 }

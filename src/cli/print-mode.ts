@@ -9,6 +9,7 @@ import type { Runtime } from "./compose.ts";
 import { resultMessage, streamJsonLines } from "./render.ts";
 import type { HostSession } from "./control/host.ts";
 import type { Prompt } from "./stdin.ts";
+import { stdoutReady, writeErr, writeOut } from "../util/output.ts";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 
@@ -24,7 +25,7 @@ export function checkPrintFlags(args: ParsedArgs): { format: OutputFormat; input
   return { format: f, inputFormat: i };
 }
 
-const write = (line: string) => process.stdout.write(`${line}\n`);
+const write = (line: string) => writeOut(`${line}\n`);
 
 const backgroundCapMs = (env: Record<string, string>) => {
   const n = Number(env.YOKE_BACKGROUND_CAP_MS);
@@ -44,6 +45,7 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     model: rt.model,
     permissionMode: rt.permissions.mode,
     slash_commands: ["compact"],
+    terminal_slash_commands: [],
     apiKeySource: rt.apiKeySource,
     claude_code_version: VERSION,
     yoke_version: VERSION,
@@ -53,6 +55,9 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     plugins: rt.plugins.loaded.map((p) => ({ name: p.kind === "yoke" ? p.plugin.name : p.info.name, path: p.path })),
     // Protocol features a host may rely on (2.1.332 lists many more; yoke names only those it implements).
     capabilities: ["interrupt_receipt_v1"],
+    original_cwd: rt.cwd,
+    additional_directories: rt.permissions.workingDirectories.slice(1),
+    fast_mode_state: "off",
     uuid: randomUUID(),
     sandbox_enabled: rt.sandbox.active,
     // yoke: why Bash runs without the kernel sandbox (a setting, YOKE_SANDBOX, or what this machine lacks).
@@ -77,7 +82,7 @@ export async function runPrint(
     // contracts §1.6: a hook's systemMessage is shown to the user; stdout is the result's, so it goes to stderr.
     // Hook failures are reported once already, as they finish (compose onRecord).
     else if (ev.type === "system" && ev.subtype === "informational" && typeof ev.data.content === "string" && !/^\S+ hook error: /.test(ev.data.content))
-      process.stderr.write(`${ev.data.content}\n`);
+      writeErr(`${ev.data.content}\n`);
   };
   rt.outbox.setSink(render);
   const emit = render;
@@ -85,7 +90,7 @@ export async function runPrint(
     const source = rt.sessionSource;
     const out = await rt.hooks.emit("SessionStart", rt.hookPayload("SessionStart", { source, model: rt.model }), { matchValue: source, signal });
     rt.sessionStartContext.push(...out.additionalContext);
-    for (const m of out.systemMessages) process.stderr.write(`${m}\n`);
+    for (const m of out.systemMessages) writeErr(`${m}\n`);
   }
   if (format === "stream-json") write(JSON.stringify(initMessage(rt)));
   let last: TurnResult | null = null;
@@ -104,6 +109,7 @@ export async function runPrint(
         break;
       }
       emit(step.value);
+      await stdoutReady(); // a slow reader paces the run instead of growing yoke's memory
     }
     signal.removeEventListener("abort", onAbort);
     turnCtrl = null;

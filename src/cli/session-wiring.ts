@@ -18,6 +18,7 @@ import type { Message } from "../provider/types.ts";
 import type { SessionStore } from "../session/types.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
+import { writeErr } from "../util/output.ts";
 
 export type SessionSetup = {
   sessionId: string;
@@ -68,7 +69,7 @@ export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, 
   let meta: MetaEntry[] = [];
   if (fromPath) {
     const loaded = loadTranscript(fromPath);
-    for (const w of loaded.warnings) process.stderr.write(`yoke: ${w}\n`);
+    for (const w of loaded.warnings) writeErr(`yoke: ${w}\n`);
     const at = typeof flag("resume-session-at") === "string" ? (flag("resume-session-at") as string) : undefined;
     conv = conversationFromEntries(loaded.entries, { meta: loaded.meta, ...(at ? { leafUuid: at } : {}) });
     if (at && conv.lastUuid !== at) throw new UsageError(`--resume-session-at: no message ${at} in ${fromPath}`);

@@ -6,6 +6,7 @@
  * agents and SDK MCP servers. Bad lines are reported on stderr naming the line and never end the session. Never throws.
  */
 import type { ImageBlock, TextBlock } from "../provider/types.ts";
+import { writeErr, writeOut } from "../util/output.ts";
 
 export type ControlHandler = (request: Record<string, unknown>) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
@@ -45,7 +46,7 @@ export type Prompt = string | Array<TextBlock | ImageBlock>;
 const isImage = (b: any): b is ImageBlock => b?.type === "image" && b.source?.type === "base64" && typeof b.source.data === "string" && typeof b.source.media_type === "string";
 
 function userPrompt(msg: any): Prompt | null {
-  if (msg?.type !== "user" || msg.shouldQuery === false) return null;
+  if (msg?.type !== "user") return null;
   const c = msg.message?.content;
   if (typeof c === "string") return c;
   if (!Array.isArray(c)) return null;
@@ -54,15 +55,18 @@ function userPrompt(msg: any): Prompt | null {
   return c.flatMap((b: any): Array<TextBlock | ImageBlock> => (isImage(b) ? [{ type: "image", source: b.source }] : b?.type === "text" && typeof b.text === "string" && b.text ? [{ type: "text", text: b.text }] : []));
 }
 
+const blocksOf = (p: Prompt): Array<TextBlock | ImageBlock> => (typeof p === "string" ? [{ type: "text", text: p }] : p);
+
 /** Host messages that carry nothing for a headless run (the SDK's keep-alives, env updates). */
 const QUIET_TYPES = new Set(["keep_alive", "update_environment_variables", "control_cancel_request"]);
 
 export function stdinSession(o: StdinOptions = {}): StdinSession {
   const input = o.input ?? Bun.stdin.stream();
-  const writeLine = o.writeLine ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const writeLine = o.writeLine ?? ((line: string) => void writeOut(`${line}\n`));
   const write = (obj: unknown) => writeLine(JSON.stringify(obj));
-  const warn = o.warn ?? ((m: string) => void process.stderr.write(`yoke: ${m}\n`));
+  const warn = o.warn ?? ((m: string) => void writeErr(`yoke: ${m}\n`));
   const queue: Prompt[] = [];
+  const held: Array<TextBlock | ImageBlock> = [];
   let wake: (() => void) | null = null;
   let ended = false;
   let seq = 0;
@@ -183,10 +187,17 @@ export function stdinSession(o: StdinOptions = {}): StdinSession {
     }
     if (msg?.type === "user") {
       const prompt = userPrompt(msg);
-      if (prompt !== null) {
-        queue.push(prompt);
-        notify();
+      if (prompt === null || (typeof prompt === "string" && !prompt.trim())) {
+        warn(`stdin line ${lineNo}: user message without text or image content, skipped`);
+        return;
       }
+      // contracts §4.5 `shouldQuery: false`: added to the conversation without a turn; it goes with the next prompt.
+      if (msg.shouldQuery === false) {
+        held.push(...blocksOf(prompt));
+        return;
+      }
+      queue.push(held.length ? [...held.splice(0), ...blocksOf(prompt)] : prompt);
+      notify();
       return;
     }
     if (!QUIET_TYPES.has(msg?.type)) warn(`stdin line ${lineNo}: unknown message type ${JSON.stringify(msg?.type)}, skipped`);

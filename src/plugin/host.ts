@@ -7,6 +7,7 @@ import type { SideQuery, Tool } from "../tool/types.ts";
 import { jsonTool } from "../tool/json-tool.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import type { ForkOptions, ForkResult, InProcessHookHandler, Plugin, PluginHost, SessionView, SummaryProvider } from "./types.ts";
+import { writeErr } from "../util/output.ts";
 
 export type PromptSection = { plugin: string; name: string; text: string | (() => string | null | undefined) };
 
@@ -136,7 +137,7 @@ export function renderSections(sections: PromptSection[], log?: Diagnostics): Ar
     } catch (err) {
       const m = `section ${s.name} failed: ${(err as Error).message}`;
       if (log) log.withTag(`plugin ${s.plugin}`).error(m);
-      else process.stderr.write(`[plugin ${s.plugin}] ${m}\n`);
+      else writeErr(`[plugin ${s.plugin}] ${m}\n`);
     }
   }
   return out;

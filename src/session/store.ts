@@ -3,6 +3,7 @@ import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSy
 import { join } from "node:path";
 import { transcriptDir } from "../config/paths.ts";
 import type { MetaEntry, SessionEntry, SessionStore } from "./types.ts";
+import { writeErr } from "../util/output.ts";
 
 export type SessionStoreOptions = {
   cwd: string;
@@ -44,7 +45,7 @@ export function createSessionStore(opts: SessionStoreOptions): FileSessionStore 
   const env = opts.env ?? process.env;
   const persist = opts.persist !== false;
   const path = persist ? (opts.path ?? transcriptPath(opts.cwd, opts.sessionId, env)) : "";
-  const report = opts.onError ?? ((m: string) => void process.stderr.write(`${m}\n`));
+  const report = opts.onError ?? ((m: string) => void writeErr(`${m}\n`));
   let fd: number | null = null;
   let reported = false;
 

@@ -1,4 +1,5 @@
 import { createConsola, LogLevels, type ConsolaInstance, type ConsolaReporter, type LogObject } from "consola/core";
+import { writeErr } from "./output.ts";
 
 /**
  * yoke's diagnostics on stderr, through consola: levels (error, warn, log by default; info with
@@ -12,7 +13,7 @@ export type Diagnostics = ConsolaInstance;
 export type DiagnosticsOptions = {
   verbose?: boolean;
   debug?: boolean;
-  /** Where lines go (default process.stderr). */
+  /** Where lines go (default stderr through util/output.ts, which the exit path waits for). */
   stream?: { write(text: string): unknown; isTTY?: boolean };
 };
 
@@ -34,7 +35,7 @@ export function plainReporter(stream: NonNullable<DiagnosticsOptions["stream"]>)
 
 /** A diagnostics channel at the level the flags ask for. Never throws. */
 export function createDiagnostics(o: DiagnosticsOptions = {}): Diagnostics {
-  const stream = o.stream ?? process.stderr;
+  const stream = o.stream ?? { write: writeErr, isTTY: process.stderr.isTTY };
   return createConsola({
     level: o.debug ? LogLevels.debug : o.verbose ? LogLevels.info : LogLevels.log,
     reporters: [plainReporter(stream)],

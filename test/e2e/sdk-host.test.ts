@@ -178,3 +178,35 @@ test("a bad initialize is answered with an error naming the field, and the run s
   expect(await h.proc.exited).toBe(1);
   expect(await h.stderr).toContain("hooks.PreToolUse[0].hookCallbackIds");
 });
+
+test("shouldQuery: false adds a message without a turn; it reaches the model with the next prompt (contracts §4.5)", async () => {
+  fake.push({ content: [{ type: "text", text: "noted" }] });
+  const before = fake.requests.length;
+  const h = host([], tempDir());
+  h.send({ type: "user", session_id: "", message: { role: "user", content: "NOTE-WITHOUT-TURN" }, parent_tool_use_id: null, shouldQuery: false });
+  h.send({ type: "user", session_id: "", message: { role: "user", content: [] }, parent_tool_use_id: null });
+  h.user("the real question");
+  const result = await h.waitFor((l) => l.type === "result");
+  h.proc.stdin.end();
+  expect(await h.proc.exited).toBe(0);
+  expect(result.num_turns).toBe(1);
+  expect(fake.requests.length - before).toBe(1);
+  const sent = JSON.stringify(fake.requests[before]!.body.messages.at(-1));
+  expect(sent.indexOf("NOTE-WITHOUT-TURN")).toBeLessThan(sent.indexOf("the real question"));
+  expect(await h.stderr).toContain("stdin line 2: user message without text or image content, skipped");
+});
+
+test("interrupt while a can_use_tool question is open: the question is cancelled and the turn ends at once", async () => {
+  const cwd = tempDir();
+  fake.push({ content: [{ type: "tool_use", name: "Bash", input: { command: "touch interrupted-file" } }] });
+  const h = host(["--permission-prompt-tool", "stdio"], cwd);
+  h.user("go");
+  const ask = await h.waitFor((l) => l.type === "control_request" && l.request.subtype === "can_use_tool");
+  h.send({ type: "control_request", request_id: "int_2", request: { subtype: "interrupt" } });
+  const cancel = await h.waitFor((l) => l.type === "control_cancel_request");
+  expect(cancel.request_id).toBe(ask.request_id);
+  expect(await h.waitFor((l) => l.type === "result")).toMatchObject({ is_error: true, subtype: "error_during_execution" });
+  h.proc.stdin.end();
+  expect(await h.proc.exited).toBe(1);
+  expect(existsSync(join(cwd, "interrupted-file"))).toBe(false);
+});

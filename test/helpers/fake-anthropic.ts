@@ -242,7 +242,7 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
     }
 
     const message = buildAssistantMessage(outcome, ctx);
-    if (stream) return sseResponse(messageStreamEvents(message), "close", req.signal, outcome.delayMs);
+    if (stream) return sseResponse(messageStreamEvents(message, outcome.textChunk), "close", req.signal, outcome.delayMs);
     if (outcome.delayMs) await Bun.sleep(outcome.delayMs);
     return new Response(JSON.stringify(message), {
       headers: { "content-type": "application/json", "request-id": fakeId("req") },

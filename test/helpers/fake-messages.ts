@@ -23,6 +23,8 @@ export type FakeReply = {
   model?: string;
   /** Wait this long before answering (lets tests abort or kill mid-request). */
   delayMs?: number;
+  /** Send text in deltas of this many UTF-16 units (never splitting a pair) instead of small pieces: for large outputs. */
+  textChunk?: number;
 };
 
 /** HTTP statuses the fake can answer with, each with the real API's error type. */
@@ -136,6 +138,19 @@ export function chunkText(text: string, pieces = 3, maxChunk = 24): string[] {
   return out;
 }
 
+/** Splits text into pieces of at most `size` UTF-16 units without tearing a surrogate pair (fast for megabytes). */
+export function sliceText(text: string, size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; ) {
+    let end = Math.min(text.length, i + Math.max(2, size));
+    const c = text.charCodeAt(end - 1);
+    if (end < text.length && c >= 0xd800 && c <= 0xdbff) end--;
+    out.push(text.slice(i, end));
+    i = end;
+  }
+  return out;
+}
+
 export type SseEvent = { event: string; data: Record<string, unknown> };
 
 /**
@@ -143,7 +158,7 @@ export type SseEvent = { event: string; data: Record<string, unknown> };
  * per block content_block_start / content_block_delta... / content_block_stop (a ping after the
  * first block starts), message_delta with stop_reason and usage, message_stop.
  */
-export function messageStreamEvents(message: AssistantMessage): SseEvent[] {
+export function messageStreamEvents(message: AssistantMessage, textChunk?: number): SseEvent[] {
   const ev = (event: string, data: Record<string, unknown>): SseEvent => ({ event, data: { type: event, ...data } });
   const out: SseEvent[] = [
     ev("message_start", {
@@ -160,7 +175,7 @@ export function messageStreamEvents(message: AssistantMessage): SseEvent[] {
     if (block.type === "text") {
       out.push(ev("content_block_start", { index, content_block: { type: "text", text: "" } }));
       if (index === 0) out.push(ev("ping", {}));
-      for (const text of chunkText(block.text)) {
+      for (const text of textChunk ? sliceText(block.text, textChunk) : chunkText(block.text)) {
         out.push(ev("content_block_delta", { index, delta: { type: "text_delta", text } }));
       }
     } else if (block.type === "tool_use") {

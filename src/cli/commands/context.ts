@@ -4,6 +4,7 @@ import { parseArgv } from "../args.ts";
 import { runFlagArgs } from "../command-tree.ts";
 import { compose } from "../compose.ts";
 import { builtinTools } from "../builtin-tools.ts";
+import { writeOut } from "../../util/output.ts";
 
 /**
  * `yoke context [--json]` (issue 6): every instruction file with its fate, and a token breakdown of a request.
@@ -22,11 +23,11 @@ async function contextCommand(argv: string[]): Promise<number> {
       tools: rt.tools.list().map((t) => ({ name: t.name, description: t.description, jsonSchema: t.jsonSchema })),
       messages: rt.convo.messages,
     });
-    if (json) process.stdout.write(`${JSON.stringify({ ...report, memory: rt.context.memory, model: rt.model }, null, 2)}\n`);
+    if (json) writeOut(`${JSON.stringify({ ...report, memory: rt.context.memory, model: rt.model }, null, 2)}\n`);
     else {
-      process.stdout.write(`${formatContextReport(report)}\n`);
+      writeOut(`${formatContextReport(report)}\n`);
       const m = rt.context.memory;
-      process.stdout.write(`\nAuto memory: ${m.enabled ? m.dir : `off${m.reason ? ` (${m.reason})` : ""}`}\n`);
+      writeOut(`\nAuto memory: ${m.enabled ? m.dir : `off${m.reason ? ` (${m.reason})` : ""}`}\n`);
     }
     return 0;
   } finally {

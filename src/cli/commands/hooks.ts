@@ -8,6 +8,7 @@ import { parseArgv, UsageError } from "../args.ts";
 import { runFlagArgs } from "../command-tree.ts";
 import { builtinTools } from "../builtin-tools.ts";
 import { compose } from "../compose.ts";
+import { writeOut } from "../../util/output.ts";
 
 const EVENTS = `Events: ${HOOK_EVENTS.join(", ")}`;
 
@@ -75,7 +76,7 @@ async function hooksCommand(sub: "list" | "run", tail: string[]): Promise<number
   try {
     if (sub === "list") {
       const rows = listHooks(rt.hooks);
-      process.stdout.write(json ? `${JSON.stringify(rows, null, 2)}\n` : formatHookList(rows));
+      writeOut(json ? `${JSON.stringify(rows, null, 2)}\n` : formatHookList(rows));
       return 0;
     }
     const tool = typeof own["--tool"] === "string" ? own["--tool"] : undefined;
@@ -83,8 +84,8 @@ async function hooksCommand(sub: "list" | "run", tail: string[]): Promise<number
     const blocks = r.outcome.blocked || r.outcome.permissionDecision === "deny";
     if (json) {
       const { records, ...merged } = r.outcome;
-      process.stdout.write(`${JSON.stringify({ event, payload: r.payload, hooks: records, merged, blocks }, null, 2)}\n`);
-    } else process.stdout.write(formatHookRun(event!, r));
+      writeOut(`${JSON.stringify({ event, payload: r.payload, hooks: records, merged, blocks }, null, 2)}\n`);
+    } else writeOut(formatHookRun(event!, r));
     return blocks ? 2 : 0;
   } finally {
     await rt.shutdown();

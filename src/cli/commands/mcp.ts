@@ -9,6 +9,7 @@ import { parseArgv, UsageError } from "../args.ts";
 import { runFlagArgs } from "../command-tree.ts";
 import { builtinTools } from "../builtin-tools.ts";
 import { compose } from "../compose.ts";
+import { writeErr, writeOut } from "../../util/output.ts";
 
 /**
  * `yoke mcp list|get|add|add-json|remove` (issue 13 point 6), Claude Code's `claude mcp` with its options. yoke writes
@@ -148,20 +149,20 @@ async function listOrGet(sub: "list" | "get", tail: string[]): Promise<number> {
     if (name) {
       rows = rows.filter((r) => r.name === name);
       if (!rows.length) {
-        process.stderr.write(`yoke mcp: no MCP server named '${name}'. Servers: ${mcpRows(rt.mcp.servers(), configs).map((r) => r.name).join(", ") || "(none)"}\n`);
+        writeErr(`yoke mcp: no MCP server named '${name}'. Servers: ${mcpRows(rt.mcp.servers(), configs).map((r) => r.name).join(", ") || "(none)"}\n`);
         return 1;
       }
     }
-    if (json) process.stdout.write(`${JSON.stringify(name ? { ...rows[0], config: configs.get(name) } : rows.map(({ toolNames: _t, ...r }) => r), null, 2)}\n`);
-    else if (!rows.length) process.stdout.write("No MCP servers configured. Add one with: yoke mcp add NAME -- COMMAND [ARGS...]\n");
+    if (json) writeOut(`${JSON.stringify(name ? { ...rows[0], config: configs.get(name) } : rows.map(({ toolNames: _t, ...r }) => r), null, 2)}\n`);
+    else if (!rows.length) writeOut("No MCP servers configured. Add one with: yoke mcp add NAME -- COMMAND [ARGS...]\n");
     else
       for (const r of rows) {
         const mark = r.status === "connected" ? "✓ connected" : r.status === "disabled" ? "disabled" : `✗ ${r.status}`;
-        process.stdout.write(`${r.name}: ${r.target} (${r.transport}, ${r.scope}) - ${mark}, ${r.tools} tool${r.tools === 1 ? "" : "s"}\n`);
-        if (r.error) process.stdout.write(`    ${r.error}\n`);
+        writeOut(`${r.name}: ${r.target} (${r.transport}, ${r.scope}) - ${mark}, ${r.tools} tool${r.tools === 1 ? "" : "s"}\n`);
+        if (r.error) writeOut(`    ${r.error}\n`);
         if (name) {
-          process.stdout.write(`    source: ${r.source || "-"}\n`);
-          for (const t of r.toolNames ?? []) process.stdout.write(`    tool: ${t}\n`);
+          writeOut(`    source: ${r.source || "-"}\n`);
+          for (const t of r.toolNames ?? []) writeOut(`    tool: ${t}\n`);
         }
       }
     return 0;
@@ -192,7 +193,7 @@ async function mcpCommand(sub: string, tail: string[]): Promise<number> {
         if (!cmd.length) throw new UsageError(`add needs the server command: yoke mcp add ${name} -- COMMAND [ARGS...]`);
         config = { command: cmd[0]!, ...(cmd.length > 1 ? { args: cmd.slice(1) } : {}), ...(Object.keys(o.env).length ? { env: o.env } : {}) };
       } else throw new UsageError(`--transport must be stdio, http or sse (got '${transport}')`);
-      process.stdout.write(addServer(name, config, scope, cwd));
+      writeOut(addServer(name, config, scope, cwd));
       return 0;
     }
     case "add-json": {
@@ -207,7 +208,7 @@ async function mcpCommand(sub: string, tail: string[]): Promise<number> {
       }
       const config = parseServerConfig(raw);
       if (typeof config === "string") throw new UsageError(`the JSON for '${name}': ${config}`);
-      process.stdout.write(addServer(name, raw as McpServerConfig, parseScope(o.scope), cwd));
+      writeOut(addServer(name, raw as McpServerConfig, parseScope(o.scope), cwd));
       return 0;
     }
     case "remove": {
@@ -220,10 +221,10 @@ async function mcpCommand(sub: string, tail: string[]): Promise<number> {
         if (!(name in t.servers)) continue;
         delete t.servers[name];
         writeDoc(t.file, t.doc);
-        process.stdout.write(`Removed MCP server ${name} from ${scope} scope (${t.file})\n`);
+        writeOut(`Removed MCP server ${name} from ${scope} scope (${t.file})\n`);
         return 0;
       }
-      process.stderr.write(
+      writeErr(
         `yoke mcp: no MCP server named '${name}' in ${scopes.join(", ")} scope of yoke's files (${yokeMcpPath(yokeDir(process.env))}, ${join(cwd, ".mcp.json")}); Claude Code's ~/.claude.json is not edited by yoke\n`,
       );
       return 1;

@@ -25,6 +25,7 @@ import {
   parsePermissionMode,
   resolvePermissionMode,
 } from "../permission-wiring.ts";
+import { writeErr, writeOut } from "../../util/output.ts";
 
 const INPUT_HELP = `The tool input as JSON ('{"command":"cat .env"}'), or a bare string for the tool's main field (Bash: command; Read/Edit/Write/MultiEdit: file_path; NotebookEdit: notebook_path; Glob/Grep/LS: path; WebFetch: url; WebSearch: query; Agent/Task: subagent_type; Skill: skill)`;
 const USAGE = "usage: yoke permissions explain TOOL INPUT [--json] [run flags] (see yoke permissions explain --help)";
@@ -147,7 +148,7 @@ function runBatch(text: string, explain: ReturnType<typeof makeContext>["explain
       out.push(JSON.stringify({ line: i + 1, error: (e as Error).message }));
     }
   });
-  process.stdout.write(out.length ? `${out.join("\n")}\n` : "");
+  writeOut(out.length ? `${out.join("\n")}\n` : "");
 }
 
 /** `yoke permissions explain …`. Exit 0 whatever the decision (the decision is data); 1 for usage or settings errors. */
@@ -155,7 +156,7 @@ async function explainCommand(rest: string[]): Promise<number> {
   const own = splitOwnFlags(rest);
   const args = parseArgv(own.rest);
   const ctx = makeContext(args, process.cwd());
-  for (const w of ctx.warnings) process.stderr.write(`yoke: ${w}\n`);
+  for (const w of ctx.warnings) writeErr(`yoke: ${w}\n`);
   if (own.batch !== undefined) {
     if (args.positionals.length) throw new UsageError("--batch takes its queries from the file, not from TOOL INPUT arguments");
     const text = own.batch === "-" ? await Bun.stdin.text() : readBatchFile(own.batch);
@@ -166,7 +167,7 @@ async function explainCommand(rest: string[]): Promise<number> {
   if (!tool) throw new UsageError(`missing TOOL.\n${USAGE}`);
   const input = parseExplainInput(tool, inputParts.length ? inputParts.join(" ") : undefined);
   const r = ctx.explain(tool, input);
-  process.stdout.write(own.json ? `${JSON.stringify(r, null, 2)}\n` : formatExplanation(r));
+  writeOut(own.json ? `${JSON.stringify(r, null, 2)}\n` : formatExplanation(r));
   return 0;
 }
 

@@ -5,6 +5,7 @@ import { runFlagArgs } from "../command-tree.ts";
 import { builtinTools } from "../builtin-tools.ts";
 import { compose } from "../compose.ts";
 import type { PluginRuntime } from "../plugin-wiring.ts";
+import { writeOut } from "../../util/output.ts";
 
 /** One row of `yoke plugins list --json`. */
 export type PluginRow = {
@@ -97,7 +98,7 @@ async function listPlugins(tail: string[]): Promise<number> {
   const rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools(), requireCredentials: false });
   try {
     const rows = pluginRows(rt.plugins);
-    process.stdout.write(json ? `${JSON.stringify(rows, null, 2)}\n` : formatPluginRows(rows));
+    writeOut(json ? `${JSON.stringify(rows, null, 2)}\n` : formatPluginRows(rows));
     return 0;
   } finally {
     await rt.shutdown();

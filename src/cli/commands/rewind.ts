@@ -1,6 +1,7 @@
 import { createCheckpoints, findSession, loadTranscript, rewindConversation, userPromptText } from "../../session/index.ts";
 import { defineCommand } from "citty";
 import { UsageError } from "../args.ts";
+import { writeOut, writeErr } from "../../util/output.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -23,7 +24,7 @@ async function rewindCommand(a: RewindArgs, o: { cwd?: string; env?: Env } = {})
   const found = findSession(id, cwd, env);
   if (!found.ok) throw new UsageError(found.error);
   const loaded = loadTranscript(found.path);
-  for (const w of loaded.warnings) process.stderr.write(`yoke: ${w}\n`);
+  for (const w of loaded.warnings) writeErr(`yoke: ${w}\n`);
   // Checkpoints act on the session's own directory (git snapshots live in its repository), not the caller's.
   const sessionCwd = loaded.entries.find((e) => typeof e.cwd === "string")?.cwd ?? cwd;
   const cps = createCheckpoints({ sessionId: found.id, cwd: sessionCwd, env, meta: loaded.meta, maxCheckpoints: Number.MAX_SAFE_INTEGER });
@@ -36,13 +37,13 @@ async function rewindCommand(a: RewindArgs, o: { cwd?: string; env?: Env } = {})
       const cp = byUser.get(e.uuid);
       return [{ uuid: e.uuid, timestamp: e.timestamp, prompt: text.replace(/\s+/g, " ").trim(), files: cp?.files.length ?? 0, gitSnapshots: cp?.gitRefs.length ?? 0, checkpoint: !!cp }];
     });
-    if (json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-    else if (rows.length === 0) process.stdout.write(`Session ${found.id} has no user messages.\n`);
+    if (json) writeOut(`${JSON.stringify(rows, null, 2)}\n`);
+    else if (rows.length === 0) writeOut(`Session ${found.id} has no user messages.\n`);
     else {
-      process.stdout.write(`User messages of session ${found.id} (rewind with: yoke rewind ${found.id} --to UUID):\n`);
+      writeOut(`User messages of session ${found.id} (rewind with: yoke rewind ${found.id} --to UUID):\n`);
       for (const r of rows) {
         const cp = r.checkpoint ? `checkpoint: ${r.files} file(s)${r.gitSnapshots ? `, ${r.gitSnapshots} git snapshot(s)` : ""}` : "no checkpoint";
-        process.stdout.write(`${r.uuid}  ${r.timestamp.slice(0, 19).replace("T", " ")}  [${cp}]  ${r.prompt.slice(0, 70)}\n`);
+        writeOut(`${r.uuid}  ${r.timestamp.slice(0, 19).replace("T", " ")}  [${cp}]  ${r.prompt.slice(0, 70)}\n`);
       }
     }
     return 0;
@@ -52,7 +53,7 @@ async function rewindCommand(a: RewindArgs, o: { cwd?: string; env?: Env } = {})
   if (!conv.ok) throw new UsageError(conv.error);
   const out: Record<string, unknown> = { session: found.id, to, dryRun };
   let code = 0;
-  const say = (s: string) => void (!json && process.stdout.write(`${s}\n`));
+  const say = (s: string) => void (!json && writeOut(`${s}\n`));
   if (files) {
     const r = await cps.rewindFiles(to, { dryRun });
     out.files = r;
@@ -61,7 +62,7 @@ async function rewindCommand(a: RewindArgs, o: { cwd?: string; env?: Env } = {})
     for (const p of r.deleted) say(`${dryRun ? "would delete" : "deleted"} ${p}`);
     if (byUser.has(to) && r.restored.length + r.deleted.length === 0 && r.errors.length === 0) say("Files already match that point; nothing to do.");
     for (const e of r.errors.filter((e) => byUser.has(to) || !e.startsWith("no checkpoint"))) {
-      process.stderr.write(`yoke rewind: ${e}\n`);
+      writeErr(`yoke rewind: ${e}\n`);
       code = 1;
     }
   }
@@ -72,7 +73,7 @@ async function rewindCommand(a: RewindArgs, o: { cwd?: string; env?: Env } = {})
     if (command) say(`Conversation: continue from just before that message with\n  ${command}`);
     else say("Conversation: that was the first message; start a new session to begin again from nothing.");
   }
-  if (json) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+  if (json) writeOut(`${JSON.stringify(out, null, 2)}\n`);
   return code;
 }
 

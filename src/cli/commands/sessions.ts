@@ -1,6 +1,7 @@
 import { findSession, formatSessionList, formatSessionShow, listSessions, loadTranscript } from "../../session/index.ts";
 import { defineCommand } from "citty";
 import { UsageError } from "../args.ts";
+import { writeErr, writeOut } from "../../util/output.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -11,14 +12,14 @@ type Env = Record<string, string | undefined>;
 function listCommand(json: boolean, cwd = process.cwd(), env: Env = process.env): number {
   const rows = listSessions(cwd, env);
   if (json)
-    process.stdout.write(
+    writeOut(
       `${JSON.stringify(
         rows.map((r) => ({ id: r.id, path: r.path, modified: r.mtime.toISOString(), firstPrompt: r.firstPrompt, turns: r.turns, size: r.size, ...(r.title ? { title: r.title } : {}) })),
         null,
         2,
       )}\n`,
     );
-  else process.stdout.write(formatSessionList(rows));
+  else writeOut(formatSessionList(rows));
   return 0;
 }
 
@@ -27,9 +28,9 @@ function showCommand(id: string | undefined, json: boolean, cwd = process.cwd(),
   const found = findSession(id, cwd, env);
   if (!found.ok) throw new UsageError(found.error);
   const loaded = loadTranscript(found.path);
-  for (const w of loaded.warnings) process.stderr.write(`yoke: ${w}\n`);
-  if (json) process.stdout.write(`${JSON.stringify({ id: found.id, path: found.path, entries: loaded.entries }, null, 2)}\n`);
-  else process.stdout.write(`Session ${found.id} (${found.path})\n\n${formatSessionShow(loaded.entries)}`);
+  for (const w of loaded.warnings) writeErr(`yoke: ${w}\n`);
+  if (json) writeOut(`${JSON.stringify({ id: found.id, path: found.path, entries: loaded.entries }, null, 2)}\n`);
+  else writeOut(`Session ${found.id} (${found.path})\n\n${formatSessionShow(loaded.entries)}`);
   return 0;
 }
 

@@ -19,13 +19,18 @@ export type PermissionUpdateTarget = {
 
 const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
 
+/** `Bash(npm test:*)` → the SDK's PermissionRuleValue `{toolName: "Bash", ruleContent: "npm test:*"}`. */
+export function ruleValue(rule: string): { toolName: string; ruleContent?: string } {
+  const m = /^([^(]+)\((.*)\)$/.exec(rule);
+  return m ? { toolName: m[1]!, ruleContent: m[2]! } : { toolName: rule };
+}
+
 /** Claude Code's `permission_suggestions`: acceptEdits for edits, else the allow rule "always allow" would add. */
 export function permissionSuggestions(toolName: string, input: Record<string, unknown>, cwd: string): Array<Record<string, unknown>> {
   if (EDIT_TOOLS.has(toolName)) return [{ type: "setMode", mode: "acceptEdits", destination: "session" }];
   const rule = suggestRule(toolName, input, cwd);
   if (!rule) return [];
-  const m = /^([^(]+)\((.*)\)$/.exec(rule);
-  return [{ type: "addRules", rules: [m ? { toolName: m[1], ruleContent: m[2] } : { toolName: rule }], behavior: "allow", destination: "localSettings" }];
+  return [{ type: "addRules", rules: [ruleValue(rule)], behavior: "allow", destination: "localSettings" }];
 }
 
 const ruleText = (r: unknown): string | null => {
@@ -63,6 +68,8 @@ export function askHostPermission(o: {
   timeoutMs: number;
   /** `interrupt: true` on a deny: end the running turn. */
   interrupt: () => void;
+  /** The running turn's signal: an interrupt cancels the open question (control_cancel_request). */
+  turnSignal: () => AbortSignal | undefined;
   target: PermissionUpdateTarget;
   warn: (m: string) => void;
 }): AskPermission {
@@ -79,7 +86,7 @@ export function askHostPermission(o: {
           ...(req.toolUseId ? { tool_use_id: req.toolUseId } : {}),
           decision_reason: req.reason,
         },
-        { timeoutMs: o.timeoutMs },
+        { timeoutMs: o.timeoutMs, signal: o.turnSignal() },
       );
     } catch (err) {
       const why = (err as Error).message;

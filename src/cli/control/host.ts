@@ -11,13 +11,14 @@ import { registerHostHooks } from "./host-hooks.ts";
 import { type HostInit, initializeResponse } from "./initialize.ts";
 import { answerControl } from "./requests.ts";
 import { controlTransport } from "./sdk-mcp.ts";
+import { writeErr } from "../../util/output.ts";
 
 export type HostSession = {
   /** The running turn's controller, or null between turns. */
   setTurn(ctrl: AbortController | null): void;
 };
 
-const warn = (m: string) => void process.stderr.write(`yoke: ${m}\n`);
+const warn = (m: string) => void writeErr(`yoke: ${m}\n`);
 
 /** YOKE_HOST_TIMEOUT_MS: how long a can_use_tool request waits for the host (hook callbacks use the hook's timeout). */
 export function hostTimeoutMs(env: Record<string, string | undefined>): number {
@@ -49,6 +50,7 @@ export async function attachHost(o: {
       cwd: rt.cwd,
       timeoutMs: hostTimeoutMs(rt.env),
       interrupt: () => turn?.abort(),
+      turnSignal: () => turn?.signal,
       target: { addRules: (b, r) => rt.permissions.addRules(b, r), setMode },
       warn,
     });

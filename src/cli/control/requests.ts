@@ -7,7 +7,7 @@ import { contextReport } from "../../context/index.ts";
 import { modelInfo, resolveModel } from "../../provider/models.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../../permission/types.ts";
 import type { Runtime } from "../compose.ts";
-import { applyPermissionUpdates } from "./can-use-tool.ts";
+import { applyPermissionUpdates, ruleValue } from "./can-use-tool.ts";
 
 export type ControlContext = {
   rt: Runtime;
@@ -68,7 +68,7 @@ function applyFlagSettings(c: ControlContext, settings: Record<string, unknown>)
       const updates: unknown[] = [];
       for (const b of ["allow", "deny"] as const) {
         const list = value[b];
-        if (Array.isArray(list)) updates.push({ type: "addRules", behavior: b, destination: "session", rules: list.filter((r) => typeof r === "string").map(ruleObj) });
+        if (Array.isArray(list)) updates.push({ type: "addRules", behavior: b, destination: "session", rules: list.filter((r) => typeof r === "string").map(ruleValue) });
       }
       if (typeof value.defaultMode === "string") updates.push({ type: "setMode", mode: value.defaultMode, destination: "session" });
       applyPermissionUpdates(updates, { target: { addRules: (b, r) => c.rt.permissions.addRules(b, r), setMode: c.setMode }, projectDir: c.rt.cwd, warn: c.warn });
@@ -77,11 +77,6 @@ function applyFlagSettings(c: ControlContext, settings: Record<string, unknown>)
   }
   if (unsupported.length) throw new Error(`apply_flag_settings: yoke cannot change ${unsupported.join(", ")} in a running session (model, permissions.allow, permissions.deny and permissions.defaultMode were applied)`);
 }
-
-const ruleObj = (text: string) => {
-  const m = /^([^(]+)\((.*)\)$/.exec(text);
-  return m ? { toolName: m[1], ruleContent: m[2] } : { toolName: text };
-};
 
 export async function answerControl(c: ControlContext, req: Record<string, unknown>): Promise<Record<string, unknown>> {
   const { rt } = c;

@@ -1,0 +1,104 @@
+/**
+ * The one way yoke writes to stdout and stderr (DESIGN "Trust and output": what a script reads is
+ * complete whatever the reader's speed).
+ *
+ * Why: in Bun a write to a pipe that the reader has not emptied yet is held in memory, and
+ * process.exit() drops it: `yoke -p … | slow-reader` got the first 64 KiB and exit 0. Every write
+ * here remembers its completion, so the exit path (`flushOutput`) can wait for the reader. Bun fires
+ * write callbacks in order, so the last write's callback means everything before it is out. (An
+ * empty write's callback fires at once, out of order, so empty writes are skipped.)
+ *
+ * A reader that went away (EPIPE) marks the stream closed: later writes are dropped quietly and
+ * `onStdoutClosed` listeners run once (the headless run ends itself). Writes never throw.
+ */
+type Tracked = {
+  write(text: string): void;
+  /** Resolves when everything written so far has reached the reader (or the reader is gone). */
+  flushed(): Promise<void>;
+  /** Resolves when the stream is ready for more (no backpressure), so a producer can pace itself. */
+  ready(): Promise<void>;
+  readonly closed: boolean;
+};
+
+function track(stream: NodeJS.WriteStream, onClosed: () => void): Tracked {
+  let last: Promise<void> = Promise.resolve();
+  let backpressure: Promise<void> | null = null;
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    onClosed();
+  };
+  stream.on("error", (err: NodeJS.ErrnoException) => {
+    // EPIPE / ERR_STREAM_DESTROYED: the reader left. Anything else on a std stream is just as final.
+    void err;
+    close();
+  });
+  return {
+    write(text) {
+      if (closed || text.length === 0) return;
+      let ok = true;
+      last = new Promise<void>((resolve) => {
+        try {
+          ok = stream.write(text, (err) => {
+            if (err) close();
+            resolve();
+          });
+        } catch {
+          close();
+          resolve();
+        }
+      });
+      if (!ok && !backpressure) {
+        const settled = last;
+        backpressure = settled.then(() => {
+          backpressure = null;
+        });
+      }
+    },
+    flushed: () => last,
+    ready: () => backpressure ?? Promise.resolve(),
+    get closed() {
+      return closed;
+    },
+  };
+}
+
+const closedListeners: Array<() => void> = [];
+let stdoutStream: Tracked | undefined;
+let stderrStream: Tracked | undefined;
+
+const stdout = (): Tracked =>
+  (stdoutStream ??= track(process.stdout, () => {
+    for (const l of closedListeners.splice(0)) l();
+  }));
+const stderr = (): Tracked => (stderrStream ??= track(process.stderr, () => {}));
+
+/** Writes text to stdout as is (add the newline yourself). */
+export const writeOut = (text: string): void => stdout().write(text);
+
+/** Writes text to stderr as is (add the newline yourself). */
+export const writeErr = (text: string): void => stderr().write(text);
+
+/** One line to stdout. */
+export const outLine = (line: string): void => stdout().write(`${line}\n`);
+
+/** One line to stderr. */
+export const errLine = (line: string): void => stderr().write(`${line}\n`);
+
+/** Resolves once stdout can take more without growing its in-memory buffer. */
+export const stdoutReady = (): Promise<void> => stdout().ready();
+
+/** True once stdout's reader went away. */
+export const stdoutClosed = (): boolean => stdout().closed;
+
+/** Runs `fn` once when stdout's reader goes away (EPIPE). */
+export function onStdoutClosed(fn: () => void): void {
+  if (stdout().closed) fn();
+  else closedListeners.push(fn);
+}
+
+/** Waits until stdout and stderr have handed everything to their readers (or the readers left). */
+export async function flushOutput(): Promise<void> {
+  await Promise.all([stdout().flushed(), stderr().flushed()]);
+}

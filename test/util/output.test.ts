@@ -1,0 +1,30 @@
+/**
+ * Issue 20.1, the class: every byte yoke prints goes through src/util/output.ts, whose writes the exit path
+ * waits for. A direct process.stdout.write / console.log elsewhere would be cut when yoke exits into a slow pipe.
+ */
+import { expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { repoRoot } from "../helpers/binary.ts";
+
+// Direct writes, and the std streams handed on as something to write to (anything but reading .isTTY).
+const DIRECT = /process\.(stdout|stderr)(?!\.isTTY\b)|console\.(log|error|warn|info|debug)\(|Bun\.std(out|err)\b/;
+// gen-schemas.ts is a build-time script run by bun, never part of the binary's output path.
+const ALLOWED = new Set(["src/util/output.ts", "src/hook/gen-schemas.ts"]);
+
+test("nothing in src/ or plugins/ writes to stdout or stderr except through util/output.ts", () => {
+  const root = repoRoot();
+  const offenders: string[] = [];
+  for (const top of ["src", "plugins"]) {
+    for (const rel of readdirSync(join(root, top), { recursive: true }) as string[]) {
+      const file = `${top}/${rel}`;
+      if (!file.endsWith(".ts") || ALLOWED.has(file)) continue;
+      readFileSync(join(root, file), "utf8")
+        .split("\n")
+        .forEach((line, i) => {
+          if (DIRECT.test(line) && !line.trim().startsWith("//") && !line.trim().startsWith("*")) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+        });
+    }
+  }
+  expect(offenders).toEqual([]);
+});
