@@ -32,6 +32,7 @@ export async function wireSandbox(o: {
     if (e instanceof SandboxUnavailableError) throw new UsageError(e.message);
     throw e;
   }
+  if (sb.notice) o.warn(sb.notice);
   if (!sb.active && sb.wish.want !== "off") o.warn(`the Bash sandbox is off: ${sb.reason}; Bash commands are checked by the permission rules alone`);
   return sb;
 }

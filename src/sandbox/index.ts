@@ -5,6 +5,7 @@
 import type { SandboxSettings } from "../config/schema.ts";
 import { buildPolicy, type PolicyInput } from "./policy.ts";
 import { probeSandbox, sandboxWish, type SandboxWish } from "./probe.ts";
+import { deniedInHistory } from "./history.ts";
 import { activeSandbox, type BashSandbox, inactiveSandbox } from "./runtime.ts";
 
 export { buildPolicy, ruleTargets, type SandboxPolicy } from "./policy.ts";
@@ -14,7 +15,8 @@ export { isExcluded, inactiveSandbox, type BashSandbox, type BashSandboxInput, t
 /** The sandbox was asked for (`sandbox.enabled: true`, `failIfUnavailable`, YOKE_SANDBOX=1) and cannot start here. */
 export class SandboxUnavailableError extends Error {}
 
-export type SandboxSetup = BashSandbox & { wish: SandboxWish };
+/** `notice`: something the run must say once (why auto-allow is withheld). */
+export type SandboxSetup = BashSandbox & { wish: SandboxWish; notice?: string };
 
 /**
  * The session's Bash sandbox. Throws SandboxUnavailableError only when it was required and cannot
@@ -44,5 +46,13 @@ export async function createBashSandbox(o: {
       );
     return { ...inactiveSandbox(availability.reason), availability, wish };
   }
-  return { ...activeSandbox({ settings: o.settings, wish, availability, policy, yokeDir: o.yokeDir }), wish };
+  const sb = activeSandbox({ settings: o.settings, wish, availability, policy, yokeDir: o.yokeDir });
+  const leaked = sb.autoAllow ? await deniedInHistory(o.workingDirectories, policy.denyRead) : undefined;
+  if (!leaked) return { ...sb, wish };
+  return {
+    ...sb,
+    autoAllow: false,
+    wish,
+    notice: `${leaked} is in the git history; the sandbox hides files, not history, so Bash commands are asked about as without it (autoAllowBashIfSandboxed is withheld)`,
+  };
 }

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { yokeDir } from "../../config/paths.ts";
 import { defineCommand } from "citty";
+import { writeOut } from "../../util/output.ts";
 import { parseArgv } from "../args.ts";
 import { runFlagArgs } from "../command-tree.ts";
 import { runEnv } from "../compose.ts";
@@ -38,7 +39,7 @@ async function doctorCommand(argv: string[]): Promise<number> {
   const backend = a?.ok ? (a.platform === "linux" ? `bubblewrap ${a.version} (${a.bwrap})` : "Seatbelt (sandbox-exec)") : undefined;
   const on = sb.active && check?.ok === true;
   if (json) {
-    process.stdout.write(
+    writeOut(
       `${JSON.stringify({ sandbox: on ? "on" : "off", reason: on ? undefined : (check?.detail ?? sb.reason), backend, autoAllowBash: on && sb.autoAllow, policy: sb.policy }, null, 2)}\n`,
     );
   } else {
@@ -51,11 +52,12 @@ async function doctorCommand(argv: string[]): Promise<number> {
       lines.push(`  unreadable:      ${p.denyRead.length ? p.denyRead.join(", ") : "(no Read deny rules)"}`);
       lines.push(`  network:         ${p.allowedDomains.length ? `only ${p.allowedDomains.join(", ")} (through a filtering proxy)` : "none"}`);
       lines.push(`  auto-allow Bash: ${sb.autoAllow ? "yes (sandbox.autoAllowBashIfSandboxed)" : "no (commands are asked about as without the sandbox)"}`);
+      if (sb.notice) lines.push(`  note:            ${sb.notice}`);
     } else {
       lines.push(`sandbox: off — ${check?.detail ?? sb.reason}`);
       lines.push("  Bash commands are checked by the permission rules alone.");
     }
-    process.stdout.write(`${lines.join("\n")}\n`);
+    writeOut(`${lines.join("\n")}\n`);
   }
   return sb.active && !on && sb.wish.want === "on" && sb.wish.required ? 1 : 0;
 }

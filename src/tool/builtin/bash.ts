@@ -2,6 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { z } from "zod";
+import { errLine } from "../../util/output.ts";
 import { defineTool, truncateMiddle } from "../define-tool.ts";
 import type { ToolContext, ToolResult } from "../types.ts";
 import description from "./bash.md" with { type: "text" };
@@ -245,7 +246,7 @@ const removedNote = (removed: string[]) =>
     : undefined;
 
 function sandboxFailure(cause: string, d: BashDetails = details("", "", false)): ToolResult {
-  process.stderr.write(`yoke: Bash sandbox: ${cause}\n`);
+  errLine(`yoke: Bash sandbox: ${cause}`);
   return {
     content: `The command did not run: ${cause}. Tell the user the sandbox failed and why; do not retry the same way.`,
     isError: true,
