@@ -44,7 +44,7 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     mcp_servers: rt.mcp.servers().map((s) => ({ name: s.name, status: s.status, ...(s.scope === "sdk" ? { source: "sdk" } : {}) })),
     model: rt.model,
     permissionMode: rt.permissions.mode,
-    slash_commands: ["compact"],
+    slash_commands: ["compact", ...rt.mcp.promptCommands()],
     terminal_slash_commands: [],
     apiKeySource: rt.apiKeySource,
     claude_code_version: VERSION,
@@ -98,7 +98,9 @@ export async function runPrint(
     const onAbort = () => turnCtrl?.abort();
     signal.addEventListener("abort", onAbort, { once: true });
     // `/compact [focus]` runs compaction instead of a turn (issue 7).
-    const gen = typeof prompt === "string" && isCompactCommand(prompt) ? rt.compactor.manual(rt.convo, prompt, turnCtrl.signal) : runTurn(rt.deps, rt.convo, prompt, turnCtrl.signal, rt.main);
+    // MCP prompts (`/mcp__server__prompt`) and `@server:uri` resource mentions (issue 13 point 5).
+    const input = typeof prompt === "string" ? await rt.mcp.expandInput(prompt, turnCtrl.signal) : prompt;
+    const gen = typeof input === "string" && isCompactCommand(input) ? rt.compactor.manual(rt.convo, input, turnCtrl.signal) : runTurn(rt.deps, rt.convo, input, turnCtrl.signal, rt.main);
     for (;;) {
       const step = await gen.next();
       if (step.done) {
