@@ -50,7 +50,9 @@ export const FLAGS: FlagDef[] = [
   { name: "strict-mcp-config", kind: "boolean", help: "Use only the --mcp-config servers" },
   { name: "plugin-dir", kind: "multi", value: "DIR", help: "Load plugins from this folder (repeatable)" },
   { name: "bare", kind: "boolean", help: "No hooks, plugins, instruction files or auto memory" },
-  { name: "debug", kind: "boolean", help: "Debug output on stderr" },
+  { name: "debug", short: "d", kind: "optional", value: "[FILTER]", help: 'Debug output; optional categories, e.g. "api,hooks" or "!statsig"' },
+  { name: "name", short: "n", kind: "string", value: "NAME", help: "Title of the new session (--resume NAME finds it again)" },
+  { name: "disable-slash-commands", kind: "boolean", help: "Send prompts that start with / as plain text (no /compact)" },
   { name: "version", short: "v", kind: "boolean", help: "Print the version" },
   { name: "help", short: "h", kind: "boolean", help: "Show this help" },
 ];
@@ -60,14 +62,37 @@ export const FLAGS: FlagDef[] = [
  * with a warning naming the flag instead of failing on an unknown option.
  */
 export const IGNORED_FLAGS: FlagDef[] = [
-  "thinking-display",
-  "betas",
-  "agent",
-  "debug-file",
-  "permission-prompts",
-  "task-budget",
-].map((name) => ({ name, kind: "string" as const, help: "", hidden: true }));
-const IGNORED_BOOLEAN = ["await-initialize", "allow-dangerously-skip-permissions"];
+  ...["thinking-display", "betas", "agent", "debug-file", "permission-prompts", "task-budget", "remote"].map((name) => ({ name, kind: "string" as const })),
+  // Claude Code 2.1.332 `--help` options for interactive, IDE, browser and cloud use (issue 17.11): accepted so a
+  // Claude Code command line runs, each named in a warning. Arity as Claude Code parses them, so none eats the prompt.
+  ...["from-pr", "teleport"].map((name) => ({ name, kind: "optional" as const })),
+  { name: "worktree", short: "w", kind: "optional" as const },
+  { name: "file", kind: "multi" as const },
+].map((f): FlagDef => ({ ...f, help: "", hidden: true }));
+const IGNORED_BOOLEAN = [
+  "await-initialize",
+  "allow-dangerously-skip-permissions",
+  "safe-mode",
+  "restricted",
+  "ide",
+  "chrome",
+  "no-chrome",
+  "tmux",
+  "mcp-debug",
+  "init",
+  "init-only",
+  "maintenance",
+  "exclude-dynamic-system-prompt-sections",
+  "brief",
+];
+
+/** A `--debug` category filter: `api,hooks`, `!statsig,!file` (Claude Code's categories). */
+const DEBUG_CATEGORIES = "api|hooks|mcp|statsig|file|permissions|tools|session|plugins|config|auth|model|sandbox|lsp";
+const DEBUG_FILTER = new RegExp(`^!?(${DEBUG_CATEGORIES})(,!?(${DEBUG_CATEGORIES}))*$`);
+
+/** `--debug` as given: undefined (off), true (everything) or the category filter string. Read this, not the flag. */
+export const debugOption = (a: ParsedArgs): true | string | undefined =>
+  a.flags.debug === undefined ? undefined : typeof a.flags.debug === "string" ? a.flags.debug : true;
 
 export type ParsedArgs = { flags: Record<string, string | boolean | string[] | undefined>; positionals: string[]; ignored?: string[] };
 
@@ -127,9 +152,12 @@ export function parseArgv(argv: string[]): ParsedArgs {
         flags[def.name] = takeValue();
         break;
       case "optional": {
+        // Like Claude Code's parser, an optional value is the next word when it is not an option (`--resume NAME`);
+        // `--debug` takes only a category filter, so `-d "fix the bug"` keeps its prompt.
         const next = argv[i + 1];
+        const fits = (v: string) => !v.startsWith("-") && (def.name !== "debug" || DEBUG_FILTER.test(v));
         if (inline !== undefined) flags[def.name] = inline;
-        else if (next !== undefined && !next.startsWith("-") && /^[0-9a-f-]{8,}$/i.test(next)) {
+        else if (next !== undefined && fits(next)) {
           flags[def.name] = next;
           i++;
         } else flags[def.name] = true;

@@ -98,9 +98,10 @@ export async function runPrint(
     const onAbort = () => turnCtrl?.abort();
     signal.addEventListener("abort", onAbort, { once: true });
     // `/compact [focus]` runs compaction instead of a turn (issue 7).
-    // MCP prompts (`/mcp__server__prompt`) and `@server:uri` resource mentions (issue 13 point 5).
-    const input = typeof prompt === "string" ? await rt.mcp.expandInput(prompt, turnCtrl.signal) : prompt;
-    const gen = typeof input === "string" && isCompactCommand(input) ? rt.compactor.manual(rt.convo, input, turnCtrl.signal) : runTurn(rt.deps, rt.convo, input, turnCtrl.signal, rt.main);
+    // MCP prompts (`/mcp__server__prompt`, unless slash commands are off) and `@server:uri` resource mentions (issue 13 point 5).
+    const slash = !args.flags["disable-slash-commands"];
+    const input = typeof prompt === "string" && (slash || !prompt.startsWith("/")) ? await rt.mcp.expandInput(prompt, turnCtrl.signal) : prompt;
+    const gen = slash && typeof input === "string" && isCompactCommand(input) ? rt.compactor.manual(rt.convo, input, turnCtrl.signal) : runTurn(rt.deps, rt.convo, input, turnCtrl.signal, rt.main);
     for (;;) {
       const step = await gen.next();
       if (step.done) {

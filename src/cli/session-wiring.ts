@@ -7,6 +7,7 @@ import {
   findSession,
   forkSession,
   latestSession,
+  listSessions,
   loadTranscript,
   resumeSettings,
   transcriptPath,
@@ -47,16 +48,16 @@ export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, 
   const resume = flag("resume");
   if (resume !== undefined || flag("continue")) {
     if (typeof resume === "string") {
-      const found = findSession(resume, cwd, env);
-      if (!found.ok) throw new UsageError(`--resume: ${found.error}`);
-      fromPath = found.path;
+      fromPath = resumeTarget(resume, cwd, env);
     } else {
       const latest = latestSession(cwd, env);
-      if (!latest) throw new UsageError(`${flag("continue") ? "--continue" : "--resume"}: no earlier session in ${cwd}`);
-      fromPath = latest.path;
+      // Claude Code's `-c` with nothing to continue starts a new session; a bare `--resume` needs one to pick.
+      if (!latest && !flag("continue")) throw new UsageError(`--resume: no earlier session in ${cwd}`);
+      fromPath = latest?.path;
     }
-    if (askedId !== undefined && !fork) throw new UsageError("error: --session-id can be used with --resume or --continue only together with --fork-session");
+    if (fromPath && askedId !== undefined && !fork) throw new UsageError("error: --session-id can be used with --resume or --continue only together with --fork-session");
   } else if (fork) throw new UsageError("error: --fork-session needs --resume or --continue");
+  if (!fromPath && fork && flag("continue")) throw new UsageError(`--continue --fork-session: no earlier session in ${cwd} to fork`);
 
   let sessionId = askedId ?? randomUUID();
   // A new id (fresh start or fork target) must not take over another session's file.
@@ -89,6 +90,10 @@ export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, 
   }
 
   const store = createSessionStore({ cwd, sessionId, env, persist, redact: opts.redact, ...(path && persist ? { path } : {}) });
+  // `-n/--name`: the session's title, as Claude Code's custom-title line (`--resume NAME` and `sessions list` read it).
+  const name = typeof flag("name") === "string" ? (flag("name") as string).trim() : undefined;
+  if (flag("name") !== undefined && !name) throw new UsageError("error: --name needs a non-empty title");
+  if (name) store.append({ type: "custom-title", customTitle: name, sessionId });
   const checkpoints = persist ? createCheckpoints({ sessionId, cwd, env, store, meta }) : null;
   return {
     sessionId,
@@ -99,4 +104,18 @@ export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, 
     restored: conv ? resumeSettings(conv.chain) : {},
     checkpoints,
   };
+}
+
+/**
+ * The transcript `--resume VALUE` names: a session id (or unique id prefix), else the title of one of this folder's
+ * sessions (`-n/--name`, Claude Code's custom-title). Anything else is an error, never a silent fresh start
+ * (issue 17.10). Throws UsageError.
+ */
+function resumeTarget(value: string, cwd: string, env: Record<string, string>): string {
+  const found = findSession(value, cwd, env);
+  if (found.ok) return found.path;
+  const titled = listSessions(cwd, env).filter((r) => r.title !== undefined && r.title === value.trim());
+  if (titled.length === 1) return titled[0]!.path;
+  if (titled.length > 1) throw new UsageError(`--resume: ${titled.length} sessions in ${cwd} are titled "${value}"; resume one by id (yoke sessions list)`);
+  throw new UsageError(`--resume: "${value}" is neither a session id nor the title of a session in ${cwd} (${found.error}); yoke sessions list shows them`);
 }

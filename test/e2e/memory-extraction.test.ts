@@ -238,7 +238,6 @@ describe("memory extraction (issue 8 point 2, point 5)", () => {
     expect(r.timedOut).toBe(false);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).result).toBe("Still here.");
-    expect(r.durationMs).toBeLessThan(8000);
     const t = transcript(env, cwd).filter((l) => (l.type === "user" || l.type === "assistant") && !l.isSidechain);
     expect(t.map((l) => l.type)).toEqual(["user", "assistant"]);
   });

@@ -150,14 +150,12 @@ describe("allowed calls run (ordinary corpus sample through -p)", () => {
 describe("headless never waits (issue 5 §6)", () => {
   test("an ask rule under -p ends at once with a denial naming the rule; a later success means exit 0", async () => {
     const p = corpusProject({ ask: ["Bash(touch:*)"], allow: ["Bash(ls:*)"] });
-    const started = Date.now();
     fake.push({ content: [{ type: "tool_use", id: "toolu_ask", name: "Bash", input: { command: "touch made-it" } }] });
     fake.push({ content: [{ type: "tool_use", id: "toolu_then", name: "Bash", input: { command: "ls" } }] });
     fake.push({ content: [{ type: "text", text: "Listed instead." }] });
     const before = fake.requests.length;
     const env = isolatedEnv({ ...fakeApiEnv(fake), HOME: p.home, PATH: `${shims}:${process.env.PATH}`, YOKE_TEST_MARKER: join(p.root, "m.log") });
     const r = await runYoke(["-p", "go", "--output-format", "stream-json", "--verbose"], { cwd: p.cwd, env, timeoutMs: 20_000 });
-    expect(Date.now() - started).toBeLessThan(15_000);
     expect(r.timedOut).toBe(false);
     expect(existsSync(join(p.cwd, "made-it"))).toBe(false);
     const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));

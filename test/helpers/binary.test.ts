@@ -81,17 +81,14 @@ describe("runYoke / spawnYoke (with a stub executable)", () => {
     expect(r.timedOut).toBe(true);
     expect(r.code).toBeNull();
     expect(r.signal).toBe("SIGKILL");
-    expect(r.durationMs).toBeLessThan(5000);
   });
 
   test("a grandchild holding stdout open does not keep runYoke waiting", async () => {
     const pidFile = path.join(tempDir(), "grandchild.pid");
-    const t0 = performance.now();
     const r = await runYoke([], { bin: stubBin(`echo before; (sleep 20 & echo $! > ${pidFile}); exit 0`), timeoutMs: 10_000 });
     try {
       expect(r.code).toBe(0);
       expect(r.stdout).toBe("before\n");
-      expect(performance.now() - t0).toBeLessThan(5000);
     } finally {
       process.kill(Number(fs.readFileSync(pidFile, "utf8")), "SIGKILL");
     }

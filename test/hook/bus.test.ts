@@ -118,9 +118,7 @@ describe("timeouts and process groups", () => {
     const e = makeEnv();
     const marker = join(e.project, "child.pid");
     writeSettings(e, "project", hooks("PreToolUse", "*", cmd(`sleep 30 & echo $! > ${marker}; wait`, { timeout: 0.5 })));
-    const t = performance.now();
     const o = await busFor(e).emit("PreToolUse", prePayload(e));
-    expect(performance.now() - t).toBeLessThan(3000);
     expect(o.records[0]!.outcome).toBe("timeout");
     expect(o.records[0]!.error).toContain("timed out after 0.5 s");
     expect(o.permissionDecision).toBeUndefined(); // timeout: no decision (contracts §1.5)
@@ -135,20 +133,18 @@ describe("timeouts and process groups", () => {
     writeSettings(e, "project", hooks("PreToolUse", "*", cmd("sleep 30")));
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 100);
-    const t = performance.now();
     const o = await busFor(e).emit("PreToolUse", prePayload(e), { signal: ac.signal });
-    expect(performance.now() - t).toBeLessThan(3000);
     expect(o.records[0]!.outcome).toBe("cancelled");
   });
   test("matched hooks run in parallel", async () => {
     const e = makeEnv();
-    writeSettings(e, "project", {
-      hooks: { PreToolUse: [{ matcher: "Bash", hooks: [cmd("sleep 0.4; echo a"), cmd("sleep 0.4; echo b"), cmd("sleep 0.4; echo c")] }] },
-    });
-    const t = performance.now();
+    // Each hook marks its arrival and waits for the other two (a barrier): run one after another, the first
+    // would wait alone until its timeout.
+    const barrier = (me: string) =>
+      cmd(`touch ${join(e.project, me)}; until [ -e ${join(e.project, "a")} ] && [ -e ${join(e.project, "b")} ] && [ -e ${join(e.project, "c")} ]; do sleep 0.01; done; echo ${me}`, { timeout: 3 });
+    writeSettings(e, "project", { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [barrier("a"), barrier("b"), barrier("c")] }] } });
     const o = await busFor(e).emit("PreToolUse", prePayload(e));
-    expect(o.records).toHaveLength(3);
-    expect(performance.now() - t).toBeLessThan(1100);
+    expect(o.records.map((r) => r.outcome)).toEqual(["success", "success", "success"]);
   });
 });
 
@@ -323,9 +319,7 @@ describe("environment and protocol (contracts §1.4, §1.8)", () => {
     const done = join(e.project, "async.done");
     writeSettings(e, "project", hooks("PreToolUse", "*", cmd(`sleep 0.3; touch ${done}; echo '{"decision":"block","systemMessage":"later"}'`, { async: true })));
     const bus = busFor(e);
-    const t = performance.now();
     const o = await bus.emit("PreToolUse", prePayload(e));
-    expect(performance.now() - t).toBeLessThan(250);
     expect(o.blocked).toBe(false);
     expect(existsSync(done)).toBe(false);
     await bus.drainAsync(5000);
@@ -383,9 +377,7 @@ describe("in-process handlers", () => {
     bus.registerInProcess("Stop", () => new Promise(() => {}), { source: "deaf" });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 50);
-    const started = performance.now();
     const o = await bus.emit("Stop", stopPayload(), { signal: ac.signal });
-    expect(performance.now() - started).toBeLessThan(2000);
     expect(o.records[0]!.outcome).toBe("cancelled");
     expect(o.blocked).toBe(false);
   });

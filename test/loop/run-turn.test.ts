@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { HookBus, HookEventName, HookOutcome } from "../../src/hook/types.ts";
 import { emptyOutcome } from "../../src/hook/types.ts";
 import type { LoopEvent, TurnResult } from "../../src/loop/events.ts";
-import { runTurn, type Conversation, type LoopDeps } from "../../src/loop/run-turn.ts";
+import { cutToolUse, runTurn, type Conversation, type LoopDeps } from "../../src/loop/run-turn.ts";
 import { createUsageTracker } from "../../src/loop/usage.ts";
 import { modeOnlyEvaluator } from "../helpers/mode-only-permissions.ts";
 import { createTranscript } from "../../src/session/transcript.ts";
@@ -212,5 +212,38 @@ describe("endedOnDenial (headless exit 3, issue 5 §6)", () => {
     const r = await runWith([{ content: [mut("a")] }, { content: [mut("b")] }], 1);
     expect(r.subtype).toBe("error_max_turns");
     expect(r.endedOnDenial).toBeUndefined();
+  });
+});
+
+describe("a reply cut by max_tokens inside a tool_use (issue 11 point 8)", () => {
+  test.each([
+    ["input that does not parse", { __invalid_json__: '{"ms": 5, "tag": "hal' }],
+    // What arrived may even parse (cut right after a value): it is still not the whole input.
+    ["input that happens to parse", { ms: 5, tag: "half" }],
+  ])("the cut call never runs (%s); calls before it do; the model is told to send a smaller input", async (_what, cutInput) => {
+    log.length = 0;
+    const { d, provider } = deps([
+      {
+        content: [
+          { type: "text", text: "Writing both." },
+          { type: "tool_use", name: "Mut", input: { ms: 1, tag: "whole" } },
+          { type: "tool_use", name: "Mut", input: cutInput },
+        ],
+        stop_reason: "max_tokens",
+      },
+      { content: [{ type: "text", text: "ok, smaller" }] },
+    ]);
+    const { result } = await drain(runTurn(d, { messages: [] }, "go", new AbortController().signal));
+    expect(result.result).toBe("ok, smaller");
+    expect(log).toEqual(["start whole", "end whole"]);
+    const results = provider.requests[1]!.messages.at(-1)!.content as any[];
+    expect(results[0]).toMatchObject({ type: "tool_result", is_error: false });
+    expect(results[1]).toMatchObject({ type: "tool_result", is_error: true, content: cutToolUse("Mut") });
+  });
+
+  test("max_tokens after a complete text reply ends the turn as before (nothing to guard)", async () => {
+    const { d } = deps([{ content: [{ type: "text", text: "long answer, cut" }], stop_reason: "max_tokens" }]);
+    const { result } = await drain(runTurn(d, { messages: [] }, "go", new AbortController().signal));
+    expect(result).toMatchObject({ result: "long answer, cut", stopReason: "max_tokens", isError: false });
   });
 });

@@ -17,6 +17,7 @@ import type { Tool } from "../../src/tool/types.ts";
 import { drain, parentDeps, systemText, tableBus } from "../helpers/loop-deps.ts";
 import type { ScriptedOutcome } from "../helpers/scripted-provider.ts";
 import { tempDir, writeTree } from "../helpers/tmp.ts";
+import { barrier, waitFor } from "../helpers/wait-for.ts";
 
 const isSub = (req: ModelRequest, type?: string) => systemText(req).includes(`subagent of type "${type ?? ""}`);
 const bashTool = defineTool({ name: "Bash", description: "b", input: z.object({ command: z.string() }), readOnly: () => false, execute: () => ({ content: "ran" }) });
@@ -129,13 +130,14 @@ describe("Agent tool", () => {
   });
 
   test("two Agent calls in one message run concurrently", async () => {
-    const arrived: Record<string, number> = {};
+    // Each subagent's model call waits at a barrier for the other: one after the other, the first would wait alone.
+    const both = barrier(2, 2000);
     const s = setup({
-      route: (req) => {
+      route: async (req) => {
         for (const t of ["Explore", "Review"])
           if (isSub(req, t)) {
-            arrived[t] = Date.now();
-            return { content: [{ type: "text", text: `${t} done` }], delayMs: 300 };
+            await both.arrive(t);
+            return { content: [{ type: "text", text: `${t} done` }] };
           }
         if (req.messages.length === 1)
           return {
@@ -147,12 +149,9 @@ describe("Agent tool", () => {
         return text("both done");
       },
     });
-    const t0 = Date.now();
     const { result } = await drain(runTurn(s.deps, { messages: [] }, "go", new AbortController().signal));
-    const took = Date.now() - t0;
     expect(result.result).toBe("both done");
-    expect(Math.abs(arrived.Explore! - arrived.Review!)).toBeLessThan(150);
-    expect(took).toBeLessThan(580);
+    expect(both.arrived.sort()).toEqual(["Explore", "Review"]);
     const results = (s.provider.requests.at(-1)!.messages.at(-1)!.content as any[]).map((b) => b.content[0].text);
     expect(results).toEqual(["Explore done", "Review done"]);
   });
@@ -166,11 +165,12 @@ describe("Agent tool", () => {
         return { content: [agentCall({ description: "slow", prompt: "take forever", subagent_type: "Verify" })] };
       },
     });
-    setTimeout(() => ctrl.abort(), 80);
-    const t0 = Date.now();
     const convo = { messages: [] as any[] };
-    const { result } = await drain(runTurn(s.deps, convo, "go", ctrl.signal));
-    expect(Date.now() - t0).toBeLessThan(2000);
+    const run = drain(runTurn(s.deps, convo, "go", ctrl.signal));
+    // Abort once the subagent's request is in flight (it hangs until aborted, so the run can only end through the abort).
+    await waitFor(() => s.provider.requests.some((r) => isSub(r)), "the subagent's model request");
+    ctrl.abort();
+    const { result } = await run;
     expect(result.terminalReason).toBe("aborted_tools");
     const tr = (convo.messages.at(-1)!.content as any[])[0];
     expect(tr.is_error).toBe(true);

@@ -182,12 +182,10 @@ describe.each(engines)("Grep with the %s engine (contracts §7.2)", (engine) => 
     const fifo = path.join(d, "pipe");
     expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
     const ac = new AbortController();
-    const t0 = performance.now();
     const pending = grep(engine, { pattern: "x", path: fifo }, d, { signal: ac.signal });
     setTimeout(() => ac.abort(), 100);
     const r = await pending;
     expect(r).toEqual({ content: "Grep was interrupted by the user.", isError: true });
-    expect(performance.now() - t0).toBeLessThan(2_000);
     // Release a reader still blocked in open() (the built-in engine's); never block if there is none.
     try {
       closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));

@@ -133,9 +133,7 @@ describe("Read (contracts §7.2)", () => {
     const block = Array.from({ length: 10_000 }, (_, i) => `${i.toString().padStart(6, "0")} ${"q".repeat(40)}`).join("\n") + "\n";
     for (let i = 0; i < 100; i++) writeSync(fd, block);
     closeSync(fd);
-    const t = performance.now();
     const r = await readTool.run({ file_path: p, offset: 999_999, limit: 10 }, makeCtx(dir));
-    expect(performance.now() - t).toBeLessThan(1500);
     expect(r.content).toBe(`999999\t009998 ${"q".repeat(40)}\n1000000\t009999 ${"q".repeat(40)}`);
     expect((r.details as any).file.totalLines).toBe(1_000_000);
     rmSync(p);

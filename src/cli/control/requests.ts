@@ -26,19 +26,28 @@ const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 
 async function contextUsage(rt: Runtime): Promise<Record<string, unknown>> {
   const model = rt.models.current();
   const sections = await rt.context.sections(model, rt.tools.list().map((t) => t.name));
+  const isMcp = (name: string) => name.startsWith("mcp__");
+  const spec = (t: { name: string; description: string; jsonSchema?: unknown }) => ({ name: t.name, description: t.description, jsonSchema: t.jsonSchema });
   const report = contextReport({
     files: rt.context.startupFiles(),
     systemSections: sections,
-    tools: rt.tools.list().map((t) => ({ name: t.name, description: t.description, jsonSchema: t.jsonSchema })),
+    tools: rt.tools.list().filter((t) => !isMcp(t.name)).map(spec),
     messages: rt.convo.messages,
   });
+  // MCP tools apart, as Claude Code shows them (category mcp_tools, one row per tool with its server).
+  const mcpTools = rt.tools
+    .list()
+    .filter((t) => isMcp(t.name))
+    .map((t) => ({ name: t.name, serverName: t.name.split("__")[1] ?? "", tokens: contextReport({ files: [], systemSections: [], tools: [spec(t)] }).total, isLoaded: true }));
+  const mcpTokens = mcpTools.reduce((n, t) => n + t.tokens, 0);
   const b = report.breakdown;
   const maxTokens = modelInfo(model).contextWindow;
-  const used = report.total;
+  const used = report.total + mcpTokens;
   const cat = (id: string, name: string, tokens: number, kind = "used") => ({ id, name, tokens, color: "", kind });
   const categories = [
     cat("system_prompt", "System prompt", b.system),
     cat("system_tools", "System tools", b.tools),
+    cat("mcp_tools", "MCP tools", mcpTokens),
     cat("memory_files", "Memory files", b.instructions + b.memory),
     cat("messages", "Messages", b.messages),
     cat("free_space", "Free space", Math.max(0, maxTokens - used), "free"),
@@ -52,7 +61,7 @@ async function contextUsage(rt: Runtime): Promise<Record<string, unknown>> {
     gridRows: [],
     model,
     memoryFiles: report.files.filter((f) => f.status === "included" || f.status === "truncated").map((f) => ({ path: f.path, type: f.layer, tokens: f.tokens })),
-    mcpTools: [],
+    mcpTools,
     agents: [],
   };
 }
