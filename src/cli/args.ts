@@ -46,6 +46,7 @@ export const FLAGS: FlagDef[] = [
   { name: "settings", kind: "string", value: "FILE|JSON", help: "Extra settings (highest precedence below managed)" },
   { name: "setting-sources", kind: "string", value: "LIST", help: "Which settings files to read: user,project,local" },
   { name: "add-dir", kind: "multi", value: "DIRS", help: "Additional working directories" },
+  { name: "trust-workspace", kind: "boolean", help: "Trust this folder's settings, hooks, MCP servers and plugins for this run (CI; same as YOKE_TRUST_WORKSPACE=1)" },
   { name: "mcp-config", kind: "multi", value: "FILE|JSON", help: "MCP servers from a file or JSON string {\"mcpServers\":{…}} (repeatable)" },
   { name: "strict-mcp-config", kind: "boolean", help: "Use only the --mcp-config servers" },
   { name: "plugin-dir", kind: "multi", value: "DIR", help: "Load plugins from this folder (repeatable)" },
@@ -218,7 +219,7 @@ export function renderHelp(version: string, commands: Record<string, { usage: st
     "Exit codes (-p): 0 success; 1 error result (is_error) or bad flags; 130/143 interrupted (SIGINT/SIGTERM);",
     "  with --exit-code-on-denial, 3 when the run completed but the model stopped right after a permission denial.",
     "",
-    "Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, YOKE_CONFIG_DIR",
+    "Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, YOKE_CONFIG_DIR, YOKE_TRUST_WORKSPACE",
   );
   return lines.join("\n");
 }

@@ -18,6 +18,8 @@ import { createFileState, type FileState } from "../tool/file-state.ts";
 import { declarationOf } from "../tool/declarations.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import { newSessionState, type SessionToolState, type Tool } from "../tool/types.ts";
+import { applySettingsEnv } from "../trust/env.ts";
+import { writeErr } from "../util/output.ts";
 import { createDiagnostics, type Diagnostics } from "../util/diagnostics.ts";
 import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
@@ -106,9 +108,11 @@ export type ComposeOptions = {
 
 /** Process env, then settings env, then what Claude Code exports to its tools and hooks (contracts §1.8). */
 function runEnv(settings: LoadedSettings): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  Object.assign(env, settings.merged.env ?? {});
+  const launch: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) launch[k] = v;
+  // Settings env never moves the shell, yoke's state or the memory folder, nor decides trust (src/trust/env.ts).
+  const { env, refused } = applySettingsEnv(launch, settings.merged.env);
+  if (refused.length) writeErr(`yoke: settings env may not set ${refused.join(", ")}; ignored\n`);
   // So scripts can tell they run under an agent.
   env.CLAUDECODE = "1";
   env.CLAUDE_CODE_ENTRYPOINT = env.CLAUDE_CODE_ENTRYPOINT ?? "sdk-cli";

@@ -7,6 +7,7 @@ import { type ApprovalKeys, type McpScope, normalizeMcpName, type ScopedServer }
 import type { McpServerState, TransportFactory } from "../mcp/manager.ts";
 import type { McpSession } from "../mcp/session.ts";
 import { claudeJsonPath, loadMcpSources, pluginServers } from "../mcp/sources.ts";
+import { isProjectTrusted } from "../trust/workspace.ts";
 import type { PromptSection } from "../plugin/host.ts";
 import type { LoadedPlugin } from "../plugin/loader.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
@@ -67,6 +68,12 @@ export async function wireMcp(o: McpWiringOptions): Promise<McpWiring> {
     plugins: [],
     approvals: approvalsFrom(o.settings),
   });
+  // An untrusted folder's .mcp.json starts nothing, whatever approves it (src/trust; the notice names it).
+  if (!isProjectTrusted(o.settings)) {
+    for (const s of sources.servers.filter((x) => x.scope === "project"))
+      sources.unapproved.push({ name: s.name, server: s, reason: `project server "${s.name}" (${s.source}) waits until this folder is trusted (yoke trust)` });
+    sources.servers = sources.servers.filter((x) => x.scope !== "project");
+  }
   let session: McpSession | undefined;
   let starting: Promise<McpSession> | undefined;
   const start = (servers = sources.servers, unapproved = sources.unapproved) =>

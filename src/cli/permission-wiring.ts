@@ -9,6 +9,8 @@ import { bypassDisabledBy, checkModeAllowed, createPermissionEvaluator, type Eva
 import type { EvaluatorOptions } from "../permission/evaluator.ts";
 import { modeFromSettings } from "../permission/evaluator.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../permission/types.ts";
+import { applyWorkspaceTrust, trustNotice } from "../trust/workspace.ts";
+import { writeErr } from "../util/output.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 
@@ -30,9 +32,17 @@ export function settingSourcesOf(args: ParsedArgs): SettingsLevel[] | undefined 
   return sources !== undefined ? (sources.split(",").map((s) => s.trim()).filter(Boolean) as SettingsLevel[]) : undefined;
 }
 
-/** Every settings level as `--settings` / `--setting-sources` ask. Throws SettingsError naming the file and field. */
+/**
+ * Every settings level as `--settings` / `--setting-sources` ask, gated by workspace trust (src/trust): an
+ * untrusted folder's own settings only tighten. Throws SettingsError naming the file and field.
+ */
 export function loadSettingsFromArgs(args: ParsedArgs, cwd: string): LoadedSettings {
-  return loadSettings({ cwd, flagSettings: flagStr(args, "settings"), settingSources: settingSourcesOf(args) });
+  const loaded = loadSettings({ cwd, flagSettings: flagStr(args, "settings"), settingSources: settingSourcesOf(args) });
+  const gated = applyWorkspaceTrust(loaded, { cwd, env: process.env, flag: !!args.flags["trust-workspace"] });
+  // Said once, by every command that reads settings (a run, permissions explain, hooks list ...).
+  const notice = trustNotice(gated.trust);
+  if (notice) writeErr(`${notice}\n`);
+  return gated;
 }
 
 /**

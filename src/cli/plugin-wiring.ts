@@ -12,6 +12,7 @@ import type { LoadedSettings } from "../config/load.ts";
 import { isInside, resolvePath } from "../permission/paths.ts";
 import type { PermissionEvaluator } from "../permission/types.ts";
 import { createBackgroundTasks, setupPlugin, type BackgroundTasks, type HostDeps, type PromptSection } from "../plugin/host.ts";
+import { isProjectTrusted } from "../trust/workspace.ts";
 import { discoverPlugins, type LoadedPlugin, type SkippedPlugin } from "../plugin/loader.ts";
 import type { ForkOptions, ForkResult, SessionView, SummaryProvider } from "../plugin/types.ts";
 import { resolveModel } from "../provider/models.ts";
@@ -124,6 +125,7 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
     env: o.env,
     bundled: bundledPlugins(),
     bare: o.bare,
+    projectTrusted: isProjectTrusted(o.settings),
   });
   for (const e of errors) o.log.error(`plugin ${e.path} failed to load: ${e.message}`);
 

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { LoopEvent, TurnResult } from "../loop/events.ts";
 import { runTurn } from "../loop/run-turn.ts";
 import { isCompactCommand } from "../loop/compaction.ts";
+import { trustInitField } from "../trust/workspace.ts";
 import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
@@ -53,6 +54,8 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     agents: rt.agents,
     skills: [],
     plugins: rt.plugins.loaded.map((p) => ({ name: p.kind === "yoke" ? p.plugin.name : p.info.name, path: p.path })),
+    // yoke's own field: which of this folder's settings, hooks, MCP servers and plugins were held back (src/trust).
+    ...(rt.settings.trust ? { yoke_workspace_trust: trustInitField(rt.settings.trust) } : {}),
     // Protocol features a host may rely on (2.1.332 lists many more; yoke names only those it implements).
     capabilities: ["interrupt_receipt_v1"],
     original_cwd: rt.cwd,

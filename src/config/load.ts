@@ -3,6 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import { parseJsonWithLocation } from "../util/json-error.ts";
 import { claudeUserDir, managedDir } from "./paths.ts";
 import { type Settings, settingsSchema } from "./schema.ts";
+import type { WorkspaceTrust } from "../trust/workspace.ts";
 
 export type SettingsLevel = "user" | "project" | "local" | "flag" | "managed";
 
@@ -13,6 +14,8 @@ export type SettingsSource = {
   /** The folder `/x` permission rules are relative to (contracts §3.1). */
   ruleRoot: string;
   settings: Settings;
+  /** Set when the folder is not trusted: `settings` is then only the part that tightens (src/trust/gate.ts). */
+  untrusted?: true;
 };
 
 export type LoadedSettings = {
@@ -20,6 +23,11 @@ export type LoadedSettings = {
   merged: Settings;
   /** Every file that contributed, lowest precedence first. */
   sources: SettingsSource[];
+  /**
+   * The workspace-trust verdict (src/trust/workspace.ts), set by the CLI's loader. Code that runs what a
+   * project ships (`.mcp.json` servers, project plugins and hooks) asks `isProjectTrusted(settings)`.
+   */
+  trust?: WorkspaceTrust;
 };
 
 export class SettingsError extends Error {}

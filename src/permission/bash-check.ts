@@ -2,7 +2,8 @@ import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
 import { CODE_FLAGS, EXEC_STRING, gitGlobals, gitOperands, HARMLESS_ENV, isReadOnlyCommand, pathArgs, reachesEnv, renderArgv, SAFE_ENV, SHELLS, unwrap } from "./bash-words.ts";
-import { isInside, isProtectedPath, type ResolvedPath, resolvePath, ruleMayCoverInside } from "./paths.ts";
+import { isInside, type ResolvedPath, resolvePath, ruleMayCoverInside } from "./paths.ts";
+import { isCredentialPath, isProtectedPath } from "./sensitive-paths.ts";
 import { findBashRule, findPathRule, type RuleSet } from "./rule-set.ts";
 import type { PermissionDecision, PermissionMode, PermissionRule } from "./types.ts";
 
@@ -248,7 +249,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
         if (ask) partVerdict ??= { behavior: "ask", reason: `${word.value} is covered by ask rule ${ask.text}`, rule: ask };
         const inside = rp.physical.every((p) => ctx.workingDirs.some((d) => isInside(d, p)));
         if (!inside) outside = true;
-        if (write && paths.some(isProtectedPath)) protectedWrite = true;
+        if (paths.some(write ? isProtectedPath : isCredentialPath)) protectedWrite = true;
         if (write && !inside) writesOk = false;
         if (name === "rm" || name === "rmdir") if (paths.some((p) => CRITICAL(ctx.home).has(p))) critical = true;
       }
@@ -309,7 +310,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       continue;
     }
     if (protectedWrite && ctx.mode !== "bypassPermissions") {
-      verdicts.push({ behavior: "ask", reason: `it writes a protected path (.git, .claude, shell rc files ...)`, hard: true });
+      verdicts.push({ behavior: "ask", reason: `it touches a protected path (.git, .claude, shell profiles, ~/.ssh, credential stores ...)`, hard: true });
       continue;
     }
     const allowSubjects = u.allowAssigns.length ? [] : [renderArgv(u.allowArgv, false), renderArgv(u.allowArgv, true)];

@@ -1,8 +1,10 @@
 import { homedir } from "node:os";
+import { relative } from "node:path";
 import type { LoadedSettings } from "../config/load.ts";
 import { decideBash } from "./bash-check.ts";
-import { grepExcludeGlobs, isInside, isProtectedPath, resolvePath } from "./paths.ts";
+import { grepExcludeGlobs, isInside, resolvePath } from "./paths.ts";
 import { builtinDeclaration, canonicalToolName, type ToolDeclaration } from "../tool/declarations.ts";
+import { credentialExcludeGlobs, isCredentialPath, isProtectedPath } from "./sensitive-paths.ts";
 import { buildRuleSet, domainMatches, findPathRule, paramSpecMatches, type RuleList, type RuleSet, wholeToolRule } from "./rule-set.ts";
 import { PERMISSION_MODES, type PermissionDecision, type PermissionEvaluator, type PermissionMode, type PermissionQuery, type PermissionRule } from "./types.ts";
 
@@ -122,12 +124,16 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       const ask = toolRule("ask", tool, input) ?? (family && family !== tool ? wholeToolRule(set, "ask", family) : undefined) ?? (edit ? findPathRule(set, "ask", "Edit", paths) : findPathRule(set, "ask", "Read", paths));
       if (ask) return { behavior: "ask", reason: `Rule ${ask.text} asks before ${tool} on ${raw}.`, rule: ask, bypassable: false };
       if (mode === "bypassPermissions") return { behavior: "allow", reason: "bypassPermissions mode" };
-      if (edit) {
-        if (mode === "plan") return { behavior: "deny", reason: `Plan mode: do not edit files (${raw}). Finish the plan and exit plan mode with ExitPlanMode first.` };
-        if (autoDirs.some((d) => physical.every((p) => isInside(d, p)))) return { behavior: "allow", reason: "inside the auto-memory directory" };
-        if (paths.some(isProtectedPath))
-          return { behavior: "ask", reason: `${raw} is a protected path (.git, .claude, .vscode, shell rc files ...) and is never edited without approval.`, bypassable: false };
-      }
+      if (edit && mode === "plan") return { behavior: "deny", reason: `Plan mode: do not edit files (${raw}). Finish the plan and exit plan mode with ExitPlanMode first.` };
+      // The auto-memory folder may itself sit under ~/.yoke; only what lies below it is checked, so a memory
+      // folder moved onto $HOME still cannot write ~/.bashrc or ~/.ssh.
+      if (edit && autoDirs.some((d) => physical.every((p) => isInside(d, p) && !isProtectedPath(relative(d, p)))))
+        return { behavior: "allow", reason: "inside the auto-memory directory" };
+      // Before any allow (rules, working directories, a hook): these always ask.
+      if (edit && paths.some(isProtectedPath))
+        return { behavior: "ask", reason: `${raw} is a protected path (.git, .claude, .yoke, shell profiles, ~/.ssh, credential stores ...) and is never edited without approval.`, bypassable: false };
+      if (!edit && paths.some(isCredentialPath))
+        return { behavior: "ask", reason: `${raw} is a credential store (~/.ssh, ~/.aws, ~/.config/gh, ~/.netrc ...) and is never read without approval.`, bypassable: false };
       if (q.hookDecision === "allow") return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
       if (edit) {
         const allow = wholeToolRule(set, "allow", "Edit") ?? wholeToolRule(set, "allow", tool) ?? findPathRule(set, "allow", "Edit", physical);
@@ -204,7 +210,8 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
     workingDirectories,
     grepExcludes: (searchDir: string) => {
       const dir = real(searchDir, cwd);
-      return [...new Set(set.pathRules.deny.Read.flatMap((pr) => grepExcludeGlobs(pr.compiled, dir)))];
+      const credentials = mode === "bypassPermissions" ? [] : credentialExcludeGlobs();
+      return [...new Set([...set.pathRules.deny.Read.flatMap((pr) => grepExcludeGlobs(pr.compiled, dir)), ...credentials])];
     },
     warnings: set.warnings,
   };

@@ -134,25 +134,6 @@ export const isInside = (dir: string, abs: string): boolean => {
 /** A compiled path rule plus the rule it came from. */
 export type PathRule = { rule: PermissionRule; compiled: CompiledPathRule };
 
-const PROTECTED_DIRS = [".git", ".claude", ".vscode", ".idea", ".yoke"];
-const PROTECTED_FILES = new Set([
-  ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
-  ".cshrc", ".tcshrc", ".kshrc", ".inputrc", ".mcp.json", ".claude.json", ".gitconfig", ".gitmodules", ".npmrc", ".netrc",
-]);
-
-/** Paths never auto-approved except in bypassPermissions (contracts §3.2). `.claude/worktrees` is exempt. */
-export function isProtectedPath(abs: string): boolean {
-  const parts = abs.split(sep).map(foldPath);
-  for (let i = 0; i < parts.length; i++) {
-    const p = parts[i] as string;
-    if (PROTECTED_DIRS.includes(p)) {
-      if (p === ".claude" && parts[i + 1] === "worktrees") continue;
-      return true;
-    }
-  }
-  return PROTECTED_FILES.has(parts[parts.length - 1] ?? "");
-}
-
 const WALK_BUDGET = 20000;
 
 /**

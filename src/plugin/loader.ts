@@ -157,6 +157,8 @@ export type DiscoverOptions = {
   env: Record<string, string | undefined>;
   bundled: Plugin[];
   bare: boolean;
+  /** False when the folder is not trusted: its `.yoke/plugins` are listed as skipped, not loaded (src/trust). */
+  projectTrusted?: boolean;
 };
 
 /** Why a plugin is switched off (`plugins: { name: false }`, or YOKE_DISABLE_PLUGINS: a comma list or "all"), or undefined when it is on. Pure. */
@@ -194,7 +196,10 @@ export async function discoverPlugins(
     }
   };
   for (const p of entriesIn(join(o.yokeDir, "plugins"))) await load(p, "user");
-  for (const p of entriesIn(join(o.cwd, ".yoke", "plugins"))) await load(p, "project");
+  for (const p of entriesIn(join(o.cwd, ".yoke", "plugins"))) {
+    if (o.projectTrusted === false) skipped.push({ name: basename(p), kind: "yoke", origin: "project", path: p, reason: "this folder is not trusted (yoke trust)" });
+    else await load(p, "project");
+  }
   for (const d of o.pluginDirs) {
     const abs = resolve(o.cwd, d);
     if (!isDir(abs)) errors.push({ path: abs, message: "--plugin-dir: no such folder" });

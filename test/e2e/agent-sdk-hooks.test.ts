@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { HookCallback } from "@anthropic-ai/claude-agent-sdk";
 import { startFakeAnthropic, toolResultsOf, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { yokeBin } from "../helpers/binary.ts";
+import { TRUST_WORKSPACE, yokeBin } from "../helpers/binary.ts";
 import { sdkRun } from "../helpers/agent-sdk.ts";
 import { tempDir } from "../helpers/tmp.ts";
 
@@ -73,7 +73,8 @@ test("host hooks merge with settings command hooks: a command hook's deny wins o
   );
   const allow: HookCallback = async () => ({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } });
   fake.push(bash("touch x"), say("ok"));
-  const r = await sdkRun(fake, "go", { cwd, hooks: { PreToolUse: [{ hooks: [allow] }] } });
+  // The project is the host's own: trusted, so its command hooks run (README "Workspace trust").
+  const r = await sdkRun(fake, "go", { cwd, hooks: { PreToolUse: [{ hooks: [allow] }] }, extraEnv: TRUST_WORKSPACE });
   expect(r.error).toBeNull();
   expect(existsSync(join(cwd, "x"))).toBe(false);
   expect(toolResultsOf(fake.requests[1]!)[0]!.text).toContain("CMD-DENY");

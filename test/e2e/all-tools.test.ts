@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic, type LoggedRequest } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+import { isolatedEnv, runYoke, yokeBin, TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { gitRepo, tempDir, writeTree } from "../helpers/tmp.ts";
 
 let fake: FakeAnthropic;
@@ -64,7 +64,7 @@ test("every tool in one session: results reach the model, files change, denied s
   };
   for (let i = 0; i < 40; i++) fake.push(route);
   const before = fake.requests.length;
-  const r = await runYoke(["-p", "use every tool", "--output-format", "json", "--permission-mode", "acceptEdits"], { cwd, env: isolatedEnv({ ...fakeApiEnv(fake) }) });
+  const r = await runYoke(["-p", "use every tool", "--output-format", "json", "--permission-mode", "acceptEdits"], { cwd, env: isolatedEnv({ ...TRUST_WORKSPACE, ...fakeApiEnv(fake) }) });
   expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
   expect(JSON.parse(r.stdout)).toMatchObject({ result: "All tools used.", is_error: false });

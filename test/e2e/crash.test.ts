@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fakeApiEnv, startFakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, spawnYoke, yokeBin } from "../helpers/binary.ts";
+import { isolatedEnv, runYoke, spawnYoke, yokeBin, TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
 
 const RUNS = 52;
@@ -39,7 +39,7 @@ async function oneRun(seed: number): Promise<Outcome> {
   try {
     const cwd = tempDir("yoke-crash-");
     await Bun.write(join(cwd, ".claude/settings.json"), JSON.stringify({ permissions: { allow: ["Write", "Read"] } }));
-    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_RETRY_BASE_MS: "5" });
+    const env = isolatedEnv({ ...TRUST_WORKSPACE, ...fakeApiEnv(fake), YOKE_RETRY_BASE_MS: "5" });
     const id = randomUUID();
     const file = join(cwd, `f${seed}.txt`);
     fake.push(

@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isolatedEnv, repoRoot, runYoke, yokeBin } from "../helpers/binary.ts";
+import { isolatedEnv, repoRoot, runYoke, yokeBin, TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { tempDir, writeTree } from "../helpers/tmp.ts";
 import { hook, project } from "./hooks-helpers.ts";
 
@@ -20,7 +20,7 @@ function fixture() {
       PostToolUse: [{ matcher: "Write|Edit", hooks: [{ type: "command", command: "echo formatted" }] }],
     },
   });
-  const env = isolatedEnv();
+  const env = isolatedEnv({ ...TRUST_WORKSPACE });
   writeFileSync(join(env.CLAUDE_CONFIG_DIR!, "settings.json"), JSON.stringify({ hooks: hook("Stop", "echo user-stop") }));
   writeTree(cwd, {
     ".yoke/plugins/watch.ts": `export default { name: "watch", version: "0.2.0", setup(h: any) { h.hooks.on("PreToolUse", () => {}, { matcher: "Write" }); } };\n`,
@@ -61,7 +61,7 @@ describe("yoke hooks list", () => {
 
   test("disableAllHooks shows as a note on each hook; no hooks prints a clear line", async () => {
     const cwd = project({ disableAllHooks: true, hooks: hook("Stop", "echo x") });
-    const r = await runYoke(["hooks", "list", "--json"], { cwd });
+    const r = await runYoke(["hooks", "list", "--json"], { cwd, env: TRUST_WORKSPACE });
     expect(JSON.parse(r.stdout)[0]).toMatchObject({ event: "Stop", note: "disabled by disableAllHooks" });
     const empty = await runYoke(["hooks", "list", "--bare"], { cwd: project() });
     expect(empty.stdout).toBe("No hooks configured.\n");
@@ -102,7 +102,7 @@ describe("yoke hooks run", () => {
 
   test("Stop hook that blocks → exit 2 with the reason; usage errors → exit 1", async () => {
     const cwd = project({ hooks: hook("Stop", `cat >/dev/null; echo '{"decision":"block","reason":"tests fail"}'`) });
-    const r = await runYoke(["hooks", "run", "Stop"], { cwd });
+    const r = await runYoke(["hooks", "run", "Stop"], { cwd, env: TRUST_WORKSPACE });
     expect(r.code).toBe(2);
     expect(r.stdout).toContain("  decision: block\n  reason: tests fail\n");
     const bad = await runYoke(["hooks", "run", "PreToolUzе"], { cwd });
@@ -140,7 +140,7 @@ describe("yoke plugins list", () => {
   test("a user plugin named attribution shows the built-in one as replaced", async () => {
     const cwd = project();
     writeTree(cwd, { ".yoke/plugins/attribution.ts": `export default { name: "attribution", version: "9.0.0", setup() {} };\n` });
-    const j = JSON.parse((await runYoke(["plugins", "list", "--json"], { cwd })).stdout);
+    const j = JSON.parse((await runYoke(["plugins", "list", "--json"], { cwd, env: TRUST_WORKSPACE })).stdout);
     expect(j).toContainEqual(expect.objectContaining({ name: "attribution", origin: "project", status: "enabled", version: "9.0.0" }));
     expect(j).toContainEqual(
       expect.objectContaining({ name: "attribution", origin: "bundled", status: "disabled", reason: `replaced by ${join(cwd, ".yoke/plugins/attribution.ts")}` }),

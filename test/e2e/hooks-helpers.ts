@@ -2,7 +2,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic, type FakeEntry, type LoggedRequest } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, type RunYokeResult } from "../helpers/binary.ts";
+import { isolatedEnv, runYoke, type RunYokeResult, TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
 
 /** A temp project whose `.claude/settings.json` is `settings`. */
@@ -41,7 +41,8 @@ export async function runWith(
 ): Promise<Run> {
   const fake = await startFakeAnthropic({ script: replies });
   try {
-    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_RETRY_BASE_MS: "5", ...o.env });
+    // The fixture project is the test's own: trusted, so its hooks and plugins apply.
+    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_RETRY_BASE_MS: "5", ...TRUST_WORKSPACE, ...o.env });
     const r = await runYoke(["-p", o.prompt ?? "go", ...args], { cwd, env, timeoutMs: o.timeoutMs ?? 20_000, stdin: o.stdin });
     const out: Run = { ...r, requests: [...fake.requests], fake };
     const fmt = args[args.indexOf("--output-format") + 1];

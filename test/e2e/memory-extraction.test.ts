@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXTRACTION_MARKER } from "../../plugins/memory-extraction/index.ts";
 import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic, type LoggedRequest } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+import { isolatedEnv, runYoke, yokeBin, TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { tempDir, writeTree } from "../helpers/tmp.ts";
 import { jsonLines as lines, memDirOf, systemText, transcript, userText } from "./memory-helpers.ts";
 
@@ -164,7 +164,7 @@ describe("memory extraction (issue 8 point 2, point 5)", () => {
   test("the memoryExtraction setting alone turns it on; the --verbose text run shows the notice on stderr", async () => {
     const cwd = tempDir();
     writeTree(cwd, { ".claude/settings.json": JSON.stringify({ memoryExtraction: true }) });
-    const env = isolatedEnv({ ...fakeApiEnv(fake) });
+    const env = isolatedEnv({ ...TRUST_WORKSPACE, ...fakeApiEnv(fake) });
     const seen: LoggedRequest[] = [];
     fake.push({ content: [{ type: "text", text: "Noted." }] }, ...extractionScript(memDirOf(env, cwd), seen));
     const r = await runYoke(["-p", "tabs everywhere, always", "--verbose"], { cwd, env });
@@ -176,7 +176,7 @@ describe("memory extraction (issue 8 point 2, point 5)", () => {
 
   test("with streamed input the next prompt is not held up by a slow extraction (drained at exit instead)", async () => {
     const cwd = tempDir();
-    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "1" });
+    const env = isolatedEnv({ ...TRUST_WORKSPACE, ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "1" });
     let mains = 0;
     const forkAt: number[] = [];
     const router = (req: LoggedRequest) => {
@@ -211,7 +211,7 @@ describe("memory extraction (issue 8 point 2, point 5)", () => {
     writeTree(cwd, { ".claude/settings.json": JSON.stringify({ memoryExtraction: true }) });
     const start = fake.requests.length;
     fake.push({ content: [{ type: "text", text: "ok" }] });
-    const r = await runYoke(["-p", "I prefer short answers always"], { cwd, env: isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "0" }) });
+    const r = await runYoke(["-p", "I prefer short answers always"], { cwd, env: isolatedEnv({ ...TRUST_WORKSPACE, ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "0" }) });
     expect(r.code).toBe(0);
     expect(fake.unexpected).toBe(0);
     expect(fake.requests.slice(start).some(isExtraction)).toBe(false);
@@ -265,7 +265,7 @@ export default {
 };
 `,
     });
-    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "1" });
+    const env = isolatedEnv({ ...TRUST_WORKSPACE, ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "1" });
     const start = fake.requests.length;
     fake.push({ content: [{ type: "text", text: "hello" }] });
     const r = await runYoke(["-p", "hi, I am Ann", "--output-format", "stream-json", "--verbose"], { cwd, env });
@@ -283,7 +283,7 @@ export default {
   test("each memory plugin can be switched off by name (YOKE_DISABLE_PLUGINS, settings plugins)", async () => {
     const cwd = tempDir();
     writeTree(cwd, { ".claude/settings.json": JSON.stringify({ plugins: { "session-memory": false } }) });
-    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "1", YOKE_SESSION_MEMORY: "1", YOKE_DISABLE_PLUGINS: "memory-extraction" });
+    const env = isolatedEnv({ ...TRUST_WORKSPACE, ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "1", YOKE_SESSION_MEMORY: "1", YOKE_DISABLE_PLUGINS: "memory-extraction" });
     const start = fake.requests.length;
     fake.push({ content: [{ type: "text", text: "ok" }], usage: { input_tokens: 50_000 } });
     const r = await runYoke(["-p", "I always want tests first", "--output-format", "stream-json", "--verbose"], { cwd, env });

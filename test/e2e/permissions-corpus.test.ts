@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runYoke, yokeBin } from "../helpers/binary.ts";
+import { runYoke, TRUST_WORKSPACE, yokeBin } from "../helpers/binary.ts";
 import { corpusProject, substCwd } from "../helpers/permission-project.ts";
 import { BYPASS_ATTEMPTS, type CorpusCase, type CorpusRules, ORDINARY_ALLOWED } from "../fixtures/permission-corpus.ts";
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
       const lines = cases.map((c) => JSON.stringify({ tool: c.tool, input: substCwd(c.input, p.cwd), ...(c.mode ? { mode: c.mode } : {}) }));
       const batch = join(p.root, "batch.jsonl");
       writeFileSync(batch, `${lines.join("\n")}\n`);
-      const r = await runYoke(["permissions", "explain", "--batch", batch], { cwd: p.cwd, env: { HOME: p.home, IS_SANDBOX: "1" } });
+      const r = await runYoke(["permissions", "explain", "--batch", batch], { cwd: p.cwd, env: { HOME: p.home, IS_SANDBOX: "1", ...TRUST_WORKSPACE } });
       if (r.code !== 0) throw new Error(`explain --batch exited ${r.code}: ${r.stderr}`);
       const out = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as Answer);
       if (out.length !== cases.length) throw new Error(`expected ${cases.length} answers, got ${out.length}: ${r.stdout}${r.stderr}`);

@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runYoke, yokeBin } from "../helpers/binary.ts";
+import { runYoke, TRUST_WORKSPACE, yokeBin } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
 
 beforeAll(() => yokeBin());
@@ -18,7 +18,7 @@ function project(perms: Record<string, unknown>): { cwd: string; settingsFile: s
 }
 
 const explain = (cwd: string, args: string[], env: Record<string, string | undefined> = {}) =>
-  runYoke(["permissions", "explain", ...args], { cwd, env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, ...env } });
+  runYoke(["permissions", "explain", ...args], { cwd, env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, ...TRUST_WORKSPACE, ...env } });
 
 describe("yoke permissions explain", () => {
   test("text: decision, mode, the rule and the file and list index that decided it; no credentials needed", async () => {

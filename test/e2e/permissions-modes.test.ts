@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+import { isolatedEnv, runYoke, yokeBin, TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { fakeApiEnv, type FakeAnthropic, type FakeEntry, type LoggedRequest, startFakeAnthropic, toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { tempDir } from "../helpers/tmp.ts";
 
@@ -21,7 +21,7 @@ type Out = { code: number | null; json: any; stdout: string; stderr: string; req
 async function run(o: { cwd: string; args?: string[]; script: FakeEntry[]; env?: Record<string, string | undefined>; format?: string }): Promise<Out> {
   const before = fake.requests.length;
   fake.push(...o.script);
-  const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_RETRY_BASE_MS: "5", ...o.env });
+  const env = isolatedEnv({ ...TRUST_WORKSPACE, ...fakeApiEnv(fake), YOKE_RETRY_BASE_MS: "5", ...o.env });
   const r = await runYoke(["-p", "go", "--output-format", o.format ?? "json", ...(o.args ?? [])], { cwd: o.cwd, env });
   let json: any = null;
   try {

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+import { isolatedEnv, runYoke, yokeBin, TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { fakeApiEnv, type FakeAnthropic, type LoggedRequest, startFakeAnthropic, toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { BYPASS_ATTEMPTS, type CorpusCase, ORDINARY_ALLOWED } from "../fixtures/permission-corpus.ts";
@@ -59,7 +59,7 @@ async function runCalls(o: {
   const before = fake.requests.length;
   fake.push({ content: o.calls.map((c) => ({ type: "tool_use" as const, id: c.id, name: c.name, input: c.input })) });
   fake.push({ content: [{ type: "text", text: o.final ?? "I stopped." }] });
-  const env = isolatedEnv({
+  const env = isolatedEnv({ ...TRUST_WORKSPACE,
     ...fakeApiEnv(fake),
     ...(o.home ? { HOME: o.home } : {}),
     PATH: `${shims}:${process.env.PATH}`,
@@ -154,7 +154,7 @@ describe("headless never waits (issue 5 §6)", () => {
     fake.push({ content: [{ type: "tool_use", id: "toolu_then", name: "Bash", input: { command: "ls" } }] });
     fake.push({ content: [{ type: "text", text: "Listed instead." }] });
     const before = fake.requests.length;
-    const env = isolatedEnv({ ...fakeApiEnv(fake), HOME: p.home, PATH: `${shims}:${process.env.PATH}`, YOKE_TEST_MARKER: join(p.root, "m.log") });
+    const env = isolatedEnv({ ...TRUST_WORKSPACE, ...fakeApiEnv(fake), HOME: p.home, PATH: `${shims}:${process.env.PATH}`, YOKE_TEST_MARKER: join(p.root, "m.log") });
     const r = await runYoke(["-p", "go", "--output-format", "stream-json", "--verbose"], { cwd: p.cwd, env, timeoutMs: 20_000 });
     expect(r.timedOut).toBe(false);
     expect(existsSync(join(p.cwd, "made-it"))).toBe(false);

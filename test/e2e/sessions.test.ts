@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic, type LoggedRequest } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, spawnYoke, yokeBin } from "../helpers/binary.ts";
+import { isolatedEnv, runYoke, spawnYoke, yokeBin, TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { git, gitRepo, tempDir } from "../helpers/tmp.ts";
 
 let fake: FakeAnthropic;
@@ -39,7 +39,7 @@ async function run(args: string[], cwd: string, env: Record<string, string>) {
 describe("resume, continue, fork (contracts §5.3)", () => {
   test("--resume ID and --continue carry every earlier turn; --fork-session gets a new id, SessionStart source fork, old file untouched", async () => {
     const cwd = tempDir();
-    const env = envFor();
+    const env = envFor({ ...TRUST_WORKSPACE });
     const hookLog = join(cwd, "hook.log");
     writeFileSync(join(cwd, "CLAUDE.md"), "Project rule: be brief.\n");
     writeFileSync(join(cwd, "hook.sh"), `#!/bin/sh\ncat >> ${hookLog}\necho >> ${hookLog}\n`, { mode: 0o755 });
@@ -101,7 +101,7 @@ describe("rewind (contracts §5.4, issue 7 item 3)", () => {
     git(cwd, "add", "-A");
     git(cwd, "commit", "-qm", "tracked");
     await Bun.write(join(cwd, ".claude/settings.json"), JSON.stringify({ permissions: { allow: ["Bash", "Write"] } }));
-    const env = envFor();
+    const env = envFor({ ...TRUST_WORKSPACE });
     fake.push({ content: [{ type: "text", text: "TURN-ONE-DONE" }] });
     const a = await run(["-p", "turn one"], cwd, env);
     const id = a.json.session_id as string;
@@ -163,7 +163,7 @@ describe("rewind (contracts §5.4, issue 7 item 3)", () => {
   test("--rewind-files UUID with --resume restores before the turn runs", async () => {
     const cwd = tempDir();
     await Bun.write(join(cwd, ".claude/settings.json"), JSON.stringify({ permissions: { allow: ["Write"] } }));
-    const env = envFor();
+    const env = envFor({ ...TRUST_WORKSPACE });
     const file = join(cwd, "f.txt");
     writeFileSync(file, "v1\n");
     // Write needs a prior read of an existing file.
@@ -211,7 +211,7 @@ describe("signals", () => {
 describe("compaction (seed 000, internals §6)", () => {
   test("/compact with a focus: PreCompact hook, summarizing call with focus and Compact Instructions, boundary + summary in the transcript, resume starts from the summary", async () => {
     const cwd = tempDir();
-    const env = envFor();
+    const env = envFor({ ...TRUST_WORKSPACE });
     const hookLog = join(cwd, "pre.log");
     writeFileSync(join(cwd, "pre.sh"), `#!/bin/sh\ncat >> ${hookLog}\necho >> ${hookLog}\n`, { mode: 0o755 });
     await Bun.write(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: { PreCompact: [{ hooks: [{ type: "command", command: join(cwd, "pre.sh") }] }] } }));

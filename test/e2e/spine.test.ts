@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+import { isolatedEnv, runYoke, yokeBin, TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { gitRepo, tempDir } from "../helpers/tmp.ts";
 
 let fake: FakeAnthropic;
@@ -296,7 +296,7 @@ test("settings env reaches Bash and hooks; a background shell dies with the sess
     },
   );
   const before = fake.requests.length;
-  const r = await runYoke(["-p", "go", "--allowedTools", "Bash"], { cwd, env: envFor() });
+  const r = await runYoke(["-p", "go", "--allowedTools", "Bash"], { cwd, env: envFor({ ...TRUST_WORKSPACE }) });
   expect(r.code).toBe(0);
   expect(toolResultsOf(fake.requests[before + 1]!)[0]!.text).toContain("flavour=mint");
   expect(readFileSync(hookOut, "utf8").trim().split("\n")).toEqual(["mint", "mint"]);

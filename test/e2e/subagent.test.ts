@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic, type LoggedRequest } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+import { isolatedEnv, runYoke, yokeBin, TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { tempDir, writeTree } from "../helpers/tmp.ts";
 
 let fake: FakeAnthropic;
@@ -159,7 +159,7 @@ test("subagents obey the parent's hooks and deny rules (issue 8, done means)", a
   };
   fake.push(route, route, route, route);
   const before = fake.requests.length;
-  const r = await runYoke(["-p", "go", "--output-format", "json"], { cwd, env: isolatedEnv({ ...fakeApiEnv(fake) }) });
+  const r = await runYoke(["-p", "go", "--output-format", "json"], { cwd, env: isolatedEnv({ ...TRUST_WORKSPACE, ...fakeApiEnv(fake) }) });
   expect(r.code).toBe(0);
   const parentAfter = fake.requests.slice(before).filter((q) => !isExplore(q)).at(-1)!;
   expect(toolResultsOf(parentAfter)[0]!.text).toBe("secret:denied open:read");

@@ -160,6 +160,13 @@ export function isolatedEnv(extra: Env = {}, base: Env = process.env): Record<st
   return env;
 }
 
+/**
+ * Env for a run whose temp folder is the test author's own project: its settings, hooks and plugins
+ * apply, as in CI with YOKE_TRUST_WORKSPACE=1 (README "Workspace trust"). Without it a folder is
+ * untrusted, like a fresh clone.
+ */
+export const TRUST_WORKSPACE = { YOKE_TRUST_WORKSPACE: "1" } as const;
+
 export type RunYokeOptions = {
   cwd?: string;
   /** Merged over isolatedEnv(); pass HOME etc. to choose the dirs, undefined to remove a variable. */

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createPermissionEvaluator } from "../../src/permission/index.ts";
+import { credentialExcludeGlobs } from "../../src/permission/sensitive-paths.ts";
 import type { PermissionMode, PermissionQuery } from "../../src/permission/types.ts";
 import { type Perms, settingsOf, tempProject } from "./settings-fixture.ts";
 
@@ -254,8 +255,11 @@ describe("other tools", () => {
 describe("grepExcludes (Read deny honoured by whole-tree searches)", () => {
   test("unanchored names exclude at any depth; anchored paths relative to the search root", () => {
     const e = ev({ deny: ["Read(.env)", "Read(./secrets/**)", "Read(//etc/shadow)"] });
-    expect(e.grepExcludes(t.cwd)).toEqual(["!.env", "!.env/**", "!secrets", "!secrets/**"]);
-    expect(e.grepExcludes(join(t.cwd, "secrets"))).toEqual(["!.env", "!.env/**", "!**"]);
-    expect(e.grepExcludes(other)).toEqual([]);
+    // Credential stores (~/.ssh ...) are excluded from every search after the rules' own globs.
+    const rules = (globs: string[]) => globs.filter((g) => !credentialExcludeGlobs().includes(g));
+    expect(rules(e.grepExcludes(t.cwd))).toEqual(["!.env", "!.env/**", "!secrets", "!secrets/**"]);
+    expect(rules(e.grepExcludes(join(t.cwd, "secrets")))).toEqual(["!.env", "!.env/**", "!**"]);
+    expect(rules(e.grepExcludes(other))).toEqual([]);
+    expect(e.grepExcludes(other)).toContain("!.ssh");
   });
 });

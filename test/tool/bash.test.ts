@@ -293,15 +293,30 @@ describe("Bash working directory and environment", () => {
     expect(text(await run(ctx, { command: 'echo "$FROM_ENV_FILE"' }))).toBe("changed");
   });
 
-  test("falls back to /bin/sh when bash is not on PATH", async () => {
+  test("falls back to /bin/sh when bash is not on the PATH yoke started with", async () => {
     const { ctx, dir, root } = makeShellCtx();
     const bin = join(root, "bin");
     mkdirSync(bin);
-    ctx.env.PATH = bin;
     mkdirSync(join(dir, "sub"));
-    const r = await run(ctx, { command: 'echo "${BASH_VERSION:-no-bash}"; cd sub; exit 3' });
-    expect(text(r)).toBe("Exit code 3\nno-bash");
+    const saved = process.env.PATH;
+    process.env.PATH = bin;
+    try {
+      const r = await run(ctx, { command: 'echo "${BASH_VERSION:-no-bash}"; cd sub; exit 3' });
+      expect(text(r)).toBe("Exit code 3\nno-bash");
+    } finally {
+      process.env.PATH = saved;
+    }
     expect(ctx.session.cwd).toBe(join(dir, "sub"));
+  });
+
+  test("the session's PATH (settings env) never picks the shell: a bash first on it is not run (issue 16 point 10)", async () => {
+    const { ctx, root } = makeShellCtx();
+    const bin = join(root, "evil-bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "bash"), `#!/bin/sh\necho EVIL-BASH\n`, { mode: 0o755 });
+    ctx.env.PATH = `${bin}:${process.env.PATH}`;
+    const r = await run(ctx, { command: 'echo "ran in ${BASH_VERSION:+bash}"' });
+    expect(text(r)).toBe("ran in bash");
   });
 
   test("symlinked project dir: cd inside still persists", async () => {

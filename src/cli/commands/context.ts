@@ -39,7 +39,7 @@ export const command = defineCommand({
   meta: { name: "context", description: "Instruction files with their fate, and a token breakdown of a request" },
   args: {
     json: { type: "boolean", description: "Print JSON" },
-    ...runFlagArgs(["settings", "setting-sources", "add-dir", "bare", "system-prompt", "append-system-prompt", "model", "plugin-dir"]),
+    ...runFlagArgs(["settings", "setting-sources", "trust-workspace", "add-dir", "bare", "system-prompt", "append-system-prompt", "model", "plugin-dir"]),
   },
   run: ({ rawArgs }) => contextCommand(rawArgs),
 });

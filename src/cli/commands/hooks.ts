@@ -92,7 +92,7 @@ async function hooksCommand(sub: "list" | "run", tail: string[]): Promise<number
   }
 }
 
-const RUN_FLAGS = runFlagArgs(["settings", "setting-sources", "plugin-dir", "bare"]);
+const RUN_FLAGS = runFlagArgs(["settings", "setting-sources", "trust-workspace", "plugin-dir", "bare"]);
 const json = { type: "boolean", description: "Print JSON" } as const;
 
 export const command = defineCommand({

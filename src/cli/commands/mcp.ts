@@ -236,7 +236,7 @@ async function mcpCommand(sub: string, tail: string[]): Promise<number> {
 
 const json = { type: "boolean", description: "Print JSON" } as const;
 const scope = { type: "string", alias: "s", valueHint: "local|user|project", description: "Where the server is written (default local)" } as const;
-const listFlags = { json, ...runFlagArgs(["settings", "setting-sources", "plugin-dir", "bare"]), "mcp-config": { type: "string", valueHint: "FILE|JSON", description: "Servers from a file or JSON (repeatable)" }, "strict-mcp-config": { type: "boolean", description: "Only the --mcp-config servers" } } as const;
+const listFlags = { json, ...runFlagArgs(["settings", "setting-sources", "trust-workspace", "plugin-dir", "bare"]), "mcp-config": { type: "string", valueHint: "FILE|JSON", description: "Servers from a file or JSON (repeatable)" }, "strict-mcp-config": { type: "boolean", description: "Only the --mcp-config servers" } } as const;
 
 export const command = defineCommand({
   meta: { name: "mcp", description: "MCP servers: list, inspect, add and remove them (Claude Code's `claude mcp`)" },

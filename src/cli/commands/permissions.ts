@@ -192,7 +192,7 @@ export const command = defineCommand({
         input: { type: "positional", required: false, description: INPUT_HELP },
         json: { type: "boolean", description: "Print JSON" },
         batch: { type: "string", valueHint: "FILE", description: "Many queries as JSON lines ({tool, input, mode?}; - for stdin), one JSON answer line each" },
-        ...runFlagArgs(["settings", "setting-sources", "permission-mode", "dangerously-skip-permissions", "allowedTools", "disallowedTools", "add-dir", "bare"]),
+        ...runFlagArgs(["settings", "setting-sources", "trust-workspace", "permission-mode", "dangerously-skip-permissions", "allowedTools", "disallowedTools", "add-dir", "bare"]),
       },
       run: ({ rawArgs }) => explainCommand(rawArgs),
     }),

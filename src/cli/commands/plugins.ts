@@ -110,7 +110,7 @@ export const command = defineCommand({
   subCommands: {
     list: defineCommand({
       meta: { name: "list", description: "Every plugin with its origin, path and status" },
-      args: { json: { type: "boolean", description: "Print JSON" }, ...runFlagArgs(["plugin-dir", "settings", "setting-sources", "bare"]) },
+      args: { json: { type: "boolean", description: "Print JSON" }, ...runFlagArgs(["plugin-dir", "settings", "setting-sources", "trust-workspace", "bare"]) },
       run: ({ rawArgs }) => listPlugins(rawArgs),
     }),
   },

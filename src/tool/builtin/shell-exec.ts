@@ -9,9 +9,12 @@ export const KILL_GRACE_MS = 1500;
 
 const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
 
-/** bash found on the command's PATH, else /bin/sh. Never throws. */
-export function findShell(env: Record<string, string>): string {
-  return Bun.which("bash", { PATH: env.PATH ?? "/usr/local/bin:/usr/bin:/bin" }) ?? "/bin/sh";
+/**
+ * bash found on the PATH yoke was started with, else /bin/sh. Never the session's PATH: settings `env`
+ * may change what commands find, not which shell runs them (issue 16 point 10). Never throws.
+ */
+export function findShell(): string {
+  return Bun.which("bash", { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin" }) ?? "/bin/sh";
 }
 
 /**
@@ -43,7 +46,7 @@ export type ShellSpawn = {
  * arrive as the child's `error` event.
  */
 export function spawnShell(o: ShellSpawn): ChildProcess {
-  const shell = findShell(o.env);
+  const shell = findShell();
   return spawn(shell, ["-c", wrapperScript(o.envFiles, o.pwdFile), "bash", o.command], {
     cwd: o.cwd,
     env: o.env,
