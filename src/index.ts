@@ -11,6 +11,8 @@ import type { Tool } from "./tool/types.ts";
 export type {
   ForkOptions,
   ForkResult,
+  HookAnswer,
+  HookHandler,
   HookJsonOutput,
   InProcessHookHandler,
   JsonToolDef,

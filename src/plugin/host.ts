@@ -70,7 +70,9 @@ export function createPluginHost(name: string, deps: HostDeps): PluginHost {
   return {
     name,
     hooks: {
-      on: (event, handler, opts = {}) => deps.registerHook(event, handler, { ...opts, source: name }),
+      // The bus runs handlers of every event alike; the per-event types hold at the plugin's side of the door.
+      on: ((event: HookEventName, handler: InProcessHookHandler, opts: { matcher?: string; timeoutMs?: number } = {}) =>
+        deps.registerHook(event, handler, { ...opts, source: name })) as PluginHost["hooks"]["on"],
     },
     tools: {
       register: (tool) => deps.registerTool(tool),

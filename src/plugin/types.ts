@@ -1,10 +1,11 @@
 import type { Settings } from "../config/schema.ts";
-import type { HookEventName } from "../hook/types.ts";
 import type { PermissionMode } from "../permission/types.ts";
 import type { Message } from "../provider/types.ts";
 import type { SideQuery, Tool, ToolContext, ToolResult } from "../tool/types.ts";
 
 import type { InProcessHandler } from "../hook/bus.ts";
+import type { HookOn } from "../hook/typed.ts";
+export type { HookAnswer, HookHandler, HookOn } from "../hook/typed.ts";
 /** What an in-process hook handler may answer: the same JSON a command hook prints (contracts §1.6). */
 export type { HookJsonOutput } from "../hook/events/common.ts";
 
@@ -53,7 +54,8 @@ export type ForkResult = { text: string; isError: boolean; numTurns: number; too
 export type PluginHost = {
   readonly name: string;
   hooks: {
-    on(event: HookEventName, handler: InProcessHookHandler, opts?: { matcher?: string; timeoutMs?: number }): () => void;
+    /** A handler typed per event: a PreToolUse handler sees `tool_input` and may answer `permissionDecision`; a Stop handler may not. */
+    on: HookOn;
   };
   tools: {
     register(tool: Tool): void;
