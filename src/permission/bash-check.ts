@@ -29,7 +29,15 @@ const ACCEPT_EDITS_CMDS = new Set(["mkdir", "touch", "mv", "cp", "ln"]);
 const CRITICAL = (home: string) => new Set(["/", home, "/home", "/etc", "/usr", "/bin", "/sbin", "/lib", "/var", "/boot", "/root", "/opt", "/dev", "/proc", "/sys"]);
 
 /** `hard` asks come from a safety check (a deny rule that cannot be proven safe, a protected path): no allow rule, hook or mode lifts them. */
-type Verdict = { behavior: "allow" | "ask" | "deny"; reason: string; rule?: PermissionRule; unmatched?: boolean; hard?: boolean };
+type Verdict = {
+  behavior: "allow" | "ask" | "deny";
+  reason: string;
+  rule?: PermissionRule;
+  unmatched?: boolean;
+  hard?: boolean;
+  /** The ask is only about which paths a Read/Edit rule covers: the kernel sandbox enforces those rules itself. */
+  pathOnly?: boolean;
+};
 
 function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out: Unit[], params: Set<string>): string | undefined {
   for (const cmd of cmds) {
@@ -178,8 +186,10 @@ function linksMayChange(u: Unit, readOnly: boolean): boolean {
 /**
  * Decides a Bash command: every simple command it would run must be allowed; any denied part denies the whole.
  * Never throws. The mode's final say (bypass, dontAsk) is applied by the caller.
+ * `sandboxable`: every ask in the answer is about paths Read/Edit rules cover, which the kernel
+ * sandbox enforces by itself, so a sandboxed run may let the command run (`autoAllowBashIfSandboxed`).
  */
-export function decideBash(command: string, ctx: BashContext): PermissionDecision & { bypassable: boolean } {
+export function decideBash(command: string, ctx: BashContext): PermissionDecision & { bypassable: boolean; sandboxable?: boolean } {
   const set = ctx.set;
   const whole = command.trim();
   const exactDeny = findBashRule(set, "deny", [whole]);
@@ -353,6 +363,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
               behavior: "ask",
               reason: hit === "yes" ? `${name} reads ${tw.raw} whole, which holds a path rule ${pr.rule.text} denies; name narrower paths` : `${name} reads ${tw.raw} whole, too big to check against rule ${pr.rule.text}`,
               rule: pr.rule,
+              pathOnly: true,
             };
             break outer;
           }
@@ -383,7 +394,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       return;
     }
     if (unknownPath && hasPathDenies && !(name === "echo" || name === "printf")) {
-      verdicts.push({ behavior: "ask", reason: `${unknownPath}, and a deny rule protects some paths`, hard: true });
+      verdicts.push({ behavior: "ask", reason: `${unknownPath}, and a deny rule protects some paths`, hard: true, pathOnly: true });
       return;
     }
     const ask = findBashRule(set, "ask", denySubjects);
@@ -396,7 +407,8 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       return;
     }
     if (u.opaque) {
-      verdicts.push({ behavior: "ask", reason: `${u.opaque}, which cannot be checked`, hard: hasPathDenies || set.byList.deny.some((r) => r.toolName === "Bash") });
+      const bashRules = set.byList.deny.some((r) => r.toolName === "Bash") || set.byList.ask.some((r) => r.toolName === "Bash");
+      verdicts.push({ behavior: "ask", reason: `${u.opaque}, which cannot be checked`, hard: hasPathDenies || bashRules, pathOnly: !bashRules });
       return;
     }
     if (protectedWrite && ctx.mode !== "bypassPermissions") {
@@ -431,7 +443,10 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
   if (denied) return { behavior: "deny", reason: `Permission to run this Bash command was denied: ${denied.reason}.`, rule: denied.rule, bypassable: false };
   if (critical) return { behavior: "ask", reason: "The command removes a critical path (/, home or a system directory) and always needs the user's approval.", bypassable: false };
   const asked = verdicts.find((v) => v.behavior === "ask" && (v.rule || v.hard));
-  if (asked) return { behavior: "ask", reason: `This Bash command needs approval: ${asked.reason}.`, rule: asked.rule, bypassable: false };
+  if (asked) {
+    const sandboxable = verdicts.every((v) => v.behavior === "allow" || v.pathOnly || (v.behavior === "ask" && !v.rule && !v.hard));
+    return { behavior: "ask", reason: `This Bash command needs approval: ${asked.reason}.`, rule: asked.rule, bypassable: false, sandboxable };
+  }
   // An exact allow of the whole command stands in for per-part rules, never for a safety check.
   const onlyUnmatched = verdicts.every((v) => v.behavior === "allow" || v.unmatched);
   if (wholeAllow && onlyUnmatched && (!compound || !wholeAllow.specifier!.includes("*"))) return { behavior: "allow", reason: `allowed by rule ${wholeAllow.text}`, rule: wholeAllow, bypassable: true };
