@@ -9,7 +9,7 @@ import type { PermissionMode } from "../permission/types.ts";
 import type { PromptSection } from "../plugin/host.ts";
 import { renderSections } from "../plugin/host.ts";
 import type { SessionView } from "../plugin/types.ts";
-import { resolveModel } from "../provider/models.ts";
+import { modelInfo, resolveModel } from "../provider/models.ts";
 import type { Provider } from "../provider/types.ts";
 import { createTranscript, type Transcript } from "../session/transcript.ts";
 import type { Checkpoints } from "../session/index.ts";
@@ -155,7 +155,13 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     uuid: randomUUID,
     now: () => new Date(),
     gitBranch: () => gitBranch(),
+    // Bound below, once the hook context and the model settings exist.
+    promptId: () => promptIdNow(),
+    permissionMode: () => permissionMode,
+    effort: () => effortNow(),
   });
+  let promptIdNow: () => string | undefined = () => undefined;
+  let effortNow: () => string | undefined = () => undefined;
   transcript.setLastUuid(ss.lastUuid);
   const convo: Conversation = { messages: ss.messages };
 
@@ -234,6 +240,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     hidden: (n) => permissions.isToolHidden(n),
     sections: pluginSections,
     version: VERSION,
+    contextWindow: modelInfo(model).contextWindow,
     warn: o.reportMcpErrors === false ? () => {} : (m) => log.warn(m),
     bare,
   });
@@ -264,6 +271,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     effort: () => modelSetup.effort(models.current()),
   });
   const hookPayload = hookCtx.hookPayload;
+  promptIdNow = hookCtx.promptId;
+  effortNow = () => modelSetup.effort(models.current());
 
   let compactor: Compactor | undefined;
   const loop = wireLoop({
