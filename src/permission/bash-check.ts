@@ -155,6 +155,8 @@ function expandGlob(pattern: string, cwd: string): string[] | undefined {
   }
 }
 
+/** yoke's own credentials, which the sandbox removes from a sandboxed command's environment. */
+const YOKE_KEYS = new Set(["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"]);
 /** Secret-looking environment names: printing one needs approval. */
 const SECRET_ENV = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE/i;
 /** Builtins and programs that print the whole environment when given no command. */
@@ -213,7 +215,14 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
 
   // Secrets in the environment: printing one, or the whole environment, needs approval (issue 16 class 9).
   const secret = [...params].find((p) => p === INDIRECT || SECRET_ENV.test(p));
-  if (secret) verdicts.push({ behavior: "ask", reason: secret === INDIRECT ? "it expands a variable named at run time, which may hold a secret" : `it expands $${secret}, which may hold a secret`, hard: true });
+  // The sandbox strips yoke's own keys from what a sandboxed command sees, so for those the kernel layer holds.
+  if (secret)
+    verdicts.push({
+      behavior: "ask",
+      reason: secret === INDIRECT ? "it expands a variable named at run time, which may hold a secret" : `it expands $${secret}, which may hold a secret`,
+      hard: true,
+      pathOnly: YOKE_KEYS.has(secret),
+    });
 
   // Every word and assignment that can change where `cd`, `~` and splitting lead, anywhere in the command (also in loops
   // and functions that run later): when one is set, those are unknown.
@@ -390,7 +399,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       return;
     }
     if (PRINTS_ENV(u.argv)) {
-      verdicts.push({ behavior: "ask", reason: `${name} prints the environment, which may hold secrets`, hard: true });
+      verdicts.push({ behavior: "ask", reason: `${name} prints the environment, which may hold secrets`, hard: true, pathOnly: true });
       return;
     }
     if (unknownPath && hasPathDenies && !(name === "echo" || name === "printf")) {
