@@ -74,4 +74,3 @@ export const settingsSchema = z.looseObject({
 
 export type Settings = z.infer<typeof settingsSchema>;
 export type HookHandlerConfig = z.infer<typeof hookHandlerSchema>;
-export type HookMatcherGroup = z.infer<typeof hookMatcherGroupSchema>;
