@@ -92,3 +92,12 @@ test("system/init carries capabilities, the SDK's session id and mcp_servers", a
   expect(Array.isArray(init.capabilities)).toBe(true);
   expect(init.mcp_servers).toEqual([]);
 });
+
+test("a startup error (bad settings) reaches the SDK as the initialize error, naming the problem", async () => {
+  const cwd = tempDir();
+  writeFileSync(join(cwd, "bad-settings.json"), '{"permissions": {"allow": "Bash"}}');
+  const r = await sdkRun(fake, "hi", { cwd, settings: join(cwd, "bad-settings.json") });
+  expect(r.error).toContain("bad-settings.json");
+  expect(r.error).toContain("permissions.allow");
+  expect(fake.requests).toHaveLength(0);
+});

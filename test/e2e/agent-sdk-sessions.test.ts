@@ -79,3 +79,33 @@ test("a session the SDK ran is found from a terminal by id (yoke --resume), and 
   expect(jsonlUnder(join(env.YOKE_CONFIG_DIR!, "projects")).map((f) => f.split("/").pop())).toEqual([`${JSON.parse(n.stdout).session_id}.jsonl`]);
   expect(JSON.parse(n.stdout).session_id).not.toBe(id);
 });
+
+test("the SDK's session tools work on yoke's files: rename, tag, forkSession, listSubagents / getSubagentMessages; yoke resumes the SDK's fork", async () => {
+  const { renameSession, tagSession, forkSession, listSubagents, getSubagentMessages } = await import("@anthropic-ai/claude-agent-sdk");
+  const cwd = tempDir();
+  const env = isolatedEnv({ ...fakeApiEnv(fake) });
+  fake.push(
+    { content: [{ type: "tool_use", name: "Agent", input: { subagent_type: "general-purpose", description: "look", prompt: "SUB-PROMPT" } }] },
+    { content: [{ type: "text", text: "SUB-ANSWER" }] },
+    { content: [{ type: "text", text: "MAIN-ANSWER" }] },
+  );
+  const a = await sdkRun(fake, "MAIN-QUESTION", { cwd, env });
+  expect(a.error).toBeNull();
+  const id = a.result!.session_id;
+  const forked = await withConfigDir(env.CLAUDE_CONFIG_DIR!, async () => {
+    await renameSession(id, "RENAMED-TITLE", { dir: cwd });
+    await tagSession(id, "TAGGED", { dir: cwd });
+    const info = (await listSessions({ dir: cwd })).find((s) => s.sessionId === id)!;
+    expect(info).toMatchObject({ customTitle: "RENAMED-TITLE", tag: "TAGGED" });
+    const agents = await listSubagents(id, { dir: cwd });
+    expect(agents).toHaveLength(1);
+    const sub = await getSubagentMessages(id, agents[0]!, { dir: cwd });
+    expect(JSON.stringify(sub)).toContain("SUB-ANSWER");
+    return (await forkSession(id, { dir: cwd })).sessionId;
+  });
+  fake.push({ content: [{ type: "text", text: "AFTER-FORK" }] });
+  const b = await sdkRun(fake, "CONTINUE-THE-FORK", { cwd, env, resume: forked });
+  expect(b.error).toBeNull();
+  expect(b.result!.session_id).toBe(forked);
+  expect(JSON.stringify(fake.requests.at(-1)!.body.messages)).toContain("MAIN-ANSWER");
+});

@@ -134,7 +134,8 @@ const PASSTHROUGH = ["PATH", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "LC_CTYP
 /**
  * An environment for a yoke child that cannot touch the developer's state: a small passthrough
  * of `base` (default process.env), HOME in a fresh temp dir, YOKE_CONFIG_DIR=$HOME/.yoke and
- * CLAUDE_CONFIG_DIR=$HOME/.claude (both created), git's system config off, NO_COLOR=1. `extra`
+ * CLAUDE_CONFIG_DIR=$HOME/.claude (both created), git's system config off, NO_COLOR=1, the Bash
+ * sandbox off (YOKE_SANDBOX=0). `extra`
  * is applied last; an undefined value removes the variable. ANTHROPIC_API_KEY is never inherited.
  */
 export function isolatedEnv(extra: Env = {}, base: Env = process.env): Record<string, string> {
@@ -149,6 +150,9 @@ export function isolatedEnv(extra: Env = {}, base: Env = process.env): Record<st
   env.CLAUDE_CONFIG_DIR = extra.CLAUDE_CONFIG_DIR ?? path.join(home, ".claude");
   env.GIT_CONFIG_NOSYSTEM = "1";
   env.NO_COLOR = "1";
+  // The kernel sandbox is on by default wherever it can start; tests of other features run without it
+  // (test/e2e/sandbox.test.ts runs with it: pass YOKE_SANDBOX: undefined to get the default).
+  env.YOKE_SANDBOX = "0";
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
     else env[k] = v;

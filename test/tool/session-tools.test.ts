@@ -28,7 +28,8 @@ describe("shellTools", () => {
     expect(shellTools.map((t) => t.name)).toEqual(["Bash", "BashOutput", "KillShell", "TodoWrite", "AskUserQuestion", "ExitPlanMode"]);
     const bash = shellTools[0]!;
     expect(bash.jsonSchema.required).toEqual(["command"]);
-    expect(Object.keys(bash.jsonSchema.properties as object)).toEqual(["command", "timeout", "description", "run_in_background"]);
+    // contracts §7.2: dangerouslyDisableSandbox is one of Bash's inputs (sandbox.allowUnsandboxedCommands).
+    expect(Object.keys(bash.jsonSchema.properties as object)).toEqual(["command", "timeout", "description", "run_in_background", "dangerouslyDisableSandbox"]);
     expect(bash.readOnly).toBe(false);
     expect(bash.concurrencySafe).toBe(false);
     expect(declarationOf(bash).ruleTarget).toEqual({ kind: "command", field: "command" });
