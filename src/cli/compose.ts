@@ -155,7 +155,13 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     uuid: randomUUID,
     now: () => new Date(),
     gitBranch: () => gitBranch(),
+    // Bound below, once the hook context and the model settings exist.
+    promptId: () => promptIdNow(),
+    permissionMode: () => permissionMode,
+    effort: () => effortNow(),
   });
+  let promptIdNow: () => string | undefined = () => undefined;
+  let effortNow: () => string | undefined = () => undefined;
   transcript.setLastUuid(ss.lastUuid);
   const convo: Conversation = { messages: ss.messages };
 
@@ -264,6 +270,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     effort: () => modelSetup.effort(models.current()),
   });
   const hookPayload = hookCtx.hookPayload;
+  promptIdNow = hookCtx.promptId;
+  effortNow = () => modelSetup.effort(models.current());
 
   let compactor: Compactor | undefined;
   const loop = wireLoop({

@@ -98,16 +98,21 @@ export function yokeBin(opts: { env?: Env; root?: string } = {}): string {
   fs.mkdirSync(path.dirname(lock), { recursive: true });
   const deadline = Date.now() + 10 * 60_000;
   while (binaryIsStale(root)) {
-    let fd: number | undefined;
+    // The lock appears with the pid already in it (written to a private file, then hard-linked into place): a lock
+    // created empty and filled after would look stale to a waiter reading it in between, which then built as well.
+    const mine = `${lock}.${process.pid}`;
+    fs.writeFileSync(mine, String(process.pid));
+    let owned = false;
     try {
-      fd = fs.openSync(lock, "wx");
+      fs.linkSync(mine, lock);
+      owned = true;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    } finally {
+      fs.rmSync(mine, { force: true });
     }
-    if (fd !== undefined) {
+    if (owned) {
       try {
-        fs.writeSync(fd, String(process.pid));
-        fs.closeSync(fd);
         // Another process may have finished building between our check and taking the lock.
         if (binaryIsStale(root)) runBuild(root);
       } finally {

@@ -274,8 +274,9 @@ async function runBackground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
     onEnd: wrapped ? () => void sb?.release(placeholders) : undefined,
   });
   const text = [
-    `Command started in the background with ID ${sh.id}.`,
-    `Read its new output with BashOutput (bash_id "${sh.id}"), stop it with KillShell (shell_id "${sh.id}").`,
+    // Claude Code's wording (observed in 2.1.332): scripts and models look for "with ID: <id>".
+    `Command running in background with ID: ${sh.id}.`,
+    `Read its new output with BashOutput (bash_id "${sh.id}"), stop it with TaskStop (task_id "${sh.id}").`,
     `All of its output is also written to ${sh.outputFile}.`,
     note,
   ]
