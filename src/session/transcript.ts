@@ -54,6 +54,8 @@ export function createTranscript(store: SessionStore, info: TranscriptInfo): Tra
     setLastUuid: (u) => void (last = u),
     user(message, extra = {}) {
       const b = base();
+      // A caller-chosen uuid (the Agent SDK host's own id for its prompt) names the line and continues the chain.
+      if (typeof extra.uuid === "string" && extra.uuid) b.uuid = extra.uuid;
       store.append({ ...b, type: "user", message, ...extra } as never);
       last = b.uuid;
       return b.uuid;
