@@ -1,4 +1,11 @@
 #!/bin/sh
-# Test dependencies installed from Debian (ripgrep drives Grep when present).
+# Test dependencies installed from Debian: ripgrep drives Grep when present; bubblewrap and socat are
+# what the Bash sandbox needs on Linux (issue 16), so CI tests both the sandboxed and the plain path.
 set -e
-command -v rg || (apt-get update -qq && apt-get install -y -qq ripgrep)
+missing=""
+command -v rg >/dev/null || missing="$missing ripgrep"
+command -v bwrap >/dev/null || missing="$missing bubblewrap"
+command -v socat >/dev/null || missing="$missing socat"
+if [ -n "$missing" ]; then
+  apt-get update -qq && apt-get install -y -qq $missing
+fi

@@ -10,7 +10,7 @@ import type { AgentDefinition } from "./types.ts";
 export const NEVER_IN_SUBAGENTS = new Set(["Agent", "AskUserQuestion", "EnterPlanMode", "ExitPlanMode", "TodoWrite", "StructuredOutput"]);
 
 /** The shell family: only `read-only+bash` agents get it (BashOutput is read-only but useless without Bash). */
-const SHELL_TOOLS = new Set(["Bash", "BashOutput", "KillShell"]);
+const SHELL_TOOLS = new Set(["Bash", "BashOutput", "TaskStop"]);
 
 const staticReadOnly = (t: Tool) => t.readOnly === true;
 
@@ -23,7 +23,7 @@ export type AgentTools = {
 /**
  * The tool set of one agent type, cut from the parent's registry: `tools` (omitted = all) minus
  * `disallowedTools` minus NEVER_IN_SUBAGENTS. Built-in policies: `read-only` keeps tools whose
- * readOnly is always true, shell tools aside (Explore, Plan); `read-only+bash` adds Bash, BashOutput and KillShell (Verify, Review).
+ * readOnly is always true, shell tools aside (Explore, Plan); `read-only+bash` adds Bash, BashOutput and TaskStop (Verify, Review).
  * Specifiers in entries (`Bash(git *)`) select the tool only; enforcing them is the permission layer's job.
  * Pure; never throws.
  */

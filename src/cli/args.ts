@@ -219,7 +219,7 @@ export function renderHelp(version: string, commands: Record<string, { usage: st
     "Exit codes (-p): 0 success; 1 error result (is_error) or bad flags; 130/143 interrupted (SIGINT/SIGTERM);",
     "  with --exit-code-on-denial, 3 when the run completed but the model stopped right after a permission denial.",
     "",
-    "Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, YOKE_CONFIG_DIR, YOKE_TRUST_WORKSPACE",
+    "Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, YOKE_CONFIG_DIR, YOKE_TRUST_WORKSPACE, YOKE_SANDBOX",
   );
   return lines.join("\n");
 }

@@ -31,6 +31,8 @@ import { modelWiring } from "./model-wiring.ts";
 import { wireCompaction, wireLoop } from "./loop-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
 import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
+import type { SandboxSetup } from "../sandbox/index.ts";
+import { sandboxAutoAllow, wireSandbox } from "./sandbox-wiring.ts";
 import type { LoadedPlugin } from "../plugin/loader.ts";
 import { buildPermissionEvaluator, loadSettingsFromArgs, settingSourcesOf, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
 import { modelSwitch, wireProvider, type ModelSwitch } from "./provider-wiring.ts";
@@ -66,6 +68,8 @@ export type Runtime = {
   session: SessionToolState;
   fileState: FileState;
   context: ContextWiring;
+  /** The kernel sandbox around Bash; inactive (with the reason) where it is off or cannot start. */
+  sandbox: SandboxSetup;
   plugins: PluginRuntime;
   /** MCP servers: statuses for system/init, and addServer for the host's own transports. */
   mcp: McpWiring;
@@ -107,7 +111,7 @@ export type ComposeOptions = {
 };
 
 /** Process env, then settings env, then what Claude Code exports to its tools and hooks (contracts §1.8). */
-function runEnv(settings: LoadedSettings): Record<string, string> {
+export function runEnv(settings: LoadedSettings): Record<string, string> {
   const launch: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) launch[k] = v;
   // Settings env never moves the shell, yoke's state or the memory folder, nor decides trust (src/trust/env.ts).
@@ -151,7 +155,13 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     uuid: randomUUID,
     now: () => new Date(),
     gitBranch: () => gitBranch(),
+    // Bound below, once the hook context and the model settings exist.
+    promptId: () => promptIdNow(),
+    permissionMode: () => permissionMode,
+    effort: () => effortNow(),
   });
+  let promptIdNow: () => string | undefined = () => undefined;
+  let effortNow: () => string | undefined = () => undefined;
   transcript.setLastUuid(ss.lastUuid);
   const convo: Conversation = { messages: ss.messages };
 
@@ -184,6 +194,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   gitBranch = ctx.gitBranch;
 
   let tools: ToolRegistry | undefined;
+  let sandbox: SandboxSetup | undefined;
   const permissions = buildPermissionEvaluator({
     args,
     cwd,
@@ -195,6 +206,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       const t = tools?.get(name);
       return t ? declarationOf(t) : undefined;
     },
+    sandboxAutoAllow: sandboxAutoAllow(() => sandbox),
   });
   for (const w of permissions.warnings) log.warn(w);
   const outbox = createOutbox();
@@ -233,6 +245,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   });
 
   const home = yokeDir(env);
+  // The sandbox probe (one empty bubblewrap start) runs while plugins, MCP and git get ready.
+  const sandboxReady = wireSandbox({ settings, env, permissions, sessionId, yokeDir: home, warn: (m) => log.warn(m) });
   const hooks = wireHooks({
     settings,
     bare,
@@ -256,6 +270,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     effort: () => modelSetup.effort(models.current()),
   });
   const hookPayload = hookCtx.hookPayload;
+  promptIdNow = hookCtx.promptId;
+  effortNow = () => modelSetup.effort(models.current());
 
   let compactor: Compactor | undefined;
   const loop = wireLoop({
@@ -284,6 +300,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     modelParams: modelSetup.params,
     beginPrompt: hookCtx.beginPrompt,
     compactor: () => compactor,
+    sandbox: () => sandbox,
   });
   deps = loop.deps;
   onLoaded = (files) => void loop.state.loadedInstructions.push(...files);
@@ -341,12 +358,14 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     lastResponseTokens: () => loop.state.lastResponseTokens,
     transcriptPath: ss.store.path,
   });
-  // The first request waits for the MCP servers (each bounded by MCP_TIMEOUT) and for git.
-  const [mcp] = await Promise.all([
+  // The first request waits for the MCP servers (each bounded by MCP_TIMEOUT), the sandbox probe and git.
+  const [mcp, sb] = await Promise.all([
     mcpReady,
     // The first transcript line should carry the git branch (contracts §5.2); the first request waits for git anyway.
+    sandboxReady,
     ctx.ready(),
   ]);
+  sandbox = sb;
   // A resumed session's earlier file reads count as recently touched, for re-reading after compaction.
   for (const m of convo.messages) if (m.role === "assistant") compactor.noteToolCalls(m.content.filter((b) => b.type === "tool_use"));
 
@@ -379,12 +398,14 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     main: loop.main,
     sessionStartContext: loop.state.sessionStartContext,
     apiKeySource,
+    sandbox: sb,
     log,
     outbox,
     hookPayload,
     async shutdown() {
       shutdownCtrl.abort();
       await Promise.all([killAllBackgroundShells(session), mcp.close()]);
+      await sb.shutdown();
       ss.store.close?.();
     },
   };

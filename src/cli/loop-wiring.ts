@@ -1,3 +1,4 @@
+import type { BashSandbox } from "../sandbox/runtime.ts";
 import type { LoadedSettings } from "../config/load.ts";
 import type { YokeHookBus } from "../hook/bus.ts";
 import { sessionEnvFiles } from "../hook/session-env.ts";
@@ -62,6 +63,8 @@ export type LoopWiringOptions = {
   beginPrompt?: () => void;
   /** Read at call time: the compactor is built after the plugins, which need the deps. */
   compactor: () => Compactor | undefined;
+  /** Read at call time: the sandbox probe finishes after the loop is wired. */
+  sandbox?: () => BashSandbox | undefined;
 };
 
 /**
@@ -121,6 +124,7 @@ export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConv
       sideQuery: o.sideQuery,
       toolUseId,
       searchExcludes: (dir) => o.permissions.grepExcludes(dir),
+      sandbox: o.sandbox?.(),
       beforeFileChange: checkpointing ? (p) => o.checkpoints!.beforeFileChange(p) : undefined,
     }),
   };

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { LoadedSettings } from "../config/load.ts";
 import { projectStateDir } from "../config/paths.ts";
-import type { ApprovalKeys, McpScope, ScopedServer } from "../mcp/config.ts";
+import { type ApprovalKeys, type McpScope, normalizeMcpName, type ScopedServer } from "../mcp/config.ts";
 import type { McpServerState, TransportFactory } from "../mcp/manager.ts";
 import type { McpSession } from "../mcp/session.ts";
 import { claudeJsonPath, loadMcpSources, pluginServers } from "../mcp/sources.ts";
@@ -25,6 +25,13 @@ export type McpWiring = {
   configs(): ScopedServer[];
   /** The seam for the Agent SDK's in-process servers (issue 15): a server reached through any MCP Transport. */
   addServer(name: string, transport: Transport | TransportFactory, meta?: { scope?: McpScope; source?: string }): Promise<McpServerState>;
+  /** Slash commands the servers' prompts provide (`mcp__server__prompt`), for system/init. */
+  promptCommands(): string[];
+  /**
+   * A prompt with `/mcp__server__prompt args` run and `@server:uri` resources attached. Input that names no server
+   * comes back as it is; a server's failure is said on stderr and the input goes on unchanged.
+   */
+  expandInput(text: string, signal?: AbortSignal): Promise<string>;
   close(): Promise<void>;
 };
 
@@ -97,6 +104,17 @@ export async function wireMcp(o: McpWiringOptions): Promise<McpWiring> {
     statuses: () => session?.statuses() ?? [],
     servers: () => session?.servers() ?? [],
     configs: () => [...sources.servers, ...sources.unapproved.map((u) => u.server)],
+    promptCommands: () =>
+      (session?.servers() ?? []).filter((s) => s.status === "connected").flatMap((s) => s.prompts.map((p) => `mcp__${normalizeMcpName(s.name)}__${normalizeMcpName(p.name)}`)),
+    expandInput: async (text, signal) => {
+      if (!session || !(text.startsWith("/mcp__") || text.includes("@"))) return text;
+      try {
+        return await session.expandInput(text, signal);
+      } catch (e) {
+        o.warn((e as Error).message);
+        return text;
+      }
+    },
     addServer: async (name, transport, meta) => (await start([], [])).addServer(name, transport, meta),
     close: async () => {
       await (starting ? (await starting).close() : undefined);

@@ -84,6 +84,7 @@ export function buildPermissionEvaluator(o: {
   mode: PermissionMode;
   autoAllowWriteDirs: string[];
   declarations?: EvaluatorOptions["declarations"];
+  sandboxAutoAllow?: (input: Record<string, unknown>) => boolean;
 }): Evaluator {
   return createPermissionEvaluator({
     settings: o.settings,
@@ -95,5 +96,6 @@ export function buildPermissionEvaluator(o: {
     env: o.env,
     autoAllowWriteDirs: o.autoAllowWriteDirs,
     declarations: o.declarations,
+    sandboxAutoAllow: o.sandboxAutoAllow,
   });
 }

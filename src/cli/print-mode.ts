@@ -45,7 +45,7 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     mcp_servers: rt.mcp.servers().map((s) => ({ name: s.name, status: s.status, ...(s.scope === "sdk" ? { source: "sdk" } : {}) })),
     model: rt.model,
     permissionMode: rt.permissions.mode,
-    slash_commands: ["compact"],
+    slash_commands: ["compact", ...rt.mcp.promptCommands()],
     terminal_slash_commands: [],
     apiKeySource: rt.apiKeySource,
     claude_code_version: VERSION,
@@ -62,6 +62,9 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     additional_directories: rt.permissions.workingDirectories.slice(1),
     fast_mode_state: "off",
     uuid: randomUUID(),
+    sandbox_enabled: rt.sandbox.active,
+    // yoke: why Bash runs without the kernel sandbox (a setting, YOKE_SANDBOX, or what this machine lacks).
+    ...(rt.sandbox.active ? {} : { sandbox_reason: rt.sandbox.reason }),
   };
 }
 
@@ -101,7 +104,10 @@ export async function runPrint(
     const onAbort = () => turnCtrl?.abort();
     signal.addEventListener("abort", onAbort, { once: true });
     // `/compact [focus]` runs compaction instead of a turn (issue 7).
-    const gen = !args.flags["disable-slash-commands"] && typeof prompt === "string" && isCompactCommand(prompt) ? rt.compactor.manual(rt.convo, prompt, turnCtrl.signal) : runTurn(rt.deps, rt.convo, prompt, turnCtrl.signal, rt.main);
+    // MCP prompts (`/mcp__server__prompt`, unless slash commands are off) and `@server:uri` resource mentions (issue 13 point 5).
+    const slash = !args.flags["disable-slash-commands"];
+    const input = typeof prompt === "string" && (slash || !prompt.startsWith("/")) ? await rt.mcp.expandInput(prompt, turnCtrl.signal) : prompt;
+    const gen = slash && typeof input === "string" && isCompactCommand(input) ? rt.compactor.manual(rt.convo, input, turnCtrl.signal) : runTurn(rt.deps, rt.convo, input, turnCtrl.signal, rt.main);
     for (;;) {
       const step = await gen.next();
       if (step.done) {

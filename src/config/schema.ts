@@ -30,6 +30,38 @@ export const permissionsSchema = z.looseObject({
   denyInsteadOfPrompting: z.boolean().optional(),
 });
 
+/** Claude Code's `sandbox` block (contracts §2.2); yoke reads these keys and keeps the rest. */
+export const sandboxSettingsSchema = z.looseObject({
+  enabled: z.boolean().optional(),
+  autoAllowBashIfSandboxed: z.boolean().optional(),
+  excludedCommands: stringArray.optional(),
+  allowUnsandboxedCommands: z.boolean().optional(),
+  failIfUnavailable: z.boolean().optional(),
+  enableWeakerNestedSandbox: z.boolean().optional(),
+  allowNestedUserNamespaces: z.boolean().optional(),
+  bwrapPath: z.string().optional(),
+  socatPath: z.string().optional(),
+  network: z
+    .looseObject({
+      allowedDomains: stringArray.optional(),
+      deniedDomains: stringArray.optional(),
+      allowUnixSockets: stringArray.optional(),
+      allowAllUnixSockets: z.boolean().optional(),
+      allowLocalBinding: z.boolean().optional(),
+      httpProxyPort: z.number().int().min(1).max(65535).optional(),
+      socksProxyPort: z.number().int().min(1).max(65535).optional(),
+    })
+    .optional(),
+  filesystem: z
+    .looseObject({
+      allowWrite: stringArray.optional(),
+      denyWrite: stringArray.optional(),
+      denyRead: stringArray.optional(),
+      allowRead: stringArray.optional(),
+    })
+    .optional(),
+});
+
 /** Claude Code's settings keys that yoke reads (contracts §2.2). Unknown keys are kept and ignored. */
 export const settingsSchema = z.looseObject({
   $schema: z.string().optional(),
@@ -57,6 +89,7 @@ export const settingsSchema = z.looseObject({
   outputStyle: z.string().optional(),
   verbose: z.boolean().optional(),
   apiKeyHelper: z.string().optional(),
+  sandbox: sandboxSettingsSchema.optional(),
   /** contracts §2.2: think on every request (false turns adaptive thinking off). */
   alwaysThinkingEnabled: z.boolean().optional(),
   /** contracts §2.2: effort level for models that take one (checked in provider/model-params.ts, naming the key). */
@@ -73,5 +106,6 @@ export const settingsSchema = z.looseObject({
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
+export type SandboxSettings = z.infer<typeof sandboxSettingsSchema>;
 export type HookHandlerConfig = z.infer<typeof hookHandlerSchema>;
 export type HookMatcherGroup = z.infer<typeof hookMatcherGroupSchema>;

@@ -211,7 +211,7 @@ export async function* runTurn(
     usage = addUsage(usage, message.usage);
     stopReason = message.stop_reason;
     convo.messages.push({ role: "assistant", content: message.content });
-    const uuids = deps.transcript.assistant(message, requestId ? { requestId } : {});
+    const uuids = deps.transcript.assistant(message, { ...(requestId ? { requestId } : {}), requestedModel: model });
     yield { type: "assistant", message, uuids, ...(requestId ? { requestId } : {}) };
     const text = textOf(message.content);
     if (text) lastText = text;

@@ -37,6 +37,8 @@ export type McpServerState = {
   tools: McpToolInfo[];
   hasResources: boolean;
   hasPrompts: boolean;
+  /** The server's prompts (slash commands `/mcp__server__prompt`), read at connect. */
+  prompts: Array<{ name: string; description?: string; arguments?: Array<{ name: string; required?: boolean }> }>;
   serverInfo?: { name: string; version: string };
   instructions?: string;
 };
@@ -153,6 +155,7 @@ export function createMcpManager(o: McpManagerOptions): McpManager {
         e.state.hasResources = !!caps.resources;
         e.state.hasPrompts = !!caps.prompts;
         await refreshTools(e);
+        e.state.prompts = caps.prompts ? (await client.listPrompts(undefined, { timeout: o.connectTimeoutMs }).catch(() => ({ prompts: [] }))).prompts : [];
         e.state.status = "connected";
         e.state.error = undefined;
         client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -214,7 +217,7 @@ export function createMcpManager(o: McpManagerOptions): McpManager {
       if (old?.client) await old.client.close().catch(() => {});
       const e: Entry = {
         factory,
-        state: { name, scope: meta?.scope ?? "dynamic", source: meta?.source ?? "", status: "pending", tools: [], hasResources: false, hasPrompts: false },
+        state: { name, scope: meta?.scope ?? "dynamic", source: meta?.source ?? "", status: "pending", tools: [], hasResources: false, hasPrompts: false, prompts: [] },
       };
       entries.set(name, e);
       await connect(e);
@@ -225,7 +228,7 @@ export function createMcpManager(o: McpManagerOptions): McpManager {
         factory: () => {
           throw new Error(meta.error);
         },
-        state: { name, scope: meta.scope, source: meta.source, status: meta.status, error: meta.error, tools: [], hasResources: false, hasPrompts: false },
+        state: { name, scope: meta.scope, source: meta.source, status: meta.status, error: meta.error, tools: [], hasResources: false, hasPrompts: false, prompts: [] },
       });
     },
     async callTool(server, tool, args, signal) {

@@ -3,6 +3,7 @@ import type { ToolRegistry } from "../tool/registry.ts";
 import type { Tool } from "../tool/types.ts";
 import type { McpScope, ScopedServer } from "./config.ts";
 import { createMcpManager, type McpManager, type McpServerState, type TransportFactory } from "./manager.ts";
+import { expandMcpInput } from "./prompts.ts";
 import { resourceTools } from "./resource-tools.ts";
 import { MAX_TOOL_NAME, mcpTool } from "./tool-adapter.ts";
 import { createToolSearchTool, shouldDefer, specTokens } from "./tool-search.ts";
@@ -42,6 +43,8 @@ export type McpSession = {
    * connected, its tools registered, and its status listed like any other. Resolves once connected or failed.
    */
   addServer(name: string, transport: Transport | TransportFactory, meta?: { scope?: McpScope; source?: string }): Promise<McpServerState>;
+  /** `/mcp__server__prompt` commands and `@server:uri` mentions expanded; throws naming the server on failure. */
+  expandInput(text: string, signal?: AbortSignal): Promise<string>;
   close(): Promise<void>;
 };
 
@@ -148,6 +151,7 @@ export async function startMcpSession(o: McpSessionOptions): Promise<McpSession>
       sync();
       return s;
     },
+    expandInput: (text, signal) => expandMcpInput(text, manager, signal),
     close: () => manager.close(),
   };
 }

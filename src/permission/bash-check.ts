@@ -27,7 +27,15 @@ const ACCEPT_EDITS_CMDS = new Set(["mkdir", "touch", "mv", "cp", "ln"]);
 const CRITICAL = (home: string) => new Set(["/", home, "/home", "/etc", "/usr", "/bin", "/sbin", "/lib", "/var", "/boot", "/root", "/opt", "/dev", "/proc", "/sys"]);
 
 /** `hard` asks come from a safety check (a deny rule that cannot be proven safe, a protected path): no allow rule, hook or mode lifts them. */
-type Verdict = { behavior: "allow" | "ask" | "deny"; reason: string; rule?: PermissionRule; unmatched?: boolean; hard?: boolean };
+type Verdict = {
+  behavior: "allow" | "ask" | "deny";
+  reason: string;
+  rule?: PermissionRule;
+  unmatched?: boolean;
+  hard?: boolean;
+  /** The ask is only about which paths a Read/Edit rule covers: the kernel sandbox enforces those rules itself. */
+  pathOnly?: boolean;
+};
 
 function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out: Unit[]): string | undefined {
   for (const cmd of cmds) {
@@ -165,7 +173,11 @@ function expandGlob(pattern: string, cwd: string): string[] | undefined {
  * Decides a Bash command: every simple command it would run must be allowed; any denied part denies the whole.
  * Never throws. The mode's final say (bypass, dontAsk) is applied by the caller.
  */
-export function decideBash(command: string, ctx: BashContext): PermissionDecision & { bypassable: boolean } {
+/**
+ * `sandboxable`: every ask in the answer is about paths Read/Edit rules cover, which the kernel
+ * sandbox enforces by itself, so a sandboxed run may let the command run (`autoAllowBashIfSandboxed`).
+ */
+export function decideBash(command: string, ctx: BashContext): PermissionDecision & { bypassable: boolean; sandboxable?: boolean } {
   const set = ctx.set;
   const whole = command.trim();
   const exactDeny = findBashRule(set, "deny", [whole]);
@@ -273,6 +285,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
             behavior: "ask",
             reason: hit === "yes" ? `${name} reads ${tw.raw} recursively, which holds a path rule ${pr.rule.text} denies; search a narrower path` : `${name} reads ${tw.raw} recursively, too big to check against rule ${pr.rule.text}`,
             rule: pr.rule,
+            pathOnly: true,
           };
           break;
         }
@@ -293,7 +306,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       continue;
     }
     if (unknownPath && hasPathDenies && !(name === "echo" || name === "printf")) {
-      verdicts.push({ behavior: "ask", reason: `${unknownPath}, and a deny rule protects some paths`, hard: true });
+      verdicts.push({ behavior: "ask", reason: `${unknownPath}, and a deny rule protects some paths`, hard: true, pathOnly: true });
       continue;
     }
     const ask = findBashRule(set, "ask", denySubjects);
@@ -306,7 +319,8 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       continue;
     }
     if (u.opaque) {
-      verdicts.push({ behavior: "ask", reason: `${u.opaque}, which cannot be checked`, hard: hasPathDenies || set.byList.deny.some((r) => r.toolName === "Bash") });
+      const bashRules = set.byList.deny.some((r) => r.toolName === "Bash") || set.byList.ask.some((r) => r.toolName === "Bash");
+      verdicts.push({ behavior: "ask", reason: `${u.opaque}, which cannot be checked`, hard: hasPathDenies || bashRules, pathOnly: !bashRules });
       continue;
     }
     if (protectedWrite && ctx.mode !== "bypassPermissions") {
@@ -341,7 +355,10 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
   if (denied) return { behavior: "deny", reason: `Permission to run this Bash command was denied: ${denied.reason}.`, rule: denied.rule, bypassable: false };
   if (critical) return { behavior: "ask", reason: "The command removes a critical path (/, home or a system directory) and always needs the user's approval.", bypassable: false };
   const asked = verdicts.find((v) => v.behavior === "ask" && (v.rule || v.hard));
-  if (asked) return { behavior: "ask", reason: `This Bash command needs approval: ${asked.reason}.`, rule: asked.rule, bypassable: false };
+  if (asked) {
+    const sandboxable = verdicts.every((v) => v.behavior === "allow" || v.pathOnly || (v.behavior === "ask" && !v.rule && !v.hard));
+    return { behavior: "ask", reason: `This Bash command needs approval: ${asked.reason}.`, rule: asked.rule, bypassable: false, sandboxable };
+  }
   // An exact allow of the whole command stands in for per-part rules, never for a safety check.
   const onlyUnmatched = verdicts.every((v) => v.behavior === "allow" || v.unmatched);
   if (wholeAllow && onlyUnmatched && (!compound || !wholeAllow.specifier!.includes("*"))) return { behavior: "allow", reason: `allowed by rule ${wholeAllow.text}`, rule: wholeAllow, bypassable: true };

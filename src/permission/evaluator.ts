@@ -19,6 +19,12 @@ export type EvaluatorOptions = {
   /** The validated auto-memory dir(s): file tools may write there without asking (deny rules still apply). */
   autoAllowWriteDirs?: string[];
   /**
+   * `sandbox.autoAllowBashIfSandboxed`: true when this Bash input will run inside the kernel sandbox and
+   * the settings let such a command run without asking. Deny rules, ask rules and the checks that are
+   * never bypassed still hold. Read at decision time (the sandbox is set up after the evaluator).
+   */
+  sandboxAutoAllow?: (input: Record<string, unknown>) => boolean;
+  /**
    * Declarations of tools beyond Claude Code's own (MCP, plugins), by name: an MCP tool with readOnlyHint
    * declares itself read-only. Claude Code's tools are declared in tool/declarations.ts.
    */
@@ -36,6 +42,8 @@ export type Evaluator = PermissionEvaluator & {
   warnings: string[];
   /** ripgrep `--glob` exclusions (`!x`) for a search rooted at `searchDir`, from Read deny rules. Never throws. */
   grepExcludes(searchDir: string): string[];
+  /** The parsed rules, for the sandbox policy (src/sandbox/policy.ts). */
+  ruleSet: RuleSet;
 };
 
 type PathTarget = Extract<NonNullable<ToolDeclaration["ruleTarget"]>, { kind: "path" }>;
@@ -156,7 +164,10 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       const allowAll = d.behavior !== "allow" && d.bypassable ? wholeToolRule(set, "allow", "Bash") : undefined;
       if (allowAll) return { behavior: "allow", reason: `allowed by rule ${allowAll.text}`, rule: allowAll };
       if (d.behavior === "ask" && q.hookDecision === "allow" && d.bypassable) return { behavior: "allow", reason: "allowed by a PreToolUse hook" };
-      return d;
+      if (d.behavior === "ask" && (d.bypassable || d.sandboxable) && mode !== "plan" && opts.sandboxAutoAllow?.(input))
+        return { behavior: "allow", reason: "runs inside the sandbox (sandbox.autoAllowBashIfSandboxed)" };
+      const { sandboxable: _s, ...decision } = d;
+      return decision;
     }
     const ask = toolRule("ask", tool, input);
     if (ask) return { behavior: "ask", reason: `Rule ${ask.text} asks before ${tool}.`, rule: ask, bypassable: false };
@@ -197,6 +208,9 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
     },
     decide,
     isToolHidden: (toolName: string) => !!wholeToolRule(set, "deny", canonicalToolName(toolName)),
+    get ruleSet() {
+      return set;
+    },
     get rules() {
       return set.all;
     },

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { repinOwnWrite } from "../trust/workspace.ts";
 import type { PermissionDecision } from "./types.ts";
 
 export type PermissionRequest = {
@@ -65,6 +66,8 @@ export function persistAllowRule(projectDir: string, rule: string): string {
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`);
   renameSync(tmp, file);
+  // The user's own "always allow" must not untrust a trusted folder (src/trust pins this file by hash).
+  repinOwnWrite(projectDir, file);
   return file;
 }
 

@@ -11,7 +11,25 @@ export type TranscriptInfo = {
   now: () => Date;
   isSidechain?: boolean;
   agentId?: string;
+  /** The current prompt's id: every user line of that prompt carries it as `promptId`. */
+  promptId?: () => string | undefined;
+  /** The permission mode, written on prompt lines (`permissionMode`; resume restores it). */
+  permissionMode?: () => string | undefined;
+  /** The effort level of assistant lines' requests, when the model takes one. */
+  effort?: () => string | undefined;
 };
+
+/**
+ * Claude Code 2.1.332's key order for user and assistant lines (roundtrip-transcript-shape.txt): the chain and
+ * the line's own keys first, the session's common keys last. Keys it writes whose meaning yoke cannot know
+ * (requestRef, madeBy, turnOrigin …) are left out rather than invented.
+ */
+const TAIL_KEYS = ["userType", "entrypoint", "cwd", "sessionId", "version", "gitBranch", "agentId"] as const;
+function inOrder(head: Record<string, unknown>, b: EntryBase): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...head };
+  for (const k of TAIL_KEYS) if (b[k] !== undefined) out[k] = b[k];
+  return out;
+}
 
 /**
  * Writes conversation lines in Claude Code's shape (contracts §5.2), keeping the parentUuid chain.
@@ -56,15 +74,37 @@ export function createTranscript(store: SessionStore, info: TranscriptInfo): Tra
       const b = base();
       // A caller-chosen uuid (the Agent SDK host's own id for its prompt) names the line and continues the chain.
       if (typeof extra.uuid === "string" && extra.uuid) b.uuid = extra.uuid;
-      store.append({ ...b, type: "user", message, ...extra } as never);
+      const promptId = info.promptId?.();
+      // A prompt line: not a tool result, not injected context.
+      const isPrompt = extra.sourceToolAssistantUUID === undefined && extra.isMeta === undefined && extra.isCompactSummary === undefined;
+      const mode = isPrompt ? info.permissionMode?.() : undefined;
+      const head: Record<string, unknown> = { parentUuid: b.parentUuid, isSidechain: b.isSidechain };
+      if (promptId) head.promptId = promptId;
+      Object.assign(head, { type: "user", message, uuid: b.uuid, timestamp: b.timestamp }, extra);
+      if (mode) head.permissionMode = mode;
+      store.append(inOrder(head, b) as never);
       last = b.uuid;
       return b.uuid;
     },
     assistant(message, extra = {}) {
       const blocks = message.content.length ? message.content : [{ type: "text" as const, text: "" }];
-      return blocks.map((block) => {
+      const effort = info.effort?.();
+      return blocks.map((block, i) => {
         const b = base();
-        store.append({ ...b, type: "assistant", message: { ...message, content: [block] }, ...extra });
+        const head: Record<string, unknown> = {
+          parentUuid: b.parentUuid,
+          isSidechain: b.isSidechain,
+          // stop_details: null as Claude Code writes it when the API sent none.
+          message: { ...message, content: [block], stop_details: (message as { stop_details?: unknown }).stop_details ?? null },
+          apiBlockIndex: i,
+          ...extra,
+          promptCacheRequested: true,
+          type: "assistant",
+          uuid: b.uuid,
+          timestamp: b.timestamp,
+          ...(effort ? { effort } : {}),
+        };
+        store.append(inOrder(head, b) as never);
         last = b.uuid;
         return b.uuid;
       });

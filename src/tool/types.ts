@@ -3,6 +3,7 @@ import type { BackgroundShell } from "./builtin/background-shells.ts";
 import type { z } from "zod";
 import type { ImageBlock, TextBlock } from "../provider/types.ts";
 import type { FileState } from "./file-state.ts";
+import type { BashSandbox } from "../sandbox/runtime.ts";
 
 /** What a tool returns. `content` goes to the model; `details` to hooks (`tool_response`), stream-json and the transcript (`toolUseResult`). */
 export type ToolResult = {
@@ -33,6 +34,8 @@ export type ToolContext = {
   toolUseId: string;
   /** Globs (ripgrep style, `!x`) that whole-tree searches must leave out: files Read deny rules cover. */
   searchExcludes?: (searchDir: string) => string[];
+  /** The kernel sandbox Bash runs its commands in, when the session has one (src/sandbox). */
+  sandbox?: BashSandbox;
   /** Called by tools that change a file, before the change, for checkpoints. */
   beforeFileChange?: (absPath: string) => Promise<void> | void;
 };

@@ -8,7 +8,8 @@
  */
 import { existsSync, readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { type LoadedSettings, mergeSettings, type SettingsSource } from "../config/load.ts";
+import { relative, sep } from "node:path";
+import { type LoadedSettings, loadSettings, mergeSettings, type SettingsSource } from "../config/load.ts";
 import type { Settings } from "../config/schema.ts";
 import { collectManifest, diffManifest, type ManifestChange, type ManifestEntry, PROJECT_MCP_FILE, PROJECT_PLUGINS_DIR } from "./manifest.ts";
 import { untrustedView } from "./gate.ts";
@@ -136,6 +137,29 @@ export function trustInitField(t: WorkspaceTrust | undefined): Record<string, un
     withheld: t.withheld,
     changed: t.changed,
   };
+}
+
+/**
+ * After yoke itself rewrote one of a trusted folder's pinned files on the user's say-so (an "always allow" rule
+ * saved to `.claude/settings.local.json`, `yoke mcp add --scope project`), pins the new content so the user's
+ * own action does not untrust the folder. Only when every other pinned file still matches; an untrusted
+ * folder stays untrusted. Returns whether it re-pinned. Never throws.
+ */
+export function repinOwnWrite(folder: string, file: string, env: Record<string, string | undefined> = process.env): boolean {
+  try {
+    const key = trustKey(folder);
+    const path = trustStorePath(env);
+    const rec = readTrustStore(path).folders[key];
+    if (!rec) return false;
+    const current = manifestOf(key, loadSettings({ cwd: key, settingSources: ["project", "local"], env }));
+    const rel = relative(key, trustKey(file)).split(sep).join("/");
+    const diff = diffManifest(rec.files, current);
+    if (!diff.length || !diff.every((c) => c.path === rel)) return false;
+    recordTrust(path, key, current);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -17,7 +17,7 @@ const parent = createToolRegistry([
   fake("Grep", true),
   fake("Bash", () => false),
   fake("BashOutput", true),
-  fake("KillShell", false),
+  fake("TaskStop", false),
   fake("TodoWrite", true),
   fake("AskUserQuestion", true),
   fake("Agent", true, ["Task"]),
@@ -34,15 +34,15 @@ describe("toolsForAgent", () => {
     expect(names(builtin("Plan"))).toEqual(["Read", "Glob", "Grep", "WebFetch"]);
   });
   test("Verify and Review: read-only plus the shell tools", () => {
-    expect(names(builtin("Verify"))).toEqual(["Read", "Glob", "Grep", "Bash", "BashOutput", "KillShell", "WebFetch"]);
-    expect(names(builtin("Review"))).toEqual(["Read", "Glob", "Grep", "Bash", "BashOutput", "KillShell", "WebFetch"]);
+    expect(names(builtin("Verify"))).toEqual(["Read", "Glob", "Grep", "Bash", "BashOutput", "TaskStop", "WebFetch"]);
+    expect(names(builtin("Review"))).toEqual(["Read", "Glob", "Grep", "Bash", "BashOutput", "TaskStop", "WebFetch"]);
   });
   test("general-purpose: everything but Agent (depth 1), the user-facing tools, TodoWrite and the run's StructuredOutput", () => {
-    expect(names(builtin("general-purpose"))).toEqual(["Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep", "Bash", "BashOutput", "KillShell", "WebFetch"]);
+    expect(names(builtin("general-purpose"))).toEqual(["Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep", "Bash", "BashOutput", "TaskStop", "WebFetch"]);
   });
   test("custom tools list: legacy names and specifiers map to tools; Agent/Task never granted; unknown names reported", () => {
     const r = toolsForAgent(custom({ tools: ["Read", "Bash(git *)", "Task", "KillBash", "Nope"] }), parent);
-    expect(r.registry.list().map((t) => t.name)).toEqual(["Read", "Bash", "KillShell"]);
+    expect(r.registry.list().map((t) => t.name)).toEqual(["Read", "Bash", "TaskStop"]);
     expect(r.unknown).toEqual(["Nope"]);
   });
   test("omitted tools inherit all; disallowedTools removes; '*' means all", () => {

@@ -45,7 +45,7 @@ test("every tool in one session: results reach the model, files change, denied s
     { name: "Bash", input: { command: "git status --short | sort" } },
     { name: "Bash", input: { command: "echo tick1; sleep 30", run_in_background: true } },
     { name: "BashOutput", input: { bash_id: "bash_1" } },
-    { name: "KillShell", input: { shell_id: "bash_1" } },
+    { name: "TaskStop", input: { task_id: "bash_1" } },
     { name: "WebFetch", input: { url: `http://127.0.0.1:${web.port}/notes`, prompt: "What version ships?" } },
     { name: "AskUserQuestion", input: { questions: [{ question: "Which name?", header: "Name", multiSelect: false, options: [{ label: "welcome", description: "a" }, { label: "hi", description: "b" }] }] } },
     { name: "Agent", input: { description: "Check util", prompt: "Read src/util.ts and report the constant.", subagent_type: "Explore" } },

@@ -280,3 +280,36 @@ test("a plugin's .mcp.json and plugin.json mcpServers start with ${CLAUDE_PLUGIN
   expect(init.mcp_servers.map((s: any) => `${s.name}:${s.status}`).sort()).toEqual(["plugin:myplug:inline:connected", "plugin:myplug:tiny:connected"]);
   expect(toolResultsOf(r.requests[1]!)[0]!.text).toBe("10");
 });
+
+describe("MCP prompts and resource mentions in -p (issue 13 point 5)", () => {
+  test("/mcp__everything__args-prompt Paris sends the server's prompt; init lists the prompt commands; @server:uri attaches the resource", async () => {
+    const cwd = mcpProject({ everything: everything() }, approved("everything"));
+    let r = await runWith(cwd, [say("ok")], ["--output-format", "stream-json", "--verbose"], { prompt: "/mcp__everything__args-prompt Paris Texas" });
+    expect(r.code).toBe(0);
+    const init = r.lines!.find((l) => l.subtype === "init");
+    expect(init.slash_commands).toContain("mcp__everything__args-prompt");
+    expect(init.slash_commands).toContain("mcp__everything__simple-prompt");
+    expect(requestText(r.requests[0]!)).toContain("What's weather in Paris, Texas?");
+    expect(requestText(r.requests[0]!)).not.toContain("/mcp__everything__args-prompt");
+
+    r = await runWith(cwd, [say("ok")], [], { prompt: "summarise @everything:demo://resource/static/document/architecture.md please" });
+    const text = requestText(r.requests[0]!);
+    expect(text).toContain("summarise @everything:demo://resource/static/document/architecture.md please");
+    expect(text).toContain('<mcp-resource server="everything" uri="demo://resource/static/document/architecture.md">');
+    expect(text.length).toBeGreaterThan(500);
+  });
+
+  test("a prompt missing a required argument, or a failing one, is named on stderr and the input goes on unchanged; ordinary @text is untouched", async () => {
+    const cwd = mcpProject({ everything: everything() }, approved("everything"));
+    let r = await runWith(cwd, [say("ok")], [], { prompt: "/mcp__everything__args-prompt" });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("/mcp__everything__args-prompt needs city (arguments in order: city state)");
+    expect(requestText(r.requests[0]!)).toContain("/mcp__everything__args-prompt");
+    r = await runWith(cwd, [say("ok")], [], { prompt: "/mcp__everything__resource-prompt Nope 1" });
+    expect(r.stderr).toContain("/mcp__everything__resource-prompt: MCP error -32603");
+    r = await runWith(cwd, [say("ok")], [], { prompt: "mail me@example.com about @nobody:x" });
+    expect(r.stderr).toBe("");
+    expect(requestText(r.requests[0]!)).toContain("mail me@example.com about @nobody:x");
+    expect(requestText(r.requests[0]!)).not.toContain("<mcp-resource");
+  });
+});

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
 import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
-import { tempDir } from "../helpers/tmp.ts";
+import { gitRepo, tempDir } from "../helpers/tmp.ts";
 
 let fake: FakeAnthropic;
 beforeAll(async () => {
@@ -45,5 +45,42 @@ describe("transcript assistant lines (issue 17.9)", () => {
     expect(assistants[0].requestId).toBe(assistants[1].requestId);
     expect(assistants[0].message.id).toBe(assistants[1].message.id);
     expect(assistants[2].requestId).not.toBe(assistants[0].requestId);
+  });
+});
+
+// roundtrip-transcript-shape.txt (observed in 2.1.332), the Write → Bash → text run's user and assistant lines.
+const CC_PROMPT = "parentUuid, isSidechain, promptId, type, message, uuid, timestamp, permissionMode, promptSource, sentAtMs, rowSource, turnOrigin, turnPosition, userType, entrypoint, cwd, sessionId, version, gitBranch";
+const CC_TOOL_RESULT = "parentUuid, isSidechain, promptId, type, message, uuid, timestamp, toolUseResult, sourceToolAssistantUUID, permissionDecision, userType, entrypoint, cwd, sessionId, version, gitBranch";
+const CC_ASSISTANT = "parentUuid, isSidechain, message, apiBlockIndex, requestId, requestRef, requestedModel, promptCacheRequested, type, uuid, timestamp, effort, perTurnEffort, madeBy, userType, entrypoint, cwd, sessionId, version, gitBranch";
+const CC_MESSAGE = "id, type, role, model, content, stop_reason, stop_sequence, usage, stop_details";
+// Keys whose values yoke cannot know (internal ids, UI bookkeeping): left out rather than invented.
+const OPAQUE = new Set(["promptSource", "sentAtMs", "rowSource", "turnOrigin", "turnPosition", "permissionDecision", "requestRef", "perTurnEffort", "madeBy"]);
+const expected = (list: string) => list.split(", ").filter((k) => !OPAQUE.has(k));
+
+describe("transcript line keys (issue 17.9)", () => {
+  test("prompt, tool-result and assistant lines carry Claude Code's keys in its order", async () => {
+    const cwd = tempDir();
+    gitRepo(cwd);
+    const env = envFor();
+    fake.push({ content: [{ type: "tool_use", name: "Bash", input: { command: "echo hi" } }] }, { content: [{ type: "text", text: "done" }] });
+    const r = await runYoke(["-p", "go", "--output-format", "json", "--allowedTools", "Bash"], { cwd, env });
+    expect(r.code).toBe(0);
+    const lines = sessionLines(env, JSON.parse(r.stdout).session_id);
+    const prompt = lines.find((l) => l.type === "user" && !l.isMeta && !l.toolUseResult)!;
+    const result = lines.find((l) => l.type === "user" && l.sourceToolAssistantUUID)!;
+    const assistants = lines.filter((l) => l.type === "assistant");
+    expect(Object.keys(prompt)).toEqual(expected(CC_PROMPT));
+    expect(Object.keys(result)).toEqual(expected(CC_TOOL_RESULT));
+    for (const a of assistants) {
+      expect(Object.keys(a)).toEqual(expected(CC_ASSISTANT));
+      expect(Object.keys(a.message)).toEqual(CC_MESSAGE.split(", "));
+    }
+    // One prompt: one promptId on every user line of it; the requested model and effort on every assistant line.
+    expect(new Set(lines.filter((l) => l.type === "user").map((l) => l.promptId)).size).toBe(1);
+    expect(assistants.map((a) => [a.requestedModel, a.effort, a.apiBlockIndex])).toEqual([
+      ["claude-opus-5-5", "medium", 0],
+      ["claude-opus-5-5", "medium", 0],
+    ]);
+    expect(prompt.permissionMode).toBe("default");
   });
 });

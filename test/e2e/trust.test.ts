@@ -176,6 +176,15 @@ describe("a cloned repo's settings have no effect until the folder is trusted", 
 });
 
 describe(".mcp.json servers wait for trust (issue 16 point 10)", () => {
+  test("`yoke mcp add -s project` in a trusted folder keeps it trusted (yoke's own write is re-pinned)", async () => {
+    const r = clonedRepo();
+    expect((await runYoke(["trust"], { cwd: r.repo, env: r.env })).code).toBe(0);
+    const add = await runYoke(["mcp", "add", "-s", "project", "mine", "--", "node", "server.js"], { cwd: r.repo, env: r.env });
+    expect(add.code).toBe(0);
+    const list = JSON.parse((await runYoke(["trust", "--list", "--json"], { cwd: r.repo, env: r.env })).stdout);
+    expect(list).toEqual([expect.objectContaining({ folder: r.repo, status: "ok" })]);
+  });
+
   test("untrusted, an approved server (local enabledMcpjsonServers, even a user-level enableAllProjectMcpServers) does not start; trusted, it does", async () => {
     const { mcpProject, tiny } = await import("./mcp-helpers.ts");
     const cwd = mcpProject({ tinyok: tiny("ok") }, { enabledMcpjsonServers: ["tinyok"] });

@@ -98,16 +98,21 @@ export function yokeBin(opts: { env?: Env; root?: string } = {}): string {
   fs.mkdirSync(path.dirname(lock), { recursive: true });
   const deadline = Date.now() + 10 * 60_000;
   while (binaryIsStale(root)) {
-    let fd: number | undefined;
+    // The lock appears with the pid already in it (written to a private file, then hard-linked into place): a lock
+    // created empty and filled after would look stale to a waiter reading it in between, which then built as well.
+    const mine = `${lock}.${process.pid}`;
+    fs.writeFileSync(mine, String(process.pid));
+    let owned = false;
     try {
-      fd = fs.openSync(lock, "wx");
+      fs.linkSync(mine, lock);
+      owned = true;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    } finally {
+      fs.rmSync(mine, { force: true });
     }
-    if (fd !== undefined) {
+    if (owned) {
       try {
-        fs.writeSync(fd, String(process.pid));
-        fs.closeSync(fd);
         // Another process may have finished building between our check and taking the lock.
         if (binaryIsStale(root)) runBuild(root);
       } finally {
@@ -134,7 +139,8 @@ const PASSTHROUGH = ["PATH", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "LC_CTYP
 /**
  * An environment for a yoke child that cannot touch the developer's state: a small passthrough
  * of `base` (default process.env), HOME in a fresh temp dir, YOKE_CONFIG_DIR=$HOME/.yoke and
- * CLAUDE_CONFIG_DIR=$HOME/.claude (both created), git's system config off, NO_COLOR=1. `extra`
+ * CLAUDE_CONFIG_DIR=$HOME/.claude (both created), git's system config off, NO_COLOR=1, the Bash
+ * sandbox off (YOKE_SANDBOX=0). `extra`
  * is applied last; an undefined value removes the variable. ANTHROPIC_API_KEY is never inherited.
  */
 export function isolatedEnv(extra: Env = {}, base: Env = process.env): Record<string, string> {
@@ -149,6 +155,9 @@ export function isolatedEnv(extra: Env = {}, base: Env = process.env): Record<st
   env.CLAUDE_CONFIG_DIR = extra.CLAUDE_CONFIG_DIR ?? path.join(home, ".claude");
   env.GIT_CONFIG_NOSYSTEM = "1";
   env.NO_COLOR = "1";
+  // The kernel sandbox is on by default wherever it can start; tests of other features run without it
+  // (test/e2e/sandbox.test.ts runs with it: pass YOKE_SANDBOX: undefined to get the default).
+  env.YOKE_SANDBOX = "0";
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
     else env[k] = v;

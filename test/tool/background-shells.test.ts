@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { bashTool } from "../../src/tool/builtin/bash.ts";
 import { bashOutputTool } from "../../src/tool/builtin/bash-output.ts";
-import { killShellTool } from "../../src/tool/builtin/kill-shell.ts";
+import { taskStopTool } from "../../src/tool/builtin/task-stop.ts";
 import { killAllBackgroundShells, shellRegistry } from "../../src/tool/builtin/background-shells.ts";
 import type { ToolContext } from "../../src/tool/types.ts";
 import { alive, makeShellCtx } from "./shell-ctx.ts";
@@ -101,7 +101,7 @@ describe("Bash run_in_background (contracts §7.2)", () => {
     expect(text(unknown)).toContain("Known shells: bash_1");
   });
 
-  test("KillShell kills the whole group; TaskStop's task_id is accepted", async () => {
+  test("TaskStop kills the whole group; KillShell's shell_id is still accepted (contracts §7.1)", async () => {
     const { ctx, dir } = makeShellCtx();
     await bg(ctx, "sleep 30 & echo $! > c1.pid; sleep 30");
     await bg(ctx, "sleep 30 & echo $! > c2.pid; sleep 30");
@@ -109,22 +109,22 @@ describe("Bash run_in_background (contracts §7.2)", () => {
     await until(() => Bun.file(join(dir, "c1.pid")).size > 0 && Bun.file(join(dir, "c2.pid")).size > 0);
     const c1 = Number(readFileSync(join(dir, "c1.pid"), "utf8"));
     const c2 = Number(readFileSync(join(dir, "c2.pid"), "utf8"));
-    const r = await killShellTool.run({ shell_id: "bash_1" }, ctx);
+    const r = await taskStopTool.run({ shell_id: "bash_1" }, ctx);
     expect(r.isError).toBeFalsy();
     expect(text(r)).toContain("Stopped background shell bash_1");
     expect(reg.get("bash_1")!.status).toBe("killed");
     expect(await until(() => !alive(c1))).toBe(true);
     expect(alive(c2)).toBe(true);
-    const r2 = await killShellTool.run({ task_id: "bash_2" }, ctx);
+    const r2 = await taskStopTool.run({ task_id: "bash_2" }, ctx);
     expect(r2.isError).toBeFalsy();
     expect(await until(() => !alive(c2))).toBe(true);
-    const again = await killShellTool.run({ shell_id: "bash_2" }, ctx);
+    const again = await taskStopTool.run({ shell_id: "bash_2" }, ctx);
     expect(text(again)).toContain("was killed");
-    const missing = await killShellTool.run({}, ctx);
+    const missing = await taskStopTool.run({}, ctx);
     expect(missing.isError).toBe(true);
-    expect(text(missing)).toContain("shell_id");
-    expect(toolNames(killShellTool.name)).toContain("TaskStop");
-    expect(killShellTool.jsonSchema.required).toEqual(["shell_id"]);
+    expect(text(missing)).toContain("task_id");
+    expect(toolNames(taskStopTool.name)).toContain("TaskStop");
+    expect(taskStopTool.jsonSchema.required).toEqual(["task_id"]);
   });
 
   test("killAllBackgroundShells stops every running shell", async () => {
@@ -164,7 +164,7 @@ describe("Bash run_in_background (contracts §7.2)", () => {
     expect(await until(() => sh.status === "completed" && Bun.file(join(dir, "holder.pid")).size > 0)).toBe(true);
     const holder = Number(readFileSync(join(dir, "holder.pid"), "utf8"));
     expect(alive(holder)).toBe(true);
-    const r = await killShellTool.run({ shell_id: "bash_1" }, ctx);
+    const r = await taskStopTool.run({ shell_id: "bash_1" }, ctx);
     expect(r.isError).toBeFalsy();
     expect(text(r)).toContain("Stopped");
     expect(await until(() => !alive(holder))).toBe(true);

@@ -25,10 +25,11 @@ const q = (over: Record<string, unknown> = {}) => ({
 
 describe("shellTools", () => {
   test("exports the six tools with their contract names (contracts §7.1, §7.2)", () => {
-    expect(shellTools.map((t) => t.name)).toEqual(["Bash", "BashOutput", "KillShell", "TodoWrite", "AskUserQuestion", "ExitPlanMode"]);
+    expect(shellTools.map((t) => t.name)).toEqual(["Bash", "BashOutput", "TaskStop", "TodoWrite", "AskUserQuestion", "ExitPlanMode"]);
     const bash = shellTools[0]!;
     expect(bash.jsonSchema.required).toEqual(["command"]);
-    expect(Object.keys(bash.jsonSchema.properties as object)).toEqual(["command", "timeout", "description", "run_in_background"]);
+    // contracts §7.2: dangerouslyDisableSandbox is one of Bash's inputs (sandbox.allowUnsandboxedCommands).
+    expect(Object.keys(bash.jsonSchema.properties as object)).toEqual(["command", "timeout", "description", "run_in_background", "dangerouslyDisableSandbox"]);
     expect(bash.readOnly).toBe(false);
     expect(bash.concurrencySafe).toBe(false);
     expect(declarationOf(bash).ruleTarget).toEqual({ kind: "command", field: "command" });

@@ -7,7 +7,7 @@ import { applySettingsEnv } from "../../src/trust/env.ts";
 import { tightenOnlySandbox, untrustedView } from "../../src/trust/gate.ts";
 import { collectManifest, diffManifest, hookScriptPaths } from "../../src/trust/manifest.ts";
 import { readTrustStore, revokeTrust, TrustStoreError, trustStorePath } from "../../src/trust/store.ts";
-import { applyWorkspaceTrust, isProjectTrusted, trustFolder, trustNotice } from "../../src/trust/workspace.ts";
+import { applyWorkspaceTrust, isProjectTrusted, repinOwnWrite, trustFolder, trustNotice } from "../../src/trust/workspace.ts";
 import { tempDir, writeTree } from "../helpers/tmp.ts";
 
 /** A cloned repo that grants itself everything, and a home with its own settings. */
@@ -150,6 +150,21 @@ describe("trust by flag, env, or `yoke trust` pinned by hashes", () => {
       expect(trustNotice(s.trust), name).toContain(expected);
       expect(trustNotice(s.trust), name).toContain("no longer trusted");
     }
+  });
+
+  test("yoke's own write on the user's say-so (an always-allow rule, mcp add) re-pins that file; not when anything else changed, not when untrusted", () => {
+    const r = attackRepo();
+    const local = join(r.proj, ".claude/settings.local.json");
+    expect(repinOwnWrite(r.proj, local, r.env)).toBe(false); // not trusted: nothing to keep
+    trustFolder(r.proj, r.load(), r.env);
+    writeFileSync(local, JSON.stringify({ permissions: { allow: ["Edit", "Bash(ls:*)"] } }));
+    expect(repinOwnWrite(r.proj, local, r.env)).toBe(true);
+    expect(applyWorkspaceTrust(r.load(), { cwd: r.proj, env: r.env }).trust?.trusted).toBe(true);
+    // A hook script changed behind yoke's back too: the own write does not paper over it.
+    writeFileSync(join(r.proj, "scripts/guard.sh"), "evil\n");
+    writeFileSync(local, JSON.stringify({ permissions: { allow: ["Edit"] } }));
+    expect(repinOwnWrite(r.proj, local, r.env)).toBe(false);
+    expect(trustNotice(applyWorkspaceTrust(r.load(), { cwd: r.proj, env: r.env }).trust)).toContain("scripts/guard.sh (changed)");
   });
 
   test("a folder trusted while empty is untrusted when it later gains settings (a git pull)", () => {

@@ -16,6 +16,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   sessions: { usage: "sessions list | sessions show ID", summary: "Saved sessions of this folder", load: () => import("./sessions.ts").then((m) => m.command) },
   mcp: { usage: "mcp list | get | add | add-json | remove", summary: "MCP servers of every scope", load: () => import("./mcp.ts").then((m) => m.command) },
   rewind: { usage: "rewind ID --to UUID [--files|--conversation|--both]", summary: "Restore files and/or conversation", load: () => import("./rewind.ts").then((m) => m.command) },
+  doctor: { usage: "doctor [--json]", summary: "Whether Bash runs in the kernel sandbox here, and why", load: () => import("./doctor.ts").then((m) => m.command) },
   trust: { usage: "trust [PATH] | trust --list | trust --revoke [PATH]", summary: "Trust a folder's settings, hooks, MCP servers, plugins", load: () => import("./trust.ts").then((m) => m.command) },
 };
 

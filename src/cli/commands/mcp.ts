@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { yokeDir } from "../../config/paths.ts";
 import { isRemote, isStdio, type McpServerConfig, parseServerConfig } from "../../mcp/config.ts";
 import type { McpServerState } from "../../mcp/manager.ts";
 import { yokeMcpPath } from "../../mcp/sources.ts";
 import { defineCommand } from "citty";
+import { repinOwnWrite } from "../../trust/workspace.ts";
 import { parseArgv, UsageError } from "../args.ts";
 import { runFlagArgs } from "../command-tree.ts";
 import { builtinTools } from "../builtin-tools.ts";
@@ -76,6 +77,8 @@ function writeDoc(path: string, doc: Record<string, unknown>): void {
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(doc, null, 2)}\n`);
   renameSync(tmp, path);
+  // A project .mcp.json the user edits through yoke stays trusted if the folder was (src/trust pins it).
+  if (basename(path) === ".mcp.json") repinOwnWrite(dirname(path), path);
 }
 
 /** The file and the `mcpServers` object of a scope, for writing. */

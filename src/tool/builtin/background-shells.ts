@@ -1,7 +1,7 @@
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionToolState, ToolContext } from "../types.ts";
-import { exitStatus, killGroup, sessionTempDir, spawnShell } from "./shell-exec.ts";
+import { exitStatus, killGroup, sessionTempDir, spawnShell, type ShellLauncher } from "./shell-exec.ts";
 
 /** Characters of unread output kept in memory per stream; older unread text is dropped (the file keeps it). */
 export const UNREAD_CAP_CHARS = 1_000_000;
@@ -61,13 +61,13 @@ function appendUnread(sh: BackgroundShell, key: "stdout" | "stderr", text: strin
  */
 export function startBackgroundShell(
   ctx: ToolContext,
-  o: { command: string; description?: string; cwd: string; timeoutMs?: number },
+  o: { command: string; description?: string; cwd: string; timeoutMs?: number; launch?: ShellLauncher; onEnd?: () => void },
 ): BackgroundShell {
   const reg = shellRegistry(ctx.session);
   const id = `bash_${reg.size + 1}`;
   const outputFile = join(sessionTempDir(ctx), `${id}.output`);
   writeFileSync(outputFile, "");
-  const child = spawnShell({ command: o.command, cwd: o.cwd, env: ctx.env, envFiles: ctx.session.envFiles });
+  const child = (o.launch ?? spawnShell)({ command: o.command, cwd: o.cwd, env: ctx.env, envFiles: ctx.session.envFiles });
   let resolveDone!: () => void;
   const sh: BackgroundShell = {
     id,
@@ -97,6 +97,7 @@ export function startBackgroundShell(
   const end = (exitCode: number) => {
     if (ended) return;
     ended = true;
+    o.onEnd?.();
     clearTimeout(timer);
     sh.exitCode = exitCode;
     if (sh.status === "running") sh.status = "completed";

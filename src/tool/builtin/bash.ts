@@ -1,6 +1,8 @@
-import { existsSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { z } from "zod";
+import { errLine } from "../../util/output.ts";
 import { defineTool, truncateMiddle } from "../define-tool.ts";
 import type { ToolContext, ToolResult } from "../types.ts";
 import description from "./bash.md" with { type: "text" };
@@ -12,7 +14,10 @@ import {
   exitStatus,
   killGroup,
   sessionTempDir,
+  shellLine,
+  type ShellSpawn,
   spawnShell,
+  spawnWrapped,
   spillSink,
 } from "./shell-exec.ts";
 
@@ -35,6 +40,10 @@ const input = z.object({
     .boolean()
     .optional()
     .describe("Start the command in the background and return at once; read its output with BashOutput"),
+  dangerouslyDisableSandbox: z
+    .boolean()
+    .optional()
+    .describe("Run outside the sandbox. Only when the sandbox blocked something the command needs; the call then goes through the normal permission checks"),
 });
 
 export type BashInput = z.infer<typeof input>;
@@ -104,7 +113,9 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   const tmp = sessionTempDir(ctx);
   const tag = `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
   const pwdFile = join(tmp, `cwd-${tag}`);
-  const child = spawnShell({ command: inp.command, cwd, env: ctx.env, envFiles: ctx.session.envFiles, pwdFile });
+  const launched = await launch(ctx, inp, { command: inp.command, cwd, env: ctx.env, envFiles: ctx.session.envFiles, pwdFile });
+  if ("error" in launched) return sandboxFailure(launched.error);
+  const { child, sandboxed, placeholders } = launched;
   // Keep up to 4 bytes per allowed character at each end: enough for any UTF-8 before the final cut.
   const out = byteCollector(maxChars * 4);
   const err = byteCollector(maxChars * 4);
@@ -136,6 +147,7 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   });
   clearTimeout(timer);
   ctx.signal.removeEventListener("abort", onAbort);
+  const removed = sandboxed ? (ctx.sandbox?.release(placeholders) ?? []) : [];
   if (killing) await killing;
   const drained = await Promise.race([closed.then(() => true), Bun.sleep(PIPE_GRACE_MS).then(() => false)]);
   let lingerNote: string | undefined;
@@ -166,6 +178,8 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   rmSync(pwdFile, { force: true });
   if (cwdNote) notes.push(cwdNote);
   if (lingerNote) notes.push(lingerNote);
+  const removedText = removedNote(removed);
+  if (removedText) notes.push(removedText);
 
   spill.close();
   const combined = [stdout, stderr].filter(Boolean).join("\n");
@@ -186,6 +200,8 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   if (why === "abort") {
     return { content: withNotes(["Command interrupted by the user; its process group was killed.", body].filter(Boolean).join("\n")), isError: true, details: d };
   }
+  // bubblewrap reports its own failure to set up as `bwrap: …` with exit 1, before the command ran.
+  if (sandboxed && code === 1 && /^bwrap: /.test(stderr)) return sandboxFailure(`bubblewrap failed: ${stderr.split("\n")[0]!.slice(7)}`, d);
   const benign = code === 0 ? undefined : benignExit(inp.command, code);
   if (benign) return { content: withNotes([body, `(exit code ${code}: ${benign})`].filter(Boolean).join("\n")), details: d };
   if (code !== 0) return { content: withNotes(`Exit code ${code}${body ? `\n${body}` : ""}`), isError: true, details: d };
@@ -204,17 +220,63 @@ function updateCwd(ctx: ToolContext, pwdFile: string): string | undefined {
   return `The command changed directory to ${ended}, which is outside the allowed working directories, so the working directory stays ${ctx.session.cwd}. Use absolute paths or add the directory to the allowed ones.`;
 }
 
-function runBackground(inp: BashInput, ctx: ToolContext): ToolResult {
+/**
+ * Starts the shell, inside the session's sandbox when it covers this call. A sandbox that cannot wrap
+ * the command comes back as an error and nothing is started: the command never runs unsandboxed for it.
+ */
+async function launch(ctx: ToolContext, inp: BashInput, o: ShellSpawn): Promise<{ child: ChildProcess; sandboxed: boolean; placeholders: string[] } | { error: string }> {
+  const sb = ctx.sandbox;
+  if (!sb?.active || !sb.covers(inp)) return { child: spawnShell(o), sandboxed: false, placeholders: [] };
+  const w = await sb.wrap(shellLine(o), o.cwd);
+  if (!w.ok) return { error: w.error };
+  return { child: spawnWrapped(w.command, { cwd: o.cwd, env: sandboxEnv(ctx, o.env) }), sandboxed: true, placeholders: w.placeholders };
+}
+
+/** Inside the sandbox /tmp is read-only: temporary files go to a folder in the session's scratch dir. */
+function sandboxEnv(ctx: ToolContext, env: Record<string, string>): Record<string, string> {
+  const tmp = join(sessionTempDir(ctx), "tmp");
+  mkdirSync(tmp, { recursive: true });
+  return { ...env, TMPDIR: tmp, TMP: tmp, TEMP: tmp };
+}
+
+/** What the model is told when the sandbox undid a protected file the command created. */
+const removedNote = (removed: string[]) =>
+  removed.length
+    ? `The sandbox removed ${removed.join(", ")}: commands may not create these (they configure shells, git, editors or agents). Use the Write tool, which asks the user.`
+    : undefined;
+
+function sandboxFailure(cause: string, d: BashDetails = details("", "", false)): ToolResult {
+  errLine(`yoke: Bash sandbox: ${cause}`);
+  return {
+    content: `The command did not run: ${cause}. Tell the user the sandbox failed and why; do not retry the same way.`,
+    isError: true,
+    details: d,
+  };
+}
+
+async function runBackground(inp: BashInput, ctx: ToolContext): Promise<ToolResult> {
   const { cwd, note } = startDir(ctx);
+  const sb = ctx.sandbox;
+  let wrapped: string | undefined;
+  let placeholders: string[] = [];
+  if (sb?.active && sb.covers(inp)) {
+    const w = await sb.wrap(shellLine({ command: inp.command, cwd, env: ctx.env, envFiles: ctx.session.envFiles }), cwd);
+    if (!w.ok) return sandboxFailure(w.error);
+    wrapped = w.command;
+    placeholders = w.placeholders;
+  }
   const sh = startBackgroundShell(ctx, {
     command: inp.command,
     description: inp.description,
     cwd,
     timeoutMs: inp.timeout,
+    launch: wrapped ? (o) => spawnWrapped(wrapped, { cwd: o.cwd, env: sandboxEnv(ctx, o.env) }) : undefined,
+    onEnd: wrapped ? () => void sb?.release(placeholders) : undefined,
   });
   const text = [
-    `Command started in the background with ID ${sh.id}.`,
-    `Read its new output with BashOutput (bash_id "${sh.id}"), stop it with KillShell (shell_id "${sh.id}").`,
+    // Claude Code's wording (observed in 2.1.332): scripts and models look for "with ID: <id>".
+    `Command running in background with ID: ${sh.id}.`,
+    `Read its new output with BashOutput (bash_id "${sh.id}"), stop it with TaskStop (task_id "${sh.id}").`,
     `All of its output is also written to ${sh.outputFile}.`,
     note,
   ]

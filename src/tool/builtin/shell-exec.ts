@@ -55,6 +55,19 @@ export function spawnShell(o: ShellSpawn): ChildProcess {
   });
 }
 
+/** The command line spawnShell would run, for a sandbox to wrap. Pure. */
+export function shellLine(o: ShellSpawn): string {
+  return [findShell(), "-c", wrapperScript(o.envFiles, o.pwdFile), "bash", o.command].map(quote).join(" ");
+}
+
+/** How a Bash call gets its shell: straight, or wrapped by the session's sandbox. */
+export type ShellLauncher = (o: ShellSpawn) => ChildProcess;
+
+/** Starts a command line a sandbox produced, as spawnShell starts a shell (own process group, stdin from /dev/null). */
+export function spawnWrapped(commandLine: string, o: Pick<ShellSpawn, "cwd" | "env">): ChildProcess {
+  return spawn("/bin/sh", ["-c", commandLine], { cwd: o.cwd, env: o.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+}
+
 /**
  * Whether any live (non-zombie) process remains in the group. In containers whose PID 1 reaps
  * orphans slowly, killed children linger as zombies that `kill(-pgid, 0)` still counts, so on Linux
@@ -227,8 +240,11 @@ export function envInt(env: Record<string, string>, key: string, fallback: numbe
  * `session.tmpDir` when the host set one, else `<tmp>/yoke-<sessionId>`.
  * Creates it. May throw if the directory cannot be created.
  */
+/** Where a session's scratch directory is unless the host set one. Pure. */
+export const defaultSessionTempDir = (env: Record<string, string | undefined>, sessionId: string): string => join(env.TMPDIR || tmpdir(), `yoke-${sessionId}`);
+
 export function sessionTempDir(ctx: Pick<ToolContext, "session" | "sessionId" | "env">): string {
-  const dir = ctx.session.tmpDir ?? join(ctx.env.TMPDIR || tmpdir(), `yoke-${ctx.sessionId}`);
+  const dir = ctx.session.tmpDir ?? defaultSessionTempDir(ctx.env, ctx.sessionId);
   mkdirSync(dir, { recursive: true });
   ctx.session.tmpDir = dir;
   return dir;

@@ -1,26 +1,27 @@
 import { z } from "zod";
 import { defineTool } from "../define-tool.ts";
-import description from "./kill-shell.md" with { type: "text" };
+import description from "./task-stop.md" with { type: "text" };
 import { killShell, shellRegistry } from "./background-shells.ts";
 import { knownShells, statusLine } from "./bash-output.ts";
 
-// contracts §7.2: KillShell takes shell_id; TaskStop takes task_id (shell_id deprecated). One tool serves both names.
+// contracts §7.1/§7.2: TaskStop is the current name and takes task_id; KillShell (and KillBash) stay aliases, and
+// their shell_id is still accepted.
 const input = z
   .object({
-    shell_id: z.string().optional().describe("ID of the background shell to stop"),
-    task_id: z.string().optional().describe("Same as shell_id (TaskStop name)"),
+    task_id: z.string().optional().describe("ID of the background task to stop"),
+    shell_id: z.string().optional().describe("Deprecated: same as task_id (KillShell's name for it)"),
   })
-  .refine((i) => i.shell_id !== undefined || i.task_id !== undefined, "give shell_id (the ID Bash returned, e.g. bash_1)");
+  .refine((i) => i.shell_id !== undefined || i.task_id !== undefined, "give task_id (the ID Bash returned, e.g. bash_1)");
 
 /** Stops a background shell's whole process group. */
 const tool = defineTool({
-  name: "KillShell",
+  name: "TaskStop",
   description,
   input,
   readOnly: false,
   concurrencySafe: false,
   async execute(inp, ctx) {
-    const id = (inp.shell_id ?? inp.task_id)!;
+    const id = (inp.task_id ?? inp.shell_id)!;
     const reg = shellRegistry(ctx.session);
     const sh = reg.get(id);
     if (!sh) return { content: `No background shell with ID "${id}". ${knownShells(reg)}`, isError: true };
@@ -36,10 +37,10 @@ const tool = defineTool({
   },
 });
 
-// The model sees KillShell's contract (shell_id required); task_id stays accepted for TaskStop callers.
+// The model sees TaskStop's contract (task_id); shell_id stays accepted for KillShell callers.
 tool.jsonSchema = {
   type: "object",
-  properties: { shell_id: { type: "string", description: "ID of the background shell to stop, e.g. bash_1" } },
-  required: ["shell_id"],
+  properties: { task_id: { type: "string", description: "ID of the background task to stop, e.g. bash_1" } },
+  required: ["task_id"],
 };
-export const killShellTool = tool;
+export const taskStopTool = tool;

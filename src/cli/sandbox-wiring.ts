@@ -1,0 +1,44 @@
+/** The Bash sandbox's part of the composition root: settings and rules in, one BashSandbox out. */
+import type { LoadedSettings } from "../config/load.ts";
+import type { Evaluator } from "../permission/index.ts";
+import { type BashSandboxInput, createBashSandbox, SandboxUnavailableError, type SandboxSetup } from "../sandbox/index.ts";
+import { defaultSessionTempDir } from "../tool/builtin/shell-exec.ts";
+import { UsageError } from "./args.ts";
+
+/**
+ * Sets the sandbox up from the evaluator's rules and says once on stderr when it was wanted but cannot
+ * start here. Throws UsageError when it was required (`sandbox.enabled: true`, `failIfUnavailable`,
+ * YOKE_SANDBOX=1) and cannot start.
+ */
+export async function wireSandbox(o: {
+  settings: LoadedSettings;
+  env: Record<string, string>;
+  permissions: Evaluator;
+  sessionId: string;
+  yokeDir: string;
+  warn: (line: string) => void;
+}): Promise<SandboxSetup> {
+  let sb: SandboxSetup;
+  try {
+    sb = await createBashSandbox({
+      settings: o.settings.merged.sandbox,
+      env: o.env,
+      rules: o.permissions.ruleSet,
+      workingDirectories: o.permissions.workingDirectories,
+      scratch: [defaultSessionTempDir(o.env, o.sessionId)],
+      yokeDir: o.yokeDir,
+    });
+  } catch (e) {
+    if (e instanceof SandboxUnavailableError) throw new UsageError(e.message);
+    throw e;
+  }
+  if (sb.notice) o.warn(sb.notice);
+  if (!sb.active && sb.wish.want !== "off") o.warn(`the Bash sandbox is off: ${sb.reason}; Bash commands are checked by the permission rules alone`);
+  return sb;
+}
+
+/** `autoAllowBashIfSandboxed` for the evaluator: this input runs inside an active sandbox that auto-allows. */
+export const sandboxAutoAllow = (sb: () => SandboxSetup | undefined) => (input: Record<string, unknown>): boolean => {
+  const s = sb();
+  return !!s?.active && s.autoAllow && typeof input.command === "string" && s.covers(input as BashSandboxInput);
+};

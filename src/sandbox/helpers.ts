@@ -1,0 +1,39 @@
+/**
+ * sandbox-runtime's helper files (the seccomp loader, the JVM proxy agent) travel inside the compiled
+ * binary as embedded files. The kernel can only exec a real file, so they are written once to a
+ * content-addressed folder under yoke's config dir; in a source checkout the package's own copies are used.
+ */
+import { chmodSync, existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import seccompArm64 from "@anthropic-ai/sandbox-runtime/vendor/seccomp/arm64/apply-seccomp" with { type: "file" };
+import seccompX64 from "@anthropic-ai/sandbox-runtime/vendor/seccomp/x64/apply-seccomp" with { type: "file" };
+import javaAgent from "@anthropic-ai/sandbox-runtime/vendor/java-proxy-agent/srt-proxy-agent.jar" with { type: "file" };
+
+export type HelperPaths = { applySeccomp?: string; javaAgent?: string };
+
+const embedded = (p: string) => p.startsWith("/$bunfs/") || p.startsWith("B:/~BUN/");
+
+async function materialize(src: string, dir: string, name: string, mode: number): Promise<string> {
+  if (!embedded(src)) return src;
+  const bytes = new Uint8Array(await Bun.file(src).arrayBuffer());
+  const folder = join(dir, Bun.hash(bytes).toString(16));
+  const dst = join(folder, name);
+  if (existsSync(dst)) return dst;
+  mkdirSync(folder, { recursive: true });
+  // Written under a temporary name and renamed, so a concurrent yoke never execs half a file.
+  const tmp = `${dst}.${process.pid}.tmp`;
+  writeFileSync(tmp, bytes);
+  chmodSync(tmp, mode);
+  renameSync(tmp, dst);
+  return dst;
+}
+
+/** Real paths of the helpers for this machine's architecture. Throws when a helper cannot be written. */
+export async function helperPaths(yokeDir: string): Promise<HelperPaths> {
+  const dir = join(yokeDir, "sandbox");
+  const seccomp = process.arch === "x64" ? seccompX64 : process.arch === "arm64" ? seccompArm64 : undefined;
+  return {
+    applySeccomp: seccomp ? await materialize(seccomp, dir, "apply-seccomp", 0o755) : undefined,
+    javaAgent: await materialize(javaAgent, dir, "srt-proxy-agent.jar", 0o644),
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * Whether the kernel sandbox is wanted (settings, YOKE_SANDBOX) and whether it can start on this
+ * machine. Never throws: every answer is data with a reason a person can act on.
+ */
+import { accessSync, constants } from "node:fs";
+import type { SandboxSettings } from "../config/schema.ts";
+
+/** What the settings and the environment ask for. */
+export type SandboxWish =
+  | { want: "off"; why: string }
+  /** On wherever it can start; where it cannot, the run says so once and the static checks stand alone. */
+  | { want: "auto" }
+  /** Asked for explicitly; `required` makes an unavailable sandbox end the run. */
+  | { want: "on"; required: boolean };
+
+/** `YOKE_SANDBOX=0|off|false` forces it off, `=1|on|true` requires it; else `sandbox.enabled`, default on where possible. */
+export function sandboxWish(s: SandboxSettings | undefined, env: Record<string, string | undefined>): SandboxWish {
+  const e = (env.YOKE_SANDBOX ?? "").trim().toLowerCase();
+  if (["0", "off", "false", "no"].includes(e)) return { want: "off", why: `YOKE_SANDBOX=${env.YOKE_SANDBOX}` };
+  if (["1", "on", "true", "yes"].includes(e)) return { want: "on", required: true };
+  if (s?.enabled === false) return { want: "off", why: "sandbox.enabled is false in settings" };
+  // Stricter than Claude Code: a sandbox asked for by name is required unless failIfUnavailable says otherwise.
+  if (s?.enabled === true) return { want: "on", required: s.failIfUnavailable !== false };
+  return s?.failIfUnavailable === true ? { want: "on", required: true } : { want: "auto" };
+}
+
+export type Availability =
+  | { ok: true; platform: "linux"; bwrap: string; version: string; socat?: string; rg: string }
+  | { ok: true; platform: "macos"; rg: string }
+  | { ok: false; reason: string };
+
+const executable = (p: string): boolean => {
+  try {
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+function tool(name: string, configured: string | undefined, key: string, env: Record<string, string | undefined>): { path?: string; problem?: string } {
+  if (configured) return executable(configured) ? { path: configured } : { problem: `sandbox.${key} ${configured} is not an executable file` };
+  const found = Bun.which(name, { PATH: env.PATH ?? "/usr/local/bin:/usr/bin:/bin" });
+  return found ? { path: found } : {};
+}
+
+/**
+ * Checks the pieces the sandbox needs and, on Linux, starts one empty bubblewrap sandbox with the
+ * namespaces a command gets, so a container without user namespaces is found before the first command.
+ * `network` says whether a filtering proxy is needed (some host is allowed), which needs socat.
+ */
+export async function probeSandbox(o: { settings?: SandboxSettings; env: Record<string, string | undefined>; network: boolean }): Promise<Availability> {
+  const rg = tool("rg", undefined, "ripgrep", o.env);
+  if (process.platform === "darwin") {
+    if (!executable("/usr/bin/sandbox-exec")) return { ok: false, reason: "/usr/bin/sandbox-exec is missing" };
+    if (!rg.path) return { ok: false, reason: "ripgrep (rg) is not installed; the sandbox uses it to find protected files (brew install ripgrep)" };
+    return { ok: true, platform: "macos", rg: rg.path };
+  }
+  if (process.platform !== "linux") return { ok: false, reason: `no kernel sandbox for ${process.platform} (Linux needs bubblewrap, macOS has Seatbelt)` };
+  const bwrap = tool("bwrap", o.settings?.bwrapPath, "bwrapPath", o.env);
+  if (bwrap.problem) return { ok: false, reason: bwrap.problem };
+  if (!bwrap.path) return { ok: false, reason: "bubblewrap (bwrap) is not installed (apt-get install bubblewrap)" };
+  if (!rg.path) return { ok: false, reason: "ripgrep (rg) is not installed; the sandbox uses it to find protected files (apt-get install ripgrep)" };
+  let socat: string | undefined;
+  if (o.network) {
+    const s = tool("socat", o.settings?.socatPath, "socatPath", o.env);
+    if (s.problem) return { ok: false, reason: s.problem };
+    if (!s.path) return { ok: false, reason: "socat is not installed; the sandbox needs it to reach the allowed hosts (apt-get install socat)" };
+    socat = s.path;
+  }
+  try {
+    const p = Bun.spawn(
+      [bwrap.path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent", "--", "/bin/sh", "-c", "exit 0"],
+      { stdin: "ignore", stdout: "ignore", stderr: "pipe", env: { PATH: "/usr/bin:/bin" } },
+    );
+    const [code, err] = await Promise.all([p.exited, new Response(p.stderr).text()]);
+    if (code !== 0) {
+      const line = err.trim().split("\n")[0] || `exit code ${code}`;
+      return { ok: false, reason: `bubblewrap cannot create its namespaces here (${line}); user namespaces may be off in this container` };
+    }
+  } catch (e) {
+    return { ok: false, reason: `bubblewrap could not be started: ${(e as Error).message}` };
+  }
+  const v = Bun.spawnSync([bwrap.path, "--version"], { stdout: "pipe", stderr: "ignore" });
+  return { ok: true, platform: "linux", bwrap: bwrap.path, version: v.stdout.toString().trim().replace(/^bubblewrap\s*/, ""), socat, rg: rg.path };
+}
