@@ -7,7 +7,7 @@ import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import type { Runtime } from "./compose.ts";
-import { resultMessage, streamJsonLines } from "./render.ts";
+import { resultMessage, retryNotice, streamJsonLines } from "./render.ts";
 import type { HostSession } from "./control/host.ts";
 import type { Prompt } from "./stdin.ts";
 import { stdoutReady, writeErr, writeOut } from "../util/output.ts";
@@ -81,6 +81,8 @@ export async function runPrint(
   let turnCtrl: AbortController | null = null;
   const sj = { sessionId: rt.sessionId, uuid: randomUUID, partial: !!args.flags["include-partial-messages"], now: () => new Date(), replay: !!args.flags["replay-user-messages"] };
   const render = (ev: LoopEvent) => {
+    // Every wait is said, in every format (issue 20.3, 17.12): attempt, wait, cause.
+    if (ev.type === "api_retry") writeErr(`${retryNotice(ev.info, ev.cause)}\n`);
     if (format === "stream-json") for (const line of streamJsonLines(ev, sj)) write(JSON.stringify(line));
     // contracts §1.6: a hook's systemMessage is shown to the user; stdout is the result's, so it goes to stderr.
     // Hook failures are reported once already, as they finish (compose onRecord).

@@ -3,6 +3,7 @@ import type { LoadedSettings } from "../config/load.ts";
 import { createUsageTracker, type UsageTracker } from "../loop/usage.ts";
 import type { ProviderError } from "../provider/types.ts";
 import { anthropicConfigFromEnv, createAnthropicProvider } from "../provider/anthropic/provider.ts";
+import { pickCredentials, ProviderConfigError } from "../provider/anthropic/config.ts";
 import { resolveModel, SMALL_MODEL_ALIAS } from "../provider/models.ts";
 import type { Provider } from "../provider/types.ts";
 import type { SideQuery } from "../tool/types.ts";
@@ -32,13 +33,24 @@ function apiKeyFromHelper(helper: string | undefined, env: Record<string, string
 /** Credentials → the Anthropic provider, the usage tracker and side queries. Throws UsageError without credentials (when required) or when apiKeyHelper fails. */
 export function wireProvider(o: { env: Record<string, string>; settings: LoadedSettings; requireCredentials: boolean }): ProviderWiring {
   const { env } = o;
-  const apiKey = env.ANTHROPIC_API_KEY || apiKeyFromHelper(o.settings.merged.apiKeyHelper, env);
-  const apiKeySource = env.ANTHROPIC_API_KEY ? "ANTHROPIC_API_KEY" : apiKey ? "apiKeyHelper" : "none";
-  if (o.requireCredentials && !apiKey && !env.ANTHROPIC_AUTH_TOKEN && !env.ANTHROPIC_BASE_URL)
+  // contracts: Claude Code's precedence, ANTHROPIC_AUTH_TOKEN > ANTHROPIC_API_KEY > apiKeyHelper; one credential is sent.
+  const creds = pickCredentials(env, () => apiKeyFromHelper(o.settings.merged.apiKeyHelper, env));
+  // system/init's apiKeySource has no value for a bearer token (contracts §4.4): "none", as Claude Code reports it.
+  const apiKeySource = creds.source === "ANTHROPIC_AUTH_TOKEN" ? "none" : creds.source;
+  if (o.requireCredentials && creds.source === "none" && !env.ANTHROPIC_BASE_URL)
     throw new UsageError(
       "no credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, or apiKeyHelper in settings), or ANTHROPIC_BASE_URL for a gateway or local server that needs no key",
     );
-  const provider = createAnthropicProvider(anthropicConfigFromEnv({ ...env, ANTHROPIC_API_KEY: apiKey }, VERSION));
+  let provider: Provider;
+  try {
+    provider = createAnthropicProvider(anthropicConfigFromEnv(env, VERSION, creds));
+  } catch (err) {
+    if (!(err instanceof ProviderConfigError)) throw err;
+    if (o.requireCredentials) throw new UsageError(err.message);
+    // Commands that may never call the model (context, hooks run) still work; a model call says why it cannot.
+    const error = { status: null, kind: "invalid_request" as const, message: err.message };
+    provider = { stream: async function* () { yield { type: "error", error, durationMs: 0 }; } };
+  }
   const usage = createUsageTracker();
   const sideQuery: SideQuery = async ({ system, prompt, maxTokens, signal }) => {
     const small = resolveModel(env.ANTHROPIC_SMALL_FAST_MODEL ?? SMALL_MODEL_ALIAS);

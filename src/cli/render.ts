@@ -95,3 +95,9 @@ export function streamJsonLines(ev: LoopEvent, o: StreamJsonOptions): Array<Reco
       }));
   }
 }
+
+/** The stderr line of one API retry: `yoke: API error (529 overloaded): <cause>; retry 2 of 10 in 1.2 s`. */
+export function retryNotice(info: { attempt: number; max_retries: number; retry_delay_ms: number; error_status: number | null; error: string }, cause?: string): string {
+  const what = info.error_status !== null ? `${info.error_status} ${info.error}` : info.error;
+  return `yoke: API error (${what})${cause ? `: ${cause}` : ""}; retry ${info.attempt} of ${info.max_retries} in ${(info.retry_delay_ms / 1000).toFixed(1)} s`;
+}

@@ -53,7 +53,8 @@ export type TurnResult = {
 
 /** Everything the loop reports. Modes only render these. */
 export type LoopEvent =
-  | { type: "api_retry"; info: RetryInfo }
+  /** `cause`: what failed, in words (stderr only; stream-json's api_retry keeps Claude Code's keys). */
+  | { type: "api_retry"; info: RetryInfo; cause?: string }
   | { type: "stream_event"; event: Record<string, unknown> }
   /** `requestId`: the API request that produced the message (stream-json `request_id`, transcript `requestId`). */
   | {

@@ -172,7 +172,7 @@ export async function* runTurn(
       { model, system: await deps.system(), messages: convo.messages, tools: deps.tools.specs(), maxTokens: deps.maxTokens, ...deps.modelParams?.(model) },
       signal,
     )) {
-      if (ev.type === "retry") yield { type: "api_retry", info: ev.info };
+      if (ev.type === "retry") yield { type: "api_retry", info: ev.info, ...(ev.cause ? { cause: ev.cause } : {}) };
       else if (ev.type === "stream_event") yield { type: "stream_event", event: ev.event };
       else if (ev.type === "error") {
         if (ev.error.kind === "aborted" || signal.aborted) return aborted("streaming");

@@ -69,7 +69,8 @@ export type RetryInfo = {
 };
 
 export type ProviderEvent =
-  | { type: "retry"; info: RetryInfo }
+  /** `cause`: what failed, in words, for the one stderr line each retry gets. */
+  | { type: "retry"; info: RetryInfo; cause?: string }
   /** A raw Messages-API stream event, for --include-partial-messages. */
   | { type: "stream_event"; event: Record<string, unknown> }
   /** `requestId`: the API's `request-id` response header (transcript `requestId`, stream-json `request_id`). */

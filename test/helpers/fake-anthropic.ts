@@ -214,6 +214,24 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
         ctx,
       );
       const events = messageStreamEvents(partial);
+      if (f.fault === "pings" && stream) {
+        const every = f.everyMs ?? 20;
+        const body = new ReadableStream<Uint8Array>({
+          async start(controller) {
+            try {
+              controller.enqueue(enc.encode(sseFrame(events[0]!)));
+              while (!req.signal.aborted) {
+                controller.enqueue(enc.encode(sseFrame({ event: "ping", data: { type: "ping" } })));
+                await Bun.sleep(every);
+              }
+              controller.close();
+            } catch {
+              // The client went away mid-write.
+            }
+          },
+        });
+        return new Response(body, { headers: { "content-type": "text/event-stream; charset=utf-8", "request-id": fakeId("req") } });
+      }
       if (f.fault === "error_event") {
         const errorFrame: SseEvent = {
           event: "error",

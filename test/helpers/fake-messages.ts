@@ -38,7 +38,9 @@ export type FakeFault =
   /** HTTP 200 SSE that sends `event: error` (overloaded_error) mid-stream. */
   | { fault: "error_event"; message?: string }
   /** The stream starts and then never progresses until the client goes away (abort/kill tests). */
-  | { fault: "hang"; message?: string };
+  | { fault: "hang"; message?: string }
+  /** The stream starts, then sends only `ping` events (every `everyMs`, default 20) until the client goes away. */
+  | { fault: "pings"; everyMs?: number; message?: string };
 
 export const isFault = (x: FakeReply | FakeFault): x is FakeFault => "fault" in x;
 

@@ -1,36 +1,9 @@
 import type { AssistantMessage, ModelRequest, Provider, ProviderEvent, TextBlock, Message, ContentBlock } from "../types.ts";
 import { createAccumulator } from "./accumulate.ts";
-import { classifyError, retryDelay } from "./retry.ts";
+import type { AnthropicConfig } from "./config.ts";
+import { classifyError, decideRetry, type Classified } from "./retry.ts";
 
-export type AnthropicConfig = {
-  apiKey?: string;
-  authToken?: string;
-  baseURL?: string;
-  maxRetries: number;
-  retryBaseMs: number;
-  /** Per-request timeout (API_TIMEOUT_MS). */
-  timeoutMs: number;
-  /** A stream that sends nothing (not even a ping) for this long is dropped and retried (YOKE_STREAM_IDLE_TIMEOUT_MS). */
-  idleTimeoutMs: number;
-  userAgent: string;
-};
-
-export function anthropicConfigFromEnv(env: Record<string, string | undefined>, version: string): AnthropicConfig {
-  const num = (k: string, d: number) => {
-    const v = Number(env[k]);
-    return Number.isFinite(v) && env[k] !== undefined && env[k] !== "" ? v : d;
-  };
-  return {
-    apiKey: env.ANTHROPIC_API_KEY || undefined,
-    authToken: env.ANTHROPIC_AUTH_TOKEN || undefined,
-    baseURL: env.ANTHROPIC_BASE_URL || undefined,
-    maxRetries: Math.min(10, Math.max(0, num("CLAUDE_CODE_MAX_RETRIES", 10))),
-    retryBaseMs: num("YOKE_RETRY_BASE_MS", 500),
-    timeoutMs: num("API_TIMEOUT_MS", 600_000),
-    idleTimeoutMs: num("YOKE_STREAM_IDLE_TIMEOUT_MS", 90_000),
-    userAgent: `yoke/${version}`,
-  };
-}
+export { anthropicConfigFromEnv, type AnthropicConfig } from "./config.ts";
 
 /** Marks the system prompt and the last message as cache breakpoints (prompt caching). */
 export function withCacheControl(system: TextBlock[], messages: Message[]): { system: TextBlock[]; messages: Message[] } {
@@ -54,16 +27,19 @@ const sleep = (ms: number, signal: AbortSignal) =>
 /** The Anthropic Messages API over @anthropic-ai/sdk, streaming, with our own retry loop so each retry is reported. */
 export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
   let client: any = null;
+  let connectionErrorClass: (new (...a: any[]) => Error) | null = null;
   // Startup marks (YOKE_TIMING) for the first request only, so a long session adds none.
   let firstRequest = true;
   const mark = (name: string) => firstRequest && performance.mark(`yoke:${name}`);
   const getClient = async () => {
     if (client) return client;
     // Loaded on first use so `--version`, `--help` and config errors never pay for the SDK.
-    const { default: Anthropic } = await import("@anthropic-ai/sdk");
+    const { default: Anthropic, APIConnectionError } = await import("@anthropic-ai/sdk");
+    connectionErrorClass = APIConnectionError;
     performance.mark("yoke:sdk-loaded");
     client = new Anthropic({
-      apiKey: cfg.apiKey ?? (cfg.authToken ? null : "no-key"),
+      // One credential only (the SDK refuses two): an auth token wins, as in Claude Code.
+      apiKey: cfg.authToken ? null : (cfg.apiKey ?? "no-key"),
       authToken: cfg.authToken ?? null,
       baseURL: cfg.baseURL,
       maxRetries: 0,
@@ -71,6 +47,23 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
       defaultHeaders: { "user-agent": cfg.userAgent },
     });
     return client;
+  };
+
+  /**
+   * An error thrown before the request left the machine (a header or URL fetch refuses, the SDK's own checks)
+   * cannot heal: never retried. Not reaching the server is retried a few times (connectRetries), each said.
+   */
+  const classify = (err: unknown, phase: "local" | "request" | "stream", timeout: boolean): Classified & { connection: boolean } => {
+    const c = classifyError(err);
+    if (timeout || phase === "stream") return { ...c, connection: false };
+    const isConnection = phase === "request" && connectionErrorClass !== null && err instanceof connectionErrorClass;
+    if (isConnection) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      const why = cause?.code ?? cause?.message ?? c.message;
+      return { ...c, connection: true, message: `cannot reach the API at ${cfg.baseURL ?? "https://api.anthropic.com"}: ${why}` };
+    }
+    if (c.status !== null) return { ...c, connection: false };
+    return { ...c, connection: false, retryable: false, message: `the request could not be sent: ${c.message}` };
   };
 
   return {
@@ -88,6 +81,7 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
       if (req.temperature !== undefined) body.temperature = req.temperature;
       if (req.thinking) body.thinking = req.thinking;
       if (req.effort) body.output_config = { effort: req.effort };
+      let connectFailures = 0;
       for (let attempt = 0; ; attempt++) {
         if (signal.aborted) {
           yield { type: "error", error: { status: null, kind: "aborted", message: "Request was aborted." }, durationMs: Date.now() - started };
@@ -95,12 +89,13 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
         }
         const acc = createAccumulator();
         let sawStop = false;
-        // One controller per attempt: the caller's abort, or a stream gone silent, ends only this attempt's request.
+        // One controller per attempt: the caller's abort, a stream gone silent or API_TIMEOUT_MS end only this attempt's request.
         const attemptCtrl = new AbortController();
         const onAbort = () => attemptCtrl.abort();
         signal.addEventListener("abort", onAbort, { once: true });
         let idle: ReturnType<typeof setTimeout> | undefined;
         let stalled = false;
+        let timedOut = false;
         const arm = () => {
           clearTimeout(idle);
           idle = setTimeout(() => {
@@ -108,19 +103,29 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
             attemptCtrl.abort();
           }, cfg.idleTimeoutMs);
         };
+        // API_TIMEOUT_MS bounds the whole request, the stream included (the SDK's own timeout stops at the headers).
+        const whole = setTimeout(() => {
+          timedOut = true;
+          attemptCtrl.abort();
+        }, cfg.timeoutMs);
         let failure: unknown = null;
+        // Where it failed: before the request left (our settings), reaching the server, or in the answer.
+        let phase: "local" | "request" | "stream" = "local";
         let message: AssistantMessage | null = null;
         let requestId: string | undefined;
         try {
           const c = await getClient();
           mark("request");
           arm();
+          phase = "request";
           // withResponse() exposes the request-id header: usage tools de-duplicate transcript lines on it.
           const { data: stream, request_id } = await c.messages.create(body, { signal: attemptCtrl.signal }).withResponse();
+          phase = "stream";
           requestId = request_id ?? undefined;
           mark("response");
           for await (const ev of stream) {
-            arm();
+            // Pings prove the connection, not progress: a stream of only pings is as stuck as a silent one.
+            if (ev.type !== "ping") arm();
             acc.push(ev);
             if (ev.type === "message_stop") sawStop = true;
             yield { type: "stream_event", event: ev };
@@ -128,9 +133,15 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
           message = acc.finish();
           if (!sawStop || !message) throw Object.assign(new Error("The response stream ended before the message was complete."), { status: null });
         } catch (err) {
-          failure = stalled && !signal.aborted ? Object.assign(new Error(`No data from the API for ${cfg.idleTimeoutMs} ms; the stream was dropped.`), { status: null }) : err;
+          failure =
+            timedOut && !signal.aborted
+              ? Object.assign(new Error(`The request took longer than API_TIMEOUT_MS (${cfg.timeoutMs} ms) and was dropped.`), { status: null })
+              : stalled && !signal.aborted
+                ? Object.assign(new Error(`No data but pings from the API for ${cfg.idleTimeoutMs} ms; the stream was dropped.`), { status: null })
+                : err;
         } finally {
           clearTimeout(idle);
+          clearTimeout(whole);
           signal.removeEventListener("abort", onAbort);
         }
         if (failure === null && message) {
@@ -139,25 +150,26 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
           yield { type: "done", message, durationMs: Date.now() - started, ...(requestId ? { requestId } : {}) };
           return;
         }
-        {
-          const err = failure;
-          if (signal.aborted) {
-            yield { type: "error", error: { status: null, kind: "aborted", message: "Request was aborted." }, durationMs: Date.now() - started };
-            return;
-          }
-          const c = classifyError(err);
-          if (!c.retryable || attempt >= cfg.maxRetries) {
-            const rid = requestId ?? ((err as { requestID?: string | null })?.requestID || undefined);
-            yield { type: "error", error: { status: c.status, kind: c.kind, message: c.message }, durationMs: Date.now() - started, ...(rid ? { requestId: rid } : {}) };
-            return;
-          }
-          const delay = retryDelay(attempt + 1, cfg.retryBaseMs, c.retryAfterMs);
-          yield {
-            type: "retry",
-            info: { attempt: attempt + 1, max_retries: cfg.maxRetries, retry_delay_ms: delay, error_status: c.status, error: c.kind },
-          };
-          await sleep(delay, signal);
+        if (signal.aborted) {
+          yield { type: "error", error: { status: null, kind: "aborted", message: "Request was aborted." }, durationMs: Date.now() - started };
+          return;
         }
+        const c = classify(failure, phase, timedOut || stalled);
+        if (c.connection) connectFailures++;
+        const d = decideRetry(c, attempt + 1, { maxRetries: cfg.maxRetries, baseMs: cfg.retryBaseMs, maxWaitMs: cfg.maxRetryWaitMs ?? 60_000 });
+        const connectGaveUp = c.connection && connectFailures > (cfg.connectRetries ?? 3);
+        if (!d.retry || connectGaveUp) {
+          const rid = requestId ?? ((failure as { requestID?: string | null })?.requestID || undefined);
+          const msg = connectGaveUp ? `${c.message} (gave up after ${connectFailures} attempts; YOKE_CONNECT_RETRIES sets how many)` : ((!d.retry && d.message) || c.message);
+          yield { type: "error", error: { status: c.status, kind: c.kind, message: msg }, durationMs: Date.now() - started, ...(rid ? { requestId: rid } : {}) };
+          return;
+        }
+        yield {
+          type: "retry",
+          info: { attempt: attempt + 1, max_retries: cfg.maxRetries, retry_delay_ms: d.delayMs, error_status: c.status, error: c.kind },
+          cause: c.message,
+        };
+        await sleep(d.delayMs, signal);
       }
     },
   };

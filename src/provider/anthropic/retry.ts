@@ -51,9 +51,38 @@ export function classifyError(err: unknown): Classified {
   return { status, kind, message, retryable, retryAfterMs: retryAfter(e?.headers) };
 }
 
-/** Exponential backoff with ±25% jitter, capped; a server's retry-after wins when it is given. */
-export function retryDelay(attempt: number, baseMs: number, retryAfterMs: number | null, random = Math.random): number {
-  if (retryAfterMs !== null) return Math.min(retryAfterMs, 5 * 60_000);
+/** Exponential backoff with ±25% jitter, capped at 32 s. */
+export function backoffDelay(attempt: number, baseMs: number, random = Math.random): number {
   const exp = Math.min(baseMs * 2 ** (attempt - 1), 32_000);
   return Math.round(exp * (0.75 + random() * 0.5));
+}
+
+/**
+ * The wait before retry number `attempt`: the server's retry-after when it asks for longer, but never less than
+ * the jittered backoff (a `retry-after: 0` storm must not become ten requests in half a second).
+ */
+export function retryDelay(attempt: number, baseMs: number, retryAfterMs: number | null, random = Math.random): number {
+  return Math.max(backoffDelay(attempt, baseMs, random), retryAfterMs ?? 0);
+}
+
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+/**
+ * Whether to retry, and after how long. A wait the server asks for beyond `maxWaitMs` is not waited out: the run
+ * ends with an error that names the header (raise YOKE_MAX_RETRY_WAIT_MS to wait longer).
+ */
+export function decideRetry(
+  c: Classified,
+  attempt: number,
+  o: { maxRetries: number; baseMs: number; maxWaitMs: number },
+  random = Math.random,
+): { retry: true; delayMs: number } | { retry: false; message?: string } {
+  if (!c.retryable || attempt > o.maxRetries) return { retry: false };
+  const delayMs = retryDelay(attempt, o.baseMs, c.retryAfterMs, random);
+  if (c.retryAfterMs !== null && c.retryAfterMs > o.maxWaitMs)
+    return {
+      retry: false,
+      message: `${c.message} (HTTP ${c.status ?? "-"}); the API's retry-after header asks for a wait of ${seconds(c.retryAfterMs)}, longer than the ${seconds(o.maxWaitMs)} yoke waits (set YOKE_MAX_RETRY_WAIT_MS to wait longer)`,
+    };
+  return { retry: true, delayMs: Math.min(delayMs, Math.max(o.maxWaitMs, o.baseMs)) };
 }
