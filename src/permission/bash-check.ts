@@ -399,7 +399,8 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       return;
     }
     if (PRINTS_ENV(u.argv)) {
-      verdicts.push({ behavior: "ask", reason: `${name} prints the environment, which may hold secrets`, hard: true, pathOnly: true });
+      // An allow rule may lift it (`Bash(env:*)`): the user chose to let the environment be printed.
+      verdicts.push({ behavior: "ask", reason: `${name} prints the environment, which may hold secrets`, pathOnly: true });
       return;
     }
     if (unknownPath && hasPathDenies && !(name === "echo" || name === "printf")) {

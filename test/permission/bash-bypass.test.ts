@@ -79,8 +79,10 @@ describe("class 9: secrets in the environment need approval, even where Bash is 
   const perms: Perms = { ...DENY, allow: ["Bash"] };
   const env = { ANTHROPIC_API_KEY: "sk-x", GITHUB_TOKEN: "t" };
   test("expanding a secret-looking variable, indirectly or not, or printing the environment asks", () => {
-    for (const c of ["echo $ANTHROPIC_API_KEY", "echo ${GITHUB_TOKEN:0:4}", "x=ANTHROPIC_API_KEY; echo ${!x}", "echo ${!ANTH*}", "printenv", "env", "export -p", "bash -c 'echo $GITHUB_TOKEN'"])
+    for (const c of ["echo $ANTHROPIC_API_KEY", "echo ${GITHUB_TOKEN:0:4}", "x=ANTHROPIC_API_KEY; echo ${!x}", "echo ${!ANTH*}", "bash -c 'echo $GITHUB_TOKEN'"])
       expect({ c, d: decide(c, { perms, env }).behavior }).toEqual({ c, d: "ask" });
+    // Printing the whole environment asks unless an allow rule says it may run.
+    for (const c of ["printenv", "env", "export -p"]) expect({ c, d: decide(c, { env }).behavior }).toEqual({ c, d: "ask" });
   });
   test("special parameters and plain variables are no secrets", () => {
     allowed(["sleep 1 & echo $!; wait", "false; echo $?", "set -- a; echo $1", "echo $HOME $PATH"], { perms, env });
