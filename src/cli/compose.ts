@@ -32,7 +32,7 @@ import { wireCompaction, wireLoop } from "./loop-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
 import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
 import type { SandboxSetup } from "../sandbox/index.ts";
-import { sandboxAutoAllow, wireSandbox } from "./sandbox-wiring.ts";
+import { sandboxAutoAllow, sandboxEscape, wireSandbox } from "./sandbox-wiring.ts";
 import type { LoadedPlugin } from "../plugin/loader.ts";
 import { buildPermissionEvaluator, loadSettingsFromArgs, settingSourcesOf, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
 import { modelSwitch, wireProvider, type ModelSwitch } from "./provider-wiring.ts";
@@ -207,6 +207,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       return t ? declarationOf(t) : undefined;
     },
     sandboxAutoAllow: sandboxAutoAllow(() => sandbox),
+    sandboxEscape: sandboxEscape(() => sandbox),
   });
   for (const w of permissions.warnings) log.warn(w);
   const outbox = createOutbox();
