@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
+import { basename } from "node:path";
 import {
   conversationFromEntries,
   createCheckpoints,
@@ -17,6 +18,7 @@ import {
 } from "../session/index.ts";
 import type { Message } from "../provider/types.ts";
 import type { SessionStore } from "../session/types.ts";
+import { acquireSessionLock, SessionLockedError } from "../session/lock.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import { writeErr } from "../util/output.ts";
@@ -60,6 +62,23 @@ export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, 
   if (!fromPath && fork && flag("continue")) throw new UsageError(`--continue --fork-session: no earlier session in ${cwd} to fork`);
 
   let sessionId = askedId ?? randomUUID();
+  // One run at a time appends to a transcript (issue 20.7): the file this run will write is locked first.
+  const lockPath = fromPath && !fork ? fromPath : transcriptPath(cwd, sessionId, env);
+  let lock: { release(): void } | null = null;
+  try {
+    lock = persist ? acquireSessionLock(lockPath, basename(lockPath, ".jsonl")) : null;
+  } catch (e) {
+    if (e instanceof SessionLockedError) throw new UsageError(`error: ${e.message}`);
+    throw e;
+  }
+  try {
+    return setupLocked();
+  } catch (e) {
+    lock?.release();
+    throw e;
+  }
+
+  function setupLocked(): SessionSetup {
   // A new id (fresh start or fork target) must not take over another session's file.
   if (persist && (!fromPath || fork) && existsSync(transcriptPath(cwd, sessionId, env))) {
     throw new UsageError(`error: session id ${sessionId} is already in use (use --resume ${sessionId})`);
@@ -89,7 +108,13 @@ export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, 
     }
   }
 
-  const store = createSessionStore({ cwd, sessionId, env, persist, redact: opts.redact, ...(path && persist ? { path } : {}) });
+  const opened = createSessionStore({ cwd, sessionId, env, persist, redact: opts.redact, ...(path && persist ? { path } : {}) });
+  const store: SessionSetup["store"] = Object.assign(Object.create(opened) as typeof opened, {
+    close() {
+      opened.close?.();
+      lock?.release();
+    },
+  });
   // `-n/--name`: the session's title, as Claude Code's custom-title line (`--resume NAME` and `sessions list` read it).
   const name = typeof flag("name") === "string" ? (flag("name") as string).trim() : undefined;
   if (flag("name") !== undefined && !name) throw new UsageError("error: --name needs a non-empty title");
@@ -104,6 +129,7 @@ export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, 
     restored: conv ? resumeSettings(conv.chain) : {},
     checkpoints,
   };
+  }
 }
 
 /**
