@@ -89,4 +89,4 @@ console.log(`| extra ÷ slowest server's own start (target ≤ 1) | ${(extra / s
 console.log(`| extra ÷ the 3 servers' own start together | ${(extra / median(together)).toFixed(2)} |`);
 console.log(`| first request, 203 MCP tools, deferral off | ${(off.bytes / 1024).toFixed(1)} KiB |`);
 console.log(`| first request, 203 MCP tools, ENABLE_TOOL_SEARCH=true | ${(on.bytes / 1024).toFixed(1)} KiB (${((on.bytes / off.bytes) * 100).toFixed(0)}%) |`);
-console.log(`| first request, 203 MCP tools, default (auto, 10% of 200k) | ${(auto.bytes / 1024).toFixed(1)} KiB |`);
+console.log(`| first request, 203 MCP tools, default (auto: 10% of the model's window) | ${(auto.bytes / 1024).toFixed(1)} KiB |`);

@@ -9,7 +9,7 @@ import type { PermissionMode } from "../permission/types.ts";
 import type { PromptSection } from "../plugin/host.ts";
 import { renderSections } from "../plugin/host.ts";
 import type { SessionView } from "../plugin/types.ts";
-import { resolveModel } from "../provider/models.ts";
+import { modelInfo, resolveModel } from "../provider/models.ts";
 import type { Provider } from "../provider/types.ts";
 import { createTranscript, type Transcript } from "../session/transcript.ts";
 import type { Checkpoints } from "../session/index.ts";
@@ -240,6 +240,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     hidden: (n) => permissions.isToolHidden(n),
     sections: pluginSections,
     version: VERSION,
+    contextWindow: modelInfo(model).contextWindow,
     warn: o.reportMcpErrors === false ? () => {} : (m) => log.warn(m),
     bare,
   });

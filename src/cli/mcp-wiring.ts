@@ -48,6 +48,8 @@ export type McpWiringOptions = {
   hidden: (name: string) => boolean;
   sections: PromptSection[];
   version: string;
+  /** The model's context window: the share ENABLE_TOOL_SEARCH=auto measures against. */
+  contextWindow: number;
   warn: (msg: string) => void;
   bare: boolean;
 };
@@ -88,6 +90,7 @@ export async function wireMcp(o: McpWiringOptions): Promise<McpWiring> {
         tools: o.tools,
         hidden: o.hidden,
         warn: o.warn,
+        contextWindow: o.contextWindow,
       });
       o.sections.push({ plugin: "mcp", name: "deferred-tools", text: () => m.deferredToolsSection(o.tools()) });
       return session;

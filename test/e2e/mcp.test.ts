@@ -141,7 +141,7 @@ describe("permissions and hooks on MCP tools (issue 13 point 3)", () => {
 });
 
 describe("results (issue 13 point 3)", () => {
-  test("images come back as image blocks, isError as is_error, long output is cut at MAX_MCP_OUTPUT_TOKENS with a note", async () => {
+  test("images come back as image blocks, isError as is_error, long output is cut at MAX_MCP_OUTPUT_TOKENS with a note, a long-running tool finishes", async () => {
     const cwd = mcpProject({ everything: everything() }, approved("everything"));
     const r = await runWith(
       cwd,
@@ -151,6 +151,7 @@ describe("results (issue 13 point 3)", () => {
             { type: "tool_use", name: "mcp__everything__get-tiny-image", input: {} },
             { type: "tool_use", name: "mcp__everything__echo", input: { message: "x".repeat(5000) } },
             { type: "tool_use", name: "mcp__everything__get-sum", input: { a: "not a number" } },
+            { type: "tool_use", name: "mcp__everything__trigger-long-running-operation", input: { duration: 0.4, steps: 2 } },
           ],
         },
         say("ok"),
@@ -165,6 +166,8 @@ describe("results (issue 13 point 3)", () => {
     expect(echo.text.length).toBeLessThan(2600);
     expect(echo.text).toContain("MAX_MCP_OUTPUT_TOKENS");
     expect(toolResultsOf(r.requests[1]!)[2]!.is_error).toBe(true);
+    // a long-running tool that reports progress as it goes ends with its answer
+    expect(toolResultsOf(r.requests[1]!)[3]!.text).toContain("Long running operation completed. Duration: 0.4 seconds, Steps: 2.");
   });
 });
 
