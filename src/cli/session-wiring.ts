@@ -15,6 +15,7 @@ import {
   type Checkpoints,
   type Conversation,
   type MetaEntry,
+  INTERRUPTED_TOOL_RESULT,
 } from "../session/index.ts";
 import type { Message } from "../provider/types.ts";
 import type { SessionStore } from "../session/types.ts";
@@ -93,6 +94,7 @@ export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, 
     const at = typeof flag("resume-session-at") === "string" ? (flag("resume-session-at") as string) : undefined;
     conv = conversationFromEntries(loaded.entries, { meta: loaded.meta, ...(at ? { leafUuid: at } : {}) });
     if (at && conv.lastUuid !== at) throw new UsageError(`--resume-session-at: no message ${at} in ${fromPath}`);
+    for (const line of unrecordedCalls(conv.messages)) writeErr(`yoke: ${line}\n`);
     if (!fork) {
       source = "resume";
       sessionId = loaded.entries.find((e) => typeof e.sessionId === "string")?.sessionId ?? sessionId;
@@ -144,4 +146,24 @@ function resumeTarget(value: string, cwd: string, env: Record<string, string>): 
   if (titled.length === 1) return titled[0]!.path;
   if (titled.length > 1) throw new UsageError(`--resume: ${titled.length} sessions in ${cwd} are titled "${value}"; resume one by id (yoke sessions list)`);
   throw new UsageError(`--resume: "${value}" is neither a session id nor the title of a session in ${cwd} (${found.error}); yoke sessions list shows them`);
+}
+
+/**
+ * Tool calls the last run started but never recorded a result for (it was killed mid-call): their effects may have
+ * happened (issue 20.8). Only the conversation's last exchange: older ones were reported when they were last.
+ */
+function unrecordedCalls(messages: Message[]): string[] {
+  const lastAssistant = messages.findLastIndex((m) => m.role === "assistant");
+  const reply = messages[lastAssistant + 1];
+  if (lastAssistant < 0 || !reply || typeof reply.content === "string") return [];
+  const lost = new Set(reply.content.filter((b) => b.type === "tool_result" && b.content === INTERRUPTED_TOOL_RESULT).map((b) => (b as { tool_use_id: string }).tool_use_id));
+  const call = messages[lastAssistant]!.content;
+  if (!lost.size || typeof call === "string") return [];
+  return call
+    .filter((b) => b.type === "tool_use" && lost.has(b.id))
+    .map((b) => {
+      const u = b as { id: string; name: string; input: unknown };
+      const what = JSON.stringify(u.input);
+      return `the previous run ended during ${u.name} (${u.id}, ${what.length > 120 ? `${what.slice(0, 117)}...` : what}): it may have run, in part or whole, without its result being recorded`;
+    });
 }

@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { constants as osConstants, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolContext } from "../types.ts";
+import { groupAlive, guardProcessGroup } from "../../util/subprocess.ts";
 
-/** Pause between SIGTERM and SIGKILL when a process group is stopped. */
-export const KILL_GRACE_MS = 1500;
+export { groupAlive, KILL_GRACE_MS, killGroup } from "../../util/subprocess.ts";
+
 
 const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
 
@@ -47,12 +48,26 @@ export type ShellSpawn = {
  */
 export function spawnShell(o: ShellSpawn): ChildProcess {
   const shell = findShell();
-  return spawn(shell, ["-c", wrapperScript(o.envFiles, o.pwdFile), "bash", o.command], {
-    cwd: o.cwd,
-    env: o.env,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
+  return guarded(
+    spawn(shell, ["-c", wrapperScript(o.envFiles, o.pwdFile), "bash", o.command], {
+      cwd: o.cwd,
+      env: o.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+  );
+}
+
+/**
+ * The child's process group dies with yoke, even under SIGKILL (issue 20.8): registered with the watchdog until
+ * the group is gone. A group that outlives its shell (`cmd &`) stays registered until yoke ends.
+ */
+function guarded(child: ChildProcess): ChildProcess {
+  const unguard = guardProcessGroup(child.pid);
+  child.once("close", () => {
+    if (child.pid && !groupAlive(child.pid)) unguard();
   });
+  return child;
 }
 
 /** The command line spawnShell would run, for a sandbox to wrap. Pure. */
@@ -65,62 +80,7 @@ export type ShellLauncher = (o: ShellSpawn) => ChildProcess;
 
 /** Starts a command line a sandbox produced, as spawnShell starts a shell (own process group, stdin from /dev/null). */
 export function spawnWrapped(commandLine: string, o: Pick<ShellSpawn, "cwd" | "env">): ChildProcess {
-  return spawn("/bin/sh", ["-c", commandLine], { cwd: o.cwd, env: o.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-}
-
-/**
- * Whether any live (non-zombie) process remains in the group. In containers whose PID 1 reaps
- * orphans slowly, killed children linger as zombies that `kill(-pgid, 0)` still counts, so on Linux
- * we read process states from /proc.
- */
-export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
-  }
-  if (process.platform !== "linux") return true;
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return true;
-  }
-  for (const e of entries) {
-    if (!/^\d+$/.test(e)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${e}/stat`, "utf8");
-    } catch {
-      continue; // exited meanwhile
-    }
-    // Fields after the parenthesised command name: state ppid pgrp …
-    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(rest[2]) === pgid && rest[0] !== "Z" && rest[0] !== "X") return true;
-  }
-  return false;
-}
-
-/**
- * SIGTERM to the whole process group, SIGKILL to whatever is left after `graceMs`.
- * Resolves once the group is gone (or SIGKILL was sent). Never throws.
- */
-export async function killGroup(pgid: number, graceMs = KILL_GRACE_MS): Promise<void> {
-  try {
-    process.kill(-pgid, "SIGTERM");
-  } catch {
-    return; // already gone
-  }
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    if (!groupAlive(pgid)) return;
-    await Bun.sleep(25);
-  }
-  try {
-    process.kill(-pgid, "SIGKILL");
-  } catch {}
-  // SIGKILL cannot be ignored; give the kernel a moment so callers can rely on the group being gone.
-  for (let i = 0; i < 20 && groupAlive(pgid); i++) await Bun.sleep(10);
+  return guarded(spawn("/bin/sh", ["-c", commandLine], { cwd: o.cwd, env: o.env, detached: true, stdio: ["ignore", "pipe", "pipe"] }));
 }
 
 /** Exit status as a shell reports it: a death by signal N becomes 128+N. */
