@@ -13,7 +13,7 @@ import { modelInfo, resolveModel } from "../provider/models.ts";
 import type { Provider } from "../provider/types.ts";
 import { createTranscript, type Transcript } from "../session/transcript.ts";
 import type { Checkpoints } from "../session/index.ts";
-import { killAllBackgroundShells } from "../tool/builtin/shell-tools.ts";
+import { killAllBackgroundShells, removeSessionTempDir } from "../tool/builtin/shell-tools.ts";
 import { createFileState, type FileState } from "../tool/file-state.ts";
 import { declarationOf } from "../tool/declarations.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
@@ -406,6 +406,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     async shutdown() {
       shutdownCtrl.abort();
       await Promise.all([killAllBackgroundShells(session), mcp.close()]);
+      removeSessionTempDir(session);
       await sb.shutdown();
       ss.store.close?.();
     },

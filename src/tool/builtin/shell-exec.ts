@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, ftruncateSync, mkdirSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { constants as osConstants, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolContext } from "../types.ts";
@@ -149,29 +149,51 @@ export function byteCollector(cap: number): ByteCollector {
 
 /**
  * Keeps a command's combined output in memory until it passes `threshold` bytes, then writes it all
- * to `file` and appends from there on, so long output can be read in full later. Write failures
- * disable the file silently: the in-memory head and tail still reach the model. Never throws.
+ * to `file` and appends from there on, so long output can be read in full later. The file is capped at
+ * `maxBytes` (issue 20.4: `yes` for 3 s left 1.4 GB): past it, the file keeps its last half and a first line
+ * saying how many bytes were cut. Write failures disable the file silently: the in-memory head and tail still
+ * reach the model. Never throws.
  */
-export type SpillSink = { push(chunk: Uint8Array): void; close(): void; readonly file: string | undefined };
+export type SpillSink = { push(chunk: Uint8Array): void; close(): void; readonly file: string | undefined; readonly cutBytes: number };
 
-export function spillSink(threshold: number, file: string): SpillSink {
+export const DEFAULT_SPILL_MAX_BYTES = 64 * 1024 * 1024;
+
+export function spillSink(threshold: number, file: string, maxBytes = DEFAULT_SPILL_MAX_BYTES): SpillSink {
   let pending: Uint8Array[] = [];
   let size = 0;
   let fd: number | undefined;
   let failed = false;
+  let written = 0;
+  let headLen = 0;
+  let cut = 0;
+  const keepTail = () => {
+    // Keep the newest half; the first line says what went. O(maxBytes) once per maxBytes/2 written.
+    const keep = Math.floor(maxBytes / 2);
+    const tail = Buffer.alloc(keep);
+    readSync(fd!, tail, 0, keep, written - keep);
+    cut += written - headLen - keep;
+    const head = Buffer.from(`[yoke: ${cut} earlier bytes of this output were cut to keep the file under ${maxBytes} bytes]\n`);
+    ftruncateSync(fd!, 0);
+    writeSync(fd!, head, 0, head.length, 0);
+    writeSync(fd!, tail, 0, keep, head.length);
+    headLen = head.length;
+    written = head.length + keep;
+  };
+  const write = (c: Uint8Array) => {
+    writeSync(fd!, c, 0, c.length, written);
+    written += c.length;
+    if (written > maxBytes) keepTail();
+  };
   return {
     push(chunk) {
       if (failed) return;
       try {
-        if (fd !== undefined) {
-          writeSync(fd, chunk);
-          return;
-        }
+        if (fd !== undefined) return write(chunk);
         pending.push(chunk);
         size += chunk.length;
         if (size <= threshold) return;
-        fd = openSync(file, "w");
-        for (const c of pending) writeSync(fd, c);
+        fd = openSync(file, "w+");
+        for (const c of pending) write(c);
         pending = [];
       } catch {
         failed = true;
@@ -179,12 +201,15 @@ export function spillSink(threshold: number, file: string): SpillSink {
       }
     },
     close() {
-      if (fd !== undefined) closeSync(fd);
+      if (fd !== undefined && fd >= 0) closeSync(fd);
       fd = fd === undefined ? undefined : -1;
       pending = [];
     },
     get file() {
       return fd !== undefined && !failed ? file : undefined;
+    },
+    get cutBytes() {
+      return cut;
     },
   };
 }
@@ -204,8 +229,28 @@ export function envInt(env: Record<string, string>, key: string, fallback: numbe
 export const defaultSessionTempDir = (env: Record<string, string | undefined>, sessionId: string): string => join(env.TMPDIR || tmpdir(), `yoke-${sessionId}`);
 
 export function sessionTempDir(ctx: Pick<ToolContext, "session" | "sessionId" | "env">): string {
+  if (ctx.session.tmpDir === undefined) made.add(ctx.session);
   const dir = ctx.session.tmpDir ?? defaultSessionTempDir(ctx.env, ctx.sessionId);
   mkdirSync(dir, { recursive: true });
   ctx.session.tmpDir = dir;
   return dir;
+}
+
+/** Sessions whose scratch directory yoke made (not one a host gave). */
+const made = new WeakSet<ToolContext["session"]>();
+
+/**
+ * Removes the scratch directory yoke made for this session (spill files, background output, cwd files), at
+ * session end (issue 20.4: 150 `yoke-<session>` folders stayed in TMPDIR). Call after every shell is stopped.
+ * Never throws.
+ */
+export function removeSessionTempDir(session: ToolContext["session"]): void {
+  if (!session.tmpDir || !made.has(session)) return;
+  try {
+    rmSync(session.tmpDir, { recursive: true, force: true });
+  } catch {
+    // Left for the OS to clean: nothing in it is needed after the session.
+  }
+  made.delete(session);
+  session.tmpDir = undefined;
 }
