@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import type { LoadedSettings } from "../config/load.ts";
 import { claudeUserDir, yokeDir } from "../config/paths.ts";
 import type { YokeHookBus } from "../hook/bus.ts";
@@ -130,7 +131,8 @@ export function runEnv(settings: LoadedSettings): Record<string, string> {
 export async function compose(o: ComposeOptions): Promise<Runtime> {
   const { args, cwd } = o;
   const bare = !!args.flags.bare;
-  const log = createDiagnostics({ verbose: !!args.flags.verbose, debug: !!args.flags.debug });
+  const debugOn = args.flags.debug !== undefined && args.flags.debug !== false;
+  const log = createDiagnostics({ verbose: !!args.flags.verbose, debug: debugOn, ...(debugOn ? { logFile: debugLogPath() } : {}) });
   const settings = loadSettingsFromArgs(args, cwd);
   const env = runEnv(settings);
 
@@ -411,4 +413,9 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       ss.store.close?.();
     },
   };
+}
+
+/** `--debug`'s log file: ~/.yoke/debug/<time>-<pid>.txt (YOKE_CONFIG_DIR moves it). */
+function debugLogPath(): string {
+  return join(yokeDir(process.env as Record<string, string>), "debug", `${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}.txt`);
 }
