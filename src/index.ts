@@ -37,6 +37,6 @@ export const definePlugin = <P extends Plugin>(plugin: P): P => plugin;
  */
 export const defineTool = (def: JsonToolDef): Tool => jsonTool(def);
 
-export { splitFrontmatter } from "./context/markdown.ts";
+export { parseFrontmatter, splitFrontmatter, type Frontmatter } from "./util/frontmatter.ts";
 export { redactSecrets, redactTokens } from "./util/redact.ts";
 export { scanMemoryFiles } from "./context/relevant-memory.ts";

@@ -1,39 +1,9 @@
-import { parse as parseYaml, YAMLParseError } from "yaml";
+import { parseFrontmatter } from "../util/frontmatter.ts";
 import type { AgentDefinition, AgentSource } from "./types.ts";
 
 export type AgentParse = { ok: true; agent: AgentDefinition } | { ok: false; error: string };
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
-
-/** Splits `---\n<yaml>\n---\n<body>`; null when the file has no frontmatter. */
-function splitFrontmatter(text: string): { yaml: string; body: string } | null {
-  const t = text.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n");
-  if (!t.startsWith("---\n")) return null;
-  const end = t.indexOf("\n---", 3);
-  if (end < 0) return null;
-  const after = t.indexOf("\n", end + 4);
-  return { yaml: t.slice(4, end + 1), body: after < 0 ? "" : t.slice(after + 1) };
-}
-
-/**
- * Many agent files in the wild have plain `description: Use this when: …` lines that strict YAML
- * refuses (a colon inside a plain scalar). Claude Code still loads them, so as a fallback read each
- * `key: value` line as a string, with indented lines continuing the previous value.
- */
-function looseFrontmatter(yaml: string): Record<string, unknown> | null {
-  const out: Record<string, unknown> = {};
-  let last: string | null = null;
-  for (const line of yaml.split("\n")) {
-    if (!line.trim() || line.trimStart().startsWith("#")) continue;
-    const m = /^([A-Za-z_][A-Za-z0-9_-]*):\s?(.*)$/.exec(line);
-    if (m) {
-      last = m[1]!;
-      out[last] = m[2]!.trim().replace(/^(["'])(.*)\1$/, "$2");
-    } else if (last && /^\s/.test(line)) out[last] = `${String(out[last])} ${line.trim()}`.trim();
-    else return null;
-  }
-  return out;
-}
 
 /** A comma/space-separated string or a list of strings → names; anything else → an error text. */
 function toolList(v: unknown): string[] | string {
@@ -53,21 +23,11 @@ function toolList(v: unknown): string[] | string {
  */
 export function parseAgentFile(text: string, file: string, source: AgentSource): AgentParse {
   const fail = (msg: string): AgentParse => ({ ok: false, error: `${file}: ${msg}` });
-  const parts = splitFrontmatter(text);
-  if (!parts) return fail("no frontmatter: an agent file starts with a `---` block holding at least `name` and `description`");
-  let fm: unknown;
-  try {
-    fm = parseYaml(parts.yaml) ?? {};
-  } catch (e) {
-    const loose = looseFrontmatter(parts.yaml);
-    if (!loose) {
-      const line = e instanceof YAMLParseError && e.linePos ? `:${e.linePos[0].line + 1}` : "";
-      return { ok: false, error: `${file}${line}: invalid YAML frontmatter: ${(e as Error).message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}` };
-    }
-    fm = loose;
-  }
-  if (typeof fm !== "object" || fm === null || Array.isArray(fm)) return fail("the frontmatter must be a mapping of fields");
-  const f = fm as Record<string, unknown>;
+  // Many agent files in the wild have `description: Use this when: …` lines strict YAML refuses; Claude Code loads them.
+  const parts = parseFrontmatter(text, { loose: true });
+  if (!parts.present) return fail("no frontmatter: an agent file starts with a `---` block holding at least `name` and `description`");
+  if (parts.error) return { ok: false, error: `${file}${parts.error.line ? `:${parts.error.line}` : ""}: ${parts.error.message}` };
+  const f = parts.data ?? {};
 
   if (typeof f.name !== "string" || !f.name.trim()) return fail('field "name" is required (a name like code-reviewer)');
   const name = f.name.trim();

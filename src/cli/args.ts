@@ -175,25 +175,6 @@ export function parseArgv(argv: string[]): ParsedArgs {
   return { flags, positionals, ignored };
 }
 
-/** Splits rule lists on commas and spaces outside parentheses: "Bash(git *) Edit,Read" → 3 rules. */
-export function splitRules(values: string[]): string[] {
-  const out: string[] = [];
-  for (const v of values) {
-    let depth = 0;
-    let cur = "";
-    for (const ch of v) {
-      if (ch === "(") depth++;
-      if (ch === ")") depth = Math.max(0, depth - 1);
-      if (depth === 0 && (ch === "," || ch === " ")) {
-        if (cur.trim()) out.push(cur.trim());
-        cur = "";
-      } else cur += ch;
-    }
-    if (cur.trim()) out.push(cur.trim());
-  }
-  return out;
-}
-
 export function renderHelp(version: string, commands: Record<string, { usage: string; summary: string }> = {}): string {
   const lines = [
     `yoke ${version}: a Claude-Code-compatible coding agent`,

@@ -1,5 +1,6 @@
 /** The Bash sandbox's part of the composition root: settings and rules in, one BashSandbox out. */
 import type { LoadedSettings } from "../config/load.ts";
+import { claudeUserDir } from "../config/paths.ts";
 import type { Evaluator } from "../permission/index.ts";
 import { type BashSandboxInput, createBashSandbox, SandboxUnavailableError, type SandboxSetup } from "../sandbox/index.ts";
 import { defaultSessionTempDir } from "../tool/builtin/shell-exec.ts";
@@ -27,6 +28,7 @@ export async function wireSandbox(o: {
       workingDirectories: o.permissions.workingDirectories,
       scratch: [defaultSessionTempDir(o.env, o.sessionId)],
       yokeDir: o.yokeDir,
+      claudeDir: claudeUserDir(o.env),
     });
   } catch (e) {
     if (e instanceof SandboxUnavailableError) throw new UsageError(e.message);

@@ -31,6 +31,8 @@ export type StdinSession = {
   request(request: Record<string, unknown>, opts?: RequestOptions): Promise<Record<string, unknown>>;
   /** True once stdin ended: no answer can come any more. */
   readonly closed: boolean;
+  /** The host's `uuid` for the prompt last taken from `prompts`, if it sent one. */
+  promptUuid(): string | undefined;
 };
 
 export type StdinOptions = {
@@ -55,6 +57,8 @@ function userPrompt(msg: any): Prompt | null {
   return c.flatMap((b: any): Array<TextBlock | ImageBlock> => (isImage(b) ? [{ type: "image", source: b.source }] : b?.type === "text" && typeof b.text === "string" && b.text ? [{ type: "text", text: b.text }] : []));
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 const blocksOf = (p: Prompt): Array<TextBlock | ImageBlock> => (typeof p === "string" ? [{ type: "text", text: p }] : p);
 
 /** Host messages that carry nothing for a headless run (the SDK's keep-alives, env updates). */
@@ -65,7 +69,9 @@ export function stdinSession(o: StdinOptions = {}): StdinSession {
   const writeLine = o.writeLine ?? ((line: string) => void writeOut(`${line}\n`));
   const write = (obj: unknown) => writeLine(JSON.stringify(obj));
   const warn = o.warn ?? ((m: string) => void writeErr(`yoke: ${m}\n`));
-  const queue: Prompt[] = [];
+  const queue: Array<{ prompt: Prompt; uuid?: string }> = [];
+  let currentUuid: string | undefined;
+  const usedUuids = new Set<string>();
   const held: Array<TextBlock | ImageBlock> = [];
   let wake: (() => void) | null = null;
   let ended = false;
@@ -97,9 +103,14 @@ export function stdinSession(o: StdinOptions = {}): StdinSession {
     get closed() {
       return ended;
     },
+    promptUuid: () => currentUuid,
     prompts: (async function* () {
       for (;;) {
-        if (queue.length) yield queue.shift()!;
+        if (queue.length) {
+          const next = queue.shift()!;
+          currentUuid = next.uuid;
+          yield next.prompt;
+        }
         else if (ended) return;
         else await new Promise<void>((r) => (wake = r));
       }
@@ -196,7 +207,15 @@ export function stdinSession(o: StdinOptions = {}): StdinSession {
         held.push(...blocksOf(prompt));
         return;
       }
-      queue.push(held.length ? [...held.splice(0), ...blocksOf(prompt)] : prompt);
+      // The host's uuid names the prompt's transcript line (what rewindFiles and resumeSessionAt take); a repeated
+      // or malformed one is named and a fresh uuid used instead, so the chain never holds one twice.
+      let uuid: string | undefined;
+      if (typeof msg.uuid === "string" && msg.uuid) {
+        if (!UUID.test(msg.uuid)) warn(`stdin line ${lineNo}: "uuid" ${JSON.stringify(msg.uuid.slice(0, 60))} is not a UUID; a new one is used`);
+        else if (usedUuids.has(msg.uuid)) warn(`stdin line ${lineNo}: "uuid" ${msg.uuid} was used before; a new one is used`);
+        else usedUuids.add((uuid = msg.uuid));
+      }
+      queue.push({ prompt: held.length ? [...held.splice(0), ...blocksOf(prompt)] : prompt, ...(uuid ? { uuid } : {}) });
       notify();
       return;
     }

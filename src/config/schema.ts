@@ -108,4 +108,3 @@ export const settingsSchema = z.looseObject({
 export type Settings = z.infer<typeof settingsSchema>;
 export type SandboxSettings = z.infer<typeof sandboxSettingsSchema>;
 export type HookHandlerConfig = z.infer<typeof hookHandlerSchema>;
-export type HookMatcherGroup = z.infer<typeof hookMatcherGroupSchema>;

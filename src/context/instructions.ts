@@ -5,7 +5,8 @@ import ignore from "ignore";
 import type { LoadedSettings, SettingsLevel } from "../config/load.ts";
 import { claudeUserDir, managedDir } from "../config/paths.ts";
 import { discoverClawInstructions } from "./claw-code.ts";
-import { findImports, isTextPath, parsePathsField, splitFrontmatter, stripBlockHtmlComments } from "./markdown.ts";
+import { splitFrontmatter } from "../util/frontmatter.ts";
+import { findImports, isTextPath, parsePathsField, stripBlockHtmlComments } from "./markdown.ts";
 import { estimateTokens, type InstructionFile, type InstructionLayer, type InstructionLoader, type InstructionSet } from "./types.ts";
 import { isTruthy } from "../util/env.ts";
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { SideQuery } from "../tool/types.ts";
-import { splitFrontmatter } from "./markdown.ts";
+import { splitFrontmatter } from "../util/frontmatter.ts";
 
 export const RELEVANT_MAX_FILES = 5;
 export const RELEVANT_MAX_BYTES_PER_FILE = 4096;

@@ -82,8 +82,3 @@ export interface HookBus {
   /** Whether any handler is registered for the event (lets the loop skip payload building). */
   has(event: HookEventName): boolean;
 }
-
-export const nullHookBus: HookBus = {
-  emit: async () => emptyOutcome(),
-  has: () => false,
-};

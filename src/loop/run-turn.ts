@@ -59,6 +59,8 @@ export type MainConversation = {
   structuredOutput?: () => unknown;
   /** The transcript uuid of each prompt as it is recorded (checkpoints key on it). */
   onPrompt?: (uuid: string) => void;
+  /** The uuid the host gave this prompt (stream-json input `uuid`, contracts §4.5), used for its transcript line. */
+  promptUuid?: () => string | undefined;
 };
 
 export type Conversation = { messages: Message[] };
@@ -135,7 +137,8 @@ export async function* runTurn(
   const promptBlocks: ContentBlock[] = typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
   const userMsg: UserMessage = { role: "user", content: extra.length ? [...extra, ...promptBlocks] : prompt };
   convo.messages.push(userMsg);
-  const uuid = deps.transcript.user(userMsg);
+  const hostUuid = main.promptUuid?.();
+  const uuid = deps.transcript.user(userMsg, hostUuid ? { uuid: hostUuid } : {});
   main.onPrompt?.(uuid);
   yield { type: "user", message: userMsg, uuid, prompt };
 

@@ -3,7 +3,9 @@
  * rules (policy.ts), availability (probe.ts), the library backend (runtime.ts).
  */
 import type { SandboxSettings } from "../config/schema.ts";
-import { buildPolicy, type PolicyInput } from "./policy.ts";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { buildPolicy, credentialPaths, type PolicyInput } from "./policy.ts";
 import { probeSandbox, sandboxWish, type SandboxWish } from "./probe.ts";
 import { deniedInHistory } from "./history.ts";
 import { activeSandbox, type BashSandbox, inactiveSandbox } from "./runtime.ts";
@@ -29,10 +31,20 @@ export async function createBashSandbox(o: {
   workingDirectories: string[];
   scratch: string[];
   yokeDir: string;
+  /** Claude Code's config folder (`~/.claude` or CLAUDE_CONFIG_DIR): hidden with the other credential stores. */
+  claudeDir?: string;
 }): Promise<SandboxSetup> {
   const wish = sandboxWish(o.settings, o.env);
   if (wish.want === "off") return { ...inactiveSandbox(wish.why), wish };
-  const policy = buildPolicy({ rules: o.rules, workingDirectories: o.workingDirectories, settings: o.settings, scratch: o.scratch });
+  const home = o.env.HOME || homedir();
+  const policy = buildPolicy({
+    rules: o.rules,
+    workingDirectories: o.workingDirectories,
+    settings: o.settings,
+    scratch: o.scratch,
+    hidden: credentialPaths(home, [o.yokeDir, ...(o.claudeDir ? [o.claudeDir] : [])]),
+    reopened: [join(o.yokeDir, "sandbox"), join(o.yokeDir, "session-env")],
+  });
   const net = o.settings?.network;
   const availability = await probeSandbox({
     settings: o.settings,

@@ -69,12 +69,28 @@ export type PolicyInput = {
   scratch: string[];
   /** Directories whose content must stay as it is (the sandbox's own helper binaries). */
   readOnly?: string[];
+  /** Credential stores hidden by default (see `credentialPaths`); one that holds a working directory is left out. */
+  hidden?: string[];
+  /** Folders inside hidden ones that sandboxed commands still read (yoke's helper binaries, session env files). */
+  reopened?: string[];
 };
+
+/**
+ * Where credentials live, hidden from sandboxed commands unless `sandbox.filesystem.allowRead` reopens
+ * them: cloud, ssh, gpg, package-registry and git credentials, and yoke's and Claude Code's own folders
+ * (transcripts, tokens).
+ */
+export function credentialPaths(home: string, own: string[]): string[] {
+  const inHome = [".ssh", ".aws", ".gnupg", ".config/gcloud", ".azure", ".kube", ".docker", ".netrc", ".git-credentials", ".npmrc", ".pypirc", ".claude.json"];
+  return [...inHome.map((p) => join(home, p)), ...own];
+}
 
 export function buildPolicy(o: PolicyInput): SandboxPolicy {
   const fs = o.settings?.filesystem ?? {};
   const net = o.settings?.network ?? {};
   const denyRead = new Set<string>(fs.denyRead ?? []);
+  const holdsWorkingDir = (p: string) => o.workingDirectories.some((d) => d === p || d.startsWith(`${p}/`));
+  for (const p of o.hidden ?? []) if (!holdsWorkingDir(p)) denyRead.add(p);
   for (const pr of o.rules.pathRules.deny.Read) for (const t of ruleTargets(pr.compiled)) denyRead.add(t);
 
   const allowWrite = new Set<string>([...o.workingDirectories, ...o.scratch, ...(fs.allowWrite ?? [])]);
@@ -103,7 +119,7 @@ export function buildPolicy(o: PolicyInput): SandboxPolicy {
 
   return {
     denyRead: [...denyRead],
-    allowRead: fs.allowRead ?? [],
+    allowRead: [...(o.reopened ?? []), ...(fs.allowRead ?? [])],
     allowWrite: [...allowWrite],
     denyWrite: [...denyWrite],
     denyWriteGlobs,

@@ -72,6 +72,8 @@ export function createTranscript(store: SessionStore, info: TranscriptInfo): Tra
     setLastUuid: (u) => void (last = u),
     user(message, extra = {}) {
       const b = base();
+      // A caller-chosen uuid (the Agent SDK host's own id for its prompt) names the line and continues the chain.
+      if (typeof extra.uuid === "string" && extra.uuid) b.uuid = extra.uuid;
       const promptId = info.promptId?.();
       // A prompt line: not a tool result, not injected context.
       const isPrompt = extra.sourceToolAssistantUUID === undefined && extra.isMeta === undefined && extra.isCompactSummary === undefined;

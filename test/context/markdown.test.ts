@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { parse as parseYaml } from "yaml";
-import { expandBraces, findImports, isTextPath, parsePathsField, splitFrontmatter, stripBlockHtmlComments } from "../../src/context/markdown.ts";
+import { expandBraces, findImports, isTextPath, parsePathsField, stripBlockHtmlComments } from "../../src/context/markdown.ts";
+import { splitFrontmatter } from "../../src/util/frontmatter.ts";
 
 describe("frontmatter and paths (internals §1.1)", () => {
   test("frontmatter is split off and parsed", () => {

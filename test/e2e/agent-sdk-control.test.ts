@@ -41,8 +41,8 @@ function session(o: Parameters<typeof sdkOptions>[1] = {}) {
     seen,
     sink,
     env: options.env as Record<string, string>,
-    async turn(content: string | Array<Record<string, unknown>>) {
-      input.push(content);
+    async turn(content: string | Array<Record<string, unknown>>, uuid?: string) {
+      input.push(content, uuid);
       return untilResult();
     },
     async close() {
@@ -217,5 +217,21 @@ test("streaming input: a prompt with an image block reaches the model with the i
   const last = fake.requests.at(-1)!.body.messages.at(-1).content as any[];
   expect(last.find((b) => b.type === "image")).toMatchObject({ source: { type: "base64", media_type: "image/png", data: png } });
   expect(last.some((b) => b.type === "text" && b.text === "what is in this picture?")).toBe(true);
+  await s.close();
+});
+
+test("the host's own uuid on a prompt names its transcript line: rewindFiles takes it; a repeated one is refused by name", async () => {
+  const cwd = tempDir();
+  const file = join(cwd, "by-host-uuid.txt");
+  const mine = crypto.randomUUID();
+  fake.push({ content: [{ type: "tool_use", name: "Write", input: { file_path: file, content: "x\n" } }] }, say("written"), say("again"));
+  const s = session({ cwd, permissionMode: "acceptEdits", enableFileCheckpointing: true });
+  const done = await s.turn("write it", mine);
+  expect(existsSync(file)).toBe(true);
+  expect(await firstPromptUuid(done.session_id, cwd, s.env.CLAUDE_CONFIG_DIR!)).toBe(mine);
+  expect(await s.q.rewindFiles(mine)).toMatchObject({ canRewind: true, filesChanged: [file] });
+  expect(existsSync(file)).toBe(false);
+  await s.turn("once more", mine);
+  expect(s.sink.stderr).toContain(`"uuid" ${mine} was used before; a new one is used`);
   await s.close();
 });

@@ -117,7 +117,8 @@ describe("output through a slow pipe is complete (issue 20.1)", () => {
     expect(r.code).toBe(141);
     const projects = join(r.env.YOKE_CONFIG_DIR!, "projects");
     const [proj] = readdirSync(projects);
-    const [file] = readdirSync(join(projects, proj!));
+    // The project folder also holds the session's own folder (checkpoints, subagents): take the transcript.
+    const file = readdirSync(join(projects, proj!)).find((f) => f.endsWith(".jsonl"));
     const text = readFileSync(join(projects, proj!, file!), "utf8");
     expect(text.endsWith("\n")).toBe(true);
     const lines = text.trimEnd().split("\n").map((l) => JSON.parse(l)); // every line whole

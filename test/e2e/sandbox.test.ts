@@ -38,7 +38,7 @@ function spellings(s: string): string[] {
   const hex = Buffer.from(s).toString("hex");
   return [s, s.slice(11, 30), Buffer.from(s).toString("base64").slice(4, 30), hex.slice(8, 40), [...s].reverse().join(""), rot13];
 }
-const LEAKS = [...spellings(CANARY.key), ...spellings(CANARY.env)];
+const LEAKS = [...spellings(CANARY.key), ...spellings(CANARY.env), fakeApiEnv({ url: "" }).ANTHROPIC_API_KEY!];
 
 type Project = { root: string; cwd: string; home: string; settings: string };
 
@@ -54,6 +54,11 @@ function sandboxProject(settings: Record<string, unknown>): Project {
   mkdirSync(join(root, "outside"), { recursive: true });
   writeFileSync(join(root, "outside/file.txt"), "outside\n");
   mkdirSync(join(home, ".claude"), { recursive: true });
+  // Credentials outside the project: the sandbox hides the usual stores even without a rule.
+  for (const [f, c] of Object.entries({ ".aws/credentials": `aws_secret_access_key=${CANARY.key}\n`, ".ssh/id_ed25519": `${CANARY.env}\n` })) {
+    mkdirSync(dirname(join(home, f)), { recursive: true });
+    writeFileSync(join(home, f), c);
+  }
   const git = (...a: string[]) => {
     const r = Bun.spawnSync(["git", ...a], { cwd, env: { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: "1" } });
     if (r.exitCode !== 0) throw new Error(`git ${a.join(" ")}: ${r.stderr}`);

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
 import { isolatedEnv, spawnYoke, yokeBin } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let fake: FakeAnthropic;
 beforeAll(async () => {
@@ -23,13 +24,6 @@ const alive = (pid: number) => {
   }
 };
 
-async function waitFor(cond: () => boolean, ms = 10_000) {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await Bun.sleep(20);
-  }
-}
 
 for (const [sig, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
   test(`${sig} during a Bash tool kills its process group and exits ${code}`, async () => {
@@ -38,13 +32,13 @@ for (const [sig, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
     fake.push({ content: [{ type: "tool_use", name: "Bash", input: { command: `sleep 300 & echo $! > ${pidFile}; wait` } }] });
     const env = isolatedEnv({ ...fakeApiEnv(fake) });
     const proc = spawnYoke(["-p", "run it", "--output-format", "json", "--dangerously-skip-permissions"], { cwd, env: { ...env, IS_SANDBOX: "1" } });
-    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "");
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", "the Bash child's pid file", 10_000);
     const child = Number(readFileSync(pidFile, "utf8").trim());
     expect(alive(child)).toBe(true);
     proc.kill(sig);
     const exit = await proc.exited;
     expect(exit).toBe(code);
-    await waitFor(() => !alive(child), 3000);
+    await waitFor(() => !alive(child), "the Bash child to die", 3000);
     const out = await new Response(proc.stdout).text();
     // The run ends with an error result, not a hang or a crash.
     if (out.trim()) expect(JSON.parse(out)).toMatchObject({ is_error: true });
@@ -60,7 +54,7 @@ test("SIGTERM while waiting on the model aborts the request and exits 143", asyn
   fake.push({ fault: "hang" });
   const proc = spawnYoke(["-p", "hi"], { cwd: tempDir(), env: isolatedEnv({ ...fakeApiEnv(fake) }) });
   const before = fake.requests.length;
-  await waitFor(() => fake.requests.length > before);
+  await waitFor(() => fake.requests.length > before, "the model request", 10_000);
   proc.kill("SIGTERM");
   expect(await proc.exited).toBe(143);
 });

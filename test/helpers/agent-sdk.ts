@@ -104,8 +104,8 @@ export function promptQueue() {
   return {
     iterable: it,
     /** A prompt: plain text, or content blocks (text, images) as a host sends them. */
-    push(content: string | Array<Record<string, unknown>>) {
-      queue.push({ type: "user", session_id: "", message: { role: "user", content: content as any }, parent_tool_use_id: null });
+    push(content: string | Array<Record<string, unknown>>, uuid?: string) {
+      queue.push({ type: "user", session_id: "", message: { role: "user", content: content as any }, parent_tool_use_id: null, ...(uuid ? { uuid: uuid as any } : {}) });
       poke();
     },
     end() {

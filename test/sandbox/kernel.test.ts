@@ -30,6 +30,10 @@ function layout(): void {
     writeFileSync(join(cwd, f), c);
   }
   chmodSync(join(cwd, "tools/ls"), 0o755);
+  for (const [f, c] of Object.entries({ ".aws/credentials": `k=${CANARY.key}\n`, ".ssh/id_ed25519": `${CANARY.env}\n` })) {
+    mkdirSync(dirname(join(root, "home", f)), { recursive: true });
+    writeFileSync(join(root, "home", f), c);
+  }
   mkdirSync(join(root, "outside"));
   writeFileSync(join(root, "outside/file.txt"), "outside\n");
   Bun.spawnSync(["git", "init", "-q"], { cwd });
@@ -41,7 +45,9 @@ const settings = (): LoadedSettings => ({ merged: { permissions: RULES }, source
 async function run(command: string): Promise<{ code: number; out: string; removed: string[] }> {
   const w = await sb.wrap(`/bin/bash -c '${command.replaceAll("'", "'\\''")}'`, cwd);
   if (!w.ok) throw new Error(w.error);
-  const p = Bun.spawn(["/bin/sh", "-c", w.command], { cwd, stdout: "pipe", stderr: "pipe", env: { ...process.env, HOME: join(root, "home") } });
+  const env: Record<string, string | undefined> = { ...process.env, HOME: join(root, "home") };
+  delete env.ANTHROPIC_API_KEY;
+  const p = Bun.spawn(["/bin/sh", "-c", w.command], { cwd, stdout: "pipe", stderr: "pipe", env });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   return { code, out: out + err, removed: sb.release(w.placeholders) };
 }
@@ -70,7 +76,7 @@ describe.skipIf(!probe.ok)("the kernel alone holds the deny rules", () => {
     const evaluator = createPermissionEvaluator({ settings: settings(), cwd, env: process.env });
     sb = await createBashSandbox({
       settings: undefined,
-      env: { ...process.env, YOKE_SANDBOX: undefined },
+      env: { ...process.env, HOME: join(root, "home"), YOKE_SANDBOX: undefined },
       rules: evaluator.ruleSet,
       workingDirectories: evaluator.workingDirectories,
       scratch: [join(root, "scratch")],

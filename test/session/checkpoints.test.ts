@@ -5,6 +5,7 @@ import { createCheckpoints } from "../../src/session/checkpoints.ts";
 import { createSessionStore } from "../../src/session/store.ts";
 import { loadTranscript } from "../../src/session/load.ts";
 import { tempDir, tempEnv } from "./helpers.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -190,7 +191,7 @@ test("only the last maxCheckpoints turns stay rewindable; dropped git refs are d
   expect(cp.list().map((c) => c.userUuid)).toEqual(["t2", "t3"]);
   expect((await cp.rewindFiles("t1")).errors.length).toBe(1);
   const refs = () => sh(cwd, env, "for-each-ref", "--format=%(refname)", "refs/yoke/checkpoints/lim");
-  for (let i = 0; i < 100 && refs().includes("/0"); i++) await Bun.sleep(20);
+  await waitFor(() => !refs().includes("/0"), "the oldest checkpoint ref to be dropped");
   expect(refs().split("\n")).toEqual(["refs/yoke/checkpoints/lim/1", "refs/yoke/checkpoints/lim/2"]);
 });
 

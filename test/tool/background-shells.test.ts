@@ -8,16 +8,13 @@ import { taskStopTool } from "../../src/tool/builtin/task-stop.ts";
 import { killAllBackgroundShells, shellRegistry } from "../../src/tool/builtin/background-shells.ts";
 import type { ToolContext } from "../../src/tool/types.ts";
 import { alive, makeShellCtx } from "./shell-ctx.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const text = (r: { content: unknown }) => r.content as string;
 const bg = (ctx: ToolContext, command: string, extra: Record<string, unknown> = {}) =>
   bashTool.run({ command, run_in_background: true, ...extra }, ctx);
 const output = (ctx: ToolContext, input: Record<string, unknown>) => bashOutputTool.run(input, ctx);
-const until = async (cond: () => boolean, ms = 3000) => {
-  const end = Date.now() + ms;
-  while (!cond() && Date.now() < end) await Bun.sleep(20);
-  return cond();
-};
+const until = (cond: () => boolean) => waitFor(cond, cond.toString());
 
 describe("Bash run_in_background (contracts §7.2)", () => {
   test("returns at once with a shell id; output is read incrementally", async () => {
@@ -113,11 +110,11 @@ describe("Bash run_in_background (contracts §7.2)", () => {
     expect(r.isError).toBeFalsy();
     expect(text(r)).toContain("Stopped background shell bash_1");
     expect(reg.get("bash_1")!.status).toBe("killed");
-    expect(await until(() => !alive(c1))).toBe(true);
+    await until(() => !alive(c1));
     expect(alive(c2)).toBe(true);
     const r2 = await taskStopTool.run({ task_id: "bash_2" }, ctx);
     expect(r2.isError).toBeFalsy();
-    expect(await until(() => !alive(c2))).toBe(true);
+    await until(() => !alive(c2));
     const again = await taskStopTool.run({ shell_id: "bash_2" }, ctx);
     expect(text(again)).toContain("was killed");
     const missing = await taskStopTool.run({}, ctx);
@@ -136,24 +133,24 @@ describe("Bash run_in_background (contracts §7.2)", () => {
     expect(pids.every(alive)).toBe(true);
     await killAllBackgroundShells(ctx.session);
     expect([...shellRegistry(ctx.session).values()].map((s) => s.status)).toEqual(["killed", "killed"]);
-    expect(await until(() => pids.every((p) => !alive(p)))).toBe(true);
+    await until(() => pids.every((p) => !alive(p)));
   });
 
   test("a child holding the pipes: completed at once, late output still read, killed with the session", async () => {
     const { ctx, dir } = makeShellCtx();
     await bg(ctx, "(echo $BASHPID > holder.pid; sleep 0.3; echo late; sleep 30) & echo early; exit 2");
     const sh = shellRegistry(ctx.session).get("bash_1")!;
-    expect(await until(() => sh.status === "completed")).toBe(true);
+    await until(() => sh.status === "completed");
     expect(sh.exitCode).toBe(2);
     expect(sh.outputOpen).toBe(true);
-    expect(await until(() => sh.unread.stdout.includes("late"))).toBe(true);
+    await until(() => sh.unread.stdout.includes("late"));
     const r = await output(ctx, { bash_id: "bash_1" });
     expect(text(r)).toContain("completed with exit code 2");
     expect(text(r)).toContain("early\nlate");
     const holder = Number(readFileSync(join(dir, "holder.pid"), "utf8"));
     expect(alive(holder)).toBe(true);
     await killAllBackgroundShells(ctx.session);
-    expect(await until(() => !alive(holder))).toBe(true);
+    await until(() => !alive(holder));
     expect(sh.status).toBe("completed");
   });
 
@@ -161,13 +158,13 @@ describe("Bash run_in_background (contracts §7.2)", () => {
     const { ctx, dir } = makeShellCtx();
     await bg(ctx, "(echo $BASHPID > holder.pid; sleep 30) & echo started; exit 0");
     const sh = shellRegistry(ctx.session).get("bash_1")!;
-    expect(await until(() => sh.status === "completed" && Bun.file(join(dir, "holder.pid")).size > 0)).toBe(true);
+    await until(() => sh.status === "completed" && Bun.file(join(dir, "holder.pid")).size > 0);
     const holder = Number(readFileSync(join(dir, "holder.pid"), "utf8"));
     expect(alive(holder)).toBe(true);
     const r = await taskStopTool.run({ shell_id: "bash_1" }, ctx);
     expect(r.isError).toBeFalsy();
     expect(text(r)).toContain("Stopped");
-    expect(await until(() => !alive(holder))).toBe(true);
+    await until(() => !alive(holder));
     expect(sh.outputOpen).toBe(false);
   });
 

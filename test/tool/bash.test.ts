@@ -4,13 +4,11 @@ import { join } from "node:path";
 import { bashTool } from "../../src/tool/builtin/bash.ts";
 import { killAllBackgroundShells, lingeringGroups } from "../../src/tool/builtin/background-shells.ts";
 import { alive, makeShellCtx } from "./shell-ctx.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const run = (ctx: Parameters<typeof bashTool.run>[1], input: Record<string, unknown>) => bashTool.run(input, ctx);
 const text = (r: { content: unknown }) => r.content as string;
-const waitDead = async (pid: number) => {
-  for (let i = 0; i < 50 && alive(pid); i++) await Bun.sleep(20);
-  return !alive(pid);
-};
+const waitDead = (pid: number) => waitFor(() => !alive(pid), `process ${pid} to end`);
 
 describe("Bash output and exit codes (contracts §7.2, §1.4)", () => {
   test("stdout is returned and tool_response has the Claude Code shape", async () => {
@@ -151,7 +149,7 @@ describe("Bash timeouts and interruption kill the process group", () => {
     expect(text(r)).toContain("before");
     expect((r.details as { interrupted: boolean }).interrupted).toBe(true);
     const pid = Number(readFileSync(join(dir, "child.pid"), "utf8"));
-    expect(await waitDead(pid)).toBe(true);
+    await waitDead(pid);
   });
 
   test("a child that ignores SIGTERM is SIGKILLed after the grace", async () => {
@@ -159,7 +157,7 @@ describe("Bash timeouts and interruption kill the process group", () => {
     const r = await run(ctx, { command: `bash -c 'trap "" TERM; echo $$ > stubborn.pid; sleep 30' & sleep 0.2; sleep 30`, timeout: 500 });
     expect(r.isError).toBe(true);
     const pid = Number(readFileSync(join(dir, "stubborn.pid"), "utf8"));
-    expect(await waitDead(pid)).toBe(true);
+    await waitDead(pid);
   });
 
   test("BASH_DEFAULT_TIMEOUT_MS and BASH_MAX_TIMEOUT_MS from ctx.env", async () => {
@@ -180,7 +178,7 @@ describe("Bash timeouts and interruption kill the process group", () => {
     expect(text(r)).toContain("interrupted");
     expect(text(r)).toContain("working");
     expect((r.details as { interrupted: boolean }).interrupted).toBe(true);
-    expect(await waitDead(Number(readFileSync(join(dir, "child.pid"), "utf8")))).toBe(true);
+    await waitDead(Number(readFileSync(join(dir, "child.pid"), "utf8")));
   });
 
   test("an already aborted call runs nothing", async () => {
@@ -203,7 +201,7 @@ describe("Bash with a grandchild holding the output pipe", () => {
     expect(alive(pid)).toBe(true);
     expect(lingeringGroups(ctx.session).size).toBe(1);
     await killAllBackgroundShells(ctx.session);
-    expect(await waitDead(pid)).toBe(true);
+    await waitDead(pid);
   });
 
   test("a lingering group is forgotten once the holder exits", async () => {

@@ -44,6 +44,7 @@ export async function attachHost(o: {
     rt.outbox.push({ type: "system", subtype: "status", data: { status: null, permissionMode: mode } });
   };
   if (hostInit) registerHostHooks({ bus: rt.hooks, init: hostInit, control, warn });
+  rt.main.promptUuid = () => control.promptUuid();
   if (o.askHost)
     rt.deps.askPermission = askHostPermission({
       control,

@@ -237,11 +237,16 @@ async function launch(ctx: ToolContext, inp: BashInput, o: ShellSpawn): Promise<
   return { child: spawnWrapped(w.command, { cwd: o.cwd, env: sandboxEnv(ctx, o.env) }), sandboxed: true, placeholders: w.placeholders };
 }
 
+const SECRET_ENV = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"];
+
 /** Inside the sandbox /tmp is read-only: temporary files go to a folder in the session's scratch dir. */
 function sandboxEnv(ctx: ToolContext, env: Record<string, string>): Record<string, string> {
   const tmp = join(sessionTempDir(ctx), "tmp");
   mkdirSync(tmp, { recursive: true });
-  return { ...env, TMPDIR: tmp, TMP: tmp, TEMP: tmp };
+  const out: Record<string, string> = { ...env, TMPDIR: tmp, TMP: tmp, TEMP: tmp };
+  // yoke's own credentials stay with yoke: a sandboxed command has no use for them (and no network to use them on).
+  for (const k of SECRET_ENV) delete out[k];
+  return out;
 }
 
 /** What the model is told when the sandbox undid a protected file the command created. */

@@ -1,0 +1,53 @@
+// Issue 11 point 6: one frontmatter reader for instruction files, rules, memory files and agents (and the
+// skills and commands to come). The shapes files arrive in: BOM, CRLF, empty blocks, no block, bad YAML.
+import { describe, expect, test } from "bun:test";
+import { parseFrontmatter, splitFrontmatter } from "../../src/util/frontmatter.ts";
+
+describe("parseFrontmatter", () => {
+  test.each([
+    ["LF", "---\nname: a\n---\nbody\n"],
+    ["CRLF", "---\r\nname: a\r\n---\r\nbody\n"],
+    ["BOM", "\uFEFF---\nname: a\n---\nbody\n"],
+    ["trailing spaces on the fences", "--- \nname: a\n---\t\nbody\n"],
+  ])("%s", (_what, text) => {
+    expect(parseFrontmatter(text)).toEqual({ present: true, data: { name: "a" }, body: "body\n" });
+  });
+
+  test("no block, an unclosed block, a block not at the top: the text is all body", () => {
+    for (const text of ["just text\n", "---\nname: a\nno end\n", "intro\n---\nname: a\n---\n"])
+      expect(parseFrontmatter(text)).toEqual({ present: false, data: null, body: text });
+  });
+
+  test("an empty block is an empty mapping; a block that is not a mapping says so", () => {
+    expect(parseFrontmatter("---\n---\nbody")).toEqual({ present: true, data: {}, body: "body" });
+    expect(parseFrontmatter("---\n- a\n- b\n---\nbody")).toMatchObject({ present: true, data: null, error: { message: "the frontmatter must be a mapping of fields" } });
+  });
+
+  test("full YAML keeps types; the fast reader gives strings", () => {
+    const text = "---\nmaxTurns: 5\nbackground: true\ntools:\n  - Read\n  - Grep\n---\n";
+    expect(parseFrontmatter(text).data).toEqual({ maxTurns: 5, background: true, tools: ["Read", "Grep"] });
+    expect(parseFrontmatter(text, { fast: true }).data).toEqual({ maxTurns: "5", background: "true", tools: ["Read", "Grep"] });
+  });
+
+  test("bad YAML: an error with its line in the file; loose reading for `key: value: with colons`", () => {
+    const text = "---\nname: reviewer\ndescription: Use this when: the diff is big\n---\nPrompt";
+    const strict = parseFrontmatter(text);
+    expect(strict).toMatchObject({ present: true, data: null, body: "Prompt", error: { line: 3 } });
+    expect(strict.error!.message).toStartWith("invalid YAML frontmatter:");
+    expect(parseFrontmatter(text, { loose: true })).toEqual({ present: true, data: { name: "reviewer", description: "Use this when: the diff is big" }, body: "Prompt" });
+    // Not even loosely readable: a line that is neither `key: value` nor a continuation.
+    const hopeless = parseFrontmatter("---\nname: [unclosed\n= oops\n---\n", { loose: true });
+    expect(hopeless.data).toBeNull();
+    expect(hopeless.error?.line).toBeGreaterThanOrEqual(2);
+  });
+
+  test("parse: false only splits", () => {
+    expect(parseFrontmatter("---\nname: [x\n---\nbody", { parse: false })).toEqual({ present: true, data: null, body: "body" });
+  });
+});
+
+test("splitFrontmatter (instruction files, memory files): data and body, unreadable YAML still stripped", () => {
+  expect(splitFrontmatter("---\npaths: src/**\n---\nrule")).toEqual({ data: { paths: "src/**" }, body: "rule" });
+  expect(splitFrontmatter("---\na: [x\n---\nrule")).toEqual({ data: null, body: "rule" });
+  expect(splitFrontmatter("---\na: b\n---\nrule", false)).toEqual({ data: null, body: "rule" });
+});
