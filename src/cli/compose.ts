@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import type { LoadedSettings } from "../config/load.ts";
 import { claudeUserDir, yokeDir } from "../config/paths.ts";
 import type { YokeHookBus } from "../hook/bus.ts";
@@ -13,7 +14,7 @@ import { modelInfo, resolveModel } from "../provider/models.ts";
 import type { Provider } from "../provider/types.ts";
 import { createTranscript, type Transcript } from "../session/transcript.ts";
 import type { Checkpoints } from "../session/index.ts";
-import { killAllBackgroundShells } from "../tool/builtin/shell-tools.ts";
+import { killAllBackgroundShells, removeSessionTempDir } from "../tool/builtin/shell-tools.ts";
 import { createFileState, type FileState } from "../tool/file-state.ts";
 import { declarationOf } from "../tool/declarations.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
@@ -130,7 +131,8 @@ export function runEnv(settings: LoadedSettings): Record<string, string> {
 export async function compose(o: ComposeOptions): Promise<Runtime> {
   const { args, cwd } = o;
   const bare = !!args.flags.bare;
-  const log = createDiagnostics({ verbose: !!args.flags.verbose, debug: !!args.flags.debug });
+  const debugOn = args.flags.debug !== undefined && args.flags.debug !== false;
+  const log = createDiagnostics({ verbose: !!args.flags.verbose, debug: debugOn, ...(debugOn ? { logFile: debugLogPath() } : {}) });
   const settings = loadSettingsFromArgs(args, cwd);
   const env = runEnv(settings);
 
@@ -407,8 +409,14 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     async shutdown() {
       shutdownCtrl.abort();
       await Promise.all([killAllBackgroundShells(session), mcp.close()]);
+      removeSessionTempDir(session);
       await sb.shutdown();
       ss.store.close?.();
     },
   };
+}
+
+/** `--debug`'s log file: ~/.yoke/debug/<time>-<pid>.txt (YOKE_CONFIG_DIR moves it). */
+function debugLogPath(): string {
+  return join(yokeDir(process.env as Record<string, string>), "debug", `${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}.txt`);
 }
