@@ -4,8 +4,8 @@
  * npm package (fetched with `npm pack` into a cache when not installed) and is handed to the compiler as its
  * executablePath. A target that cannot be had offline is skipped with one clear line.
  */
-import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import pkg from "./package.json" with { type: "json" };
 
@@ -63,41 +63,60 @@ async function compileOne(outfile: string, target?: Target, executablePath?: str
 async function runtimeFor(t: Target): Promise<string | null> {
   const local = join(root, "node_modules", t.npm, "bin", t.exe);
   if (existsSync(local)) return local;
-  const cache = join(process.env.YOKE_BUILD_CACHE ?? join(tmpdir(), "yoke-build-cache"), `${t.name}-${bunVersion}`);
+  const cache = join(buildCache, `${t.name}-${bunVersion}`);
   const exe = join(cache, "package", "bin", t.exe);
   if (existsSync(exe)) return exe;
+  if (!npm) return null;
   mkdirSync(cache, { recursive: true });
-  const pack = Bun.spawnSync(["npm", "pack", `${t.npm}@${bunVersion}`, "--silent", "--pack-destination", cache], { stderr: "pipe", stdout: "pipe" });
-  if (pack.exitCode !== 0) return null;
+  const pack = Bun.spawnSync([npm, "pack", `${t.npm}@${bunVersion}`, "--silent", "--pack-destination", cache], { stderr: "pipe", stdout: "pipe" });
+  if (pack.exitCode !== 0) {
+    rmSync(cache, { recursive: true, force: true }); // no empty folders left behind
+    return null;
+  }
   const tgz = readdirSync(cache).find((f) => f.endsWith(".tgz"));
   if (!tgz) return null;
   const untar = Bun.spawnSync(["tar", "-xzf", join(cache, tgz), "-C", cache]);
   return untar.exitCode === 0 && existsSync(exe) ? exe : null;
 }
 
+/** Where fetched runtimes are kept: $YOKE_BUILD_CACHE, else $XDG_CACHE_HOME/yoke/build, else ~/.cache/yoke/build. */
+const buildCache = process.env.YOKE_BUILD_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "yoke", "build");
+const npm = Bun.which("npm");
+
 const all = process.argv.includes("--all");
-mkdirSync(join(root, "dist"), { recursive: true });
+// YOKE_BUILD_OUT: another output folder (tests build there, never over the dist/yoke other tests run).
+const dist = process.env.YOKE_BUILD_OUT || join(root, "dist");
+mkdirSync(dist, { recursive: true });
 const started = performance.now();
-if (!(await compileOne(join(root, "dist", process.platform === "win32" ? "yoke.exe" : "yoke")))) process.exit(1);
+if (!(await compileOne(join(dist, process.platform === "win32" ? "yoke.exe" : "yoke")))) process.exit(1);
 const mb = (p: string) => (statSync(p).size / 1048576).toFixed(1);
-console.log(`built dist/yoke (${hostName}, ${mb(join(root, "dist", "yoke"))} MiB) in ${Math.round(performance.now() - started)} ms`);
+console.log(`built dist/yoke (${hostName}, ${mb(join(dist, "yoke"))} MiB) in ${Math.round(performance.now() - started)} ms`);
 
 if (all) {
   let failed = 0;
+  let built = 0;
+  if (!npm) console.log("npm is not on PATH: targets whose Bun runtime is not in node_modules or the build cache cannot be fetched");
   for (const t of TARGETS) {
-    const out = join(root, "dist", `yoke-${t.name}${t.exe.endsWith(".exe") ? ".exe" : ""}`);
+    const out = join(dist, `yoke-${t.name}${t.exe.endsWith(".exe") ? ".exe" : ""}`);
     // The host's own target needs no other runtime: the running Bun is it.
     const isHost = t.name === hostName;
     const runtime = isHost ? process.execPath : await runtimeFor(t);
     if (!runtime) {
-      console.log(`skipped ${t.name}: its Bun runtime (${t.npm}@${bunVersion}) is not installed and could not be fetched offline`);
+      console.log(`skipped ${t.name}: its Bun runtime (${t.npm}@${bunVersion}) is not installed and could not be fetched${npm ? "" : " (no npm)"}`);
       continue;
     }
-    if (await compileOne(out, t, runtime)) console.log(`built ${out.slice(root.length + 1)} (${mb(out)} MiB)`);
+    if (await compileOne(out, t, runtime)) {
+      if (!isHost) built++;
+      console.log(`built ${out} (${mb(out)} MiB)`);
+    }
     else {
       failed++;
       console.log(`failed ${t.name}: see the errors above`);
     }
+  }
+  if (built === 0) {
+    console.error(`build --all: no cross target could be built (their Bun runtimes are neither in node_modules nor in ${buildCache}${npm ? ", and npm could not fetch them" : ", and npm is not on PATH"})`);
+    process.exit(1);
   }
   if (failed) process.exit(1);
 }

@@ -82,7 +82,7 @@ async function wrapCost(sb: SandboxSetup): Promise<number> {
 
 const plain = ctx();
 const local = await sandbox(undefined);
-const proxied = await sandbox({ network: { allowedDomains: ["registry.npmjs.org"] } });
+const proxied = await sandbox({ network: { allowedDomains: ["packages.example.com"] } });
 const rows: Array<[string, number, number, number]> = [];
 for (const command of ["true", "git status --short"]) {
   const base = await series(plain, command);

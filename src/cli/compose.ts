@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import type { LoadedSettings } from "../config/load.ts";
 import { claudeUserDir, yokeDir } from "../config/paths.ts";
 import type { YokeHookBus } from "../hook/bus.ts";
@@ -13,7 +14,7 @@ import { modelInfo, resolveModel } from "../provider/models.ts";
 import type { Provider } from "../provider/types.ts";
 import { createTranscript, type Transcript } from "../session/transcript.ts";
 import type { Checkpoints } from "../session/index.ts";
-import { killAllBackgroundShells } from "../tool/builtin/shell-tools.ts";
+import { killAllBackgroundShells, removeSessionTempDir } from "../tool/builtin/shell-tools.ts";
 import { createFileState, type FileState } from "../tool/file-state.ts";
 import { declarationOf } from "../tool/declarations.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
@@ -32,7 +33,7 @@ import { wireCompaction, wireLoop } from "./loop-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
 import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
 import type { SandboxSetup } from "../sandbox/index.ts";
-import { sandboxAutoAllow, wireSandbox } from "./sandbox-wiring.ts";
+import { sandboxAutoAllow, sandboxEscape, wireSandbox } from "./sandbox-wiring.ts";
 import type { LoadedPlugin } from "../plugin/loader.ts";
 import { buildPermissionEvaluator, loadSettingsFromArgs, settingSourcesOf, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
 import { modelSwitch, wireProvider, type ModelSwitch } from "./provider-wiring.ts";
@@ -130,7 +131,8 @@ export function runEnv(settings: LoadedSettings): Record<string, string> {
 export async function compose(o: ComposeOptions): Promise<Runtime> {
   const { args, cwd } = o;
   const bare = !!args.flags.bare;
-  const log = createDiagnostics({ verbose: !!args.flags.verbose, debug: !!args.flags.debug });
+  const debugOn = args.flags.debug !== undefined && args.flags.debug !== false;
+  const log = createDiagnostics({ verbose: !!args.flags.verbose, debug: debugOn, ...(debugOn ? { logFile: debugLogPath() } : {}) });
   const settings = loadSettingsFromArgs(args, cwd);
   const env = runEnv(settings);
 
@@ -207,6 +209,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       return t ? declarationOf(t) : undefined;
     },
     sandboxAutoAllow: sandboxAutoAllow(() => sandbox),
+    sandboxEscape: sandboxEscape(() => sandbox),
   });
   for (const w of permissions.warnings) log.warn(w);
   const outbox = createOutbox();
@@ -406,8 +409,14 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     async shutdown() {
       shutdownCtrl.abort();
       await Promise.all([killAllBackgroundShells(session), mcp.close()]);
+      removeSessionTempDir(session);
       await sb.shutdown();
       ss.store.close?.();
     },
   };
+}
+
+/** `--debug`'s log file: ~/.yoke/debug/<time>-<pid>.txt (YOKE_CONFIG_DIR moves it). */
+function debugLogPath(): string {
+  return join(yokeDir(process.env as Record<string, string>), "debug", `${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}.txt`);
 }

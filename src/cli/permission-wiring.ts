@@ -85,6 +85,7 @@ export function buildPermissionEvaluator(o: {
   autoAllowWriteDirs: string[];
   declarations?: EvaluatorOptions["declarations"];
   sandboxAutoAllow?: (input: Record<string, unknown>) => boolean;
+  sandboxEscape?: (input: Record<string, unknown>) => boolean;
 }): Evaluator {
   return createPermissionEvaluator({
     settings: o.settings,
@@ -97,5 +98,6 @@ export function buildPermissionEvaluator(o: {
     autoAllowWriteDirs: o.autoAllowWriteDirs,
     declarations: o.declarations,
     sandboxAutoAllow: o.sandboxAutoAllow,
+    sandboxEscape: o.sandboxEscape,
   });
 }

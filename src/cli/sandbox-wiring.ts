@@ -44,3 +44,9 @@ export const sandboxAutoAllow = (sb: () => SandboxSetup | undefined) => (input: 
   const s = sb();
   return !!s?.active && s.autoAllow && typeof input.command === "string" && s.covers(input as BashSandboxInput);
 };
+
+/** The evaluator's `sandboxEscape`: the sandbox is on, and this input leaves it by `dangerouslyDisableSandbox`. */
+export const sandboxEscape = (sb: () => SandboxSetup | undefined) => (input: Record<string, unknown>): boolean => {
+  const s = sb();
+  return !!s?.active && input.dangerouslyDisableSandbox === true && typeof input.command === "string" && !s.covers(input as BashSandboxInput);
+};

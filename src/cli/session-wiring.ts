@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
+import { basename } from "node:path";
 import {
   conversationFromEntries,
   createCheckpoints,
@@ -14,9 +15,11 @@ import {
   type Checkpoints,
   type Conversation,
   type MetaEntry,
+  INTERRUPTED_TOOL_RESULT,
 } from "../session/index.ts";
 import type { Message } from "../provider/types.ts";
 import type { SessionStore } from "../session/types.ts";
+import { acquireSessionLock, SessionLockedError } from "../session/lock.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import { writeErr } from "../util/output.ts";
@@ -60,6 +63,23 @@ export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, 
   if (!fromPath && fork && flag("continue")) throw new UsageError(`--continue --fork-session: no earlier session in ${cwd} to fork`);
 
   let sessionId = askedId ?? randomUUID();
+  // One run at a time appends to a transcript (issue 20.7): the file this run will write is locked first.
+  const lockPath = fromPath && !fork ? fromPath : transcriptPath(cwd, sessionId, env);
+  let lock: { release(): void } | null = null;
+  try {
+    lock = persist ? acquireSessionLock(lockPath, basename(lockPath, ".jsonl")) : null;
+  } catch (e) {
+    if (e instanceof SessionLockedError) throw new UsageError(`error: ${e.message}`);
+    throw e;
+  }
+  try {
+    return setupLocked();
+  } catch (e) {
+    lock?.release();
+    throw e;
+  }
+
+  function setupLocked(): SessionSetup {
   // A new id (fresh start or fork target) must not take over another session's file.
   if (persist && (!fromPath || fork) && existsSync(transcriptPath(cwd, sessionId, env))) {
     throw new UsageError(`error: session id ${sessionId} is already in use (use --resume ${sessionId})`);
@@ -74,6 +94,7 @@ export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, 
     const at = typeof flag("resume-session-at") === "string" ? (flag("resume-session-at") as string) : undefined;
     conv = conversationFromEntries(loaded.entries, { meta: loaded.meta, ...(at ? { leafUuid: at } : {}) });
     if (at && conv.lastUuid !== at) throw new UsageError(`--resume-session-at: no message ${at} in ${fromPath}`);
+    for (const line of unrecordedCalls(conv.messages)) writeErr(`yoke: ${line}\n`);
     if (!fork) {
       source = "resume";
       sessionId = loaded.entries.find((e) => typeof e.sessionId === "string")?.sessionId ?? sessionId;
@@ -89,7 +110,13 @@ export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, 
     }
   }
 
-  const store = createSessionStore({ cwd, sessionId, env, persist, redact: opts.redact, ...(path && persist ? { path } : {}) });
+  const opened = createSessionStore({ cwd, sessionId, env, persist, redact: opts.redact, ...(path && persist ? { path } : {}) });
+  const store: SessionSetup["store"] = Object.assign(Object.create(opened) as typeof opened, {
+    close() {
+      opened.close?.();
+      lock?.release();
+    },
+  });
   // `-n/--name`: the session's title, as Claude Code's custom-title line (`--resume NAME` and `sessions list` read it).
   const name = typeof flag("name") === "string" ? (flag("name") as string).trim() : undefined;
   if (flag("name") !== undefined && !name) throw new UsageError("error: --name needs a non-empty title");
@@ -104,6 +131,7 @@ export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, 
     restored: conv ? resumeSettings(conv.chain) : {},
     checkpoints,
   };
+  }
 }
 
 /**
@@ -118,4 +146,24 @@ function resumeTarget(value: string, cwd: string, env: Record<string, string>): 
   if (titled.length === 1) return titled[0]!.path;
   if (titled.length > 1) throw new UsageError(`--resume: ${titled.length} sessions in ${cwd} are titled "${value}"; resume one by id (yoke sessions list)`);
   throw new UsageError(`--resume: "${value}" is neither a session id nor the title of a session in ${cwd} (${found.error}); yoke sessions list shows them`);
+}
+
+/**
+ * Tool calls the last run started but never recorded a result for (it was killed mid-call): their effects may have
+ * happened (issue 20.8). Only the conversation's last exchange: older ones were reported when they were last.
+ */
+function unrecordedCalls(messages: Message[]): string[] {
+  const lastAssistant = messages.findLastIndex((m) => m.role === "assistant");
+  const reply = messages[lastAssistant + 1];
+  if (lastAssistant < 0 || !reply || typeof reply.content === "string") return [];
+  const lost = new Set(reply.content.filter((b) => b.type === "tool_result" && b.content === INTERRUPTED_TOOL_RESULT).map((b) => (b as { tool_use_id: string }).tool_use_id));
+  const call = messages[lastAssistant]!.content;
+  if (!lost.size || typeof call === "string") return [];
+  return call
+    .filter((b) => b.type === "tool_use" && lost.has(b.id))
+    .map((b) => {
+      const u = b as { id: string; name: string; input: unknown };
+      const what = JSON.stringify(u.input);
+      return `the previous run ended during ${u.name} (${u.id}, ${what.length > 120 ? `${what.slice(0, 117)}...` : what}): it may have run, in part or whole, without its result being recorded`;
+    });
 }

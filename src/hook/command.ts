@@ -28,6 +28,7 @@ export type CommandRunOptions = {
 
 import { accessSync, constants, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { groupAlive, guardProcessGroup, killGroup } from "../util/subprocess.ts";
 
 let bashPath: string | undefined;
 const bash = (): string => (bashPath ??= Bun.which("bash") ?? "/bin/bash");
@@ -91,17 +92,6 @@ async function readCapped(stream: ReadableStream<Uint8Array>, cap: number, stopp
   return { text, truncated };
 }
 
-function killGroup(pid: number) {
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-}
 
 /** The longest delay a timer holds (2^31-1 ms, about 24.8 days); a longer one fires at once, which killed guards after 1 ms. */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -147,15 +137,17 @@ export async function runHookCommand(o: CommandRunOptions): Promise<CommandRun> 
   } catch (e) {
     return { ...base, exitCode: null, durationMs: performance.now() - started, spawnError: (e as Error).message };
   }
+  // A hook's process group dies with yoke, even under SIGKILL (issue 20.8).
+  const unguard = guardProcessGroup(proc.pid);
   let timedOut = false;
   let cancelled = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    killGroup(proc.pid);
+    void killGroup(proc.pid, 0); // at once: a hook past its time gets no grace
   }, clampTimerMs(o.timeoutMs));
   const onAbort = () => {
     cancelled = true;
-    killGroup(proc.pid);
+    void killGroup(proc.pid, 0); // at once: a hook past its time gets no grace
   };
   o.signal?.addEventListener("abort", onAbort, { once: true });
 
@@ -164,6 +156,7 @@ export async function runHookCommand(o: CommandRunOptions): Promise<CommandRun> 
   const outP = readCapped(proc.stdout, cap, stopped);
   const errP = readCapped(proc.stderr, cap, stopped);
   await proc.exited;
+  if (!groupAlive(proc.pid)) unguard();
   clearTimeout(timer);
   o.signal?.removeEventListener("abort", onAbort);
   const grace = setTimeout(stopReading, timedOut || cancelled ? 0 : DRAIN_GRACE_MS);

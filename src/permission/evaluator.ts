@@ -25,6 +25,12 @@ export type EvaluatorOptions = {
    */
   sandboxAutoAllow?: (input: Record<string, unknown>) => boolean;
   /**
+   * True when the kernel sandbox is on but this Bash input asks to run outside it (`dangerouslyDisableSandbox`,
+   * honoured because `allowUnsandboxedCommands` lets it). Such a call is never allowed by the static analysis
+   * alone: the analysis is the first line and the sandbox the last, so leaving the sandbox needs a rule or a user.
+   */
+  sandboxEscape?: (input: Record<string, unknown>) => boolean;
+  /**
    * Declarations of tools beyond Claude Code's own (MCP, plugins), by name: an MCP tool with readOnlyHint
    * declares itself read-only. Claude Code's tools are declared in tool/declarations.ts.
    */
@@ -176,6 +182,8 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       const ask = toolRule("ask", tool, input);
       if (ask) return { behavior: "ask", reason: `Rule ${ask.text} asks before running Bash.`, rule: ask, bypassable: false };
       const d = decideBash(command, { set, cwd: qcwd, home, env, workingDirs: workingDirectories, mode });
+      if (d.behavior === "allow" && !d.rule && opts.sandboxEscape?.(input))
+        return { behavior: "ask", reason: "The command asks to run outside the sandbox (dangerouslyDisableSandbox); that needs approval.", bypassable: true };
       const allowAll = d.behavior !== "allow" && d.bypassable ? wholeToolRule(set, "allow", "Bash") : undefined;
       if (allowAll) return { behavior: "allow", reason: `allowed by rule ${allowAll.text}`, rule: allowAll };
       if (d.behavior === "ask" && q.hookDecision === "allow" && d.bypassable) return { behavior: "allow", reason: "allowed by a PreToolUse hook" };

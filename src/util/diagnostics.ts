@@ -1,4 +1,6 @@
 import { createConsola, LogLevels, type ConsolaInstance, type ConsolaReporter, type LogObject } from "consola/core";
+import { appendFileSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import { writeErr } from "./output.ts";
 
 /**
@@ -13,6 +15,8 @@ export type Diagnostics = ConsolaInstance;
 export type DiagnosticsOptions = {
   verbose?: boolean;
   debug?: boolean;
+  /** `--debug`: every line is also appended to this file, whose path is said once on stderr (issue 17.12). */
+  logFile?: string;
   /** Where lines go (default stderr through util/output.ts, which the exit path waits for). */
   stream?: { write(text: string): unknown; isTTY?: boolean };
 };
@@ -35,7 +39,29 @@ export function plainReporter(stream: NonNullable<DiagnosticsOptions["stream"]>)
 
 /** A diagnostics channel at the level the flags ask for. Never throws. */
 export function createDiagnostics(o: DiagnosticsOptions = {}): Diagnostics {
-  const stream = o.stream ?? { write: writeErr, isTTY: process.stderr.isTTY };
+  let stream = o.stream ?? { write: writeErr, isTTY: process.stderr.isTTY };
+  if (o.logFile) {
+    const file = o.logFile;
+    const out = stream;
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      appendFileSync(file, "");
+      out.write(`yoke: debug log: ${file}\n`);
+      stream = {
+        isTTY: out.isTTY,
+        write(text) {
+          out.write(text);
+          try {
+            appendFileSync(file, text);
+          } catch {
+            // The log is a copy: stderr still has the line.
+          }
+        },
+      };
+    } catch (err) {
+      out.write(`yoke: cannot write the debug log ${file}: ${(err as Error).message}\n`);
+    }
+  }
   return createConsola({
     level: o.debug ? LogLevels.debug : o.verbose ? LogLevels.info : LogLevels.log,
     reporters: [plainReporter(stream)],

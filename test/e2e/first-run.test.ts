@@ -161,3 +161,14 @@ describe("streams that never finish (issue 20.6)", () => {
     expect(r.stderr).toContain("took longer than API_TIMEOUT_MS (400 ms)");
   });
 });
+
+test("--debug writes a debug log and says where, once (issue 17.12)", async () => {
+  fake.push(ok());
+  const r = await runYoke(["-p", "hi", "--debug"], { env: { ...fakeApiEnv(fake), ...FAST } });
+  expect(r.code).toBe(0);
+  const said = r.stderr.split("\n").filter((l) => l.startsWith("yoke: debug log: "));
+  expect(said).toHaveLength(1);
+  const file = said[0]!.slice("yoke: debug log: ".length);
+  expect(file.startsWith(join(r.env.YOKE_CONFIG_DIR!, "debug"))).toBe(true);
+  expect(existsSync(file)).toBe(true);
+});

@@ -58,9 +58,9 @@ describe("buildPolicy", () => {
   test("network: sandbox.network.allowedDomains plus WebFetch domain allow rules; domain denies are denied", () => {
     const { policy } = policyFor(
       { allow: ["WebFetch(domain:docs.example.com)", "WebFetch(domain:*)", "WebFetch"], deny: ["WebFetch(domain:Evil.Example.com.)"] },
-      { network: { allowedDomains: ["registry.npmjs.org", "*.github.com"] } },
+      { network: { allowedDomains: ["packages.example.com", "*.github.com"] } },
     );
-    expect(policy.allowedDomains).toEqual(["registry.npmjs.org", "*.github.com", "docs.example.com"]);
+    expect(policy.allowedDomains).toEqual(["packages.example.com", "*.github.com", "docs.example.com"]);
     expect(policy.deniedDomains).toEqual(["evil.example.com"]);
   });
 

@@ -19,6 +19,7 @@ import {
   spawnShell,
   spawnWrapped,
   spillSink,
+  DEFAULT_SPILL_MAX_BYTES,
 } from "./shell-exec.ts";
 
 // contracts §7.2 (Bash): defaults and env overrides.
@@ -119,7 +120,7 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   // Keep up to 4 bytes per allowed character at each end: enough for any UTF-8 before the final cut.
   const out = byteCollector(maxChars * 4);
   const err = byteCollector(maxChars * 4);
-  const spill = spillSink(maxChars, join(tmp, `bash-output-${tag}.txt`));
+  const spill = spillSink(maxChars, join(tmp, `bash-output-${tag}.txt`), envInt(ctx.env, "YOKE_SPILL_MAX_BYTES", DEFAULT_SPILL_MAX_BYTES));
   let collecting = true;
   for (const [stream, sink] of [[child.stdout, out], [child.stderr, err]] as const) {
     stream?.on("data", (c: Uint8Array) => {
@@ -185,7 +186,11 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   const combined = [stdout, stderr].filter(Boolean).join("\n");
   const cutting = combined.length > maxChars;
   if (cutting && spill.file) {
-    notes.push(`The complete output (stdout and stderr as they arrived) is in ${spill.file}; read or grep that file for the omitted part.`);
+    notes.push(
+      spill.cutBytes
+        ? `The last part of the output (stdout and stderr as they arrived; the first ${spill.cutBytes} bytes were cut to cap the file) is in ${spill.file}; read or grep that file for the omitted part.`
+        : `The complete output (stdout and stderr as they arrived) is in ${spill.file}; read or grep that file for the omitted part.`,
+    );
   } else if (spill.file) rmSync(spill.file, { force: true });
   // Notes share the limit with the output so the whole result stays within BASH_MAX_OUTPUT_LENGTH.
   const noteChars = notes.reduce((n, s) => n + s.length + 2, 0);

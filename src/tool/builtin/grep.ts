@@ -61,14 +61,18 @@ export function pickEngine(opts: GrepToolOptions, env: Record<string, string>): 
 export async function resolveSearchPath(p: string | undefined, ctx: ToolContext, tool: string) {
   const cwd = ctx.session?.cwd ?? ctx.cwd;
   const abs = p ? path.resolve(cwd, p) : cwd;
+  let s;
   try {
-    const s = await stat(abs);
-    return { abs, isFile: !s.isDirectory() };
+    s = await stat(abs);
   } catch {
     throw new Error(
       `Path does not exist: ${abs}. The current working directory is ${cwd}. Call ${tool} again with an existing file or directory as path, or leave path out to search the working directory.`,
     );
   }
+  // A FIFO would block the search forever and a device (/dev/zero) never ends (issue 20.5).
+  if (!s.isDirectory() && !s.isFile())
+    throw new Error(`${abs} is not a regular file or a directory (a FIFO, socket or device), so ${tool} does not search it. Give a file or directory as path.`);
+  return { abs, isFile: !s.isDirectory() };
 }
 
 /** Only regular files are sniffed (opening a FIFO would block); an unreadable one counts as text and the engine reports it. */

@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, ftruncateSync, mkdirSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { constants as osConstants, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolContext } from "../types.ts";
+import { groupAlive, guardProcessGroup } from "../../util/subprocess.ts";
 
-/** Pause between SIGTERM and SIGKILL when a process group is stopped. */
-export const KILL_GRACE_MS = 1500;
+export { groupAlive, KILL_GRACE_MS, killGroup } from "../../util/subprocess.ts";
+
 
 const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
 
@@ -47,12 +48,26 @@ export type ShellSpawn = {
  */
 export function spawnShell(o: ShellSpawn): ChildProcess {
   const shell = findShell();
-  return spawn(shell, ["-c", wrapperScript(o.envFiles, o.pwdFile), "bash", o.command], {
-    cwd: o.cwd,
-    env: o.env,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
+  return guarded(
+    spawn(shell, ["-c", wrapperScript(o.envFiles, o.pwdFile), "bash", o.command], {
+      cwd: o.cwd,
+      env: o.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+  );
+}
+
+/**
+ * The child's process group dies with yoke, even under SIGKILL (issue 20.8): registered with the watchdog until
+ * the group is gone. A group that outlives its shell (`cmd &`) stays registered until yoke ends.
+ */
+function guarded(child: ChildProcess): ChildProcess {
+  const unguard = guardProcessGroup(child.pid);
+  child.once("close", () => {
+    if (child.pid && !groupAlive(child.pid)) unguard();
   });
+  return child;
 }
 
 /** The command line spawnShell would run, for a sandbox to wrap. Pure. */
@@ -65,62 +80,7 @@ export type ShellLauncher = (o: ShellSpawn) => ChildProcess;
 
 /** Starts a command line a sandbox produced, as spawnShell starts a shell (own process group, stdin from /dev/null). */
 export function spawnWrapped(commandLine: string, o: Pick<ShellSpawn, "cwd" | "env">): ChildProcess {
-  return spawn("/bin/sh", ["-c", commandLine], { cwd: o.cwd, env: o.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-}
-
-/**
- * Whether any live (non-zombie) process remains in the group. In containers whose PID 1 reaps
- * orphans slowly, killed children linger as zombies that `kill(-pgid, 0)` still counts, so on Linux
- * we read process states from /proc.
- */
-export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
-  }
-  if (process.platform !== "linux") return true;
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return true;
-  }
-  for (const e of entries) {
-    if (!/^\d+$/.test(e)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${e}/stat`, "utf8");
-    } catch {
-      continue; // exited meanwhile
-    }
-    // Fields after the parenthesised command name: state ppid pgrp …
-    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(rest[2]) === pgid && rest[0] !== "Z" && rest[0] !== "X") return true;
-  }
-  return false;
-}
-
-/**
- * SIGTERM to the whole process group, SIGKILL to whatever is left after `graceMs`.
- * Resolves once the group is gone (or SIGKILL was sent). Never throws.
- */
-export async function killGroup(pgid: number, graceMs = KILL_GRACE_MS): Promise<void> {
-  try {
-    process.kill(-pgid, "SIGTERM");
-  } catch {
-    return; // already gone
-  }
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    if (!groupAlive(pgid)) return;
-    await Bun.sleep(25);
-  }
-  try {
-    process.kill(-pgid, "SIGKILL");
-  } catch {}
-  // SIGKILL cannot be ignored; give the kernel a moment so callers can rely on the group being gone.
-  for (let i = 0; i < 20 && groupAlive(pgid); i++) await Bun.sleep(10);
+  return guarded(spawn("/bin/sh", ["-c", commandLine], { cwd: o.cwd, env: o.env, detached: true, stdio: ["ignore", "pipe", "pipe"] }));
 }
 
 /** Exit status as a shell reports it: a death by signal N becomes 128+N. */
@@ -189,29 +149,51 @@ export function byteCollector(cap: number): ByteCollector {
 
 /**
  * Keeps a command's combined output in memory until it passes `threshold` bytes, then writes it all
- * to `file` and appends from there on, so long output can be read in full later. Write failures
- * disable the file silently: the in-memory head and tail still reach the model. Never throws.
+ * to `file` and appends from there on, so long output can be read in full later. The file is capped at
+ * `maxBytes` (issue 20.4: `yes` for 3 s left 1.4 GB): past it, the file keeps its last half and a first line
+ * saying how many bytes were cut. Write failures disable the file silently: the in-memory head and tail still
+ * reach the model. Never throws.
  */
-export type SpillSink = { push(chunk: Uint8Array): void; close(): void; readonly file: string | undefined };
+export type SpillSink = { push(chunk: Uint8Array): void; close(): void; readonly file: string | undefined; readonly cutBytes: number };
 
-export function spillSink(threshold: number, file: string): SpillSink {
+export const DEFAULT_SPILL_MAX_BYTES = 64 * 1024 * 1024;
+
+export function spillSink(threshold: number, file: string, maxBytes = DEFAULT_SPILL_MAX_BYTES): SpillSink {
   let pending: Uint8Array[] = [];
   let size = 0;
   let fd: number | undefined;
   let failed = false;
+  let written = 0;
+  let headLen = 0;
+  let cut = 0;
+  const keepTail = () => {
+    // Keep the newest half; the first line says what went. O(maxBytes) once per maxBytes/2 written.
+    const keep = Math.floor(maxBytes / 2);
+    const tail = Buffer.alloc(keep);
+    readSync(fd!, tail, 0, keep, written - keep);
+    cut += written - headLen - keep;
+    const head = Buffer.from(`[yoke: ${cut} earlier bytes of this output were cut to keep the file under ${maxBytes} bytes]\n`);
+    ftruncateSync(fd!, 0);
+    writeSync(fd!, head, 0, head.length, 0);
+    writeSync(fd!, tail, 0, keep, head.length);
+    headLen = head.length;
+    written = head.length + keep;
+  };
+  const write = (c: Uint8Array) => {
+    writeSync(fd!, c, 0, c.length, written);
+    written += c.length;
+    if (written > maxBytes) keepTail();
+  };
   return {
     push(chunk) {
       if (failed) return;
       try {
-        if (fd !== undefined) {
-          writeSync(fd, chunk);
-          return;
-        }
+        if (fd !== undefined) return write(chunk);
         pending.push(chunk);
         size += chunk.length;
         if (size <= threshold) return;
-        fd = openSync(file, "w");
-        for (const c of pending) writeSync(fd, c);
+        fd = openSync(file, "w+");
+        for (const c of pending) write(c);
         pending = [];
       } catch {
         failed = true;
@@ -219,12 +201,15 @@ export function spillSink(threshold: number, file: string): SpillSink {
       }
     },
     close() {
-      if (fd !== undefined) closeSync(fd);
+      if (fd !== undefined && fd >= 0) closeSync(fd);
       fd = fd === undefined ? undefined : -1;
       pending = [];
     },
     get file() {
       return fd !== undefined && !failed ? file : undefined;
+    },
+    get cutBytes() {
+      return cut;
     },
   };
 }
@@ -244,8 +229,28 @@ export function envInt(env: Record<string, string>, key: string, fallback: numbe
 export const defaultSessionTempDir = (env: Record<string, string | undefined>, sessionId: string): string => join(env.TMPDIR || tmpdir(), `yoke-${sessionId}`);
 
 export function sessionTempDir(ctx: Pick<ToolContext, "session" | "sessionId" | "env">): string {
+  if (ctx.session.tmpDir === undefined) made.add(ctx.session);
   const dir = ctx.session.tmpDir ?? defaultSessionTempDir(ctx.env, ctx.sessionId);
   mkdirSync(dir, { recursive: true });
   ctx.session.tmpDir = dir;
   return dir;
+}
+
+/** Sessions whose scratch directory yoke made (not one a host gave). */
+const made = new WeakSet<ToolContext["session"]>();
+
+/**
+ * Removes the scratch directory yoke made for this session (spill files, background output, cwd files), at
+ * session end (issue 20.4: 150 `yoke-<session>` folders stayed in TMPDIR). Call after every shell is stopped.
+ * Never throws.
+ */
+export function removeSessionTempDir(session: ToolContext["session"]): void {
+  if (!session.tmpDir || !made.has(session)) return;
+  try {
+    rmSync(session.tmpDir, { recursive: true, force: true });
+  } catch {
+    // Left for the OS to clean: nothing in it is needed after the session.
+  }
+  made.delete(session);
+  session.tmpDir = undefined;
 }

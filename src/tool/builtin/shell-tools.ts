@@ -7,6 +7,7 @@ import { taskStopTool } from "./task-stop.ts";
 import { todoWriteTool } from "./todo-write.ts";
 
 export { killAllBackgroundShells } from "./background-shells.ts";
+export { removeSessionTempDir } from "./shell-exec.ts";
 export { askUserQuestionTool, bashOutputTool, bashTool, exitPlanModeTool, taskStopTool, todoWriteTool };
 export type { QuestionPrompter } from "./ask-user-question.ts";
 

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { fileFilter, globOverride } from "./file-filter.ts";
 import { canMatchNewline, requiredLiteral, translateRegex } from "./regex.ts";
 import {
@@ -11,6 +11,9 @@ import {
   tooManyLinesMessage,
 } from "./types.ts";
 import { walk } from "./walk.ts";
+
+/** Files larger than this are skipped by the built-in engine, which reads a file whole (ripgrep streams). */
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 const READ_CONCURRENCY = 48;
 
@@ -145,6 +148,9 @@ export const builtinEngine: GrepEngine = async (q) => {
   const searchFile = async (abs: string) => {
     let buf: Buffer;
     try {
+      // Only regular files of a bounded size: a symlink to a FIFO blocks, one to /dev/zero never ends (issue 20.5).
+      const st = await stat(abs);
+      if (!st.isFile() || st.size > MAX_FILE_BYTES) return;
       buf = await readFile(abs);
     } catch {
       return;
