@@ -356,7 +356,8 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
           const tracked = trackedCache.get(top);
           const hit = tracked === undefined ? undefined : tracked.map((f) => findPathRule(set, "deny", "Read", [f])).find(Boolean);
           if (tracked === undefined) partVerdict ??= { behavior: "ask", reason: "git cannot list the tracked files, so what git diff shows cannot be checked", hard: true };
-          else if (hit) partVerdict ??= { behavior: "ask", reason: `git diff shows tracked files, among them a path rule ${hit.text} denies; name the files to diff after --`, rule: hit };
+          // git grep reads the tracked files from the work tree, which the sandbox guards; git diff also shows the index.
+          else if (hit) partVerdict ??= { behavior: "ask", reason: `git ${gitOperands(u.argv).subcommand} shows tracked files, among them a path rule ${hit.text} denies; name the files after --`, rule: hit, pathOnly: gitOperands(u.argv).subcommand === "grep" };
         }
       }
     if (folders.length && !partVerdict)

@@ -123,7 +123,7 @@ export function gitContentScope(argv: ShellWord[], here: string): GitScope {
   if (pathspecs.some((p) => !p.static || /[*?[]/.test(p.value) || p.value.startsWith(":")))
     return { kind: "history", why: "a pathspec pattern can match any file" };
   if (pathspecs.length) return { kind: "paths", targets: pathspecs };
-  if (sub === "diff" && !revisions) return { kind: "tracked" };
+  if ((sub === "diff" || sub === "grep") && !revisions) return { kind: "tracked" };
   return { kind: "history", why: sub === "diff" ? "it compares whole trees" : "it shows whole commits" };
 }
 
@@ -164,7 +164,7 @@ function gitGrepTargets(argv: ShellWord[], name: string): ShellWord[] | undefine
 }
 
 /** APIs and commands by which inline code starts other programs. */
-const EXEC_CODE = /\b(system|exec\w*|spawn\w*|popen\w*|subprocess|child_process|Popen|os\.|pty|Runtime|ProcessBuilder|Bun\.spawn|Deno\.|shell|pipe|getline|fork)\b|`|\|\s*["'$]|["']\s*\|/;
+const EXEC_CODE = /\b(system|exec\w*|spawn\w*|popen\w*|subprocess|child_process|Popen|os\.(system|exec\w*|spawn\w*|popen|fork\w*|posix_spawn\w*)|pty|Runtime|ProcessBuilder|Bun\.spawn|Deno\.|shell|pipe|getline|fork)\b|`|\|\s*["'$]|["']\s*\|/;
 
 /** Whether inline code (`python -c`, `node -e`, `awk` programs, `sed` scripts) may start another program or write files sed-style. */
 export function codeMayExec(name: string, code: string): boolean {
