@@ -5,6 +5,7 @@
  *   bun bench/compaction.ts [tokens]
  */
 import { mkdtempSync, rmSync } from "node:fs";
+import { eventPayload } from "../src/hook/events/index.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHookBus } from "../src/hook/bus.ts";
@@ -61,7 +62,7 @@ for (let r = 0; r < 5; r++) {
     model: () => "claude-sonnet-5-5",
     tools: () => [],
     hooks,
-    hookPayload: (event, fields) => ({ hook_event_name: event, ...fields }),
+    hookPayload: (event, fields) => eventPayload(event, {}, fields),
     transcript,
     usage,
     env,

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHookBus } from "../src/hook/bus.ts";
-import { buildPayload } from "../src/hook/events/index.ts";
+import { eventPayload } from "../src/hook/events/index.ts";
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -29,7 +29,7 @@ async function timeEach(n: number, f: () => Promise<unknown>): Promise<number[]>
 const root = mkdtempSync(join(tmpdir(), "yoke-bench-hooks-"));
 mkdirSync(join(root, "yoke"));
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root };
-const payload = buildPayload(
+const payload = eventPayload(
   "PreToolUse",
   { session_id: "bench", transcript_path: join(root, "t.jsonl"), cwd: root, permission_mode: "default" },
   { tool_name: "Bash", tool_input: { command: "ls -la" }, tool_use_id: "toolu_bench" },

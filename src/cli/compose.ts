@@ -26,7 +26,8 @@ import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import { createContextWiring, fileArg, type ContextWiring, type LoadedInstruction } from "./context-wiring.ts";
-import { wireHooks, type HookPayloadOf } from "./hook-wiring.ts";
+import type { HookPayloadBuilder } from "../hook/typed.ts";
+import { wireHooks } from "./hook-wiring.ts";
 import { createHookContext } from "./hook-context.ts";
 import { modelWiring } from "./model-wiring.ts";
 import { wireCompaction, wireLoop } from "./loop-wiring.ts";
@@ -88,7 +89,7 @@ export type Runtime = {
   log: Diagnostics;
   /** Out-of-band events (hook records, plugin notices) for the mode to render. */
   outbox: Outbox;
-  hookPayload: HookPayloadOf;
+  hookPayload: HookPayloadBuilder;
   /** Stops forks and background work, kills background shells, closes files. Never throws. */
   shutdown(): Promise<void>;
 };

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { CommonFields } from "../hook/events/common.ts";
-import { buildPayload } from "../hook/events/index.ts";
+import { eventPayload } from "../hook/events/index.ts";
+import type { HookPayloadBuilder } from "../hook/typed.ts";
 import type { HookEventName } from "../hook/types.ts";
 
 /**
@@ -27,7 +28,7 @@ export type HookContextOptions = {
 
 export type HookContext = {
   /** Common hook fields in Claude Code's order (contracts §1.4), then the event's own fields. */
-  hookPayload: (event: HookEventName, fields: Record<string, unknown>) => Record<string, unknown>;
+  hookPayload: HookPayloadBuilder;
   /** Starts a new user prompt: a fresh `prompt_id` for every hook of this turn. */
   beginPrompt: () => void;
   promptId: () => string | undefined;
@@ -42,7 +43,7 @@ export function createHookContext(o: HookContextOptions): HookContext {
     promptId: () => promptId,
     hookPayload(event, fields) {
       const level = EFFORT_EVENTS.has(event) ? o.effort() : undefined;
-      return buildPayload(
+      return eventPayload(
         event,
         {
           session_id: o.sessionId,

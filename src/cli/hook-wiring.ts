@@ -1,16 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { LoadedSettings } from "../config/load.ts";
 import { createHookBus, type YokeHookBus } from "../hook/bus.ts";
-import type { HookEventName } from "../hook/types.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import type { Outbox } from "./outbox.ts";
 import { hookIfMatcher } from "./run-options.ts";
 
 /** contracts §1.9 / §4.4: the SDK types hook_response.outcome as success | error | cancelled. */
 const sdkOutcome = (o: string): string => (o === "success" || o === "cancelled" ? o : "error");
-
-/** Common hook fields in Claude Code's order, then the event's: the main session's comes from hook-context.ts. */
-export type HookPayloadOf = (event: HookEventName, fields: Record<string, unknown>) => Record<string, unknown>;
 
 /**
  * The session's hook bus: settings hooks (none with --bare), `if` rules through the permission rule matcher,

@@ -16,7 +16,7 @@ import type { FileState } from "../tool/file-state.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import type { SessionToolState, SideQuery } from "../tool/types.ts";
 import type { ContextWiring, LoadedInstruction } from "./context-wiring.ts";
-import type { HookPayloadOf } from "./hook-wiring.ts";
+import type { HookPayloadBuilder } from "../hook/typed.ts";
 import type { ModelSwitch } from "./provider-wiring.ts";
 import type { structuredOutput } from "./run-options.ts";
 import { modelInfo } from "../provider/models.ts";
@@ -46,7 +46,7 @@ export type LoopWiringOptions = {
   tools: ToolRegistry;
   hooks: YokeHookBus;
   permissions: Evaluator;
-  hookPayload: HookPayloadOf;
+  hookPayload: HookPayloadBuilder;
   transcript: Transcript;
   usage: UsageTracker;
   session: SessionToolState;
@@ -167,7 +167,7 @@ export function wireCompaction(o: {
   model: ModelSwitch;
   tools: ToolRegistry;
   hooks: YokeHookBus;
-  hookPayload: HookPayloadOf;
+  hookPayload: HookPayloadBuilder;
   transcript: Transcript;
   usage: UsageTracker;
   env: Record<string, string>;

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { HookListing, YokeHookBus } from "./bus.ts";
+import type { EmitPayload } from "./typed.ts";
 import { buildPayload, EVENT_SPECS } from "./events/index.ts";
 import type { HookEventName, HookOutcome, HookRecord } from "./types.ts";
 
@@ -100,7 +101,8 @@ export async function runHooksDry(
   o: DryRunOptions = {},
 ): Promise<{ payload: Record<string, unknown>; records: HookRecord[]; outcome: HookOutcome }> {
   const payload = dryRunPayload(bus, event, o);
-  const outcome = await bus.emit(event, payload, { signal: o.signal });
+  // The user's own test payload goes out as written (it may be off-shape on purpose): the one untyped emit.
+  const outcome = await bus.emit(event, payload as EmitPayload<HookEventName>, { signal: o.signal });
   await bus.drainAsync(EVENT_SPECS[event].defaultTimeoutSec * 1000);
   return { payload, records: outcome.records, outcome };
 }

@@ -11,6 +11,24 @@ import type { HookEventName } from "./types.ts";
 /** T without its `[key: string]` index signature (zod's looseObject adds one). */
 type Known<T> = { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };
 
+/**
+ * The stdin payload of E as `HookBus.emit` takes it: the common fields, `hook_event_name` and E's own fields,
+ * nothing else, so a misspelt or another event's field does not compile. Distributes over a union of events.
+ */
+export type EmitPayload<E extends HookEventName> = E extends HookEventName ? Known<HookPayload<E>> : never;
+
+/** The common fields every payload builder fills in itself. */
+type BuilderKey = "session_id" | "transcript_path" | "cwd" | "hook_event_name";
+
+/**
+ * What a caller hands the payload builder for E: E's own fields (required ones required) and, optionally, the
+ * optional common ones; an event that owns a common field (SubagentStart's agent_id) must give it.
+ */
+export type EventFields<E extends HookEventName> = E extends HookEventName ? Omit<EmitPayload<E>, BuilderKey> : never;
+
+/** Builds E's payload from E's fields: the common fields in Claude Code's order first (contracts §1.4). */
+export type HookPayloadBuilder = <E extends HookEventName>(event: E, fields: EventFields<E>) => EmitPayload<E>;
+
 type Specific<E extends HookEventName> = Known<NonNullable<HookResult<E>["hookSpecificOutput"]>>;
 
 /** Every key any event allows in hookSpecificOutput. */

@@ -2,6 +2,8 @@
  * Hook bus contract shared by the loop, command hooks and in-process plugins.
  * Payload field names are Claude Code's (contracts §1.4); see events/<event>.ts for each event.
  */
+import type { EmitPayload } from "./typed.ts";
+
 export const HOOK_EVENTS = [
   "PreToolUse",
   "PermissionRequest",
@@ -78,7 +80,8 @@ export const emptyOutcome = (): HookOutcome => ({
  * event fails closed (an in-process PreToolUse handler that throws), turned into a block.
  */
 export interface HookBus {
-  emit(event: HookEventName, payload: Record<string, unknown>, opts?: { matchValue?: string; signal?: AbortSignal }): Promise<HookOutcome>;
+  /** The payload follows the event: E's fields and the common ones (`EmitPayload<E>`, hook/typed.ts). */
+  emit<E extends HookEventName>(event: E, payload: EmitPayload<E>, opts?: { matchValue?: string; signal?: AbortSignal }): Promise<HookOutcome>;
   /** Whether any handler is registered for the event (lets the loop skip payload building). */
   has(event: HookEventName): boolean;
 }

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import type { HookBus } from "../hook/types.ts";
-import type { HookEventName } from "../hook/types.ts";
+import type { HookPayloadBuilder } from "../hook/typed.ts";
 import type { SummaryProvider } from "../plugin/types.ts";
 import { modelInfo } from "../provider/models.ts";
 import { emptyUsage, type Message, type Provider, type TextBlock, type ToolSpec, type ToolUseBlock } from "../provider/types.ts";
@@ -32,7 +32,7 @@ export type CompactionDeps = {
   model: () => string;
   tools: () => ToolSpec[];
   hooks: HookBus;
-  hookPayload: (event: HookEventName, fields: Record<string, unknown>) => Record<string, unknown>;
+  hookPayload: HookPayloadBuilder;
   transcript: Transcript;
   usage: UsageTracker;
   env: Env;

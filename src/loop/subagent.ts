@@ -1,3 +1,4 @@
+import type { EmitPayload, HookPayloadBuilder } from "../hook/typed.ts";
 import { emptyOutcome, type HookBus, type HookEventName } from "../hook/types.ts";
 import type { PermissionEvaluator } from "../permission/types.ts";
 import type { ContentBlock, Message, TextBlock } from "../provider/types.ts";
@@ -51,27 +52,11 @@ export type SubagentRun = {
 };
 
 /**
- * Hook fields inside a subagent: the parent's common fields with `agent_id` and `agent_type`
- * placed just before `hook_event_name`, as Claude Code orders them (contracts §1.4). Pure; never throws.
+ * Hook fields inside a subagent: the parent's, with `agent_id` and `agent_type` among the common fields where
+ * Claude Code puts them (after permission_mode, before effort: contracts §1.4). Pure; never throws.
  */
-export function subagentHookPayload(
-  parent: LoopDeps["hookPayload"],
-  agentId: string,
-  agentType: string,
-): LoopDeps["hookPayload"] {
-  return (event, fields) => {
-    const base = parent(event, {});
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(base)) {
-      if (k === "hook_event_name") {
-        out.agent_id = agentId;
-        out.agent_type = agentType;
-      }
-      out[k] = v;
-    }
-    if (!("agent_id" in out)) Object.assign(out, { agent_id: agentId, agent_type: agentType });
-    return { ...out, ...fields };
-  };
+export function subagentHookPayload(parent: HookPayloadBuilder, agentId: string, agentType: string): HookPayloadBuilder {
+  return (event, fields) => parent(event, { ...fields, agent_id: agentId, agent_type: agentType });
 }
 
 /**
@@ -82,7 +67,7 @@ export function subagentHookPayload(
  */
 export function subagentHookBus(
   parent: HookBus,
-  parentPayload: LoopDeps["hookPayload"],
+  parentPayload: HookPayloadBuilder,
   info: { agentId: string; agentType: string; transcriptPath: string; onStop?: () => void },
 ): HookBus {
   const map = (e: HookEventName): HookEventName | null => (e === "Stop" ? "SubagentStop" : e === "UserPromptSubmit" ? null : e);
@@ -92,19 +77,19 @@ export function subagentHookBus(
       return m !== null && parent.has(m);
     },
     async emit(event, payload, opts) {
-      const m = map(event);
-      if (m === null) return emptyOutcome();
-      if (m !== "SubagentStop") return parent.emit(m, payload, opts);
-      const fields: Record<string, unknown> = {
-        stop_hook_active: payload.stop_hook_active === true,
+      if (event === "UserPromptSubmit") return emptyOutcome();
+      if (event !== "Stop") return parent.emit(event, payload, opts);
+      // TypeScript does not narrow a generic payload with its event; this is the Stop payload.
+      const stop = payload as EmitPayload<"Stop">;
+      const stopPayload = parentPayload("SubagentStop", {
+        stop_hook_active: stop.stop_hook_active === true,
         agent_id: info.agentId,
         agent_type: info.agentType,
         agent_transcript_path: info.transcriptPath,
-      };
-      if (typeof payload.last_assistant_message === "string") fields.last_assistant_message = payload.last_assistant_message;
-      fields.background_tasks = payload.background_tasks ?? [];
-      fields.session_crons = payload.session_crons ?? [];
-      const stopPayload = parentPayload("SubagentStop", fields);
+        ...(typeof stop.last_assistant_message === "string" ? { last_assistant_message: stop.last_assistant_message } : {}),
+        background_tasks: stop.background_tasks ?? [],
+        session_crons: stop.session_crons ?? [],
+      });
       info.onStop?.();
       return parent.emit("SubagentStop", stopPayload, { ...opts, matchValue: info.agentType });
     },
@@ -154,7 +139,7 @@ export async function runSubagent(parent: LoopDeps, opts: SubagentOptions): Prom
       // (users match them up, user-demand §13); the loop has ended, so a block here changes nothing.
       if (!stopFired && hooks.has("Stop")) {
         const signal = opts.signal.aborted ? AbortSignal.timeout(ABORTED_STOP_HOOK_MS) : opts.signal;
-        await hooks.emit("Stop", { stop_hook_active: false, last_assistant_message: text }, { signal });
+        await hooks.emit("Stop", hookPayload("Stop", { stop_hook_active: false, last_assistant_message: text }), { signal });
       }
       return { text, result: step.value, events, toolUseCount, messages: convo.messages };
     }

@@ -1,4 +1,5 @@
-import type { HookBus, HookEventName } from "../hook/types.ts";
+import type { HookPayloadBuilder } from "../hook/typed.ts";
+import type { HookBus } from "../hook/types.ts";
 import { resolveHeadless } from "../permission/modes.ts";
 import type { PermissionEvaluator } from "../permission/types.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../provider/types.ts";
@@ -19,7 +20,7 @@ export type ToolRunnerDeps = {
   hooks: HookBus;
   permissions: PermissionEvaluator;
   /** Common hook fields in Claude Code's order, ending with hook_event_name. */
-  hookPayload: (event: HookEventName, fields: Record<string, unknown>) => Record<string, unknown>;
+  hookPayload: HookPayloadBuilder;
   context: (toolUseId: string, signal: AbortSignal) => ToolContext;
   askPermission?: AskPermission;
   clock: () => number;
@@ -167,17 +168,15 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
 
   const event = result.isError ? "PostToolUseFailure" : "PostToolUse";
   if (deps.hooks.has(event)) {
-    const fields: Record<string, unknown> = { tool_name: tool.name, tool_input: input };
-    if (result.isError) {
-      fields.tool_use_id = call.id;
-      fields.error = typeof result.content === "string" ? result.content : "tool failed";
-      fields.is_interrupt = signal.aborted;
-    } else {
-      fields.tool_response = out.details ?? null;
-      fields.tool_use_id = call.id;
-    }
-    fields.duration_ms = durationMs;
-    const post = await deps.hooks.emit(event, deps.hookPayload(event, fields), { matchValue: tool.name, signal });
+    const fields = { tool_name: tool.name, tool_input: input, tool_use_id: call.id, duration_ms: durationMs };
+    const o = { matchValue: tool.name, signal };
+    const post = result.isError
+      ? await deps.hooks.emit(
+          "PostToolUseFailure",
+          deps.hookPayload("PostToolUseFailure", { ...fields, error: typeof result.content === "string" ? result.content : "tool failed", is_interrupt: signal.aborted }),
+          o,
+        )
+      : await deps.hooks.emit("PostToolUse", deps.hookPayload("PostToolUse", { ...fields, tool_response: out.details ?? null }), o);
     out.context.push(...post.additionalContext.map((c) => `${event}:${tool.name} hook additional context: ${c}`));
     if (post.blocked && post.blockReason) out.context.push(`${event}:${tool.name} hook feedback: ${post.blockReason}`);
     out.systemMessages.push(...post.systemMessages);

@@ -3,6 +3,7 @@
  * an in-memory transcript, a recording HookBus. Nothing here throws.
  */
 import type { HookBus, HookEventName, HookOutcome } from "../../src/hook/types.ts";
+import { eventPayload } from "../../src/hook/events/index.ts";
 import { emptyOutcome } from "../../src/hook/types.ts";
 import type { LoopEvent, TurnResult } from "../../src/loop/events.ts";
 import type { LoopDeps } from "../../src/loop/run-turn.ts";
@@ -45,14 +46,7 @@ export function parentDeps(opts: { script?: ScriptedEntry[]; tools?: Tool[]; cwd
     tools: createToolRegistry(opts.tools ?? []),
     hooks: tableBus({}).bus,
     permissions: modeOnlyEvaluator("bypassPermissions"),
-    hookPayload: (event, fields) => ({
-      session_id: "s1",
-      transcript_path: "/parent.jsonl",
-      cwd,
-      permission_mode: "bypassPermissions",
-      hook_event_name: event,
-      ...fields,
-    }),
+    hookPayload: (event, fields) => eventPayload(event, { session_id: "s1", transcript_path: "/parent.jsonl", cwd, permission_mode: "bypassPermissions" }, fields),
     context: (toolUseId, signal) => ({
       cwd,
       projectDir: cwd,

@@ -1,11 +1,12 @@
 import { describe, expect, test } from "bun:test";
+import type { EmitPayload } from "../../src/hook/typed.ts";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildPayload } from "../../src/hook/events/index.ts";
+import { eventPayload } from "../../src/hook/events/index.ts";
 import { sessionEnvFiles } from "../../src/hook/session-env.ts";
 import { busFor, cmd, hooks, makeEnv, prePayload, writeSettings } from "./helpers.ts";
 
-const stopPayload = (active = false) => ({ session_id: "sess-1", transcript_path: "/t", cwd: "/p", hook_event_name: "Stop", stop_hook_active: active });
+const stopPayload = (active = false): EmitPayload<"Stop"> => ({ session_id: "sess-1", transcript_path: "/t", cwd: "/p", hook_event_name: "Stop", stop_hook_active: active });
 
 describe("command hooks: exit codes (contracts §1.5)", () => {
   test("exit 0 with JSON allow + updatedInput", async () => {
@@ -284,7 +285,7 @@ describe("environment and protocol (contracts §1.4, §1.8)", () => {
       env: { FROM_SETTINGS: "yes" },
       ...hooks("PreToolUse", "*", cmd(`cat > stdin.json; pwd > cwd.txt; env > env.txt`)),
     });
-    const payload = buildPayload("PreToolUse", { session_id: "sess-1", transcript_path: "/t", cwd: e.project }, { tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "tu" });
+    const payload = eventPayload("PreToolUse", { session_id: "sess-1", transcript_path: "/t", cwd: e.project }, { tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "tu" });
     await busFor(e, { env: { ...e.env, OTEL_EXPORTER_OTLP_ENDPOINT: "http://x", KEEP_ME: "1" } }).emit("PreToolUse", payload);
     expect(readFileSync(join(e.project, "stdin.json"), "utf8")).toBe(JSON.stringify(payload));
     expect(readFileSync(join(e.project, "cwd.txt"), "utf8").trim()).toBe(e.project);

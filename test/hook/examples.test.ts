@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import type { EmitPayload } from "../../src/hook/typed.ts";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { busFor, cmd, hooks, makeEnv, prePayload, writeSettings } from "./helpers.ts";
@@ -46,7 +47,7 @@ describe("hooks/examples/bash-guard.sh (PreToolUse on Bash, exit 2)", () => {
 });
 
 describe("hooks/examples/format-on-write.sh (PostToolUse on Write|Edit)", () => {
-  const post = (file: string, tool = "Write") => ({
+  const post = (file: string, tool = "Write"): EmitPayload<"PostToolUse"> => ({
     session_id: "s", transcript_path: "/t", cwd: "/p", hook_event_name: "PostToolUse",
     tool_name: tool, tool_input: { file_path: file, content: "x" }, tool_response: { type: "create", filePath: file }, tool_use_id: "t1",
   });
@@ -76,7 +77,7 @@ describe("hooks/examples/format-on-write.sh (PostToolUse on Write|Edit)", () => 
 });
 
 describe("hooks/examples/stop-until-tests-pass.sh (Stop)", () => {
-  const stop = (active: boolean) => ({ session_id: "s", transcript_path: "/t", cwd: "/p", hook_event_name: "Stop", stop_hook_active: active });
+  const stop = (active: boolean): EmitPayload<"Stop"> => ({ session_id: "s", transcript_path: "/t", cwd: "/p", hook_event_name: "Stop", stop_hook_active: active });
   test("blocks with the failure tail until the tests pass; respects stop_hook_active", async () => {
     const e = makeEnv();
     writeSettings(e, "project", {

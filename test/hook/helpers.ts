@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import type { EmitPayload } from "../../src/hook/typed.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type LoadedSettings, loadSettings } from "../../src/config/load.ts";
@@ -73,7 +74,7 @@ export function res(p: Partial<HandlerResult> & { output?: HandlerResult["output
   };
 }
 
-export const prePayload = (e: Env, tool = "Bash", input: Record<string, unknown> = { command: "ls" }) => ({
+export const prePayload = (e: Env, tool = "Bash", input: Record<string, unknown> = { command: "ls" }): EmitPayload<"PreToolUse"> => ({
   session_id: "sess-1",
   transcript_path: join(e.yoke, "t.jsonl"),
   cwd: e.project,

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { eventPayload } from "../../src/hook/events/index.ts";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHookBus } from "../../src/hook/bus.ts";
@@ -73,7 +74,7 @@ function setup(o: { script?: ScriptedEntry[]; env?: Record<string, string>; deps
     model: () => "claude-sonnet-5-5",
     tools: () => [],
     hooks,
-    hookPayload: (event, fields) => ({ session_id: "s1", hook_event_name: event, ...fields }),
+    hookPayload: (event, fields) => eventPayload(event, { session_id: "s1" }, fields),
     transcript,
     usage: createUsageTracker(),
     env,

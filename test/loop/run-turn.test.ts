@@ -1,5 +1,6 @@
 // The loop with a scripted Provider (DESIGN rule 10): ordering, concurrency, Stop hooks, abort.
 import { describe, expect, test } from "bun:test";
+import { eventPayload } from "../../src/hook/events/index.ts";
 import { z } from "zod";
 import type { HookBus, HookEventName, HookOutcome } from "../../src/hook/types.ts";
 import { emptyOutcome } from "../../src/hook/types.ts";
@@ -59,7 +60,7 @@ function deps(script: ScriptedEntry[], over: Partial<LoopDeps> = {}, tools: Tool
     tools: createToolRegistry(tools),
     hooks: tableBus({}).bus,
     permissions: modeOnlyEvaluator("bypassPermissions"),
-    hookPayload: (event, fields) => ({ session_id: "s1", hook_event_name: event, ...fields }),
+    hookPayload: (event, fields) => eventPayload(event, { session_id: "s1" }, fields),
     context: (toolUseId, signal) => ({
       cwd: "/tmp",
       projectDir: "/tmp",

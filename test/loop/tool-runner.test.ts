@@ -1,6 +1,7 @@
 // Issue 11 point 8: the tool runner, one row per branch of validate → PreToolUse → permission →
 // PermissionRequest → ask → execute → PostToolUse (DESIGN rule 3: every failure is an instruction to the model).
 import { describe, expect, test } from "bun:test";
+import { eventPayload } from "../../src/hook/events/index.ts";
 import { z } from "zod";
 import type { HookEventName, HookOutcome } from "../../src/hook/types.ts";
 import { runToolCall, type AskPermission, type ToolRunnerDeps } from "../../src/loop/tool-runner.ts";
@@ -196,7 +197,7 @@ function depsFor(row: Row) {
       const settings = { permissions: { allow: r.allow ?? [], deny: r.deny ?? [], ask: r.ask ?? [] } };
       return createPermissionEvaluator({ settings: { merged: settings, sources: [{ level: "local", path: "rules.json", ruleRoot: cwd, settings }] }, mode: "default", cwd });
     })(),
-    hookPayload: (event, fields) => ({ hook_event_name: event, ...fields }),
+    hookPayload: (event, fields) => eventPayload(event, {}, fields),
     context: (toolUseId, signal) => ({ cwd, projectDir: cwd, workingDirectories: [cwd], sessionId: "s", signal, env: {}, fileState: createFileState(), session, toolUseId }),
     askPermission: row.ask,
     denyInsteadOfPrompting: row.denyInsteadOfPrompting,

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { eventPayload } from "../../src/hook/events/index.ts";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadSettings } from "../../src/config/load.ts";
@@ -129,7 +130,7 @@ describe("askPermissionVia: a Prompter driving the real tool runner (Write, defa
     tools: createToolRegistry(fileTools),
     hooks,
     permissions,
-    hookPayload: (event, fields) => ({ session_id: "s", hook_event_name: event, ...fields }),
+    hookPayload: (event, fields) => eventPayload(event, { session_id: "s" }, fields),
     context: (toolUseId, signal) => ({
       cwd: dir,
       projectDir: dir,

@@ -35,8 +35,9 @@ export type CommonFields = {
 /** Builds an event's input schema: common fields, `hook_event_name`, then the event's fields. */
 export function inputSchema<E extends HookEventName, S extends z.ZodRawShape>(event: E, fields: S) {
   // An event that owns agent_id/agent_type (SubagentStart/Stop, SessionStart) lists them after hook_event_name.
-  const common = Object.fromEntries(Object.entries(commonInputShape).filter(([k]) => !(k in fields))) as typeof commonInputShape;
-  return z.looseObject({ ...common, hook_event_name: z.literal(event), ...fields });
+  // Typed without the owned keys: an intersection would make agent_id `optional & required`, i.e. undefined.
+  const common = Object.fromEntries(Object.entries(commonInputShape).filter(([k]) => !(k in fields))) as Omit<typeof commonInputShape, keyof S>;
+  return z.looseObject({ ...common, hook_event_name: z.literal(event), ...fields } as Omit<typeof commonInputShape, keyof S> & { hook_event_name: z.ZodLiteral<E> } & S);
 }
 
 /** Top-level output fields every event accepts (contracts §1.6). */

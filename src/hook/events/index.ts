@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { EmitPayload, EventFields } from "../typed.ts";
 import type { HookEventName } from "../types.ts";
 import type { CommonFields, EventSpec } from "./common.ts";
 import { orderPayload } from "./common.ts";
@@ -90,6 +91,14 @@ export function eventKeys(event: HookEventName): string[] {
     eventKeyCache.set(event, keys);
   }
   return keys;
+}
+
+/**
+ * `buildPayload` typed per event: E's fields in, E's payload out (what `HookBus.emit` takes). Pure.
+ * The one place a built payload is declared to be E's: orderPayload copies every field under its own name.
+ */
+export function eventPayload<E extends HookEventName>(event: E, common: Partial<CommonFields>, fields: EventFields<E>): EmitPayload<E> {
+  return buildPayload(event, common, fields as Record<string, unknown>) as EmitPayload<E>;
 }
 
 /**
