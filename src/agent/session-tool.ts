@@ -4,17 +4,13 @@ import type { Tool } from "../tool/types.ts";
 import { loadAgents } from "./load.ts";
 import type { AgentDefinition } from "./types.ts";
 
-/**
- * The composition root's one call for subagents: loads the agent catalog for cwd and makes the
- * Agent tool writing beside the session transcript, under `<project dir>/<session-id>/`. Bad agent files are
- * reported through `warn` and skipped. Never throws.
- */
-export function sessionAgentTool(o: {
+export type SessionAgentToolOptions = {
   cwd: string;
   env: Record<string, string>;
   sessionId: string;
   /** The session transcript (`<project dir>/<session-id>.jsonl`); '' when nothing is persisted. */
   transcriptPath: string;
+  /** The parent's deps, read at call time (they are built after the tools). */
   parent: () => LoopDeps;
   mainModel: () => string;
   version: string;
@@ -26,7 +22,14 @@ export function sessionAgentTool(o: {
   extra?: Partial<AgentToolOptions>;
   /** Parsed `--agents` JSON. */
   flagAgents?: Record<string, unknown>;
-}): { tool: Tool; agents: AgentDefinition[] } {
+};
+
+/**
+ * The composition root's one call for subagents: loads the agent catalog for cwd and makes the
+ * Agent tool writing beside the session transcript, under `<project dir>/<session-id>/`. Bad agent files are
+ * reported through `warn` and skipped. Never throws.
+ */
+export function sessionAgentTool(o: SessionAgentToolOptions): { tool: Tool; agents: AgentDefinition[] } {
   const catalog = loadAgents({ cwd: o.cwd, env: o.env, pluginDirs: o.pluginDirs, flagAgents: o.flagAgents });
   catalog.warnings.forEach(o.warn);
   const tool = createAgentTool({

@@ -1,7 +1,6 @@
-import { sessionAgentTool } from "../agent/session-tool.ts";
+import { sessionAgentTool, type SessionAgentToolOptions } from "../agent/session-tool.ts";
 import type { AgentDefinition } from "../agent/types.ts";
 import { renderInstructions } from "../context/index.ts";
-import type { LoopDeps } from "../loop/run-turn.ts";
 import { VERSION } from "../version.ts";
 import type { ContextWiring } from "./context-wiring.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
@@ -25,34 +24,23 @@ export function wireTools(o: { builtin: Tool[]; agent: Tool; permissions: Evalua
 }
 
 /** The Agent tool over the session's agent catalog; subagent messages go to the outbox for stream-json. Never throws. */
-export function wireAgentTool(o: {
-  cwd: string;
-  env: Record<string, string>;
-  sessionId: string;
-  transcriptPath: string;
-  /** The parent's deps, read at call time (they are built after the tools). */
-  parent: () => LoopDeps;
-  mainModel: () => string;
-  context: ContextWiring;
-  flagAgents?: Record<string, unknown>;
-  outbox: Outbox;
-  log: Diagnostics;
-}): { tool: Tool; agents: AgentDefinition[] } {
+export function wireAgentTool(
+  o: Pick<SessionAgentToolOptions, "cwd" | "env" | "sessionId" | "transcriptPath" | "parent" | "mainModel" | "flagAgents"> & {
+    context: ContextWiring;
+    outbox: Outbox;
+    log: Diagnostics;
+  },
+): { tool: Tool; agents: AgentDefinition[] } {
+  const { context, outbox, log, ...same } = o;
   return sessionAgentTool({
-    cwd: o.cwd,
-    env: o.env,
-    sessionId: o.sessionId,
-    transcriptPath: o.transcriptPath,
+    ...same,
     version: VERSION,
-    parent: o.parent,
-    mainModel: o.mainModel,
     // Instruction files reach every subagent, Explore and Plan included: users asked for it (user-demand §4).
-    promptContext: () => [renderInstructions(o.context.instructions.get().files)].filter(Boolean),
-    warn: (m) => o.log.warn(m),
-    flagAgents: o.flagAgents,
+    promptContext: () => [renderInstructions(context.instructions.get().files)].filter(Boolean),
+    warn: (m) => log.warn(m),
     extra: {
       onEvent: (ev, from) => {
-        if (ev.type === "assistant" || ev.type === "user") o.outbox.push({ type: "subagent", event: ev, ...from });
+        if (ev.type === "assistant" || ev.type === "user") outbox.push({ type: "subagent", event: ev, ...from });
       },
     },
   });

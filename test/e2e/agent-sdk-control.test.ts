@@ -1,21 +1,16 @@
 // The real Agent SDK 0.3.332 against the compiled binary (issue 15 points 1 and 3): what travels in `initialize`
 // (system prompt, append, agents, settingSources) and the Query methods that become control requests
 // (contracts §4.6, §4.7), with streaming input as a host holding a session open would use them.
-import { afterEach, beforeAll, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getSessionMessages, type SDKMessage } from "@anthropic-ai/claude-agent-sdk";
-import { startFakeAnthropic, toolResultsOf, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { yokeBin } from "../helpers/binary.ts";
+import { toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { promptQueue, sdkOptions, sdkQuery, sdkRun } from "../helpers/agent-sdk.ts";
 import { tempDir } from "../helpers/tmp.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(() => void yokeBin());
-beforeEach(async () => {
-  fake = await startFakeAnthropic();
-});
-afterEach(() => fake.stop());
+const fake = useFakeAnthropic({ perTest: true });
 
 const say = (text: string) => ({ content: [{ type: "text" as const, text }] });
 const systemOf = (i: number) => (fake.requests[i]!.body.system as Array<{ text: string }>).map((b) => b.text).join("\n");

@@ -1,21 +1,17 @@
 // The real Agent SDK 0.3.332 against the compiled binary (issue 15 points 2 and 3): hooks registered in the host
 // reach yoke as hook_callback requests (contracts §4.6), canUseTool answers with updatedInput, updatedPermissions
 // and interrupt, compared with what Claude Code 2.1.332 does with the same programs.
-import { afterEach, beforeAll, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { HookCallback } from "@anthropic-ai/claude-agent-sdk";
-import { startFakeAnthropic, toolResultsOf, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { TRUST_WORKSPACE, yokeBin } from "../helpers/binary.ts";
+import { toolResultsOf } from "../helpers/fake-anthropic.ts";
+import { TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { sdkRun } from "../helpers/agent-sdk.ts";
 import { tempDir } from "../helpers/tmp.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(() => void yokeBin());
-beforeEach(async () => {
-  fake = await startFakeAnthropic();
-});
-afterEach(() => fake.stop());
+const fake = useFakeAnthropic({ perTest: true });
 
 const bash = (command: string) => ({ content: [{ type: "tool_use" as const, name: "Bash", input: { command } }] });
 const say = (text: string) => ({ content: [{ type: "text" as const, text }] });

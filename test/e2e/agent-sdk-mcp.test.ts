@@ -1,20 +1,15 @@
 // The real Agent SDK 0.3.332 against the compiled binary (issue 15 point 4): in-process MCP servers
 // (createSdkMcpServer) served over the control channel (contracts §4.6 mcp_message), and `mcpServers` entries the
 // SDK passes as --mcp-config, both listed in system/init as Claude Code lists them.
-import { afterEach, beforeAll, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { createSdkMcpServer, tool } from "@anthropic-ai/claude-agent-sdk";
 import { z } from "zod";
-import { startFakeAnthropic, toolResultsOf, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { yokeBin } from "../helpers/binary.ts";
+import { toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { promptQueue, sdkOptions, sdkQuery, sdkRun } from "../helpers/agent-sdk.ts";
 import { everything, toolNames } from "./mcp-helpers.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(() => void yokeBin());
-beforeEach(async () => {
-  fake = await startFakeAnthropic();
-});
-afterEach(() => fake.stop());
+const fake = useFakeAnthropic({ perTest: true });
 
 const calc = () => {
   const calls: Array<{ a: number; b: number }> = [];

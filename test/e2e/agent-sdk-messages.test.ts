@@ -1,20 +1,14 @@
 // The real Agent SDK 0.3.332 drives the compiled binary (issue 15 points 5, 6): exit codes and the messages the
 // CLI writes (contracts §4.3–4.4, §4.7), compared with what Claude Code 2.1.332 writes to the same SDK.
-import { afterEach, beforeAll, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { yokeBin } from "../helpers/binary.ts";
 import { sdkRun } from "../helpers/agent-sdk.ts";
 import { tempDir } from "../helpers/tmp.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(() => void yokeBin());
 // A fresh fake per test: a reply the run must not ask for stays behind without leaking into the next test.
-beforeEach(async () => {
-  fake = await startFakeAnthropic();
-});
-afterEach(() => fake.stop());
+const fake = useFakeAnthropic({ perTest: true });
 
 const allText = (req: any) => JSON.stringify(req.body.messages);
 

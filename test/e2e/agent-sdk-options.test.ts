@@ -1,18 +1,13 @@
 // The real Agent SDK 0.3.332 against the compiled binary (issue 15 point 8): the Options that travel as flags
 // (contracts §4.7) behave as with Claude Code: maxTurns, model, disallowedTools, includePartialMessages, continue.
-import { afterEach, beforeAll, beforeEach, expect, test } from "bun:test";
-import { startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
+import { expect, test } from "bun:test";
 import { fakeApiEnv } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, yokeBin } from "../helpers/binary.ts";
+import { isolatedEnv } from "../helpers/binary.ts";
 import { sdkRun } from "../helpers/agent-sdk.ts";
 import { tempDir } from "../helpers/tmp.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(() => void yokeBin());
-beforeEach(async () => {
-  fake = await startFakeAnthropic();
-});
-afterEach(() => fake.stop());
+const fake = useFakeAnthropic({ perTest: true });
 
 const say = (text: string) => ({ content: [{ type: "text" as const, text }] });
 

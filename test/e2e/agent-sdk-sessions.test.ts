@@ -1,21 +1,16 @@
 // The real Agent SDK 0.3.332 finds the sessions yoke wrote under it (issue 15 point 7; contracts §5.1, §5.3): yoke
 // run by the SDK writes its transcripts under CLAUDE_CONFIG_DIR (or ~/.claude), where the SDK's session helpers look.
-import { afterEach, beforeAll, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { getSessionMessages, listSessions } from "@anthropic-ai/claude-agent-sdk";
-import { startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+import { isolatedEnv, runYoke } from "../helpers/binary.ts";
 import { fakeApiEnv } from "../helpers/fake-anthropic.ts";
 import { sdkRun } from "../helpers/agent-sdk.ts";
 import { tempDir } from "../helpers/tmp.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(() => void yokeBin());
-beforeEach(async () => {
-  fake = await startFakeAnthropic();
-});
-afterEach(() => fake.stop());
+const fake = useFakeAnthropic({ perTest: true });
 
 const jsonlUnder = (dir: string): string[] =>
   existsSync(dir) ? (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith(".jsonl")).map((f) => join(dir, f)) : [];

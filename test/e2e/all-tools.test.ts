@@ -2,19 +2,17 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic, type LoggedRequest } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, yokeBin, TRUST_WORKSPACE } from "../helpers/binary.ts";
+import { fakeApiEnv, toolResultsOf, type LoggedRequest } from "../helpers/fake-anthropic.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
+import { isolatedEnv, runYoke, TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { gitRepo, tempDir, writeTree } from "../helpers/tmp.ts";
 
-let fake: FakeAnthropic;
+const fake = useFakeAnthropic();
 let web: ReturnType<typeof Bun.serve>;
 beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
   web = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("<html><body><h1>Release notes</h1><p>Version 9 ships.</p></body></html>", { headers: { "content-type": "text/html" } }) });
 });
 afterAll(async () => {
-  await fake.stop();
   web.stop(true);
 });
 

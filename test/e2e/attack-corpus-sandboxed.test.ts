@@ -8,8 +8,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { runYoke, yokeBin } from "../helpers/binary.ts";
-import { fakeApiEnv, type FakeAnthropic, startFakeAnthropic, toolResultsOf } from "../helpers/fake-anthropic.ts";
+import { runYoke } from "../helpers/binary.ts";
+import { fakeApiEnv, toolResultsOf } from "../helpers/fake-anthropic.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 import { gitEnv } from "../helpers/tmp.ts";
 import { writeFileSync } from "node:fs";
 import { type AttackProject, attackProject, canariesIn, fillInput, projectEnv, protectedSnapshot, pwnedMarkers } from "../helpers/attack-project.ts";
@@ -19,16 +20,13 @@ import { probeSandbox } from "../../src/sandbox/probe.ts";
 const probe = await probeSandbox({ env: process.env, network: false });
 if (!probe.ok) console.warn(`sandboxed attack corpus skipped: ${probe.reason}`);
 
-let fake: FakeAnthropic;
+const fake = useFakeAnthropic();
 let canary: ReturnType<typeof Bun.serve>;
 const heard: string[] = [];
 beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
   canary = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (r) => (heard.push(r.url), new Response("canary")) });
 });
 afterAll(async () => {
-  await fake.stop();
   canary?.stop(true);
 });
 

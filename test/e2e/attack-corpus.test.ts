@@ -6,8 +6,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
-import { fakeApiEnv, type FakeAnthropic, startFakeAnthropic, toolResultsOf } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, runYoke } from "../helpers/binary.ts";
+import { fakeApiEnv, toolResultsOf } from "../helpers/fake-anthropic.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 import { type AttackProject, attackProject, canariesIn, fillInput, projectEnv, protectedSnapshot, pwnedMarkers } from "../helpers/attack-project.ts";
 import { ATTEMPTS, type Mode, ORDINARY, type Profile } from "../fixtures/attack-corpus/corpus.ts";
 
@@ -22,7 +23,7 @@ type GroupRun = {
   hits: string[];
 };
 
-let fake: FakeAnthropic;
+const fake = useFakeAnthropic();
 let canary: ReturnType<typeof Bun.serve>;
 const hits: string[] = [];
 const roots: string[] = [];
@@ -54,8 +55,6 @@ const modesOf = (a: (typeof ATTEMPTS)[number]): Mode[] => a.modes ?? ["default",
 const callId = (id: string, mode: Mode) => `toolu_${id.replace(/\W/g, "_")}_${mode}`;
 
 beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
   canary = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -80,7 +79,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   canary?.stop(true);
-  await fake?.stop();
   for (const r of roots) rmSync(r, { recursive: true, force: true });
 });
 

@@ -3,39 +3,17 @@
  * and 7 tool effects landed later). Variants: a foreground Bash command, its background job, a run_in_background
  * shell, and a hook; and a resume names the call that may have completed unrecorded.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { isolatedEnv, runYoke, spawnYoke, yokeBin } from "../helpers/binary.ts";
-import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, runYoke, spawnYoke } from "../helpers/binary.ts";
+import { fakeApiEnv } from "../helpers/fake-anthropic.ts";
 import { tempDir } from "../helpers/tmp.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
+import { alive } from "../helpers/process-alive.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.stop());
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    const st = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/^\S+ \(.*\) [ZX]/.test(st);
-  } catch {
-    return false;
-  }
-};
-
-/** Waits until `f` holds (a barrier on the child's own progress), or gives up after `ms`. */
-async function until(f: () => boolean, ms = 15_000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (f()) return true;
-    await Bun.sleep(20);
-  }
-  return f();
-}
+const fake = useFakeAnthropic();
 
 const pidsIn = (dir: string, names: string[]) => names.map((n) => Number(readFileSync(join(dir, n), "utf8").trim()));
 
@@ -51,12 +29,12 @@ test("SIGKILL of yoke: the running Bash command, its background job and a backgr
   const proc = spawnYoke(["-p", "go", "--allowedTools", "Bash", "--output-format", "stream-json", "--verbose"], { cwd, env });
   proc.stdin.end();
   const names = ["bgshell.pid", "job.pid", "fg.pid"];
-  expect(await until(() => names.every((n) => existsSync(join(d, n)) && readFileSync(join(d, n), "utf8").trim() !== ""))).toBe(true);
+  await waitFor(() => names.every((n) => existsSync(join(d, n)) && readFileSync(join(d, n), "utf8").trim() !== ""), "every child to write its pid", 15_000);
   const pids = pidsIn(d, names);
   expect(pids.every(alive)).toBe(true);
   proc.kill("SIGKILL");
   await proc.exited;
-  expect(await until(() => !pids.some(alive))).toBe(true);
+  await waitFor(() => !pids.some(alive), "every child to die", 15_000);
 
   const out = (await new Response(proc.stdout).text()).trim().split("\n").map((l) => JSON.parse(l));
   const id = out[0].session_id;
@@ -77,10 +55,10 @@ test("SIGKILL of yoke while a hook runs: the hook's process group dies", async (
   );
   const proc = spawnYoke(["-p", "go", "--settings", join(cwd, ".claude", "settings.local.json")], { cwd, env });
   proc.stdin.end();
-  expect(await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "")).toBe(true);
+  await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", "the hook to write its pid", 15_000);
   const pid = Number(readFileSync(pidFile, "utf8").trim());
   expect(alive(pid)).toBe(true);
   proc.kill("SIGKILL");
   await proc.exited;
-  expect(await until(() => !alive(pid))).toBe(true);
+  await waitFor(() => !alive(pid), "the hook process to die", 15_000);
 }, 40_000);

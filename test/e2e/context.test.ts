@@ -1,16 +1,12 @@
 // Issue 6 end to end: what the model sees, read from the fake server's request log.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+import { fakeApiEnv } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, runYoke } from "../helpers/binary.ts";
 import { gitRepo, tempDir, writeTree } from "../helpers/tmp.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.stop());
+const fake = useFakeAnthropic();
 
 const userText = (msg: any): string => (typeof msg.content === "string" ? msg.content : msg.content.map((b: any) => b.text ?? JSON.stringify(b.content ?? "")).join("\n"));
 

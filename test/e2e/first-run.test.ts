@@ -3,19 +3,15 @@
  * once naming their cause, retries that back off whatever the server says and say so on stderr in every output
  * format, and streams that only ping or never finish do not hang a run. The compiled binary against the fake API.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runYoke, yokeBin } from "../helpers/binary.ts";
-import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
+import { runYoke } from "../helpers/binary.ts";
+import { fakeApiEnv } from "../helpers/fake-anthropic.ts";
 import { tempDir } from "../helpers/tmp.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.stop());
+const fake = useFakeAnthropic();
 
 const ok = (text = "fine") => ({ content: [{ type: "text" as const, text }] });
 const jsonOut = (stdout: string) => JSON.parse(stdout);

@@ -1,19 +1,15 @@
 // Issue 8 points 2, 4 and 5 end to end: memory extraction and replaceable plugins in the compiled binary.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXTRACTION_MARKER } from "../../plugins/memory-extraction/index.ts";
-import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic, type LoggedRequest } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, yokeBin, TRUST_WORKSPACE } from "../helpers/binary.ts";
+import { fakeApiEnv, toolResultsOf, type LoggedRequest } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, runYoke, TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { tempDir, writeTree } from "../helpers/tmp.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 import { jsonLines as lines, memDirOf, systemText, transcript, userText } from "./memory-helpers.ts";
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.stop());
+const fake = useFakeAnthropic();
 
 const isExtraction = (req: LoggedRequest) => systemText(req).startsWith(EXTRACTION_MARKER);
 

@@ -1,15 +1,11 @@
 // Issue 17 points 10 and 11: exits and flags where scripts meet them, against Claude Code 2.1.332's command line.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+import { describe, expect, test } from "bun:test";
+import { fakeApiEnv } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, runYoke } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.stop());
+const fake = useFakeAnthropic();
 
 const envFor = () => isolatedEnv({ ...fakeApiEnv(fake), YOKE_RETRY_BASE_MS: "5" });
 const say = (text: string) => ({ content: [{ type: "text" as const, text }] });

@@ -1,16 +1,12 @@
 // Issue 17 point 8: background tasks as Claude Code 2.1.332 names and words them (contracts §7.1: TaskStop is the
 // current name, KillShell and KillBash legacy aliases).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+import { describe, expect, test } from "bun:test";
+import { fakeApiEnv, toolResultsOf } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, runYoke } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.stop());
+const fake = useFakeAnthropic();
 
 const call = (name: string, input: Record<string, unknown>) => ({ content: [{ type: "tool_use" as const, name, input }] });
 

@@ -1,18 +1,14 @@
 // Issue 17 point 9: transcript lines as Claude Code 2.1.332 writes them, so usage tools (ccusage,
 // claude-code-log, the SDK's session helpers) read yoke's transcripts as Claude Code's.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+import { fakeApiEnv } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, runYoke } from "../helpers/binary.ts";
 import { gitRepo, tempDir } from "../helpers/tmp.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.stop());
+const fake = useFakeAnthropic();
 
 const envFor = () => isolatedEnv({ ...fakeApiEnv(fake), YOKE_RETRY_BASE_MS: "5" });
 

@@ -1,18 +1,14 @@
 // End-to-end (issue 5): permission modes, working directories, hidden tools and managed rules in real
 // `yoke -p` runs of the compiled binary against the fake API (contracts §3.2, §3.3).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isolatedEnv, runYoke, yokeBin, TRUST_WORKSPACE } from "../helpers/binary.ts";
-import { fakeApiEnv, type FakeAnthropic, type FakeEntry, type LoggedRequest, startFakeAnthropic, toolResultsOf } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, runYoke, TRUST_WORKSPACE } from "../helpers/binary.ts";
+import { fakeApiEnv, type FakeEntry, type LoggedRequest, toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { tempDir } from "../helpers/tmp.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.stop());
+const fake = useFakeAnthropic();
 
 const isRoot = process.getuid?.() === 0;
 

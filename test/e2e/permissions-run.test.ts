@@ -1,22 +1,21 @@
 // End-to-end (issue 5): real `yoke -p` runs against the fake API where the model calls tools that the
 // permission rules deny or allow. Denied calls must never run: programs are PATH shims that log every
 // execution to a marker file, and protected files are checked byte for byte afterwards.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { isolatedEnv, runYoke, yokeBin, TRUST_WORKSPACE } from "../helpers/binary.ts";
-import { fakeApiEnv, type FakeAnthropic, type LoggedRequest, startFakeAnthropic, toolResultsOf } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, runYoke, TRUST_WORKSPACE } from "../helpers/binary.ts";
+import { fakeApiEnv, type LoggedRequest, toolResultsOf } from "../helpers/fake-anthropic.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { BYPASS_ATTEMPTS, type CorpusCase, ORDINARY_ALLOWED } from "../fixtures/permission-corpus.ts";
 import { corpusProject, substCwd } from "../helpers/permission-project.ts";
 
-let fake: FakeAnthropic;
+const fake = useFakeAnthropic();
 let shims: string;
 const SHIMMED = ["cat", "rm", "cp", "head", "tail", "base64", "awk", "sed", "ls", "wc", "tee", "touch", "find", "xargs", "grep", "sort", "uniq"];
 
 beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
   shims = tempDir("yoke-shims-");
   for (const name of SHIMMED) {
     const real = Bun.which(name);
@@ -26,7 +25,6 @@ beforeAll(async () => {
     chmodSync(f, 0o755);
   }
 });
-afterAll(() => fake.stop());
 
 const byName = (list: CorpusCase[], names: string[]) =>
   names.map((n) => {

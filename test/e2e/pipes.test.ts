@@ -5,22 +5,21 @@
  * The reader is a shell `(sleep 2; cat > FILE)`: yoke finishes long before the reader takes a byte, so an
  * exit that does not wait for the pipe loses everything past the pipe buffer (it got 64 KiB of 1 MiB).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isolatedEnv, yokeBin } from "../helpers/binary.ts";
-import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
+import { fakeApiEnv } from "../helpers/fake-anthropic.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 import { tempDir } from "../helpers/tmp.ts";
 
 const MiB = 1 << 20;
-let fake: FakeAnthropic;
+const fake = useFakeAnthropic();
 let bin: string;
 
 beforeAll(async () => {
   bin = yokeBin();
-  fake = await startFakeAnthropic();
 });
-afterAll(() => fake.stop());
 
 const sh = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 

@@ -5,8 +5,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { runYoke, yokeBin } from "../helpers/binary.ts";
-import { fakeApiEnv, type FakeAnthropic, type LoggedRequest, startFakeAnthropic, toolResultsOf } from "../helpers/fake-anthropic.ts";
+import { runYoke } from "../helpers/binary.ts";
+import { fakeApiEnv, type LoggedRequest, toolResultsOf } from "../helpers/fake-anthropic.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { projectFiles, SANDBOX_ATTACKS, SANDBOX_ORDINARY } from "../fixtures/sandbox-corpus.ts";
 import { probeSandbox } from "../../src/sandbox/probe.ts";
@@ -15,18 +16,15 @@ const probe = await probeSandbox({ env: process.env, network: false });
 const why = probe.ok ? "" : probe.reason;
 if (!probe.ok) console.warn(`sandbox e2e skipped: ${why}`);
 
-let fake: FakeAnthropic;
+const fake = useFakeAnthropic();
 let listener: ReturnType<typeof Bun.serve>;
 const heard: string[] = [];
 
 beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
   // A local listener standing for an exfiltration endpoint: anything it hears came out of the sandbox.
   listener = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (req) => (heard.push(`${req.url} ${await req.text()}`), new Response("heard")) });
 });
 afterAll(async () => {
-  await fake.stop();
   listener.stop(true);
 });
 

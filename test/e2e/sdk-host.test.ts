@@ -1,25 +1,21 @@
 // The Agent SDK's side of stream-json (contracts §4.5–4.7): a host that talks to the binary over stdin/stdout.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, spawnYoke, yokeBin } from "../helpers/binary.ts";
+import { fakeApiEnv, toolResultsOf } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, spawnYoke } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { sanitizePath } from "../../src/config/paths.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
+import { waitFor as waitUntil } from "../helpers/wait-for.ts";
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.stop());
+const fake = useFakeAnthropic();
 
 /** A tiny SDK host: writes lines to the child's stdin, reads its stdout line by line. */
 function host(args: string[], cwd: string, extraEnv: Record<string, string> = {}) {
   const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_RETRY_BASE_MS: "5", ...extraEnv });
   const proc = spawnYoke(["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose", ...args], { cwd, env });
   const lines: any[] = [];
-  let waiters: Array<() => void> = [];
   void (async () => {
     const dec = new TextDecoder();
     let buf = "";
@@ -29,7 +25,6 @@ function host(args: string[], cwd: string, extraEnv: Record<string, string> = {}
       while ((nl = buf.indexOf("\n")) >= 0) {
         lines.push(JSON.parse(buf.slice(0, nl)));
         buf = buf.slice(nl + 1);
-        for (const w of waiters.splice(0)) w();
       }
     }
   })();
@@ -37,18 +32,10 @@ function host(args: string[], cwd: string, extraEnv: Record<string, string> = {}
     proc.stdin.write(`${JSON.stringify(obj)}\n`);
     proc.stdin.flush();
   };
-  const waitFor = async (pred: (l: any) => boolean, ms = 10_000): Promise<any> => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const hit = lines.find(pred);
-      if (hit) return hit;
-      if (Date.now() > end) throw new Error(`timed out; lines so far: ${JSON.stringify(lines).slice(0, 2000)}`);
-      await new Promise<void>((r) => {
-        waiters.push(r);
-        setTimeout(r, 50);
-      });
-    }
-  };
+  const waitFor = (pred: (l: any) => boolean, ms = 10_000): Promise<any> =>
+    waitUntil(() => lines.find(pred), `a stdout line matching ${pred}`, ms).catch((e: Error) => {
+      throw new Error(`${e.message}; lines so far: ${JSON.stringify(lines).slice(0, 2000)}`);
+    });
   const user = (text: string) => send({ type: "user", session_id: "", message: { role: "user", content: text }, parent_tool_use_id: null });
   const stderr = new Response(proc.stderr).text();
   return { proc, lines, send, waitFor, user, env, stderr };

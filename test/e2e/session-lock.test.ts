@@ -2,20 +2,16 @@
  * Issue 20.7: one run at a time per session. A second run on a session another live run is appending to fails
  * at once naming the holder (--resume X twice, --session-id X twice); the lock of a killed run is taken over.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isolatedEnv, runYoke, spawnYoke, yokeBin } from "../helpers/binary.ts";
-import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, runYoke, spawnYoke } from "../helpers/binary.ts";
+import { fakeApiEnv } from "../helpers/fake-anthropic.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { acquireSessionLock, holderIsStale, processStart } from "../../src/session/lock.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.stop());
+const fake = useFakeAnthropic();
 
 const ok = (text: string) => ({ content: [{ type: "text" as const, text }] });
 

@@ -1,19 +1,15 @@
 // Issue 8 points 3 and 5 end to end: session notes and their use by compaction in the compiled binary.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { NOTES_MARKER } from "../../plugins/session-memory/index.ts";
-import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic, type LoggedRequest } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+import { fakeApiEnv, toolResultsOf, type LoggedRequest } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, runYoke } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { jsonLines as lines, sanitize, systemText, transcript, userText } from "./memory-helpers.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.stop());
+const fake = useFakeAnthropic();
 
 describe("session memory (issue 8 point 3)", () => {
   test("past the token threshold the notes fork fills summary.md beside the transcript, headings intact", async () => {

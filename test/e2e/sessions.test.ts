@@ -1,17 +1,13 @@
 // End-to-end sessions (issue 7) in the compiled binary: resume, continue, fork, rewind, SIGTERM, compaction.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic, type LoggedRequest } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, spawnYoke, yokeBin, TRUST_WORKSPACE } from "../helpers/binary.ts";
+import { fakeApiEnv, type LoggedRequest } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, runYoke, spawnYoke, TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { git, gitRepo, tempDir } from "../helpers/tmp.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.stop());
+const fake = useFakeAnthropic();
 
 const envFor = (extra: Record<string, string> = {}) => isolatedEnv({ ...fakeApiEnv(fake), YOKE_RETRY_BASE_MS: "5", ...extra });
 

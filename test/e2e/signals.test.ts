@@ -1,29 +1,16 @@
 // Issue 2 point 5: SIGINT/SIGTERM abort the request and the running tools (whole process groups),
 // the transcript stays whole, and the exit code is 130/143.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, spawnYoke, yokeBin } from "../helpers/binary.ts";
+import { fakeApiEnv } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, spawnYoke } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
+import { alive } from "../helpers/process-alive.ts";
 import { waitFor } from "../helpers/wait-for.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.stop());
-
-const alive = (pid: number) => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/^\d+ \(.*\) Z/.test(stat);
-  } catch {
-    return false;
-  }
-};
-
+const fake = useFakeAnthropic();
 
 for (const [sig, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
   test(`${sig} during a Bash tool kills its process group and exits ${code}`, async () => {

@@ -1,17 +1,13 @@
 // End-to-end: the compiled binary against the fake Anthropic API over real HTTP/SSE (issue 2).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, yokeBin, TRUST_WORKSPACE } from "../helpers/binary.ts";
+import { fakeApiEnv, toolResultsOf } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, runYoke, TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { gitRepo, tempDir } from "../helpers/tmp.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.stop());
+const fake = useFakeAnthropic();
 
 const envFor = (extra: Record<string, string> = {}) => isolatedEnv({ ...fakeApiEnv(fake), YOKE_RETRY_BASE_MS: "5", ...extra });
 

@@ -1,17 +1,13 @@
 // End-to-end: the compiled binary runs Agent(Explore) → Read against the fake API (issue 8).
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic, type LoggedRequest } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, yokeBin, TRUST_WORKSPACE } from "../helpers/binary.ts";
+import { fakeApiEnv, toolResultsOf, type LoggedRequest } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, runYoke, TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { tempDir, writeTree } from "../helpers/tmp.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.stop());
+const fake = useFakeAnthropic();
 
 const systemOf = (req: LoggedRequest): string => {
   const s = req.body?.system;

@@ -1,16 +1,12 @@
 // Issue 20.4 and 17.13: no `yoke-<session>` folder is left in the temp folder after a run, Bash spill files included.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
-import { runYoke, yokeBin } from "../helpers/binary.ts";
-import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
+import { runYoke } from "../helpers/binary.ts";
+import { fakeApiEnv } from "../helpers/fake-anthropic.ts";
 import { tempDir } from "../helpers/tmp.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.stop());
+const fake = useFakeAnthropic();
 
 test("a run with Bash calls (one spilling its output to a file, one in the background) leaves no yoke-* folder in TMPDIR", async () => {
   const tmp = tempDir();

@@ -1,14 +1,10 @@
 // YOKE_TIMING=1: the binary's startup phase marks on stderr (bench/, startup profiling).
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+import { expect, test } from "bun:test";
+import { fakeApiEnv } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, runYoke } from "../helpers/binary.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.stop());
+const fake = useFakeAnthropic();
 
 test("YOKE_TIMING=1 prints ordered phase marks; without it stderr stays empty", async () => {
   fake.push({ content: [{ type: "text", text: "hi" }] }, { content: [{ type: "text", text: "hi" }] });

@@ -1,18 +1,14 @@
 // Issue 16 points 10-11 end to end: a cloned repo that grants itself access has no effect until trusted;
 // `yoke trust` applies it, pinned by hashes; editing a hook script untrusts the folder and names the file.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
-import { fakeApiEnv, type FakeAnthropic, type LoggedRequest, startFakeAnthropic, toolResultsOf } from "../helpers/fake-anthropic.ts";
+import { isolatedEnv, runYoke } from "../helpers/binary.ts";
+import { fakeApiEnv, type LoggedRequest, toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { tempDir, writeTree } from "../helpers/tmp.ts";
+import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  yokeBin();
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.stop());
+const fake = useFakeAnthropic();
 
 const call = (id: string, name: string, input: Record<string, unknown>) => ({ type: "tool_use" as const, id, name, input });
 

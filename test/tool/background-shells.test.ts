@@ -7,7 +7,8 @@ import { bashOutputTool } from "../../src/tool/builtin/bash-output.ts";
 import { taskStopTool } from "../../src/tool/builtin/task-stop.ts";
 import { killAllBackgroundShells, shellRegistry } from "../../src/tool/builtin/background-shells.ts";
 import type { ToolContext } from "../../src/tool/types.ts";
-import { alive, makeShellCtx } from "./shell-ctx.ts";
+import { alive } from "../helpers/process-alive.ts";
+import { makeShellCtx } from "./shell-ctx.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
 const text = (r: { content: unknown }) => r.content as string;

@@ -3,7 +3,8 @@ import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bashTool } from "../../src/tool/builtin/bash.ts";
 import { killAllBackgroundShells, lingeringGroups } from "../../src/tool/builtin/background-shells.ts";
-import { alive, makeShellCtx } from "./shell-ctx.ts";
+import { alive } from "../helpers/process-alive.ts";
+import { makeShellCtx } from "./shell-ctx.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
 const run = (ctx: Parameters<typeof bashTool.run>[1], input: Record<string, unknown>) => bashTool.run(input, ctx);

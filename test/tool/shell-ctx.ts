@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createFileState } from "../../src/tool/file-state.ts";
@@ -38,20 +38,4 @@ export function makeShellCtx(o: ShellCtxOptions = {}): { ctx: ToolContext; dir: 
     toolUseId: "toolu_test",
   };
   return { ctx, dir, root };
-}
-
-/** True while a live (non-zombie) process with this pid exists. Zombies count as dead: PID 1 in containers may reap late. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
-    return state !== "Z" && state !== "X";
-  } catch {
-    return process.platform !== "linux";
-  }
 }
