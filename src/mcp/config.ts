@@ -23,9 +23,10 @@ const remoteSchema = z.looseObject({
 });
 const sdkSchema = z.looseObject({ type: z.literal("sdk"), name: z.string().optional() });
 
-export type StdioServerConfig = { type?: "stdio"; command: string; args?: string[]; env?: Record<string, string>; cwd?: string };
-export type RemoteServerConfig = { type: "http" | "sse"; url: string; headers?: Record<string, string>; headersHelper?: string };
-export type SdkServerConfig = { type: "sdk"; name?: string };
+// One shape: the types are the schemas' (unknown keys kept, as Claude Code keeps them), never spelled twice.
+export type StdioServerConfig = z.infer<typeof stdioSchema>;
+export type RemoteServerConfig = z.infer<typeof remoteSchema>;
+export type SdkServerConfig = z.infer<typeof sdkSchema>;
 export type McpServerConfig = StdioServerConfig | RemoteServerConfig | SdkServerConfig;
 
 export const isRemote = (c: McpServerConfig): c is RemoteServerConfig => c.type === "http" || c.type === "sse";
@@ -57,7 +58,7 @@ export function parseServerConfig(raw: unknown): McpServerConfig | string {
   const schema = t === "stdio" ? stdioSchema : t === "http" || t === "sse" ? remoteSchema : t === "sdk" ? sdkSchema : null;
   if (!schema) return `field "type": must be one of stdio, http, sse (got ${JSON.stringify(type)})`;
   const p = schema.safeParse({ ...r, type: t === "stdio" && r.type === undefined ? undefined : t });
-  if (p.success) return p.data as McpServerConfig;
+  if (p.success) return p.data;
   const i = p.error.issues[0]!;
   return `field "${i.path.join(".") || "(entry)"}": ${i.message}`;
 }
