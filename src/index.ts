@@ -40,3 +40,4 @@ export const defineTool = (def: JsonToolDef): Tool => jsonTool(def);
 export { parseFrontmatter, splitFrontmatter, type Frontmatter } from "./util/frontmatter.ts";
 export { redactSecrets, redactTokens } from "./util/redact.ts";
 export { scanMemoryFiles } from "./context/relevant-memory.ts";
+export { findFiles, type FindFilesOptions } from "./util/find-files.ts";

@@ -1,6 +1,6 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
-import type { MemoryHeader } from "yoke";
+import { readFileSync } from "node:fs";
+import { relative } from "node:path";
+import { findFiles, type MemoryHeader } from "yoke";
 
 /** The fork's system prompt opens with this line; tests and logs recognise the extraction agent by it. */
 export const EXTRACTION_MARKER = "You are the memory keeper of yoke, a coding agent.";
@@ -37,24 +37,11 @@ Tools: Read, Grep and Glob anywhere, Bash only for read-only commands (ls, cat, 
 /** Every *.md under the memory directory with a content hash, to tell afterwards what the fork changed. Never throws. */
 export function fingerprint(dir: string): Map<string, string> {
   const out = new Map<string, string>();
-  const walk = (d: string) => {
-    let names: import("node:fs").Dirent[];
+  for (const p of findFiles(dir, "**/*.md")) {
     try {
-      names = readdirSync(d, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of names) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile() && e.name.endsWith(".md")) {
-        try {
-          out.set(relative(dir, p), String(Bun.hash(readFileSync(p))));
-        } catch {}
-      }
-    }
-  };
-  walk(dir);
+      out.set(relative(dir, p), String(Bun.hash(readFileSync(p))));
+    } catch {}
+  }
   return out;
 }
 

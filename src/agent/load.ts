@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { claudeUserDir } from "../config/paths.ts";
+import { findFiles } from "../util/find-files.ts";
 import { builtinAgents } from "./builtin.ts";
 import { parseAgentFile } from "./parse.ts";
 import type { AgentDefinition, AgentSource } from "./types.ts";
@@ -15,30 +16,8 @@ export type AgentCatalog = {
 /** A cap so a stray huge tree under .claude/agents cannot stall startup. */
 const MAX_FILES_PER_DIR = 1000;
 
-function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 /** `.md` files under dir, recursively, sorted for a stable order. */
-function markdownFiles(dir: string): string[] {
-  if (!isDir(dir)) return [];
-  let rel: string[];
-  try {
-    rel = readdirSync(dir, { recursive: true }) as string[];
-  } catch {
-    return [];
-  }
-  return rel
-    .filter((r) => r.endsWith(".md"))
-    .sort()
-    .slice(0, MAX_FILES_PER_DIR)
-    .map((r) => join(dir, r))
-    .filter((p) => !isDir(p));
-}
+const markdownFiles = (dir: string): string[] => findFiles(dir, "**/*.md", { max: MAX_FILES_PER_DIR });
 
 /** `.claude/agents` folders from the filesystem root down to cwd (closest last, so it wins). */
 function projectAgentDirs(cwd: string, userDir: string): string[] {

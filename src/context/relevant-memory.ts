@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync, statSync } from "node:fs";
+import { relative } from "node:path";
 import type { SideQuery } from "../tool/types.ts";
+import { findFiles } from "../util/find-files.ts";
 import { splitFrontmatter } from "../util/frontmatter.ts";
 
 export const RELEVANT_MAX_FILES = 5;
@@ -16,28 +17,15 @@ export type MemoryHeader = { path: string; rel: string; mtimeMs: number; descrip
 /** Topic files of a memory directory (every `*.md` but MEMORY.md), newest first, at most 200. Never throws. */
 export function scanMemoryFiles(dir: string): MemoryHeader[] {
   const out: MemoryHeader[] = [];
-  const walk = (d: string) => {
-    let entries: import("node:fs").Dirent[];
+  for (const p of findFiles(dir, "**/*.md", { ignore: ["**/MEMORY.md"] })) {
     try {
-      entries = readdirSync(d, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile() && e.name.endsWith(".md") && e.name !== "MEMORY.md") {
-        try {
-          const head = readFileSync(p, "utf8").split("\n").slice(0, FRONTMATTER_MAX_LINES).join("\n");
-          const { data } = splitFrontmatter(head);
-          const description = typeof data?.description === "string" ? data.description.trim() : undefined;
-          const type = typeof data?.type === "string" && MEMORY_TYPES.has(data.type) ? data.type : undefined;
-          out.push({ path: p, rel: relative(dir, p), mtimeMs: statSync(p).mtimeMs, description, type });
-        } catch {}
-      }
-    }
-  };
-  walk(dir);
+      const head = readFileSync(p, "utf8").split("\n").slice(0, FRONTMATTER_MAX_LINES).join("\n");
+      const { data } = splitFrontmatter(head);
+      const description = typeof data?.description === "string" ? data.description.trim() : undefined;
+      const type = typeof data?.type === "string" && MEMORY_TYPES.has(data.type) ? data.type : undefined;
+      out.push({ path: p, rel: relative(dir, p), mtimeMs: statSync(p).mtimeMs, description, type });
+    } catch {}
+  }
   return out.sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, SCAN_MAX_FILES);
 }
 
