@@ -20,7 +20,6 @@ import { declarationOf } from "../tool/declarations.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import { newSessionState, type SessionToolState, type Tool } from "../tool/types.ts";
 import { applySettingsEnv } from "../trust/env.ts";
-import { writeErr } from "../util/output.ts";
 import { createDiagnostics, type Diagnostics } from "../util/diagnostics.ts";
 import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
@@ -104,6 +103,8 @@ export type ComposeOptions = {
   cwd: string;
   /** Built-in tools; the caller decides which families are present. */
   builtinTools: Tool[];
+  /** The run's diagnostics when the caller made them first (headless: before stdin is read); else compose makes them. */
+  log?: Diagnostics;
   /** Subcommands that never call the model (context, hooks, permissions) skip the credentials check. */
   requireCredentials?: boolean;
   /** Write MCP server failures to stderr (default true; `yoke mcp list` shows them in its table). */
@@ -113,12 +114,12 @@ export type ComposeOptions = {
 };
 
 /** Process env, then settings env, then what Claude Code exports to its tools and hooks (contracts §1.8). */
-export function runEnv(settings: LoadedSettings): Record<string, string> {
+export function runEnv(settings: LoadedSettings, warn: (m: string) => void): Record<string, string> {
   const launch: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) launch[k] = v;
   // Settings env never moves the shell, yoke's state or the memory folder, nor decides trust (src/trust/env.ts).
   const { env, refused } = applySettingsEnv(launch, settings.merged.env);
-  if (refused.length) writeErr(`yoke: settings env may not set ${refused.join(", ")}; ignored\n`);
+  if (refused.length) warn(`settings env may not set ${refused.join(", ")}; ignored`);
   // So scripts can tell they run under an agent.
   env.CLAUDECODE = "1";
   env.CLAUDE_CODE_ENTRYPOINT = env.CLAUDE_CODE_ENTRYPOINT ?? "sdk-cli";
@@ -132,13 +133,12 @@ export function runEnv(settings: LoadedSettings): Record<string, string> {
 export async function compose(o: ComposeOptions): Promise<Runtime> {
   const { args, cwd } = o;
   const bare = !!args.flags.bare;
-  const debugOn = args.flags.debug !== undefined && args.flags.debug !== false;
-  const log = createDiagnostics({ verbose: !!args.flags.verbose, debug: debugOn, ...(debugOn ? { logFile: debugLogPath() } : {}) });
+  const log = o.log ?? runDiagnostics(args);
   const settings = loadSettingsFromArgs(args, cwd);
-  const env = runEnv(settings);
+  const env = runEnv(settings, (m) => log.warn(m));
 
   // Keys and tokens that pass through a session are written to the transcript as [REDACTED] unless switched off.
-  const ss = setupSession(args, cwd, env, { redact: settings.merged.redactTranscripts !== false && env.YOKE_REDACT_TRANSCRIPTS !== "0" });
+  const ss = setupSession(args, cwd, env, { redact: settings.merged.redactTranscripts !== false && env.YOKE_REDACT_TRANSCRIPTS !== "0", warn: (m) => log.warn(m) });
   const sessionId = ss.sessionId;
   env.CLAUDE_CODE_SESSION_ID = sessionId;
 
@@ -415,6 +415,12 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       ss.store.close?.();
     },
   };
+}
+
+/** Diagnostics at the level `--verbose` / `--debug` ask for; `--debug` also copies them to a log file. */
+export function runDiagnostics(args: ParsedArgs): Diagnostics {
+  const debugOn = args.flags.debug !== undefined && args.flags.debug !== false;
+  return createDiagnostics({ verbose: !!args.flags.verbose, debug: debugOn, ...(debugOn ? { logFile: debugLogPath() } : {}) });
 }
 
 /** `--debug`'s log file: ~/.yoke/debug/<time>-<pid>.txt (YOKE_CONFIG_DIR moves it). */

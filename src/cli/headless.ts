@@ -1,7 +1,7 @@
 import { SettingsError } from "../config/load.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
-import { compose, type Runtime } from "./compose.ts";
+import { compose, runDiagnostics, type Runtime } from "./compose.ts";
 import { builtinTools } from "./builtin-tools.ts";
 import { checkPrintFlags, runPrint } from "./print-mode.ts";
 import { stdinSession, type InitializeRequest, type Prompt, type StdinSession } from "./stdin.ts";
@@ -24,7 +24,9 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
       return fail("yoke has no interactive mode yet: run `yoke -p \"your prompt\"` (or pipe the prompt on stdin). See `yoke --help`.");
     args.flags.print = true;
   }
-  for (const f of args.ignored ?? []) writeErr(`yoke: ${f} is a Claude Code option yoke does not support yet; it is ignored.\n`);
+  // One diagnostics channel for the run, made before stdin is read so its warnings go the same way.
+  const log = runDiagnostics(args);
+  for (const f of args.ignored ?? []) log.warn(`${f} is a Claude Code option yoke does not support yet; it is ignored.`);
   let format;
   try {
     format = checkPrintFlags(args);
@@ -43,7 +45,7 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
   let init: InitializeRequest | null = null;
   let hostInit: HostInit | null = null;
   if (format.inputFormat === "stream-json") {
-    control = stdinSession();
+    control = stdinSession({ warn: (m) => log.warn(m) });
     init = await control.initialize;
     if (init) {
       try {
@@ -57,7 +59,7 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
   }
   let rt: Runtime;
   try {
-    rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools() });
+    rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools(), log });
     performance.mark("yoke:composed");
   } catch (e) {
     if (e instanceof SettingsError || e instanceof UsageError) {
@@ -122,8 +124,8 @@ async function rewindFilesAtStartup(rt: Runtime, args: ParsedArgs, uuid: string)
   if (args.flags.resume === undefined && !args.flags.continue) return fail("yoke: --rewind-files needs --resume ID (or --continue)");
   if (!rt.checkpoints) return fail("yoke: --rewind-files: file checkpoints are off in this session (--no-session-persistence)");
   const r = await rt.checkpoints.rewindFiles(uuid);
-  for (const p of r.restored) writeErr(`yoke: restored ${p}\n`);
-  for (const p of r.deleted) writeErr(`yoke: deleted ${p}\n`);
-  for (const e of r.errors) writeErr(`yoke: --rewind-files: ${e}\n`);
+  for (const p of r.restored) rt.log.log(`restored ${p}`);
+  for (const p of r.deleted) rt.log.log(`deleted ${p}`);
+  for (const e of r.errors) rt.log.error(`--rewind-files: ${e}`);
   return r.errors.length ? 1 : 0;
 }

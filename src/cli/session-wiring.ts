@@ -22,7 +22,7 @@ import type { SessionStore } from "../session/types.ts";
 import { acquireSessionLock, SessionLockedError } from "../session/lock.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
-import { writeErr } from "../util/output.ts";
+import { createDiagnostics } from "../util/diagnostics.ts";
 
 export type SessionSetup = {
   sessionId: string;
@@ -40,7 +40,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * `--resume [id]`, `--continue`, `--fork-session`, `--session-id`, `--no-session-persistence` (contracts §5.3).
  * Throws UsageError naming the flag for an unknown or ambiguous session.
  */
-export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, string>, opts: { redact?: boolean } = {}): SessionSetup {
+export function setupSession(
+  args: ParsedArgs,
+  cwd: string,
+  env: Record<string, string>,
+  opts: { redact?: boolean; warn?: (m: string) => void } = {},
+): SessionSetup {
+  const warn = opts.warn ?? ((m: string) => void createDiagnostics().warn(m));
   const flag = (k: string) => args.flags[k];
   const persist = !flag("no-session-persistence");
   const askedId = typeof flag("session-id") === "string" ? (flag("session-id") as string) : undefined;
@@ -90,11 +96,11 @@ export function setupSession(args: ParsedArgs, cwd: string, env: Record<string, 
   let meta: MetaEntry[] = [];
   if (fromPath) {
     const loaded = loadTranscript(fromPath);
-    for (const w of loaded.warnings) writeErr(`yoke: ${w}\n`);
+    for (const w of loaded.warnings) warn(w);
     const at = typeof flag("resume-session-at") === "string" ? (flag("resume-session-at") as string) : undefined;
     conv = conversationFromEntries(loaded.entries, { meta: loaded.meta, ...(at ? { leafUuid: at } : {}) });
     if (at && conv.lastUuid !== at) throw new UsageError(`--resume-session-at: no message ${at} in ${fromPath}`);
-    for (const line of unrecordedCalls(conv.messages)) writeErr(`yoke: ${line}\n`);
+    for (const line of unrecordedCalls(conv.messages)) warn(line);
     if (!fork) {
       source = "resume";
       sessionId = loaded.entries.find((e) => typeof e.sessionId === "string")?.sessionId ?? sessionId;

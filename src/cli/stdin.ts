@@ -6,7 +6,8 @@
  * agents and SDK MCP servers. Bad lines are reported on stderr naming the line and never end the session. Never throws.
  */
 import type { ImageBlock, TextBlock } from "../provider/types.ts";
-import { writeErr, writeOut } from "../util/output.ts";
+import { createDiagnostics } from "../util/diagnostics.ts";
+import { writeOut } from "../util/output.ts";
 
 export type ControlHandler = (request: Record<string, unknown>) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
@@ -68,7 +69,7 @@ export function stdinSession(o: StdinOptions = {}): StdinSession {
   const input = o.input ?? Bun.stdin.stream();
   const writeLine = o.writeLine ?? ((line: string) => void writeOut(`${line}\n`));
   const write = (obj: unknown) => writeLine(JSON.stringify(obj));
-  const warn = o.warn ?? ((m: string) => void writeErr(`yoke: ${m}\n`));
+  const warn = o.warn ?? ((m: string) => void createDiagnostics().warn(m));
   const queue: Array<{ prompt: Prompt; uuid?: string }> = [];
   let currentUuid: string | undefined;
   const usedUuids = new Set<string>();

@@ -7,7 +7,6 @@ import type { SideQuery, Tool } from "../tool/types.ts";
 import { jsonTool } from "../tool/json-tool.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import type { ForkOptions, ForkResult, InProcessHookHandler, Plugin, PluginHost, SessionView, SummaryProvider } from "./types.ts";
-import { writeErr } from "../util/output.ts";
 
 export type PromptSection = { plugin: string; name: string; text: string | (() => string | null | undefined) };
 
@@ -130,7 +129,7 @@ export async function setupPlugin(plugin: Plugin, deps: HostDeps): Promise<void>
 }
 
 /** Renders plugin sections for one request; a section that throws is skipped and logged. */
-export function renderSections(sections: PromptSection[], log?: Diagnostics): Array<{ name: string; text: string }> {
+export function renderSections(sections: PromptSection[], log: Diagnostics): Array<{ name: string; text: string }> {
   const out: Array<{ name: string; text: string }> = [];
   for (const s of sections) {
     try {
@@ -138,8 +137,7 @@ export function renderSections(sections: PromptSection[], log?: Diagnostics): Ar
       if (text) out.push({ name: `${s.plugin}:${s.name}`, text });
     } catch (err) {
       const m = `section ${s.name} failed: ${(err as Error).message}`;
-      if (log) log.withTag(`plugin ${s.plugin}`).error(m);
-      else writeErr(`[plugin ${s.plugin}] ${m}\n`);
+      log.withTag(`plugin ${s.plugin}`).error(m);
     }
   }
   return out;

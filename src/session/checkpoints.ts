@@ -5,7 +5,7 @@ import { yokeDir } from "../config/paths.ts";
 import type { MetaEntry, SessionStore } from "./types.ts";
 import { git } from "../util/git.ts";
 import { checkoutPaths, diffTrees, findRepo, isIgnored, snapshotWorktree, writeWorktreeTree, type GitRepo } from "./git-snapshot.ts";
-import { writeErr } from "../util/output.ts";
+import { createDiagnostics } from "../util/diagnostics.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -64,12 +64,12 @@ export type CheckpointOptions = {
 export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
   const env = opts.env ?? process.env;
   const dir = join(yokeDir(env), "file-history", opts.sessionId);
-  const report = opts.onError ?? ((m: string) => void writeErr(`${m}\n`));
+  const report = opts.onError ?? ((m: string) => void createDiagnostics().error(m));
   const reported = new Set<string>();
   const fail = (kind: string, msg: string): void => {
     if (reported.has(kind)) return;
     reported.add(kind);
-    report(`yoke: checkpoints (${dir}): ${msg}`);
+    report(`checkpoints (${dir}): ${msg}`);
   };
   const turns: Turn[] = [];
   const byUuid = new Map<string, Turn>();

@@ -3,7 +3,7 @@ import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSy
 import { join } from "node:path";
 import { transcriptDir } from "../config/paths.ts";
 import type { MetaEntry, SessionEntry, SessionStore } from "./types.ts";
-import { writeErr } from "../util/output.ts";
+import { createDiagnostics } from "../util/diagnostics.ts";
 
 export type SessionStoreOptions = {
   cwd: string;
@@ -45,7 +45,7 @@ export function createSessionStore(opts: SessionStoreOptions): FileSessionStore 
   const env = opts.env ?? process.env;
   const persist = opts.persist !== false;
   const path = persist ? (opts.path ?? transcriptPath(opts.cwd, opts.sessionId, env)) : "";
-  const report = opts.onError ?? ((m: string) => void writeErr(`${m}\n`));
+  const report = opts.onError ?? ((m: string) => void createDiagnostics().error(m));
   let fd: number | null = null;
   let reported = false;
 
@@ -53,7 +53,7 @@ export function createSessionStore(opts: SessionStoreOptions): FileSessionStore 
     if (reported) return;
     reported = true;
     const msg = err instanceof Error ? err.message : String(err);
-    report(`yoke: session transcript ${path}: ${what} failed (${msg}); the session may not be resumable`);
+    report(`session transcript ${path}: ${what} failed (${msg}); the session may not be resumable`);
   };
 
   const open = (): number | null => {

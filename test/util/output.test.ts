@@ -28,3 +28,27 @@ test("nothing in src/ or plugins/ writes to stdout or stderr except through util
   }
   expect(offenders).toEqual([]);
 });
+
+// Issue 11 point 7: a diagnostic (`yoke: …` warning, note, error) goes through util/diagnostics.ts (consola), so
+// --verbose/--debug levels and the --debug log file see it; only these write such a line directly, each for a reason.
+const RAW_DIAGNOSTIC = /writeErr\(`yoke: /;
+const RAW_ALLOWED: Record<string, string> = {
+  "src/main.ts": "the last-resort internal error, when nothing else may be working",
+};
+
+test("no `yoke: …` diagnostic line is written past the diagnostics channel", () => {
+  const root = repoRoot();
+  const offenders: string[] = [];
+  for (const top of ["src", "plugins"]) {
+    for (const rel of readdirSync(join(root, top), { recursive: true }) as string[]) {
+      const file = `${top}/${rel}`;
+      if (!file.endsWith(".ts") || file.startsWith("src/util/") || RAW_ALLOWED[file]) continue;
+      readFileSync(join(root, file), "utf8")
+        .split("\n")
+        .forEach((line, i) => {
+          if (RAW_DIAGNOSTIC.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+        });
+    }
+  }
+  expect(offenders).toEqual([]);
+});

@@ -19,9 +19,9 @@ async function doctorCommand(argv: string[]): Promise<number> {
   const args = parseArgv(argv.filter((a) => a !== "--json"));
   const cwd = process.cwd();
   const settings = loadSettingsFromArgs(args, cwd);
-  const env = runEnv(settings);
-  const permissions = buildPermissionEvaluator({ args, cwd, settings, env, mode: resolvePermissionMode(args, settings), autoAllowWriteDirs: [] });
   const warnings: string[] = [];
+  const env = runEnv(settings, (m) => warnings.push(m));
+  const permissions = buildPermissionEvaluator({ args, cwd, settings, env, mode: resolvePermissionMode(args, settings), autoAllowWriteDirs: [] });
   const sb = await wireSandbox({ settings, env, permissions, sessionId: `doctor-${randomUUID()}`, yokeDir: yokeDir(env), warn: (m) => warnings.push(m) });
   let check: { ok: boolean; detail: string } | undefined;
   if (sb.active) {

@@ -25,7 +25,8 @@ import {
   parsePermissionMode,
   resolvePermissionMode,
 } from "../permission-wiring.ts";
-import { writeErr, writeOut } from "../../util/output.ts";
+import { writeOut } from "../../util/output.ts";
+import { createDiagnostics } from "../../util/diagnostics.ts";
 
 const INPUT_HELP = `The tool input as JSON ('{"command":"cat .env"}'), or a bare string for the tool's main field (Bash: command; Read/Edit/Write/MultiEdit: file_path; NotebookEdit: notebook_path; Glob/Grep/LS: path; WebFetch: url; WebSearch: query; Agent/Task: subagent_type; Skill: skill)`;
 const USAGE = "usage: yoke permissions explain TOOL INPUT [--json] [run flags] (see yoke permissions explain --help)";
@@ -156,7 +157,8 @@ async function explainCommand(rest: string[]): Promise<number> {
   const own = splitOwnFlags(rest);
   const args = parseArgv(own.rest);
   const ctx = makeContext(args, process.cwd());
-  for (const w of ctx.warnings) writeErr(`yoke: ${w}\n`);
+  const log = createDiagnostics();
+  for (const w of ctx.warnings) log.warn(w);
   if (own.batch !== undefined) {
     if (args.positionals.length) throw new UsageError("--batch takes its queries from the file, not from TOOL INPUT arguments");
     const text = own.batch === "-" ? await Bun.stdin.text() : readBatchFile(own.batch);

@@ -2,6 +2,7 @@ import { createCheckpoints, findSession, loadTranscript, rewindConversation, use
 import { defineCommand } from "citty";
 import { UsageError } from "../args.ts";
 import { writeOut, writeErr } from "../../util/output.ts";
+import { createDiagnostics } from "../../util/diagnostics.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -24,7 +25,8 @@ async function rewindCommand(a: RewindArgs, o: { cwd?: string; env?: Env } = {})
   const found = findSession(id, cwd, env);
   if (!found.ok) throw new UsageError(found.error);
   const loaded = loadTranscript(found.path);
-  for (const w of loaded.warnings) writeErr(`yoke: ${w}\n`);
+  const log = createDiagnostics();
+  for (const w of loaded.warnings) log.warn(w);
   // Checkpoints act on the session's own directory (git snapshots live in its repository), not the caller's.
   const sessionCwd = loaded.entries.find((e) => typeof e.cwd === "string")?.cwd ?? cwd;
   const cps = createCheckpoints({ sessionId: found.id, cwd: sessionCwd, env, meta: loaded.meta, maxCheckpoints: Number.MAX_SAFE_INTEGER });

@@ -1,7 +1,8 @@
 import { findSession, formatSessionList, formatSessionShow, listSessions, loadTranscript } from "../../session/index.ts";
 import { defineCommand } from "citty";
 import { UsageError } from "../args.ts";
-import { writeErr, writeOut } from "../../util/output.ts";
+import { writeOut } from "../../util/output.ts";
+import { createDiagnostics } from "../../util/diagnostics.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -28,7 +29,8 @@ function showCommand(id: string | undefined, json: boolean, cwd = process.cwd(),
   const found = findSession(id, cwd, env);
   if (!found.ok) throw new UsageError(found.error);
   const loaded = loadTranscript(found.path);
-  for (const w of loaded.warnings) writeErr(`yoke: ${w}\n`);
+  const log = createDiagnostics();
+  for (const w of loaded.warnings) log.warn(w);
   if (json) writeOut(`${JSON.stringify({ id: found.id, path: found.path, entries: loaded.entries }, null, 2)}\n`);
   else writeOut(`Session ${found.id} (${found.path})\n\n${formatSessionShow(loaded.entries)}`);
   return 0;

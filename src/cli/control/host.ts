@@ -11,14 +11,11 @@ import { registerHostHooks } from "./host-hooks.ts";
 import { type HostInit, initializeResponse } from "./initialize.ts";
 import { answerControl } from "./requests.ts";
 import { controlTransport } from "./sdk-mcp.ts";
-import { writeErr } from "../../util/output.ts";
 
 export type HostSession = {
   /** The running turn's controller, or null between turns. */
   setTurn(ctrl: AbortController | null): void;
 };
-
-const warn = (m: string) => void writeErr(`yoke: ${m}\n`);
 
 /** YOKE_HOST_TIMEOUT_MS: how long a can_use_tool request waits for the host (hook callbacks use the hook's timeout). */
 export function hostTimeoutMs(env: Record<string, string | undefined>): number {
@@ -36,6 +33,7 @@ export async function attachHost(o: {
   askHost: boolean;
 }): Promise<HostSession> {
   const { rt, control, hostInit } = o;
+  const warn = (m: string) => void rt.log.warn(m);
   let turn: AbortController | null = null;
   const setMode = (mode: PermissionMode) => {
     rt.permissions.setMode(mode);
