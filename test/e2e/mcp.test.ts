@@ -1,11 +1,15 @@
 // Issue 13 end to end: MCP servers from .mcp.json / --mcp-config, run by the compiled binary against real servers.
-import { beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { yokeBin } from "../helpers/binary.ts";
 import { hook, requestText, runWith, say, systemText } from "./hooks-helpers.ts";
 import { call, everything, filesystem, mcpProject, tiny, toolNames } from "./mcp-helpers.ts";
+import { E2E_TEST_TIMEOUT_MS } from "../helpers/e2e.ts";
+
+// Each test starts MCP servers and the binary: the 5 s default failed on a loaded machine (load, not a hang).
+setDefaultTimeout(E2E_TEST_TIMEOUT_MS);
 
 beforeAll(() => {
   yokeBin();
