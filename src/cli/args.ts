@@ -91,10 +91,6 @@ const IGNORED_BOOLEAN = [
 const DEBUG_CATEGORIES = "api|hooks|mcp|statsig|file|permissions|tools|session|plugins|config|auth|model|sandbox|lsp";
 const DEBUG_FILTER = new RegExp(`^!?(${DEBUG_CATEGORIES})(,!?(${DEBUG_CATEGORIES}))*$`);
 
-/** `--debug` as given: undefined (off), true (everything) or the category filter string. Read this, not the flag. */
-export const debugOption = (a: ParsedArgs): true | string | undefined =>
-  a.flags.debug === undefined ? undefined : typeof a.flags.debug === "string" ? a.flags.debug : true;
-
 export type ParsedArgs = { flags: Record<string, string | boolean | string[] | undefined>; positionals: string[]; ignored?: string[] };
 
 export class UsageError extends Error {}

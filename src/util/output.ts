@@ -80,17 +80,11 @@ export const writeOut = (text: string): void => stdout().write(text);
 /** Writes text to stderr as is (add the newline yourself). */
 export const writeErr = (text: string): void => stderr().write(text);
 
-/** One line to stdout. */
-export const outLine = (line: string): void => stdout().write(`${line}\n`);
-
 /** One line to stderr. */
 export const errLine = (line: string): void => stderr().write(`${line}\n`);
 
 /** Resolves once stdout can take more without growing its in-memory buffer. */
 export const stdoutReady = (): Promise<void> => stdout().ready();
-
-/** True once stdout's reader went away. */
-export const stdoutClosed = (): boolean => stdout().closed;
 
 /** Runs `fn` once when stdout's reader goes away (EPIPE). */
 export function onStdoutClosed(fn: () => void): void {
