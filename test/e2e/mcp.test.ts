@@ -6,6 +6,7 @@ import { toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { yokeBin } from "../helpers/binary.ts";
 import { hook, requestText, runWith, say, systemText } from "./hooks-helpers.ts";
 import { call, everything, filesystem, mcpProject, tiny, toolNames } from "./mcp-helpers.ts";
+
 // Real MCP servers (node packages) start in ~1 s alone and several seconds on a loaded 2-core machine.
 setDefaultTimeout(30_000);
 
