@@ -32,7 +32,7 @@ export function createToolRegistry(initial: Tool[] = []): ToolRegistry {
       tools.splice(existing, 1, t);
     } else tools.push(t);
     byName.set(t.name, t);
-    // Every declared name reaches the tool (Task → Agent, TaskStop/KillBash → KillShell), but never takes over another tool's own name.
+    // Every declared name reaches the tool (Task → Agent, KillShell/KillBash → TaskStop), but never takes over another tool's own name.
     for (const a of namesOf(t)) if (!byName.has(a) || !tools.some((x) => x.name === a)) byName.set(a, t);
   };
   initial.forEach(register);
