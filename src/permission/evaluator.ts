@@ -167,7 +167,7 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       if (edit) {
         const allow = wholeToolRule(set, "allow", "Edit") ?? wholeToolRule(set, "allow", tool) ?? findPathRule(set, "allow", "Edit", physical);
         if (allow) return { behavior: "allow", reason: `allowed by rule ${allow.text}`, rule: allow };
-        if (mode === "acceptEdits" && inWorking(physical)) return { behavior: "allow", reason: "acceptEdits mode allows edits inside the working directories" };
+        if ((mode === "acceptEdits" || mode === "auto") && inWorking(physical)) return { behavior: "allow", reason: `${mode} mode allows edits inside the working directories` };
         return { behavior: "ask", reason: inWorking(physical) ? `Editing ${raw} needs approval.` : `${raw} is outside the working directories (${workingDirectories.join(", ")}).` };
       }
       const allow =
@@ -222,6 +222,8 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
     if (d.behavior === "ask" && mode === "dontAsk")
       return { behavior: "deny", reason: `dontAsk mode denies anything that would prompt: ${d.reason}`, rule: d.rule };
     const { bypassable: _b, ...out } = d;
+    // Seed 000 step 3: what is left (no rule, no safety check) goes to the auto-mode classifier.
+    if (out.behavior === "ask" && mode === "auto" && d.bypassable !== false) return { ...out, classify: true };
     return out;
   };
 
