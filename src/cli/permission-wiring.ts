@@ -101,5 +101,6 @@ export function buildPermissionEvaluator(o: {
     declarations: o.declarations,
     sandboxAutoAllow: o.sandboxAutoAllow,
     sandboxEscape: o.sandboxEscape,
+    autoModeDisabled: autoModeDisabledBy(o.settings),
   });
 }

@@ -131,7 +131,7 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
   // Seed 000 step 3: after the hooks, auto mode's classifier decides what no rule or safety check settled.
   let paused: string | undefined;
   if (behavior === "ask" && decision.classify && deps.autoMode && deps.permissions.mode === "auto") {
-    const r = await deps.autoMode.review({ toolName: tool.name, input, toolUseId: call.id, cwd: ctx.cwd, history, signal });
+    const r = await deps.autoMode.review({ toolName: tool.name, input, toolUseId: call.id, cwd: ctx.cwd, history, readOnly: isReadOnly(tool, input), signal });
     if (r.behavior === "allow") behavior = "allow";
     else if (r.behavior === "deny") {
       behavior = "deny";

@@ -35,11 +35,13 @@ export type EvaluatorOptions = {
    * declares itself read-only. Claude Code's tools are declared in tool/declarations.ts.
    */
   declarations?: (name: string) => ToolDeclaration | undefined;
+  /** `permissions.disableAutoMode`: setMode("auto") throws instead of switching (the Agent SDK's set_permission_mode). */
+  autoModeDisabled?: boolean;
 };
 
 export type Evaluator = PermissionEvaluator & {
   readonly rules: PermissionRule[];
-  /** Changes the mode for the rest of the session (the Agent SDK's set_permission_mode). */
+  /** Changes the mode for the rest of the session (the Agent SDK's set_permission_mode). Throws when settings disable that mode. */
   setMode(mode: PermissionMode): void;
   /** Adds allow/deny rules for the rest of the session, as if given with --allowedTools/--disallowedTools. */
   addRules(behavior: "allow" | "deny", rules: string[]): void;
@@ -240,6 +242,7 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       return set.all;
     },
     setMode(m: PermissionMode) {
+      if (m === "auto" && opts.autoModeDisabled) throw new Error("auto mode is disabled by settings (permissions.disableAutoMode)");
       if (PERMISSION_MODES.includes(m)) mode = m;
     },
     addRules(behavior: "allow" | "deny", rules: string[]) {

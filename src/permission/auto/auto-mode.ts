@@ -4,7 +4,9 @@
  * (interactive) or denies saying auto mode is paused (headless). A person's approval closes a streak.
  * Never throws; a classifier failure is a block that says so (fail closed).
  */
+import { dirname } from "node:path";
 import type { Message } from "../../provider/types.ts";
+import { isInside } from "../paths.ts";
 import type { Classifier } from "./classifier.ts";
 import type { AutoDenial } from "./denial-log.ts";
 
@@ -23,7 +25,17 @@ export type AutoReviewRequest = {
   toolUseId: string;
   cwd: string;
   history: readonly Message[];
+  /** The call only reads (Read, Grep, Glob, LS ...): an approved first read outside opens its folder to later reads. */
+  readOnly?: boolean;
   signal?: AbortSignal;
+};
+
+/** The folder a read-only call reads in: a file's folder, or the searched folder. */
+const readScope = (input: Record<string, unknown>): string | undefined => {
+  if (typeof input.file_path === "string") return dirname(input.file_path);
+  if (typeof input.notebook_path === "string") return dirname(input.notebook_path);
+  if (typeof input.path === "string") return input.path;
+  return undefined;
 };
 
 export type AutoMode = {
@@ -51,6 +63,8 @@ export function createAutoMode(o: AutoModeOptions): AutoMode {
   let classified = 0;
   let allowed = 0;
   let failures = 0;
+  // Seed 000: only the first read outside the working directories goes to the classifier.
+  const readDirs: string[] = [];
   const isPaused = () => inARow >= BLOCKS_IN_A_ROW || total >= BLOCKS_PER_SESSION;
   const pausedReason = () =>
     `Auto mode paused after ${inARow >= BLOCKS_IN_A_ROW ? `${inARow} blocked actions in a row` : `${total} blocked actions in this session`}; ` +
@@ -76,11 +90,15 @@ export function createAutoMode(o: AutoModeOptions): AutoMode {
         keep(req, reason, "paused");
         return { behavior: "paused", reason };
       }
+      const scope = req.readOnly ? readScope(req.input) : undefined;
+      if (scope?.startsWith("/") && readDirs.some((d) => isInside(d, scope)))
+        return { behavior: "allow", reason: `an earlier read in ${readDirs.find((d) => isInside(d, scope))} was approved by the auto mode classifier` };
       classified++;
       const v = await o.classify({ action: { toolName: req.toolName, input: req.input, cwd: req.cwd, toolUseId: req.toolUseId }, history: req.history, rules: o.rules(), signal: req.signal });
       if (v.ok && v.decision === "allow") {
         allowed++;
         inARow = 0;
+        if (scope?.startsWith("/") && scope !== "/") readDirs.push(scope);
         return { behavior: "allow", reason: `auto mode classifier: ${v.reason}` };
       }
       inARow++;

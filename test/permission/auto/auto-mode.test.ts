@@ -184,3 +184,28 @@ describe("denials are kept for `yoke permissions recent`", () => {
     expect(warned[0]).toContain("/proc/forbidden/x.jsonl");
   });
 });
+
+describe("a first read outside the working directories (seed 000 step 2)", () => {
+  const review = (a: ReturnType<typeof createAutoMode>, input: Record<string, unknown>, readOnly = true) =>
+    a.review({ toolName: "Read", input, toolUseId: "t", cwd: "/w", history: [], readOnly });
+  test("is classified once; later reads in that folder are approved without the classifier", async () => {
+    const asked: string[] = [];
+    const a = createAutoMode({ classify: async (r) => (asked.push(String(r.action.input.file_path ?? r.action.input.path)), allow()), rules: () => ({ allow: [], ask: [], deny: [] }), sessionId: "s" });
+    expect((await review(a, { file_path: "/srv/docs/a.md" })).behavior).toBe("allow");
+    expect((await review(a, { file_path: "/srv/docs/b.md" })).behavior).toBe("allow");
+    expect((await review(a, { path: "/srv/docs/sub" })).behavior).toBe("allow");
+    expect(asked).toEqual(["/srv/docs/a.md"]);
+    // Another folder, a folder above, a write: classified again.
+    await review(a, { file_path: "/srv/other/x" });
+    await review(a, { file_path: "/srv/x" });
+    await review(a, { file_path: "/srv/docs/c.md" }, false);
+    expect(asked).toEqual(["/srv/docs/a.md", "/srv/other/x", "/srv/x", "/srv/docs/c.md"]);
+  });
+  test("a blocked first read opens nothing", async () => {
+    const asked: string[] = [];
+    const a = createAutoMode({ classify: async (r) => (asked.push(String(r.action.input.file_path)), block()), rules: () => ({ allow: [], ask: [], deny: [] }), sessionId: "s" });
+    await review(a, { file_path: "/srv/docs/a.md" });
+    await review(a, { file_path: "/srv/docs/b.md" });
+    expect(asked).toHaveLength(2);
+  });
+});

@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createPermissionEvaluator } from "../../../src/permission/index.ts";
+import { createPermissionEvaluator, explainDecision, formatExplanation } from "../../../src/permission/index.ts";
 import type { PermissionQuery } from "../../../src/permission/types.ts";
 import { type Perms, settingsOf, tempProject } from "../settings-fixture.ts";
 
@@ -148,5 +148,21 @@ describe("red team: nothing a deny rule or safety check stops reaches the classi
       const d = ev().decide(bash(cmd));
       expect({ cmd, ok: d.behavior === "deny" || (d.behavior === "ask" && !d.classify) }).toEqual({ cmd, ok: true });
     }
+  });
+});
+
+describe("controls", () => {
+  test("yoke permissions explain says the classifier decides", () => {
+    const e = explainDecision(ev(), "Bash", { command: "npm install left-pad" });
+    expect(e.classifier).toBe(true);
+    expect(formatExplanation(e)).toContain("decision: ask (auto mode: the classifier decides)");
+    expect(explainDecision(ev(), "Bash", { command: "ls" }).classifier).toBeUndefined();
+  });
+  test("with disableAutoMode, switching to auto mid-session is refused (the Agent SDK's set_permission_mode)", () => {
+    const e = createPermissionEvaluator({ settings: settingsOf({ ruleRoot: t.cwd, permissions: {} }), cwd: t.cwd, env: t.env, mode: "default", autoModeDisabled: true });
+    expect(() => e.setMode("auto")).toThrow("auto mode is disabled by settings (permissions.disableAutoMode)");
+    expect(e.mode).toBe("default");
+    e.setMode("acceptEdits");
+    expect(e.mode).toBe("acceptEdits");
   });
 });
