@@ -136,6 +136,12 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
     else if (r.behavior === "deny") {
       behavior = "deny";
       reason = r.reason;
+      // contracts §1.1: PermissionDenied fires for auto-mode denials only; `retry: true` lets the model try again.
+      if (deps.hooks.has("PermissionDenied")) {
+        const pd = await deps.hooks.emit("PermissionDenied", deps.hookPayload("PermissionDenied", { tool_name: tool.name, tool_input: input, tool_use_id: call.id, reason }), { matchValue: tool.name, signal });
+        out.systemMessages.push(...pd.systemMessages);
+        if (pd.retry) reason = `${reason.replace(/ Do not retry the same action;[^]*$/, "")} A PermissionDenied hook says you may retry this action.`;
+      }
     } else paused = r.reason;
   }
   if (behavior === "ask") {

@@ -273,6 +273,21 @@ describe("controls (contracts §2.2)", () => {
   });
 });
 
+describe("PermissionDenied hooks (contracts §1.1, §1.4, §1.6)", () => {
+  test("a command hook hears the classifier's denial with its reason and may let the model retry", async () => {
+    const cwd = project({
+      hooks: {
+        PermissionDenied: [{ matcher: "Bash", hooks: [{ type: "command", command: `cat > "$CLAUDE_PROJECT_DIR/denied.json"; echo '{"hookSpecificOutput":{"hookEventName":"PermissionDenied","retry":true}}'` }] }],
+      },
+    });
+    const r = await run({ cwd, script: [call("Bash", { command: "npm publish" }), verdict("block", "publishing was not requested"), say("ok")] });
+    const payload = JSON.parse(readFileSync(join(cwd, "denied.json"), "utf8"));
+    expect(payload).toMatchObject({ hook_event_name: "PermissionDenied", permission_mode: "auto", tool_name: "Bash", tool_input: { command: "npm publish" }, reason: expect.stringContaining("publishing was not requested") });
+    expect(payload.tool_use_id).toStartWith("toolu_auto_");
+    expect(resultOf(r, 1).text).toContain("A PermissionDenied hook says you may retry this action.");
+  });
+});
+
 const probe = await probeSandbox({ env: process.env, network: false });
 describe.skipIf(!probe.ok)("sandboxed Bash (issue 16)", () => {
   test("autoAllowBashIfSandboxed approves a sandboxed command in auto mode without the classifier", async () => {

@@ -103,6 +103,23 @@ describe("the classifier decides what nothing else did", () => {
     expect(silent.fired.map((f) => f.event)).toEqual(["PermissionRequest"]);
     expect(silent.seen).toHaveLength(1);
   });
+  test("PermissionDenied hooks hear classifier denials only; retry: true lets the model retry", async () => {
+    const s = setup({
+      verdicts: [block("risky"), allow()],
+      hooks: { PermissionDenied: (p) => ({ retry: p.tool_input.what === "again" }) },
+    });
+    const r = await s.call("again");
+    expect(String(r.block.content)).toContain("Auto mode blocked this action: risky");
+    expect(String(r.block.content)).toContain("A PermissionDenied hook says you may retry this action.");
+    expect(String(r.block.content)).not.toContain("Do not retry");
+    expect(s.fired.map((f) => f.event)).toEqual(["PermissionDenied"]);
+    expect(s.fired[0]!.payload).toMatchObject({ tool_name: "Net", tool_input: { what: "again" }, tool_use_id: "toolu_1", reason: expect.stringContaining("risky") });
+    await s.call("fine");
+    const byRule = setup({ verdicts: [], rules: { deny: ["Net"] }, hooks: { PermissionDenied: () => ({}) } });
+    await byRule.call("x");
+    expect(byRule.fired).toHaveLength(0);
+    expect(s.fired).toHaveLength(1);
+  });
   test("a classifier failure blocks and says so (fail closed)", async () => {
     const s = setup({ verdicts: [{ ok: false, problem: "no answer within 60000 ms" }] });
     const r = await s.call("x");
