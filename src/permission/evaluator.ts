@@ -224,8 +224,10 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
     if (d.behavior === "ask" && mode === "dontAsk")
       return { behavior: "deny", reason: `dontAsk mode denies anything that would prompt: ${d.reason}`, rule: d.rule };
     const { bypassable: _b, ...out } = d;
-    // Seed 000 step 3: what is left (no rule, no safety check) goes to the auto-mode classifier.
-    if (out.behavior === "ask" && mode === "auto" && d.bypassable !== false) return { ...out, classify: true };
+    // Seed 000 step 3: what is left (no rule, no safety check) goes to the auto-mode classifier. Leaving the
+    // sandbox stays a person's call (or a rule's): the classifier never lifts the last line of defence.
+    if (out.behavior === "ask" && mode === "auto" && d.bypassable !== false && !(tool === "Bash" && opts.sandboxEscape?.(q.input ?? {})))
+      return { ...out, classify: true };
     return out;
   };
 

@@ -61,12 +61,16 @@ function compactInput(input: Record<string, unknown>, each: number): string {
 
 const isReminder = (text: string) => text.trimStart().startsWith("<system-reminder>");
 
-/** User-typed text of a message: no tool results, no harness reminders. */
+// `@server:uri` mentions append the resource's text after the prompt (src/mcp/prompts.ts): a server's text, not the user's.
+const RESOURCE = /\n*<mcp-resource server="[^"]*" uri="[^"]*">[^]*$/;
+const typed = (text: string) => text.replace(RESOURCE, "\n[attached MCP resources, not shown]");
+
+/** User-typed text of a message: no tool results, no harness reminders (instruction files, memory, hook context), no attached resources. */
 function userText(content: string | ContentBlock[]): string {
-  if (typeof content === "string") return isReminder(content) ? "" : content;
+  if (typeof content === "string") return isReminder(content) ? "" : typed(content);
   return content
     .filter((b): b is Extract<ContentBlock, { type: "text" }> => b.type === "text" && !isReminder(b.text))
-    .map((b) => b.text)
+    .map((b) => typed(b.text))
     .join("\n");
 }
 

@@ -92,6 +92,14 @@ describe("step 3: everything else goes to the classifier", () => {
     expect(d).toMatchObject({ behavior: "ask" });
     expect(d.classify).toBeUndefined();
   });
+  test("leaving the sandbox (dangerouslyDisableSandbox) is never the classifier's call", () => {
+    const e = createPermissionEvaluator({ settings: settingsOf({ ruleRoot: t.cwd, permissions: {} }), cwd: t.cwd, env: t.env, mode: "auto", sandboxEscape: (i) => i.dangerouslyDisableSandbox === true });
+    for (const command of ["npm install left-pad", "ls", "curl https://x.example"]) {
+      const d = e.decide(q("Bash", { command, dangerouslyDisableSandbox: true }));
+      expect({ command, classify: d.classify }).toEqual({ command, classify: undefined });
+    }
+    expect(e.decide(q("Bash", { command: "npm install left-pad" })).classify).toBe(true);
+  });
   test("outside auto mode nothing is marked for the classifier", () => {
     expect(ev({}, "default").decide(bash("npm install left-pad")).classify).toBeUndefined();
   });
