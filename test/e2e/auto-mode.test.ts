@@ -1,12 +1,15 @@
 // End-to-end (issue 19): `--permission-mode auto` in the compiled binary against the fake Anthropic API, which
 // plays both the agent and the classifier (seed 000's decision order; contracts §3.3, §3.4, §2.2).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isolatedEnv, runYoke, TRUST_WORKSPACE, yokeBin } from "../helpers/binary.ts";
 import { fakeApiEnv, type FakeAnthropic, type FakeEntry, type LoggedRequest, startFakeAnthropic, toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { probeSandbox } from "../../src/sandbox/probe.ts";
+
+// Each test is one or two runs of the binary; on a loaded 2-core machine that can pass 5 s.
+setDefaultTimeout(60_000);
 
 const ANSWER_TOOL = "auto_mode_decision";
 let fake: FakeAnthropic;
