@@ -7,6 +7,7 @@ import type { EmitPayload } from "./typed.ts";
 export const HOOK_EVENTS = [
   "PreToolUse",
   "PermissionRequest",
+  "PermissionDenied",
   "PostToolUse",
   "PostToolUseFailure",
   "UserPromptSubmit",
@@ -53,6 +54,8 @@ export type HookOutcome = {
   systemMessages: string[];
   /** PostToolUse `updatedToolOutput` / `updatedMCPToolOutput` (last handler wins). */
   updatedToolOutput?: unknown;
+  /** PermissionDenied `retry: true`: the model may try the denied call again. */
+  retry?: boolean;
   /** UserPromptSubmit / SessionStart `sessionTitle`. */
   sessionTitle?: string;
   /** UserPromptSubmit `suppressOriginalPrompt`. */

@@ -9,8 +9,6 @@ import { promptQueue, sdkOptions, sdkQuery, sdkRun } from "../helpers/agent-sdk.
 import { everything, toolNames } from "./mcp-helpers.ts";
 import { useFakeAnthropic } from "../helpers/e2e.ts";
 
-// Real MCP servers (node packages) start in ~1 s alone and several seconds on a loaded 2-core machine: the helper
-// gives each test 30 s.
 const fake = useFakeAnthropic({ perTest: true });
 
 const calc = () => {
