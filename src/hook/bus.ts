@@ -169,6 +169,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
         // without the dir the hook simply gets no CLAUDE_ENV_FILE
       }
     }
+    const isAsync = handler.async === true;
     const run = await runHookCommand({
       command: substituteVars(substitute(handler.command ?? "", opts.projectDir), h.extraEnv),
       args: handler.args?.map((a) => substituteVars(substitute(a, opts.projectDir), h.extraEnv)),
@@ -177,15 +178,18 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
       stdin,
       timeoutMs,
       signal,
+      allowAsync: !isAsync,
     });
-    return interpretCommandRun(run, {
-      spec,
-      hookName,
-      label,
-      path: h.path,
-      timeoutMs,
-      onFailureBlock: handler.onFailure === "block" && spec.onFailureApplies && handler.async !== true,
-    });
+    const ctx = { spec, hookName, label, path: h.path, timeoutMs, onFailureBlock: handler.onFailure === "block" && spec.onFailureApplies && !isAsync };
+    if (run.background || run.declaredAsync) {
+      // contracts §1.6 async form: the hook said `{"async":true}` first, so it decides nothing now; its later
+      // additionalContext and systemMessage arrive as an `async` hook's do (next turn).
+      trackAsync(event, (run.background ?? Promise.resolve(run)).then((r) => interpretCommandRun(r, { ...ctx, onFailureBlock: false })));
+      return {
+        record: { source: `command: ${label} (${h.path})`, hookName, exitCode: null, stdout: run.background ? run.stdout : "", stderr: "", durationMs: run.durationMs, outcome: "success" },
+      };
+    }
+    return interpretCommandRun(run, ctx);
   }
 
   async function runInProcess(spec: EventSpec, r: Registered, hookName: string, payload: Record<string, unknown>, signal?: AbortSignal) {
