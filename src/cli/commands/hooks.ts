@@ -9,7 +9,7 @@ import { parseArgv, UsageError } from "../args.ts";
 import { runFlagArgs } from "../command-tree.ts";
 import { builtinTools } from "../builtin-tools.ts";
 import { compose } from "../compose.ts";
-import { writeOut } from "../../util/output.ts";
+import { errLine, writeOut } from "../../util/output.ts";
 
 const EVENTS = `Events: ${HOOK_EVENTS.join(", ")}`;
 
@@ -82,7 +82,7 @@ async function hooksCommand(sub: "list" | "run", tail: string[]): Promise<number
     }
     const tool = typeof own["--tool"] === "string" ? own["--tool"] : undefined;
     const transcript = dryRunTranscript(latestSession(rt.cwd, rt.env));
-    process.stderr.write(`yoke: transcript_path is ${transcript.note}, removed after the run: ${transcript.path}\n`);
+    errLine(`yoke: transcript_path is ${transcript.note}, removed after the run: ${transcript.path}`);
     let r;
     try {
       r = await runHooksDry(rt.hooks, event!, { tool, input, payload, transcriptPath: transcript.path });
