@@ -75,7 +75,7 @@ export type YokeHookBus = HookBus & {
    * Adds a Claude Code plugin's `hooks/hooks.json` (contracts §6.1): `${CLAUDE_PLUGIN_ROOT}` and friends are
    * substituted and exported. Subject to disableAllHooks / allowManagedHooksOnly like settings hooks.
    */
-  addPluginHooks(hooks: Record<string, Array<{ matcher?: string; hooks: HookHandlerConfig[] }>>, meta: { path: string; owner: string; env: Record<string, string> }): void;
+  addPluginHooks(hooks: Record<string, Array<{ matcher?: string; hooks: HookHandlerConfig[] }>>, meta: { path: string; owner: string; env: Record<string, string>; /** `name@marketplace`, named in block messages. */ pluginId?: string }): void;
   readonly sessionId: string;
   readonly projectDir: string;
   cwd(): string;
@@ -152,7 +152,8 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
     signal: AbortSignal | undefined,
   ): Promise<HandlerResult> {
     const handler = h.handler as HookHandlerConfig;
-    const label = commandLabel(handler);
+    // A plugin hook's command is named with ${CLAUDE_PLUGIN_ROOT} and friends expanded; a settings hook's as written (observed in 2.1.332).
+    const label = substituteVars(commandLabel(handler), h.extraEnv);
     const skipped = (source: string, error: string): HandlerResult => ({
       record: { source, hookName, exitCode: null, stdout: "", stderr: "", durationMs: 0, outcome: "non_blocking_error", error },
     });
@@ -180,7 +181,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
       signal,
       allowAsync: !isAsync,
     });
-    const ctx = { spec, hookName, label, path: h.path, timeoutMs, onFailureBlock: handler.onFailure === "block" && spec.onFailureApplies && !isAsync };
+    const ctx = { spec, hookName, label, path: h.path, timeoutMs, pluginId: h.pluginId, onFailureBlock: handler.onFailure === "block" && spec.onFailureApplies && !isAsync };
     if (run.background || run.declaredAsync) {
       // contracts §1.6 async form: the hook said `{"async":true}` first, so it decides nothing now; its later
       // additionalContext and systemMessage arrive as an `async` hook's do (next turn).
@@ -307,7 +308,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
       for (const [event, groups] of Object.entries(hooks)) {
         for (const g of groups) {
           for (const handler of g.hooks) {
-            configured.push({ event, matcher: g.matcher, handler, level: "user", path: meta.path, extraEnv: meta.env, owner: meta.owner, ...(disabledBy ? { disabledBy } : {}) });
+            configured.push({ event, matcher: g.matcher, handler, level: "user", path: meta.path, extraEnv: meta.env, owner: meta.owner, pluginId: meta.pluginId ?? `${meta.owner}@inline`, ...(disabledBy ? { disabledBy } : {}) });
           }
         }
       }
