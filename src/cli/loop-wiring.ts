@@ -21,6 +21,7 @@ import type { ModelSwitch } from "./provider-wiring.ts";
 import type { structuredOutput } from "./run-options.ts";
 import { modelInfo } from "../provider/models.ts";
 import { stopHookBlockCap } from "./model-wiring.ts";
+import { runningBackgroundTasks } from "../tool/builtin/background-shells.ts";
 
 /** What the main conversation keeps between turns beside its messages. */
 export type MainState = {
@@ -94,6 +95,7 @@ export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConv
     maxTokens: modelInfo(o.model.current()).maxOutputTokens,
     modelParams: o.modelParams,
     maxStopBlocks: stopHookBlockCap(o.env),
+    backgroundTasks: () => runningBackgroundTasks(session),
     maxTurns: o.maxTurns,
     maxBudgetUsd: o.maxBudgetUsd,
     system: () => ctx.system(o.model.current(), o.tools.list().map((t) => t.name)),
