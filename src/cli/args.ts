@@ -66,7 +66,10 @@ export const IGNORED_FLAGS: FlagDef[] = [
   ...["thinking-display", "betas", "agent", "debug-file", "permission-prompts", "task-budget", "remote"].map((name) => ({ name, kind: "string" as const })),
   // Claude Code 2.1.332 `--help` options for interactive, IDE, browser and cloud use (issue 17.11): accepted so a
   // Claude Code command line runs, each named in a warning. Arity as Claude Code parses them, so none eats the prompt.
-  ...["from-pr", "teleport"].map((name) => ({ name, kind: "optional" as const })),
+  ...["from-pr", "teleport", "cloud", "prompt-suggestions", "remote-control"].map((name) => ({ name, kind: "optional" as const })),
+  ...["autocompact", "environment", "remote-control-session-name-prefix", "system-prompt-snapshot"].map((name) => ({ name, kind: "string" as const })),
+  { name: "plugin-url", kind: "multi" as const },
+  { name: "bg", alias: ["background"], kind: "boolean" as const },
   { name: "worktree", short: "w", kind: "optional" as const },
   { name: "file", kind: "multi" as const },
 ].map((f): FlagDef => ({ ...f, help: "", hidden: true }));
@@ -85,6 +88,9 @@ const IGNORED_BOOLEAN = [
   "maintenance",
   "exclude-dynamic-system-prompt-sections",
   "brief",
+  "ax-screen-reader",
+  "desktop",
+  "forward-subagent-text",
 ];
 
 /** A `--debug` category filter: `api,hooks`, `!statsig,!file` (Claude Code's categories). */
