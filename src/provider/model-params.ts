@@ -1,7 +1,7 @@
 import { EFFORT_LEVELS, type EffortLevel, modelInfo } from "./models.ts";
 import type { ThinkingParam } from "./types.ts";
 
-/** Where thinking and effort settings come from, highest first within each (flag, session, env, settings). */
+/** Where thinking and effort settings come from (effort: env, session, flag, settings, highest first). */
 export type ModelParamSources = {
   env: Record<string, string | undefined>;
   /** settings.json `alwaysThinkingEnabled` and `effortLevel`. */
@@ -12,7 +12,7 @@ export type ModelParamSources = {
   thinkingFlag?: string;
   /** `--max-thinking-tokens N` (wins over MAX_THINKING_TOKENS). */
   maxThinkingTokensFlag?: string;
-  /** `/effort` or a control request during the session; wins over everything but the flag. */
+  /** `/effort` or a control request during the session; wins over the flag and settings, not over the env. */
   sessionEffort?: () => string | undefined;
 };
 
@@ -50,7 +50,8 @@ export function checkModelParamSources(s: ModelParamSources): void {
 export function effortFor(model: string, s: ModelParamSources): EffortLevel | undefined {
   const info = modelInfo(model);
   if (!info.effort) return undefined;
-  const pick = [s.effortFlag, s.sessionEffort?.(), s.env.CLAUDE_CODE_EFFORT_LEVEL || undefined, s.settings.effortLevel].find(
+  // Observed in 2.1.332: CLAUDE_CODE_EFFORT_LEVEL beats /effort, which beats --effort, which beats effortLevel.
+  const pick = [s.env.CLAUDE_CODE_EFFORT_LEVEL || undefined, s.sessionEffort?.(), s.effortFlag, s.settings.effortLevel].find(
     (v): v is EffortLevel => v !== undefined && EFFORT_LEVELS.includes(v as EffortLevel),
   );
   return pick ?? info.effort.default;

@@ -42,11 +42,12 @@ describe("thinking, effort and max_tokens per request (issue 17.7)", () => {
     // haiku takes no effort parameter
     expect(modelParams("claude-haiku-5-5", src())).toEqual({ maxTokens: 128_000, thinking: { type: "adaptive" } });
   });
-  test("--effort beats /effort beats CLAUDE_CODE_EFFORT_LEVEL beats effortLevel", () => {
+  test("CLAUDE_CODE_EFFORT_LEVEL beats /effort beats --effort beats effortLevel (observed in 2.1.332)", () => {
     const all = src({ effortFlag: "low", sessionEffort: () => "high", env: { CLAUDE_CODE_EFFORT_LEVEL: "max" }, settings: { effortLevel: "xhigh" } });
-    expect(modelParams("claude-opus-5-5", all).effort).toBe("low");
-    expect(modelParams("claude-opus-5-5", { ...all, effortFlag: undefined }).effort).toBe("high");
-    expect(modelParams("claude-opus-5-5", { ...all, effortFlag: undefined, sessionEffort: undefined }).effort).toBe("max");
+    expect(modelParams("claude-opus-5-5", all).effort).toBe("max");
+    expect(modelParams("claude-opus-5-5", { ...all, env: {} }).effort).toBe("high");
+    expect(modelParams("claude-opus-5-5", { ...all, env: {}, sessionEffort: undefined }).effort).toBe("low");
+    expect(modelParams("claude-opus-5-5", { ...all, env: {}, sessionEffort: undefined, effortFlag: undefined }).effort).toBe("xhigh");
     expect(modelParams("claude-opus-5-5", src({ settings: { effortLevel: "xhigh" } })).effort).toBe("xhigh");
   });
   test("MAX_THINKING_TOKENS gives a budget (below max_tokens), 0 turns thinking off; alwaysThinkingEnabled:false turns it off", () => {
