@@ -3,6 +3,7 @@ import type { LoopEvent, TurnResult } from "../loop/events.ts";
 import { runTurn } from "../loop/run-turn.ts";
 import { isCompactCommand } from "../loop/compaction.ts";
 import { effortTurn, isEffortCommand } from "./effort-command.ts";
+import { writeLastPrompt, writePromptQueued } from "../session/prompt-lines.ts";
 import { trustInitField } from "../trust/workspace.ts";
 import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
@@ -110,6 +111,7 @@ export async function runPrint(
     // MCP prompts (`/mcp__server__prompt`, unless slash commands are off) and `@server:uri` resource mentions (issue 13 point 5).
     const slash = !args.flags["disable-slash-commands"];
     const input = typeof prompt === "string" && (slash || !prompt.startsWith("/")) ? await rt.mcp.expandInput(prompt, turnCtrl.signal) : prompt;
+    writePromptQueued(rt.transcript, prompt, () => new Date());
     const local = slash && typeof input === "string";
     const gen =
       local && isCompactCommand(input)
@@ -127,6 +129,7 @@ export async function runPrint(
       await stdoutReady(); // a slow reader paces the run instead of growing yoke's memory
     }
     signal.removeEventListener("abort", onAbort);
+    writeLastPrompt(rt.transcript, prompt);
     turnCtrl = null;
     host?.setTurn(null);
     // Plugin work started in this turn (memory extraction) finishes before a one-shot run reports. With streamed

@@ -207,7 +207,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const rec: HookRecord = { source: `plugin: ${name}`, hookName, exitCode: null, stdout: "", stderr: "", durationMs: 0, outcome: "success" };
+    const rec: HookRecord = { source: `plugin: ${name}`, command: `plugin:${name}`, hookName, exitCode: null, stdout: "", stderr: "", durationMs: 0, outcome: "success" };
     const result: HandlerResult = { record: rec };
     let failure: string | undefined;
     try {
@@ -274,6 +274,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
       }
       return p.then((r) => {
         r.record.id = id;
+        if (r.blockingError) r.record.blockingError = r.blockingError;
         if (recordWhenDone) record(event, r.record);
         return r;
       });

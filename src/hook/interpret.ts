@@ -64,6 +64,7 @@ export function interpretCommandRun(run: CommandRun, c: CommandContext): Handler
   const where = `hook command "${c.label}" (${c.path})`;
   const record: HookRecord = {
     source: `command: ${c.label} (${c.path})`,
+    command: c.label,
     hookName: c.hookName,
     exitCode: run.exitCode,
     stdout: run.stdout,
