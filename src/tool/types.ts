@@ -86,7 +86,7 @@ export type Tool<I = any> = {
   /** Only the name goes to the model until ToolSearch loads the schema (seed 000: deferred MCP tools). */
   deferred?: boolean;
   /** Set for tools served by an MCP server (hooks' `mcp_server`, `yoke mcp`). */
-  mcp?: { server: string; tool: string };
+  mcp?: { server: string; tool: string; /** The server's config scope (`dynamic` for --mcp-config …), hooks' `mcp_server.source`. */ source?: string };
   /** Validates, runs, and converts every failure to an is_error result. Never throws. */
   run(rawInput: unknown, ctx: ToolContext): Promise<ToolResult>;
   /** Validation alone, for the tool runner (hooks see validated input). */
