@@ -6,7 +6,7 @@ import { isConcurrencySafe } from "../tool/define-tool.ts";
 import type { LoopEvent, PermissionDenial, ResultSubtype, TerminalReason, TurnResult } from "./events.ts";
 import { runToolCall, type ToolOutcome, type ToolRunnerDeps } from "./tool-runner.ts";
 import { addUsage, type UsageTracker } from "./usage.ts";
-import { stopCapWarning, writeStopCapWarning, writeStopHookSummary } from "./stop-hook-lines.ts";
+import { HOOK_OUTPUT_PREAMBLE, stopCapWarning, writeStopCapWarning, writeStopHookSummary } from "./stop-hook-lines.ts";
 
 /**
  * What every conversation needs, the main one and any run beside it (forks, subagents): provider, tools,
@@ -254,7 +254,7 @@ export async function* runTurn(
       stopBlocks++;
       // Stays true for the rest of the turn, tool calls or not, so a hook guarded on it lets the turn end.
       stopHookActive = true;
-      const feedback: UserMessage = { role: "user", content: [reminder(`Stop hook feedback:\n${stop.blockReason ?? "Continue working."}`)] };
+      const feedback: UserMessage = { role: "user", content: [reminder(`${HOOK_OUTPUT_PREAMBLE}\nStop hook feedback:\n${stop.blockReason ?? "Continue working."}`)] };
       convo.messages.push(feedback);
       const fu = deps.transcript.user(feedback, { isMeta: true });
       yield { type: "user", message: feedback, uuid: fu };
