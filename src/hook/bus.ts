@@ -70,7 +70,7 @@ export type YokeHookBus = HookBus & {
   /** Waits for running `async: true` hooks (at most `timeoutMs`). Never throws. */
   drainAsync(timeoutMs?: number): Promise<void>;
   /** additionalContext/systemMessage from finished async hooks since the last call (delivered next turn). */
-  takeAsyncOutput(): { additionalContext: string[]; systemMessages: string[] };
+  takeAsyncOutput(): { additionalContext: string[]; systemMessages: string[]; /** Per finished hook: its systemMessage then additionalContext. */ items: string[][] };
   /**
    * Adds a Claude Code plugin's `hooks/hooks.json` (contracts §6.1): `${CLAUDE_PLUGIN_ROOT}` and friends are
    * substituted and exported. Subject to disableAllHooks / allowManagedHooksOnly like settings hooks.
@@ -112,7 +112,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
   const registered: Registered[] = [];
   const baseEnv = hookBaseEnv(opts);
   const pending = new Set<Promise<void>>();
-  const asyncOut = { additionalContext: [] as string[], systemMessages: [] as string[] };
+  const asyncOut = { additionalContext: [] as string[], systemMessages: [] as string[], items: [] as string[][] };
 
   const record = (event: HookEventName, r: HookRecord) => {
     try {
@@ -295,8 +295,16 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
       .then((r) => {
         record(event, r.record);
         const hso = (r.output?.hookSpecificOutput ?? {}) as Record<string, unknown>;
-        if (typeof hso.additionalContext === "string" && hso.additionalContext) asyncOut.additionalContext.push(capText(hso.additionalContext));
-        if (typeof r.output?.systemMessage === "string" && r.output.systemMessage) asyncOut.systemMessages.push(capText(r.output.systemMessage));
+        const item: string[] = [];
+        if (typeof r.output?.systemMessage === "string" && r.output.systemMessage) {
+          asyncOut.systemMessages.push(capText(r.output.systemMessage));
+          item.push(capText(r.output.systemMessage));
+        }
+        if (typeof hso.additionalContext === "string" && hso.additionalContext) {
+          asyncOut.additionalContext.push(capText(hso.additionalContext));
+          item.push(capText(hso.additionalContext));
+        }
+        if (item.length) asyncOut.items.push(item);
       })
       .catch(() => {})
       .finally(() => pending.delete(done));
@@ -392,7 +400,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
     },
 
     takeAsyncOutput() {
-      const out = { additionalContext: asyncOut.additionalContext.splice(0), systemMessages: asyncOut.systemMessages.splice(0) };
+      const out = { additionalContext: asyncOut.additionalContext.splice(0), systemMessages: asyncOut.systemMessages.splice(0), items: asyncOut.items.splice(0) };
       return out;
     },
   };
