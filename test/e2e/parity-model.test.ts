@@ -1,11 +1,14 @@
 // Issue 17 points 6 and 7: relative file paths, and the model parameters Claude Code 2.1.332 sends (observed in
 // 2.1.332 against the fake API: default model claude-opus-5-5, max_tokens 128000, adaptive thinking and an effort).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
 import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
+
+// Each test runs the compiled binary (some several times): seconds apiece on a loaded 2-core machine.
+setDefaultTimeout(30_000);
 
 let fake: FakeAnthropic;
 beforeAll(async () => {
