@@ -274,7 +274,9 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
       }
       return p.then((r) => {
         r.record.id = id;
-        if (r.blockingError) r.record.blockingError = r.blockingError;
+        // What this handler's block told the model, for per-hook messages and the Stop summary.
+        const jsonBlock = r.output?.decision === "block" ? (typeof r.output.reason === "string" && r.output.reason) || "Blocked by hook" : undefined;
+        if (r.blockingError ?? jsonBlock) r.record.blockingError = capText((r.blockingError ?? jsonBlock)!);
         if (recordWhenDone) record(event, r.record);
         return r;
       });

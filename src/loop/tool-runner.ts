@@ -181,7 +181,10 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
     Object.assign(fields, mcpServerField(tool));
     const post = await deps.hooks.emit(event, deps.hookPayload(event, fields), { matchValue: tool.name, signal });
     out.context.push(...post.additionalContext.map((c) => `${event}:${tool.name} hook additional context: ${c}`));
-    if (post.blocked && post.blockReason) out.context.push(`${event}:${tool.name} hook feedback: ${post.blockReason}`);
+    // Observed in 2.1.332: one line per blocking hook, naming its command.
+    const blocks = post.records.filter((r) => r.blockingError);
+    if (blocks.length) for (const r of blocks) out.context.push(`${event}:${tool.name} hook blocking error from command: "${r.command ?? r.source}": ${r.blockingError}`);
+    else if (post.blocked && post.blockReason) out.context.push(`${event}:${tool.name} hook blocking error: ${post.blockReason}`);
     out.systemMessages.push(...post.systemMessages);
     if (post.stop) out.stop = { reason: post.stopReason ?? `A ${event} hook stopped the run.` };
   }

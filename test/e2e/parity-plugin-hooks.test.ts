@@ -44,6 +44,16 @@ describe("plugin hook texts (issue 17.5, observed in 2.1.332)", () => {
     expect(toolResultsOf(r.requests[1]!)[0]!.text).toBe("PreToolUse:Bash hook error: see ${CLAUDE_PLUGIN_ROOT}/README");
   });
 
+  test("PostToolUse exit 2 from a plugin: one line naming the expanded command, then the block and the plugin line", async () => {
+    const root = plugin("guardian", hook("PostToolUse", "${CLAUDE_PLUGIN_ROOT}/hooks/post.sh", "Bash"), {
+      "post.sh": 'cat >/dev/null; echo "post says no" >&2; exit 2',
+    });
+    const r = await runWith(project(), [bashCall("echo hi"), say("ok")], ["--plugin-dir", root, "--allowedTools", "Bash"]);
+    expect(requestText(r.requests[1]!)).toContain(
+      `PostToolUse:Bash hook blocking error from command: "${root}/hooks/post.sh": [${root}/hooks/post.sh]: post says no\n\nThis hook comes from the guardian@inline plugin.`,
+    );
+  });
+
   test("Stop exit 2 from a plugin: the feedback names the plugin too", async () => {
     const root = plugin("guardian", hook("Stop", "${CLAUDE_PLUGIN_ROOT}/hooks/stop.sh"), {
       "stop.sh": `if grep -q '"stop_hook_active":true'; then exit 0; fi; echo "stop says more" >&2; exit 2`,
