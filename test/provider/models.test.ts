@@ -40,7 +40,7 @@ const src = (over: Partial<ModelParamSources> = {}): ModelParamSources => ({ env
 
 describe("thinking, effort and max_tokens per request (issue 17.7)", () => {
   test("5.5 models: max_tokens is the output limit, adaptive thinking, effort medium by default", () => {
-    const adaptive = { type: "adaptive", display: "omitted" };
+    const adaptive = { type: "adaptive" as const, display: "omitted" };
     expect(modelParams("claude-opus-5-5", src())).toEqual({ maxTokens: 128_000, thinking: adaptive, effort: "medium" });
     // observed in 2.1.332: haiku and fable take an effort too
     expect(modelParams("claude-haiku-5-5", src())).toEqual({ maxTokens: 128_000, thinking: adaptive, effort: "medium" });
