@@ -1,8 +1,9 @@
 /**
  * What the kernel sandbox adds to one Bash call (issue 16 point 13; target < 15 ms). Runs the Bash tool
  * itself on `true` and on `git status`, unsandboxed and sandboxed, in a small git repository with a few
- * deny rules, and prints medians: the whole call, and the sandbox's wrap (policy → bubblewrap command
- * line) apart. A second sandboxed series allows one host, which adds the filtering proxy's relays.
+ * deny rules, and prints medians: the whole call, and the sandbox's wrap (disk check → command line)
+ * apart. Three sandboxes: the default (commands join a kept sandbox), one bubblewrap per command
+ * (YOKE_SANDBOX_KEEP=0, how every command ran before), and one allowing a host (the proxy; per command).
  * Run: bun run bench/sandbox.ts [runs]
  */
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
@@ -57,16 +58,19 @@ const ctx = (sb?: SandboxSetup): ToolContext => ({
   sandbox: sb,
 });
 
-async function series(c: ToolContext, command: string): Promise<number> {
-  await bashTool.run({ command }, c); // warm-up (first wrap starts the library)
-  const xs: number[] = [];
+/** One warm-up call each, then RUNS rounds in which every context runs the command once, in turn (load hits all alike). */
+async function rounds(cs: ToolContext[], command: string): Promise<number[][]> {
+  for (const c of cs) await bashTool.run({ command }, c); // warm-up (the first wrap starts the library and builds the line)
+  const xs: number[][] = cs.map(() => []);
   for (let i = 0; i < RUNS; i++) {
-    const t = performance.now();
-    const r = await bashTool.run({ command }, c);
-    xs.push(performance.now() - t);
-    if (r.isError) throw new Error(`${command}: ${JSON.stringify(r.content)}`);
+    for (const [k, c] of cs.entries()) {
+      const t = performance.now();
+      const r = await bashTool.run({ command }, c);
+      xs[k]!.push(performance.now() - t);
+      if (r.isError) throw new Error(`${command}: ${JSON.stringify(r.content)}`);
+    }
   }
-  return median(xs);
+  return xs;
 }
 
 async function wrapCost(sb: SandboxSetup): Promise<number> {
@@ -81,24 +85,29 @@ async function wrapCost(sb: SandboxSetup): Promise<number> {
 }
 
 const plain = ctx();
-const local = await sandbox(undefined);
+const kept = await sandbox(undefined);
+// The same, one bubblewrap per command (how every command ran before kept sandboxes).
+process.env.YOKE_SANDBOX_KEEP = "0";
+const perCommand = await sandbox(undefined);
 const proxied = await sandbox({ network: { allowedDomains: ["packages.example.com"] } });
-const rows: Array<[string, number, number, number]> = [];
+delete process.env.YOKE_SANDBOX_KEEP;
+const rows: Array<[string, number[]]> = [];
 for (const command of ["true", "git status --short"]) {
-  const base = await series(plain, command);
-  const sb = await series(ctx(local), command);
-  const px = await series(ctx(proxied), command);
-  rows.push([command, base, sb, px]);
+  const [base, k, pc, px] = await rounds([plain, ctx(kept), ctx(perCommand), ctx(proxied)], command);
+  // Added cost: the median of each round's difference to the unsandboxed call of the same round.
+  const added = (xs: number[]) => median(xs.map((x, i) => x - base![i]!));
+  rows.push([command, [median(base!), median(k!), added(k!), median(pc!), added(pc!), median(px!), added(px!)]]);
 }
-const wrapLocal = await wrapCost(local);
-const wrapProxied = await wrapCost(proxied);
-await local.shutdown();
+const wrapKept = await wrapCost(kept);
+const stats = kept.stats?.();
+await kept.shutdown();
+await perCommand.shutdown();
 await proxied.shutdown();
 
 const f = (n: number) => `${n.toFixed(1)} ms`;
-console.log(`Bash call, median of ${RUNS} (bubblewrap ${local.availability?.ok && local.availability.platform === "linux" ? local.availability.version : "?"})`);
-console.log("command              | unsandboxed | sandboxed (no network) | added  | sandboxed (1 host allowed) | added");
-for (const [c, b, s, p] of rows)
-  console.log(`${c.padEnd(20)} | ${f(b).padStart(11)} | ${f(s).padStart(22)} | ${f(s - b).padStart(6)} | ${f(p).padStart(26)} | ${f(p - b)}`);
-console.log(`wrap alone (policy → command line): ${f(wrapLocal)} without network, ${f(wrapProxied)} with the proxy`);
+console.log(`Bash call, median of ${RUNS} rounds (bubblewrap ${kept.availability?.ok && kept.availability.platform === "linux" ? kept.availability.version : "?"}); added = median of the per-round difference`);
+console.log("command              | unsandboxed | kept sandbox (added)    | bubblewrap per command (added) | 1 host allowed, proxy (added)");
+for (const [c, [b, k, ka, pc, pca, px, pxa]] of rows)
+  console.log(`${c.padEnd(20)} | ${f(b!).padStart(11)} | ${f(k!).padStart(9)} (${f(ka!).padStart(8)}) | ${f(pc!).padStart(16)} (${f(pca!).padStart(8)}) | ${f(px!).padStart(12)} (${f(pxa!)})`);
+console.log(`wrap alone (line reused, disk checked): ${f(wrapKept)}; lines built ${stats?.built}, commands on a built line ${stats?.reused}`);
 process.exit(0);

@@ -18,6 +18,11 @@ export type FingerprintSpec = {
   walks: string[];
   /** Paths whose every component is recorded (policy paths, mount targets). */
   paths: string[];
+  /**
+   * Mount points a kept sandbox holds (see holder.ts): recorded as absent while they are still the empty
+   * file or folder bubblewrap made, so that they do not read as a change.
+   */
+  ghosts?: Set<string>;
 };
 
 const typeOf = (s: { isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean }): string =>
@@ -42,10 +47,26 @@ function linkRecord(p: string): string {
   return `${target}>${kind}`;
 }
 
-function list(dir: string, out: string[], depth: number, skip: Set<string>, follow: boolean, seen: Set<string>): void {
+/** Still the empty file or folder (holding only other ghosts) bubblewrap made for a mount. */
+function isGhost(p: string, ghosts: Set<string>): boolean {
+  if (!ghosts.has(p)) return false;
+  try {
+    const s = lstatSync(p);
+    if (s.isFile()) return s.size === 0;
+    return s.isDirectory() && readdirSync(p).every((n) => isGhost(join(p, n), ghosts));
+  } catch {
+    return false;
+  }
+}
+
+const NONE = new Set<string>();
+
+function list(dir: string, out: string[], depth: number, skip: Set<string>, follow: boolean, seen: Set<string>, ghosts: Set<string>): void {
   let entries: { name: string; type: string }[];
   try {
-    entries = readdirSync(dir, { withFileTypes: true }).map((e) => ({ name: e.name, type: typeOf(e) }));
+    entries = readdirSync(dir, { withFileTypes: true })
+      .filter((e) => !ghosts.size || !isGhost(join(dir, e.name), ghosts))
+      .map((e) => ({ name: e.name, type: typeOf(e) }));
   } catch (e) {
     out.push(`${dir}\0!${code(e)}`);
     return;
@@ -56,7 +77,7 @@ function list(dir: string, out: string[], depth: number, skip: Set<string>, foll
   for (const e of entries) {
     if (skip.has(e.name)) continue;
     const p = join(dir, e.name);
-    if (e.type === "d") list(p, out, depth - 1, skip, follow, seen);
+    if (e.type === "d") list(p, out, depth - 1, skip, follow, seen, ghosts);
     else if (e.type === "l" && follow) {
       try {
         const s = statSync(p);
@@ -64,18 +85,22 @@ function list(dir: string, out: string[], depth: number, skip: Set<string>, foll
         const id = `${s.dev}:${s.ino}`;
         if (seen.has(id)) continue;
         seen.add(id);
-        list(p, out, depth - 1, skip, follow, seen);
+        list(p, out, depth - 1, skip, follow, seen, ghosts);
       } catch {}
     }
   }
 }
 
 /** Every component of `p` from the root down, as far as it exists. */
-function chain(p: string, out: string[]): void {
+function chain(p: string, out: string[], ghosts: Set<string>): void {
   const parts = p.split("/").filter(Boolean);
   let cur = "";
   for (const part of ["", ...parts]) {
     cur = !part ? "/" : cur === "/" ? `/${part}` : `${cur}/${part}`;
+    if (ghosts.size && isGhost(cur, ghosts)) {
+      out.push(`${cur}\0!ENOENT`);
+      return;
+    }
     try {
       const s = lstatSync(cur);
       const t = typeOf(s);
@@ -89,8 +114,9 @@ function chain(p: string, out: string[]): void {
 
 export function fingerprint(spec: FingerprintSpec): string {
   const out: string[] = [];
-  for (const s of spec.scans) list(s.root, out, s.depth, new Set(s.skip), false, new Set());
-  for (const w of [...new Set(spec.walks)]) list(w, out, Number.POSITIVE_INFINITY, new Set(), true, new Set());
-  for (const p of [...new Set(spec.paths)]) chain(p, out);
+  const ghosts = spec.ghosts ?? NONE;
+  for (const s of spec.scans) list(s.root, out, s.depth, new Set(s.skip), false, new Set(), ghosts);
+  for (const w of [...new Set(spec.walks)]) list(w, out, Number.POSITIVE_INFINITY, new Set(), true, new Set(), ghosts);
+  for (const p of [...new Set(spec.paths)]) chain(p, out, ghosts);
   return out.join("\n");
 }

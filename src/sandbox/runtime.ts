@@ -10,6 +10,7 @@ import type { SandboxSettings } from "../config/schema.ts";
 import { helperPaths } from "./helpers.ts";
 import { mountTargets } from "./bwrap-line.ts";
 import { fingerprint } from "./fingerprint.ts";
+import { type Holder, startHolder } from "./holder.ts";
 import { expandDenyWriteGlobs, type SandboxPolicy } from "./policy.ts";
 import type { Availability, SandboxWish } from "./probe.ts";
 
@@ -78,8 +79,8 @@ const GLOB = /[*?[\]{}]/;
 const SCAN_DEPTH = 4;
 const libraryPaths = (home: string) => ["/tmp/claude", join(home, ".npm/_logs"), join(home, ".claude/debug"), "/etc/ssh/ssh_config.d"];
 
-/** A bubblewrap line kept for reuse, with the disk it was built from. */
-type Built = { disk: string; line: string; placeholders: string[]; targets: string[]; ghosts: string[] };
+/** A bubblewrap line kept for reuse, with the disk it was built from, and the kept sandbox it runs in. */
+type Built = { disk: string; line: string; placeholders: string[]; targets: string[]; ghosts: Set<string>; holder?: Holder };
 
 /**
  * The inner command a kept line runs: it takes the command and its folder from two variables set in
@@ -112,6 +113,12 @@ export function activeSandbox(o: {
   const net = s.network ?? {};
   const bwrap = o.availability.platform === "linux" ? o.availability.bwrap : undefined;
   const home = homedir();
+  // yoke's own tools, found on the PATH yoke started with (never a settings env).
+  const tools = { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin" };
+  const nsenter = Bun.which("nsenter", tools) ?? undefined;
+  const setpriv = Bun.which("setpriv", tools) ?? undefined;
+  // YOKE_SANDBOX_KEEP=0: one bubblewrap per command, as before kept sandboxes.
+  const keepWanted = process.env.YOKE_SANDBOX_KEEP !== "0";
   // Without an allowed host no proxy is needed: the command gets no network at all, and skips socat's start-up.
   const proxiedBy = (p: SandboxPolicy) => p.allowedDomains.length > 0 || net.httpProxyPort !== undefined || net.socksProxyPort !== undefined;
   let ready: Promise<Srt> | undefined;
@@ -123,6 +130,8 @@ export function activeSandbox(o: {
   let libraryLines = 0;
   const ghosts = new Set<string>();
   let built: Built | undefined;
+  // Lines replaced while commands ran in their kept sandboxes: stopped once none runs.
+  const retired: Built[] = [];
   let builtCount = 0;
   let reused = 0;
   let configured: { policy: SandboxPolicy; denyGlobs: string } | undefined;
@@ -167,8 +176,9 @@ export function activeSandbox(o: {
     })());
 
   /** Everything on disk the library reads to build a line under policy `p` (see fingerprint.ts). */
-  const policyDisk = (p: SandboxPolicy): string =>
+  const policyDisk = (p: SandboxPolicy, ghosts?: Set<string>): string =>
     fingerprint({
+      ghosts,
       scans: [{ root: process.cwd(), depth: SCAN_DEPTH, skip: ["node_modules"] }],
       walks: [...[...p.denyRead, ...p.allowRead].filter((x) => GLOB.test(x)).map(globBase), ...p.denyWriteGlobs.map((g) => g.root)],
       paths: [
@@ -183,7 +193,7 @@ export function activeSandbox(o: {
       ],
     });
   /** The same for a built line: its mount targets and their ghosts are part of what it was built from. */
-  const lineDisk = (b: Pick<Built, "targets">) => fingerprint({ scans: [], walks: [], paths: b.targets });
+  const lineDisk = (b: Pick<Built, "targets">, ghosts?: Set<string>) => fingerprint({ scans: [], walks: [], paths: b.targets, ghosts });
 
   /** Builds a line with the library (the slow path) for `p` as the disk is now. */
   const build = async (srt: Srt, p: SandboxPolicy): Promise<Built | { error: string }> => {
@@ -207,15 +217,24 @@ export function activeSandbox(o: {
     }
     // A line the library passed through a file of arguments (a huge profile), or one not read back, is built per command.
     const targets = bwrap ? mountTargets(line, bwrap) : undefined;
-    if (!targets) return { disk: "", line, placeholders, targets: [], ghosts: [] };
-    return { disk: `${disk}\n${lineDisk({ targets })}`, line, placeholders, targets, ghosts: ghostsOf(targets) };
+    if (!targets) return { disk: "", line, placeholders, targets: [], ghosts: new Set() };
+    const next: Built = { disk: `${disk}\n${lineDisk({ targets })}`, line, placeholders, targets, ghosts: new Set(ghostsOf(targets)) };
+    if (keepWanted && !proxiedBy(p)) next.holder = await keep(line);
+    return next;
   };
 
+  const keep = (line: string) =>
+    bwrap ? startHolder({ line, bwrap, nsenter, setpriv, root: process.geteuid?.() === 0, env: { PATH: tools.PATH } }) : Promise.resolve(undefined);
+
   const idle = () => {
+    // Kept sandboxes of replaced lines go first: their mount points can go only once nothing mounts them.
+    for (const r of retired.splice(0)) r.holder?.stop();
+    // The current kept sandbox mounts on its targets for as long as it lives: none of them is removed.
+    if (built?.holder) for (const t of built.targets) ghosts.delete(t);
     // The kept line holds one back: the library's cleanup would remove what the line mounts from
     // (its empty source folder) along with the mount points.
-    const keep = built?.disk ? 1 : 0;
-    for (; libraryLines > keep; libraryLines--) {
+    const kept = built?.disk ? 1 : 0;
+    for (; libraryLines > kept; libraryLines--) {
       try {
         srtLoaded?.SandboxManager.cleanupAfterCommand();
       } catch {}
@@ -244,14 +263,24 @@ export function activeSandbox(o: {
       try {
         const p = o.policy();
         let b = built;
-        if (!b || !b.disk || configured?.policy !== p || b.disk !== `${policyDisk(p)}\n${lineDisk(b)}`) {
+        if (!b || !b.disk || configured?.policy !== p || b.disk !== `${policyDisk(p, b.ghosts)}\n${lineDisk(b, b.ghosts)}`) {
           const r = await build(srt, p);
           if ("error" in r) return { ok: false, error: r.error };
+          if (built) {
+            retired.push(built);
+            for (const g of built.ghosts) ghosts.add(g);
+          }
           b = built = r;
-        } else reused++;
+        } else {
+          reused++;
+          // A kept sandbox that ended (killed from outside) is started again for the same line.
+          if (b.holder && !b.holder.alive()) b.holder = await keep(b.line);
+        }
         running++;
         for (const g of b.ghosts) ghosts.add(g);
-        return { ok: true, command: `__YOKE_SB_DIR=${quote(cwd)} __YOKE_SB_RUN=${quote(inner)} ${b.line}`, placeholders: [...b.placeholders] };
+        const vars = `__YOKE_SB_DIR=${quote(cwd)} __YOKE_SB_RUN=${quote(inner)}`;
+        const command = b.holder ? `export ${vars}; ${b.holder.line()}` : `${vars} ${b.line}`;
+        return { ok: true, command, placeholders: [...b.placeholders] };
       } catch (e) {
         return { ok: false, error: `the sandbox could not wrap the command: ${(e as Error).message.split("\n")[0]}` };
       }
@@ -272,6 +301,7 @@ export function activeSandbox(o: {
     },
     stats: () => ({ built: builtCount, reused }),
     async shutdown() {
+      for (const r of [...retired.splice(0), ...(built ? [built] : [])]) r.holder?.stop();
       if (!ready) return;
       try {
         await (await ready).SandboxManager.reset();
