@@ -1,15 +1,18 @@
 /**
- * What the sandbox library reads from the disk when it builds a command's bubblewrap line, as one
- * string: when it is the same as at the last build, the line would come out the same, so it is reused
- * (the build spawns ripgrep and walks globs, 20 ms a call; this costs a few directory listings).
+ * What the sandbox library reads from the disk when it builds a command's bubblewrap line, kept so that
+ * the next command can ask cheaply whether any of it changed: when nothing did, the line would come out
+ * the same, so it is reused (the build spawns ripgrep and walks globs, 20 ms a call).
  *
  * It over-approximates: names and types of every entry the library's scans can see (the ripgrep scan of
- * the working directory for protected names, the walks of deny globs), and every component of each
- * path the policy names (type, inode, mode, owner, link target). File contents are left out: the
- * library reads none that change what it mounts. Never throws.
+ * the working directory for protected names, the walks of deny globs), and every component of each path
+ * the policy names (type, inode, mode, owner, link target). File contents are left out: the library reads
+ * none that change what it mounts. A folder's listing is taken once; later a change shows in the folder's
+ * inode change time, which every new, removed or renamed entry moves and no program can set back. A folder
+ * changed within the clock's resolution of the snapshot (or one holding a kept sandbox's mount points) is
+ * listed again instead. Never throws.
  */
 import { lstatSync, readdirSync, readlinkSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 export type FingerprintSpec = {
   /** Folders listed to `depth` levels without following links (the library's ripgrep scan). */
@@ -18,12 +21,24 @@ export type FingerprintSpec = {
   walks: string[];
   /** Paths whose every component is recorded (policy paths, mount targets). */
   paths: string[];
-  /**
-   * Mount points a kept sandbox holds (see holder.ts): recorded as absent while they are still the empty
-   * file or folder bubblewrap made, so that they do not read as a change.
-   */
-  ghosts?: Set<string>;
 };
+
+/** A folder as the snapshot saw it. */
+type Folder = { ino: number; ctime: number; listing: string; listAgain: boolean };
+
+export type DiskSnapshot = {
+  folders: Map<string, Folder>;
+  chains: string;
+  paths: string[];
+  /**
+   * Mount points a kept sandbox holds (see holder.ts): absent for the comparison while they are still the
+   * empty file or folder bubblewrap made, so that they do not read as a change.
+   */
+  ghosts: Set<string>;
+};
+
+/** A folder whose change time is this close to the snapshot may change again without moving it. */
+const RACY_MS = 2000;
 
 const typeOf = (s: { isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean }): string =>
   s.isSymbolicLink() ? "l" : s.isDirectory() ? "d" : s.isFile() ? "f" : "o";
@@ -59,25 +74,45 @@ function isGhost(p: string, ghosts: Set<string>): boolean {
   }
 }
 
-const NONE = new Set<string>();
-
-function list(dir: string, out: string[], depth: number, skip: Set<string>, follow: boolean, seen: Set<string>, ghosts: Set<string>): void {
-  let entries: { name: string; type: string }[];
+/** One folder's entries as a string, and the folders below it to go on with. */
+function listing(dir: string, ghosts: Set<string>): { text: string; entries: { name: string; type: string }[] } {
   try {
-    entries = readdirSync(dir, { withFileTypes: true })
+    const entries = readdirSync(dir, { withFileTypes: true })
       .filter((e) => !ghosts.size || !isGhost(join(dir, e.name), ghosts))
       .map((e) => ({ name: e.name, type: typeOf(e) }));
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return { text: entries.map((e) => `${e.name}:${e.type === "l" ? `l:${linkRecord(join(dir, e.name))}` : e.type}`).join("\0"), entries };
   } catch (e) {
-    out.push(`${dir}\0!${code(e)}`);
-    return;
+    return { text: `!${code(e)}`, entries: [] };
   }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  out.push(`${dir}\0${entries.map((e) => `${e.name}:${e.type === "l" ? `l:${linkRecord(join(dir, e.name))}` : e.type}`).join("\0")}`);
+}
+
+function stamp(dir: string): { ino: number; ctime: number } | undefined {
+  try {
+    const s = lstatSync(dir);
+    return { ino: s.ino, ctime: s.ctimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+function walk(dir: string, out: Map<string, Folder>, depth: number, skip: Set<string>, follow: boolean, seen: Set<string>, since: number): void {
+  // Another scan may have listed it already (to another depth): the record is shared, the descent is not.
+  let entries: { name: string; type: string }[];
+  const known = out.get(dir);
+  if (known) entries = listing(dir, new Set()).entries;
+  else {
+    // Stamped before it is listed: an entry made in between moves the stamp, and shows as a change.
+    const st = stamp(dir);
+    const l = listing(dir, new Set());
+    entries = l.entries;
+    out.set(dir, { ino: st?.ino ?? -1, ctime: st?.ctime ?? -1, listing: l.text, listAgain: !st || st.ctime >= since - RACY_MS });
+  }
   if (depth <= 0) return;
   for (const e of entries) {
     if (skip.has(e.name)) continue;
     const p = join(dir, e.name);
-    if (e.type === "d") list(p, out, depth - 1, skip, follow, seen, ghosts);
+    if (e.type === "d") walk(p, out, depth - 1, skip, follow, seen, since);
     else if (e.type === "l" && follow) {
       try {
         const s = statSync(p);
@@ -85,7 +120,7 @@ function list(dir: string, out: string[], depth: number, skip: Set<string>, foll
         const id = `${s.dev}:${s.ino}`;
         if (seen.has(id)) continue;
         seen.add(id);
-        list(p, out, depth - 1, skip, follow, seen, ghosts);
+        walk(p, out, depth - 1, skip, follow, seen, since);
       } catch {}
     }
   }
@@ -112,11 +147,53 @@ function chain(p: string, out: string[], ghosts: Set<string>): void {
   }
 }
 
-export function fingerprint(spec: FingerprintSpec): string {
+const chains = (paths: string[], ghosts: Set<string>): string => {
   const out: string[] = [];
-  const ghosts = spec.ghosts ?? NONE;
-  for (const s of spec.scans) list(s.root, out, s.depth, new Set(s.skip), false, new Set(), ghosts);
-  for (const w of [...new Set(spec.walks)]) list(w, out, Number.POSITIVE_INFINITY, new Set(), true, new Set(), ghosts);
-  for (const p of [...new Set(spec.paths)]) chain(p, out, ghosts);
+  for (const p of paths) chain(p, out, ghosts);
   return out.join("\n");
+};
+
+/** Reads what `spec` names. Take it before the library reads: a change made meanwhile then shows as one. */
+export function snapshot(spec: FingerprintSpec): DiskSnapshot {
+  const since = Date.now();
+  const folders = new Map<string, Folder>();
+  for (const s of spec.scans) walk(s.root, folders, s.depth, new Set(s.skip), false, new Set(), since);
+  for (const w of new Set(spec.walks)) walk(w, folders, Number.POSITIVE_INFINITY, new Set(), true, new Set(), since);
+  const paths = [...new Set(spec.paths)];
+  return { folders, chains: chains(paths, new Set()), paths, ghosts: new Set() };
+}
+
+/**
+ * Marks the mount points a kept sandbox made as ghosts: their folders are listed again at each check
+ * (their change time moved when bubblewrap made them), with the ghosts left out.
+ */
+export function holdGhosts(s: DiskSnapshot, ghosts: Iterable<string>): void {
+  for (const g of ghosts) {
+    s.ghosts.add(g);
+    const f = s.folders.get(dirname(g));
+    if (f) f.listAgain = true;
+    const own = s.folders.get(g);
+    if (own) own.listAgain = true;
+  }
+}
+
+/** Whether the disk is still as `s` saw it, as far as the library can tell. */
+export function unchanged(s: DiskSnapshot): boolean {
+  for (const [dir, f] of s.folders) {
+    if (f.listAgain) {
+      if (listing(dir, s.ghosts).text !== f.listing) return false;
+      continue;
+    }
+    const st = stamp(dir);
+    if (!st || st.ino !== f.ino || st.ctime !== f.ctime) return false;
+  }
+  return chains(s.paths, s.ghosts) === s.chains;
+}
+
+/** Adds paths read after the snapshot (a built line's mount targets), as they are now. */
+export function addPaths(s: DiskSnapshot, paths: string[]): void {
+  const fresh = [...new Set(paths)].filter((p) => !s.paths.includes(p));
+  if (!fresh.length) return;
+  s.paths.push(...fresh);
+  s.chains = [s.chains, chains(fresh, s.ghosts)].filter(Boolean).join("\n");
 }

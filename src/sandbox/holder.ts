@@ -41,9 +41,11 @@ export async function startHolder(o: { line: string; bwrap: string; nsenter?: st
   // What bubblewrap does to the environment, in its order, done by the shell that starts nsenter.
   const envOps: string[] = [];
   for (let i = 0; i < opts.length; i++) {
-    if (opts[i] === "--setenv" && NAME.test(opts[i + 1] ?? "")) envOps.push(`export ${opts[i + 1]}=${quote(opts[i + 2] ?? "")}`), (i += 2);
-    else if (opts[i] === "--unsetenv" && NAME.test(opts[i + 1] ?? "")) envOps.push(`unset ${opts[i + 1]}`), i++;
-    else if (opts[i] === "--setenv" || opts[i] === "--unsetenv") return undefined;
+    const [op, name, value] = [opts[i], opts[i + 1] ?? "", opts[i + 2] ?? ""];
+    if (op !== "--setenv" && op !== "--unsetenv") continue;
+    if (!NAME.test(name)) return undefined;
+    envOps.push(op === "--setenv" ? `export ${name}=${quote(value)}` : `unset ${name}`);
+    i += op === "--setenv" ? 2 : 1;
   }
   let child: ChildProcess;
   try {
@@ -112,15 +114,30 @@ export async function startHolder(o: { line: string; bwrap: string; nsenter?: st
       return false;
     }
   };
+  const line = () => `${envOps.map((e) => `${e}; `).join("")}exec ${tail}`;
+  const stop = () => {
+    ended = true;
+    try {
+      child.stdin?.end();
+      child.kill("SIGKILL");
+    } catch {}
+  };
+  // One command through it before any of the session's: where joining is refused (an unprivileged
+  // bubblewrap owns its namespaces through a user namespace nsenter cannot reach), commands get their own.
+  const probe = Bun.spawn(["/bin/sh", "-c", `export __YOKE_SB_DIR=/ __YOKE_SB_RUN='echo joined'; ${line()}`], {
+    env: o.env as Record<string, string>,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "ignore",
+  });
+  const [said] = await Promise.all([new Response(probe.stdout).text(), probe.exited]);
+  if (said !== "joined\n") {
+    stop();
+    return undefined;
+  }
   return {
-    line: () => `${envOps.map((e) => `${e}; `).join("")}exec ${tail}`,
+    line,
     alive: () => !ended && inside(),
-    stop() {
-      ended = true;
-      try {
-        child.stdin?.end();
-        child.kill("SIGKILL");
-      } catch {}
-    },
+    stop,
   };
 }

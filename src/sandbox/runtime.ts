@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import type { SandboxSettings } from "../config/schema.ts";
 import { helperPaths } from "./helpers.ts";
 import { mountTargets } from "./bwrap-line.ts";
-import { fingerprint } from "./fingerprint.ts";
+import { addPaths, type DiskSnapshot, holdGhosts, snapshot, unchanged } from "./fingerprint.ts";
 import { type Holder, startHolder } from "./holder.ts";
 import { expandDenyWriteGlobs, type SandboxPolicy } from "./policy.ts";
 import type { Availability, SandboxWish } from "./probe.ts";
@@ -80,7 +80,7 @@ const SCAN_DEPTH = 4;
 const libraryPaths = (home: string) => ["/tmp/claude", join(home, ".npm/_logs"), join(home, ".claude/debug"), "/etc/ssh/ssh_config.d"];
 
 /** A bubblewrap line kept for reuse, with the disk it was built from, and the kept sandbox it runs in. */
-type Built = { disk: string; line: string; placeholders: string[]; targets: string[]; ghosts: Set<string>; holder?: Holder };
+type Built = { disk?: DiskSnapshot; line: string; placeholders: string[]; targets: string[]; ghosts: Set<string>; holder?: Holder };
 
 /**
  * The inner command a kept line runs: it takes the command and its folder from two variables set in
@@ -176,9 +176,8 @@ export function activeSandbox(o: {
     })());
 
   /** Everything on disk the library reads to build a line under policy `p` (see fingerprint.ts). */
-  const policyDisk = (p: SandboxPolicy, ghosts?: Set<string>): string =>
-    fingerprint({
-      ghosts,
+  const policyDisk = (p: SandboxPolicy): DiskSnapshot =>
+    snapshot({
       scans: [{ root: process.cwd(), depth: SCAN_DEPTH, skip: ["node_modules"] }],
       walks: [...[...p.denyRead, ...p.allowRead].filter((x) => GLOB.test(x)).map(globBase), ...p.denyWriteGlobs.map((g) => g.root)],
       paths: [
@@ -193,7 +192,6 @@ export function activeSandbox(o: {
       ],
     });
   /** The same for a built line: its mount targets and their ghosts are part of what it was built from. */
-  const lineDisk = (b: Pick<Built, "targets">, ghosts?: Set<string>) => fingerprint({ scans: [], walks: [], paths: b.targets, ghosts });
 
   /** Builds a line with the library (the slow path) for `p` as the disk is now. */
   const build = async (srt: Srt, p: SandboxPolicy): Promise<Built | { error: string }> => {
@@ -217,8 +215,12 @@ export function activeSandbox(o: {
     }
     // A line the library passed through a file of arguments (a huge profile), or one not read back, is built per command.
     const targets = bwrap ? mountTargets(line, bwrap) : undefined;
-    if (!targets) return { disk: "", line, placeholders, targets: [], ghosts: new Set() };
-    const next: Built = { disk: `${disk}\n${lineDisk({ targets })}`, line, placeholders, targets, ghosts: new Set(ghostsOf(targets)) };
+    if (!targets) return { line, placeholders, targets: [], ghosts: new Set() };
+    addPaths(disk, targets);
+    const next: Built = { disk, line, placeholders, targets, ghosts: new Set(ghostsOf(targets)) };
+    // bubblewrap makes them on the host (for the kept sandbox, or for each command until released): their
+    // folders are compared by listing, without them.
+    holdGhosts(disk, next.ghosts);
     if (keepWanted && !proxiedBy(p)) next.holder = await keep(line);
     return next;
   };
@@ -263,7 +265,7 @@ export function activeSandbox(o: {
       try {
         const p = o.policy();
         let b = built;
-        if (!b || !b.disk || configured?.policy !== p || b.disk !== `${policyDisk(p, b.ghosts)}\n${lineDisk(b, b.ghosts)}`) {
+        if (!b?.disk || configured?.policy !== p || !unchanged(b.disk)) {
           const r = await build(srt, p);
           if ("error" in r) return { ok: false, error: r.error };
           if (built) {
