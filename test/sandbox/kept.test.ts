@@ -76,7 +76,7 @@ describe.skipIf(!probe.ok || !root)("commands in a kept sandbox are held as in t
     if (savedKey === undefined) delete process.env.ANTHROPIC_API_KEY;
     else process.env.ANTHROPIC_API_KEY = savedKey;
     await sb?.shutdown();
-  });
+  }, 60_000);
 
   test("one kept sandbox serves command after command", async () => {
     expect((await run("echo one")).out).toBe("one\n");
@@ -85,18 +85,18 @@ describe.skipIf(!probe.ok || !root)("commands in a kept sandbox are held as in t
     expect((await run("echo two; cat secrets/key.pem")).out).not.toContain(SECRET);
     expect(holders()).toEqual(kept);
     expect(sb.stats!().reused).toBeGreaterThan(0);
-  });
+  }, 60_000);
 
   test("what a command leaves running in the background ends with it (its own pid namespace)", async () => {
     const mark = `${Math.floor(Math.random() * 1e6) + 1000}.5`;
     expect((await run(`sleep ${mark} & echo started`)).out).toBe("started\n");
     expect(marked(`sleep ${mark}`)).toBe("");
-  });
+  }, 60_000);
 
   test("no sandboxed process, the kept sandbox's own included, sees yoke's key", async () => {
     const r = await run(`cat /proc/[0-9]*/environ 2>/dev/null | tr "\\0" "\\n" | grep -c "${SECRET.slice(0, 10)}""${SECRET.slice(10)}"; echo counted`);
     expect(r.out).toBe("0\ncounted\n");
-  });
+  }, 60_000);
 
   test("an interrupt kills the command's whole process group; the kept sandbox serves the next command", async () => {
     const mark = `${Math.floor(Math.random() * 1e6) + 1000}.25`;
@@ -111,7 +111,7 @@ describe.skipIf(!probe.ok || !root)("commands in a kept sandbox are held as in t
     expect(groupAlive(child.pid!)).toBe(false);
     expect(marked(`sleep ${mark}`)).toBe("");
     expect((await run("echo next")).out).toBe("next\n");
-  });
+  }, 60_000);
 
   test("a kept sandbox that dies is started again for the next command, which is held as before", async () => {
     const [kept] = holders();
@@ -125,5 +125,5 @@ describe.skipIf(!probe.ok || !root)("commands in a kept sandbox are held as in t
     expect(r.out).not.toContain(SECRET);
     expect(existsSync("/etc/yoke-kept-test")).toBe(false);
     expect(holders().length).toBe(1);
-  });
+  }, 60_000);
 });

@@ -58,7 +58,7 @@ describe.skipIf(!probe.ok)("a built line is reused only while what it was built 
   afterAll(async () => {
     process.chdir(startDir);
     await sb?.shutdown();
-  });
+  }, 60_000);
 
   test("nothing changed: the second and third commands run the first one's line; cwd, env and exit code are each command's own", async () => {
     mkdirSync(join(cwd, "sub"), { recursive: true });
@@ -77,7 +77,7 @@ describe.skipIf(!probe.ok)("a built line is reused only while what it was built 
     // The command's folder and the host's variables arrive; the variables carrying the command do not.
     expect(out).toBe(`${join(cwd, "sub")}\n0\n`);
     expect(built()).toBe(n);
-  });
+  }, 60_000);
 
   test("a repository made by one command has its hooks read-only in the next", async () => {
     const n = built();
@@ -86,27 +86,27 @@ describe.skipIf(!probe.ok)("a built line is reused only while what it was built 
     expect(r.out).not.toContain("wrote");
     expect(existsSync(join(cwd, "nested/.git/hooks/pre-commit"))).toBe(false);
     expect(built()).toBeGreaterThan(n);
-  });
+  }, 60_000);
 
   test("a file matching a Read deny glob, made outside between two commands, is hidden from the next", async () => {
     expect((await run("cat notes.txt")).out).toContain("notes");
     mkdirSync(join(cwd, "deep/er"), { recursive: true });
     writeFileSync(join(cwd, "deep/er/.env"), `${CANARY}\n`);
     expect((await run("cat deep/er/.env")).out).not.toContain(CANARY);
-  });
+  }, 60_000);
 
   test("a file matching an Edit deny glob, made between two commands, is read-only in the next", async () => {
     await run("true");
     writeFileSync(join(cwd, "sub/new.lock"), "lock\n");
     await run("echo changed > sub/new.lock");
     expect(readFileSync(join(cwd, "sub/new.lock"), "utf8")).toBe("lock\n");
-  });
+  }, 60_000);
 
   test("a symlink into a hidden folder, made between two commands, leads nowhere", async () => {
     await run("true");
     symlinkSync(join(cwd, "secrets"), join(cwd, "sub/peek"));
     expect((await run("cat sub/peek/key.pem")).out).not.toContain(CANARY);
-  });
+  }, 60_000);
 
   test("a protected name made in a new folder (.vscode) is read-only in the next command", async () => {
     await run("true");
@@ -114,7 +114,7 @@ describe.skipIf(!probe.ok)("a built line is reused only while what it was built 
     writeFileSync(join(cwd, "sub/.vscode/tasks.json"), "{}\n");
     await run("echo '{\"evil\":1}' > sub/.vscode/tasks.json");
     expect(readFileSync(join(cwd, "sub/.vscode/tasks.json"), "utf8")).toBe("{}\n");
-  });
+  }, 60_000);
 
   test("rules added while the session runs (addRules) hold in the next command; a Read deny added for a file readable before", async () => {
     writeFileSync(join(cwd, "late.txt"), `${CANARY}\n`);
@@ -124,7 +124,7 @@ describe.skipIf(!probe.ok)("a built line is reused only while what it was built 
     expect((await run("cat late.txt")).out).not.toContain(CANARY);
     await run("echo changed > notes.txt");
     expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("notes\n");
-  });
+  }, 60_000);
 
   test("a denied path that does not exist cannot be made; its mount point is an empty file, gone when the session ends", async () => {
     // `protected` does not exist: bubblewrap mounts over an empty file it makes there, which the kept
@@ -133,5 +133,5 @@ describe.skipIf(!probe.ok)("a built line is reused only while what it was built 
     expect(existsSync(join(cwd, "protected/f"))).toBe(false);
     await sb.shutdown();
     expect(existsSync(join(cwd, "protected"))).toBe(false);
-  });
+  }, 60_000);
 });
