@@ -317,5 +317,6 @@ describe("MCP prompts and resource mentions in -p (issue 13 point 5)", () => {
     expect(r.stderr).toBe("");
     expect(requestText(r.requests[0]!)).toContain("mail me@example.com about @nobody:x");
     expect(requestText(r.requests[0]!)).not.toContain("<mcp-resource");
-  });
+    // Three runs of the binary, each starting server-everything: seconds apiece on a loaded machine.
+  }, 60_000);
 });
