@@ -1,10 +1,9 @@
-// File discovery on tinyglobby vs the hand-written walkers it replaced or did not: `bun run bench/discovery.ts`.
+// File discovery (findFiles, on Bun.Glob) vs the hand-written walkers it replaced or did not: `bun run bench/discovery.ts`.
 // Prints medians in ms. The README's design notes quote these figures.
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { discoverInstructions } from "../src/context/instructions.ts";
-import { globSync } from "tinyglobby";
 import { findFiles } from "../src/util/find-files.ts";
 
 const RUNS = 31;
@@ -32,7 +31,7 @@ function tree(dir: string, files: number, perDir: number) {
   }
 }
 
-/** The agents walker before tinyglobby (src/agent/load.ts): recursive readdir, then a stat per .md. */
+/** The agents walker before findFiles (src/agent/load.ts): recursive readdir, then a stat per .md. */
 function oldMarkdownFiles(dir: string): string[] {
   try {
     if (!statSync(dir).isDirectory()) return [];
@@ -48,7 +47,7 @@ function oldMarkdownFiles(dir: string): string[] {
     .filter((p) => !statSync(p).isDirectory());
 }
 
-const row = (name: string, a: number, b: number) => console.log(`${name.padEnd(44)} old ${a.toFixed(3).padStart(8)}  tinyglobby ${b.toFixed(3).padStart(8)}  ratio ${(b / a).toFixed(2)}`);
+const row = (name: string, a: number, b: number) => console.log(`${name.padEnd(44)} old ${a.toFixed(3).padStart(8)}  findFiles ${b.toFixed(3).padStart(8)}  ratio ${(b / a).toFixed(2)}`);
 
 const missing = join(root, "missing", ".claude", "agents");
 row("agents: folder absent (the common case)", time(() => oldMarkdownFiles(missing)), time(() => findFiles(missing, "**/*.md", { max: 1000 })));
@@ -59,7 +58,7 @@ for (const n of [20, 1000]) {
 }
 
 // Rules stay on their walker, which also records every folder it reads for the instruction cache's staleness
-// check. A tinyglobby version needs a second walk for those folders: both are timed against the walker alone
+// check. A glob version needs a second walk for those folders: both are timed against the walker alone
 // (through a whole instruction discovery of a project whose only instruction files are the rules).
 const proj = join(root, "proj");
 const rulesDir = join(proj, ".claude", "rules");
@@ -68,6 +67,6 @@ const home = join(root, "home");
 const env = { HOME: home, CLAUDE_CONFIG_DIR: join(home, ".claude"), YOKE_MANAGED_DIR: join(root, "managed"), YOKE_CONFIG_DIR: join(home, ".yoke") };
 const probes = new Set<string>();
 const whole = time(() => discoverInstructions({ cwd: proj, env, settings: { merged: {}, sources: [] }, probes } as never));
-const globbed = time(() => [findFiles(rulesDir, "**/*.md"), globSync("**/", { cwd: rulesDir, onlyDirectories: true, absolute: true })]);
-console.log(`rules: 200 files in 10 folders: whole discovery (walker) ${whole.toFixed(3)} ms; tinyglobby files + folders alone ${globbed.toFixed(3)} ms`);
+const globbed = time(() => [findFiles(rulesDir, "**/*.md"), [...new Bun.Glob("**").scanSync({ cwd: rulesDir, onlyFiles: false })]]);
+console.log(`rules: 200 files in 10 folders: whole discovery (walker) ${whole.toFixed(3)} ms; findFiles + a folder glob alone ${globbed.toFixed(3)} ms`);
 rmSync(root, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-// Issue 11 point 7: small file sets (agents, memory files, plugin parts) are found with tinyglobby, through one
+// Issue 11 point 7: small file sets (agents, memory files, plugin parts) are found with one
 // helper. Variants: nesting, dot folders, a missing or unreadable folder, ignore, the cap, symlinked folders and
 // a link that leads back up the tree (each file once, under its direct name).
 import { expect, test } from "bun:test";
