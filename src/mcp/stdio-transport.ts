@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { killGroup, spawnProcess } from "../util/subprocess.ts";
 
 /**
  * The stdio transport, ours rather than the SDK's StdioClientTransport because a server must run in its own process
@@ -31,6 +32,9 @@ export type StdioTransport = Transport & {
 
 const TAIL = 2048;
 
+/** The longest stdout line (one JSON-RPC message) a server may send: a server that streams without newlines is cut off here. */
+export const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
+
 export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
   let child: ChildProcess | undefined;
   let buffer = "";
@@ -45,7 +49,8 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
     pid: () => child?.pid,
     async start() {
       await new Promise<void>((resolveStart, reject) => {
-        const c = spawn(o.command, o.args, { cwd: o.cwd, env: o.env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+        // spawnProcess: own process group, dies with yoke even under SIGKILL (issue 20.8).
+        const c = spawnProcess([o.command, ...o.args], { cwd: o.cwd, env: o.env, stdin: "pipe" });
         child = c;
         c.once("error", (err) => {
           const e = new Error(`could not start ${o.command}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "command not found" : err.message}`);
@@ -62,6 +67,12 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
         c.stdout!.setEncoding("utf8");
         c.stdout!.on("data", (chunk: string) => {
           buffer += chunk;
+          if (buffer.length > MAX_MESSAGE_CHARS && !buffer.includes("\n")) {
+            buffer = "";
+            t.onerror?.(new Error(`the server sent a message longer than ${MAX_MESSAGE_CHARS} characters without a newline; it was dropped`));
+            void t.close();
+            return;
+          }
           let nl: number;
           while ((nl = buffer.indexOf("\n")) >= 0) {
             const line = buffer.slice(0, nl).replace(/\r$/, "");
@@ -100,25 +111,11 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
     async close() {
       const c = child;
       if (!c || c.pid === undefined) return;
-      const group = -c.pid;
-      const kill = (sig: NodeJS.Signals) => {
-        try {
-          process.kill(group, sig);
-        } catch {
-          try {
-            c.kill(sig);
-          } catch {
-            // already gone
-          }
-        }
-      };
+      const pid = c.pid;
       c.stdin?.end();
-      kill("SIGTERM");
-      // A server that ignores SIGTERM is killed; the wait is bounded and never blocks the run's exit for long.
+      // A server that ignores SIGTERM is killed after 2 s; the wait is bounded and never blocks the run's exit for long.
       const done = new Promise<void>((r) => c.once("close", () => r()));
-      const timer = setTimeout(() => kill("SIGKILL"), 2000);
-      await Promise.race([done, new Promise<void>((r) => setTimeout(r, 2500))]);
-      clearTimeout(timer);
+      await Promise.race([Promise.all([done, killGroup(pid, 2000)]), new Promise<void>((r) => setTimeout(r, 2500))]);
     },
   };
   return t;

@@ -5,6 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
+import { runProcess } from "../util/subprocess.ts";
 
 const GLOB = /[*?[\]{}]/;
 
@@ -19,19 +20,15 @@ export async function deniedInHistory(workingDirectories: string[], denyRead: st
         .filter((rel) => rel !== "")
         .map((rel) => (GLOB.test(rel) ? `:(glob)${rel}` : `:(literal)${rel}`));
       if (!specs.length) return undefined;
-      try {
-        const p = Bun.spawn(["git", "-C", dir, "log", "--all", "--format=", "--name-only", "-1", "--", ...specs], {
-          stdin: "ignore",
-          stdout: "pipe",
-          stderr: "ignore",
-          env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
-        });
-        const [out] = await Promise.all([new Response(p.stdout).text(), p.exited]);
-        const file = out.split("\n").find(Boolean);
-        return file ? join(dir, file) : undefined;
-      } catch {
-        return undefined;
-      }
+      const r = await runProcess(["git", "-C", dir, "log", "--all", "--format=", "--name-only", "-1", "--", ...specs], {
+        stderr: "ignore",
+        env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
+        timeoutMs: 30_000,
+      });
+      // A history git could not search in time counts as found: the caller then asks rather than lets run.
+      if (r.timedOut) return join(dir, specs[0]!.replace(/^:\((?:glob|literal)\)/, ""));
+      const file = r.stdout.split("\n").find(Boolean);
+      return file ? join(dir, file) : undefined;
     });
   return (await Promise.all(checks)).find(Boolean);
 }
