@@ -28,7 +28,7 @@ groups=" "
 while read -r op pg; do
   case "$op" in
     +) groups="$groups$pg " ;;
-    -) groups=$(printf '%s' "$groups" | sed "s/ $pg / /") ;;
+    -) case "$groups" in *" $pg "*) groups="\${groups%%" $pg "*} \${groups#*" $pg "}" ;; esac ;;
   esac
 done
 for pg in $groups; do kill -s KILL -- "-$pg" 2>/dev/null; done`;
@@ -37,7 +37,8 @@ let watchdog: { write(line: string): void } | null | undefined;
 
 function startWatchdog(): { write(line: string): void } | null {
   try {
-    const proc = Bun.spawn(["/bin/sh", "-c", WATCHDOG], { stdin: "pipe", stdout: "ignore", stderr: "ignore", detached: true });
+    // Builtins only (read, case, kill): no program is looked up on any PATH, so nothing of the session's runs here.
+    const proc = Bun.spawn(["/bin/sh", "-c", WATCHDOG], { stdin: "pipe", stdout: "ignore", stderr: "ignore", detached: true, env: { PATH: "/usr/bin:/bin" } });
     proc.unref();
     const sink = proc.stdin;
     sink.unref?.();
