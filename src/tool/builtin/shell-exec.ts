@@ -3,6 +3,7 @@ import { closeSync, ftruncateSync, mkdirSync, openSync, readSync, rmSync, writeS
 import { constants as osConstants, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolContext } from "../types.ts";
+import { claimTempDir } from "../../session/temp-sweep.ts";
 import { spawnProcess } from "../../util/subprocess.ts";
 
 export { groupAlive, KILL_GRACE_MS, killGroup } from "../../util/subprocess.ts";
@@ -210,9 +211,14 @@ export function envInt(env: Record<string, string>, key: string, fallback: numbe
 export const defaultSessionTempDir = (env: Record<string, string | undefined>, sessionId: string): string => join(env.TMPDIR || tmpdir(), `yoke-${sessionId}`);
 
 export function sessionTempDir(ctx: Pick<ToolContext, "session" | "sessionId" | "env">): string {
-  if (ctx.session.tmpDir === undefined) made.add(ctx.session);
-  const dir = ctx.session.tmpDir ?? defaultSessionTempDir(ctx.env, ctx.sessionId);
-  mkdirSync(dir, { recursive: true });
+  if (ctx.session.tmpDir !== undefined) {
+    mkdirSync(ctx.session.tmpDir, { recursive: true });
+    return ctx.session.tmpDir;
+  }
+  const dir = defaultSessionTempDir(ctx.env, ctx.sessionId);
+  // Owned by this process, so the next start sweeps it if this run is SIGKILLed (issue 20.4).
+  claimTempDir(dir);
+  made.add(ctx.session);
   ctx.session.tmpDir = dir;
   return dir;
 }
