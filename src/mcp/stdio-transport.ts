@@ -18,6 +18,8 @@ export type StdioTransportOptions = {
   cwd: string;
   /** Appended with the server's stderr as it arrives (created on first write). */
   logFile?: string;
+  /** The longest message (line) taken; default MAX_MESSAGE_CHARS. */
+  maxMessageChars?: number;
 };
 
 export type StdioTransport = Transport & {
@@ -35,6 +37,9 @@ const TAIL = 2048;
 /** The longest stdout line (one JSON-RPC message) a server may send: a server that streams without newlines is cut off here. */
 export const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
 
+/** Characters of a server's stderr appended to its log per run: a server that floods stderr cannot fill the disk. */
+export const MAX_LOG_CHARS = 16 * 1024 * 1024;
+
 export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
   let child: ChildProcess | undefined;
   let buffer = "";
@@ -42,6 +47,8 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
   let lastGarbage: string | undefined;
   let exited: { code: number | null; signal: string | null } | undefined;
   let logReady = false;
+  let logged = 0;
+  const maxMessage = o.maxMessageChars ?? MAX_MESSAGE_CHARS;
   const t: StdioTransport = {
     stderrTail: () => stderr,
     garbage: () => lastGarbage,
@@ -67,12 +74,6 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
         c.stdout!.setEncoding("utf8");
         c.stdout!.on("data", (chunk: string) => {
           buffer += chunk;
-          if (buffer.length > MAX_MESSAGE_CHARS && !buffer.includes("\n")) {
-            buffer = "";
-            t.onerror?.(new Error(`the server sent a message longer than ${MAX_MESSAGE_CHARS} characters without a newline; it was dropped`));
-            void t.close();
-            return;
-          }
           let nl: number;
           while ((nl = buffer.indexOf("\n")) >= 0) {
             const line = buffer.slice(0, nl).replace(/\r$/, "");
@@ -88,15 +89,22 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
             if (msg) t.onmessage?.(msg);
             else lastGarbage = line.slice(0, 200);
           }
+          // What is left is one unfinished line: past the cap the server is cut off, said, and closed.
+          if (buffer.length > maxMessage) {
+            buffer = "";
+            t.onerror?.(new Error(`the server sent a message longer than ${maxMessage} characters without a newline; it was dropped and the server stopped`));
+            void t.close();
+          }
         });
         c.stderr!.setEncoding("utf8");
         c.stderr!.on("data", (chunk: string) => {
           stderr = (stderr + chunk).slice(-TAIL);
-          if (!o.logFile) return;
+          if (!o.logFile || logged > MAX_LOG_CHARS) return;
           try {
             if (!logReady) mkdirSync(dirname(o.logFile), { recursive: true });
             logReady = true;
-            appendFileSync(o.logFile, chunk);
+            logged += chunk.length;
+            appendFileSync(o.logFile, logged > MAX_LOG_CHARS ? `${chunk}\n[yoke: the rest of this server's stderr in this run is not logged (over ${MAX_LOG_CHARS} characters)]\n` : chunk);
           } catch {
             // A log we cannot write must not take the server down.
           }
