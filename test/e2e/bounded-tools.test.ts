@@ -78,3 +78,33 @@ test("a hook that streams forever and never exits is stopped at its timeout, its
   expect(JSON.parse(r.stdout).result).toBe("went on");
   expect(JSON.stringify(resultIn(fake.requests[n + 1]!).content)).toContain("hi");
 }, 30_000);
+
+test("hostile files through the binary: a FIFO in the project and /dev/zero are refused or skipped, nothing hangs", async () => {
+  const { mkdirSync } = await import("node:fs");
+  const cwd = tempDir();
+  mkdirSync(join(cwd, "src"));
+  writeFileSync(join(cwd, "src", "a.txt"), "needle here\n");
+  Bun.spawnSync(["mkfifo", join(cwd, "src", "pipe")]);
+  const env = isolatedEnv(fakeApiEnv(fake));
+  const n = fake.requests.length;
+  const calls = [
+    { name: "Grep", input: { pattern: "needle", output_mode: "content" } },
+    { name: "Grep", input: { pattern: "needle", path: join(cwd, "src", "pipe") } },
+    { name: "Grep", input: { pattern: "x", path: "/dev/zero" } },
+    { name: "Read", input: { file_path: "/dev/zero" } },
+    { name: "Read", input: { file_path: join(cwd, "src", "pipe") } },
+    { name: "Glob", input: { pattern: "**/*", path: cwd } },
+  ];
+  fake.push(...calls.map((c) => ({ content: [{ type: "tool_use" as const, ...c }] })), { content: [{ type: "text", text: "went on" }] });
+  const r = await runYoke(["-p", "go", "--allowedTools", "Grep,Read,Glob", "--output-format", "json"], { cwd, env });
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout).result).toBe("went on");
+  const results = calls.map((_, i) => resultIn(fake.requests[n + 1 + i]!));
+  const text = (tr: any) => (typeof tr.content === "string" ? tr.content : JSON.stringify(tr.content));
+  expect(text(results[0])).toContain("needle here");
+  for (const i of [1, 2, 3, 4]) {
+    expect(results[i].is_error).toBe(true);
+    expect(text(results[i])).toMatch(/FIFO|device|not a regular file/i);
+  }
+  expect(text(results[5])).toContain("a.txt");
+}, 60_000);
