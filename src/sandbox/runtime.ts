@@ -10,6 +10,7 @@ import type { SandboxSettings } from "../config/schema.ts";
 import { helperPaths } from "./helpers.ts";
 import { expandDenyWriteGlobs, type SandboxPolicy } from "./policy.ts";
 import type { Availability, SandboxWish } from "./probe.ts";
+import { guardStrayChildren } from "../util/subprocess.ts";
 
 export type BashSandboxInput = { command: string; dangerouslyDisableSandbox?: boolean };
 
@@ -122,10 +123,13 @@ export function activeSandbox(o: {
     (ready ??= (async () => {
       const srt = await import("@anthropic-ai/sandbox-runtime");
       await srt.SandboxManager.initialize(await config());
+      // Its socat bridges are its own children, in yoke's group: they must die with yoke too (issue 20.8).
+      unguardBridges = guardStrayChildren();
       return srt;
     })());
 
   let lastDenyGlobs = "";
+  let unguardBridges = () => {};
   return {
     active: true,
     autoAllow: s.autoAllowBashIfSandboxed === true || (s.autoAllowBashIfSandboxed === undefined && s.enabled === true),
@@ -186,6 +190,7 @@ export function activeSandbox(o: {
       try {
         await (await ready).SandboxManager.reset();
       } catch {}
+      unguardBridges();
     },
   };
 }

@@ -31,7 +31,7 @@ while read -r op pg; do
     -) case "$groups" in *" $pg "*) groups="\${groups%%" $pg "*} \${groups#*" $pg "}" ;; esac ;;
   esac
 done
-for pg in $groups; do kill -s KILL -- "-$pg" 2>/dev/null; done`;
+for t in $groups; do kill -s KILL -- "$t" 2>/dev/null; done`;
 
 let watchdog: { write(line: string): void } | null | undefined;
 
@@ -66,13 +66,52 @@ export function guardProcessGroup(pgid: number | undefined): () => void {
   if (watchdog === undefined) watchdog = startWatchdog();
   const w = watchdog;
   if (!w) return () => {};
-  w.write(`+ ${pgid}\n`);
+  return register(w, `-${pgid}`);
+}
+
+/** Registers one kill target with the watchdog: `-PGID` (a group) or `PID` (one process). */
+function register(w: { write(line: string): void }, target: string): () => void {
+  w.write(`+ ${target}\n`);
   let done = false;
   return () => {
     if (done) return;
     done = true;
-    w.write(`- ${pgid}\n`);
+    w.write(`- ${target}\n`);
   };
+}
+
+/**
+ * Guards the children a library started in yoke's own process group, not through spawnProcess (the sandbox
+ * library's socat bridges): each is SIGKILLed by the watchdog if yoke dies. Call right after the library started
+ * them; call the returned function when the library has stopped them (a pid could be reused afterwards). Linux
+ * only (/proc); elsewhere a no-op. Never throws.
+ */
+export function guardStrayChildren(): () => void {
+  if (process.platform !== "linux") return () => {};
+  const mine = `${process.pid}`;
+  let myGroup: string | undefined;
+  const strays: number[] = [];
+  try {
+    const self = readFileSync("/proc/self/stat", "utf8");
+    myGroup = self.slice(self.lastIndexOf(")") + 2).split(" ")[2];
+    for (const e of readdirSync("/proc")) {
+      if (!/^\d+$/.test(e)) continue;
+      try {
+        const st = readFileSync(`/proc/${e}/stat`, "utf8");
+        const rest = st.slice(st.lastIndexOf(")") + 2).split(" ");
+        // Children in our own group: spawnProcess children lead groups of their own and are guarded already.
+        if (rest[1] === mine && rest[2] === myGroup && rest[0] !== "Z") strays.push(Number(e));
+      } catch {}
+    }
+  } catch {
+    return () => {};
+  }
+  if (!strays.length) return () => {};
+  if (watchdog === undefined) watchdog = startWatchdog();
+  const w = watchdog;
+  if (!w) return () => {};
+  const unguards = strays.map((pid) => register(w, String(pid)));
+  return () => unguards.forEach((u) => u());
 }
 
 /**

@@ -75,3 +75,45 @@ for (const [sig, code] of [["SIGTERM", 143], ["SIGINT", 130], ["SIGHUP", 129], [
     expect(groups.map(groupMembers)).toEqual([[], [], []]);
   }, 60_000);
 }
+
+/** Live children of `pid` (their parent is it). */
+function childrenOf(pid: number): Array<{ pid: number; comm: string }> {
+  const out: Array<{ pid: number; comm: string }> = [];
+  for (const e of readdirSync("/proc")) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const st = readFileSync(`/proc/${e}/stat`, "utf8");
+      const rest = st.slice(st.lastIndexOf(")") + 2).split(" ");
+      if (Number(rest[1]) === pid && rest[0] !== "Z") out.push({ pid: Number(e), comm: st.slice(st.indexOf("(") + 1, st.lastIndexOf(")")) });
+    } catch {}
+  }
+  return out;
+}
+
+const live = (pid: number) => {
+  try {
+    const st = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/^[ZX]/.test(st.slice(st.lastIndexOf(")") + 2));
+  } catch {
+    return false;
+  }
+};
+
+test("SIGKILL of a sandboxed run: the sandbox library's own children (socat bridges) die too", async () => {
+  const cwd = tempDir();
+  const marker = join(cwd, "ran");
+  fake.push({ content: [{ type: "tool_use", name: "Bash", input: { command: `echo x > ${marker}; sleep 300` } }] });
+  const env = { ...isolatedEnv(fakeApiEnv(fake)), YOKE_SANDBOX: "1" };
+  const proc = spawnYoke(["-p", "go", "--allowedTools", "Bash", "--output-format", "stream-json", "--verbose"], { cwd, env });
+  proc.stdin.end();
+  await waitFor(() => existsSync(marker), "the sandboxed Bash call to run", 30_000).catch(async (e) => {
+    proc.kill("SIGKILL");
+    throw new Error(`${e.message}; yoke said: ${(await new Response(proc.stdout).text()).slice(0, 2000)} ${(await new Response(proc.stderr).text()).slice(0, 2000)}`);
+  });
+  const bridges = childrenOf(proc.pid).filter((c) => c.comm === "socat");
+  expect(bridges.length).toBeGreaterThan(0);
+  proc.kill("SIGKILL");
+  await proc.exited;
+  await waitFor(() => !bridges.some((b) => live(b.pid)), "the socat bridges to die", 15_000).catch(() => {});
+  expect(bridges.filter((b) => live(b.pid))).toEqual([]);
+}, 60_000);
