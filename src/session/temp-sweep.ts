@@ -4,7 +4,8 @@
  * lock does); at the next start, folders whose owner is gone are removed. A live run's folder, a folder without an
  * owner file (a host's, or one being made) and anything not named `yoke-*` are never touched.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { holderIsStale, processStart } from "./lock.ts";
 
@@ -36,6 +37,15 @@ function owner(dir: string): Owner | undefined {
   }
 }
 
+async function ownerOf(dir: string): Promise<Owner | undefined> {
+  try {
+    const o = JSON.parse(await readFile(join(dir, OWNER_FILE), "utf8")) as Owner;
+    return typeof o.pid === "number" ? o : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -45,23 +55,20 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-function remove(path: string): void {
-  try {
-    rmSync(path, { recursive: true, force: true });
-  } catch {}
-}
+const remove = (path: string) => rm(path, { recursive: true, force: true }).catch(() => {});
 
-const SESSION_DIR = /^yoke-[0-9A-Za-z][\w-]*$/;
+/** `yoke-<session id>`: session ids are UUIDs, so nothing else in a shared temp folder is even looked at. */
+const SESSION_DIR = /^yoke-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Removes the `yoke-*` folders under `root` whose owner process is dead (or whose pid now belongs to another
- * process). Returns what it removed. Synchronous, once at start: it costs a readdir of the temp folder. Each folder is first renamed aside, then its owner read again, so a run
+ * process). Returns what it removed. Asynchronous: started at start-up, off the way of the first request. Each folder is first renamed aside, then its owner read again, so a run
  * that claimed it meanwhile (a `--resume` of that session) gets it back instead of losing it. Never throws.
  */
-export function sweepDeadTempDirs(root: string): string[] {
+export async function sweepDeadTempDirs(root: string): Promise<string[]> {
   let names: string[];
   try {
-    names = readdirSync(root);
+    names = await readdir(root);
   } catch {
     return [];
   }
@@ -71,7 +78,7 @@ export function sweepDeadTempDirs(root: string): string[] {
     const leftover = /^\.yoke-.*\.dead-(\d+)$/.exec(name) ?? /^yoke-stdin-(\d+)-\d+$/.exec(name);
     if (leftover) {
       if (!pidAlive(Number(leftover[1]))) {
-        remove(join(root, name));
+        await remove(join(root, name));
         removed.push(join(root, name));
       }
       continue;
@@ -79,27 +86,32 @@ export function sweepDeadTempDirs(root: string): string[] {
     if (!SESSION_DIR.test(name)) continue;
     const dir = join(root, name);
     try {
-      if (!statSync(dir).isDirectory()) continue;
+      if (!(await stat(dir)).isDirectory()) continue;
     } catch {
       continue;
     }
-    const o = owner(dir);
+    const o = await ownerOf(dir);
     if (!o || o.pid === process.pid || !holderIsStale(o)) continue;
     const aside = join(root, `.${name}.dead-${process.pid}`);
     try {
-      renameSync(dir, aside);
+      await rename(dir, aside);
     } catch {
       continue; // another run swept it first
     }
-    const again = owner(aside);
+    const again = await ownerOf(aside);
     if (again && again.pid !== o.pid && !holderIsStale(again)) {
-      try {
-        renameSync(aside, dir);
-      } catch {}
+      await rename(aside, dir).catch(() => {});
       continue;
     }
-    remove(aside);
+    await remove(aside);
     removed.push(dir);
   }
   return removed;
+}
+
+let pending: Promise<unknown> | undefined;
+
+/** Starts the sweep of `root` once per process, in the background (not awaited: exit abandons it). Never throws. */
+export function startTempSweep(root: string): void {
+  pending ??= sweepDeadTempDirs(root).catch(() => []);
 }

@@ -54,13 +54,14 @@ test("the next start removes the scratch folder of a SIGKILLed run, never a live
   const live = Bun.spawn(["sleep", "60"]);
   const stat = readFileSync(`/proc/${live.pid}/stat`, "utf8");
   const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  mkdirSync(join(tmp, "yoke-live-run"));
-  writeFileSync(join(tmp, "yoke-live-run", ".yoke-owner"), JSON.stringify({ pid: live.pid, start, at: "" }));
+  const liveRun = "yoke-00000000-0000-4000-8000-0000000000aa";
+  mkdirSync(join(tmp, liveRun));
+  writeFileSync(join(tmp, liveRun, ".yoke-owner"), JSON.stringify({ pid: live.pid, start, at: "" }));
   try {
     fake.push({ content: [{ type: "text", text: "hi" }] });
     const r = await runYoke(["-p", "hello"], { cwd: tempDir(), env });
     expect(r.code).toBe(0);
-    expect(readdirSync(tmp).filter((n) => n.startsWith("yoke-"))).toEqual(["yoke-live-run"]);
+    expect(readdirSync(tmp).filter((n) => n.startsWith("yoke-"))).toEqual([liveRun]);
   } finally {
     live.kill();
   }
