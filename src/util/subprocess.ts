@@ -179,6 +179,8 @@ export type SpawnOptions = {
   stdin?: StdinSpec;
   stdout?: "pipe" | "ignore";
   stderr?: "pipe" | "ignore";
+  /** Pipes beyond stdin, stdout, stderr (fd 3 ...), e.g. bubblewrap's --info-fd. */
+  extraPipes?: number;
 };
 
 let stdinSeq = 0;
@@ -215,7 +217,7 @@ export function spawnProcess(argv: string[], o: SpawnOptions = {}): ChildProcess
   const stdin = data === undefined ? (o.stdin ?? "ignore") : (fd ?? "pipe");
   let child: ChildProcess;
   try {
-    child = spawn(cmd!, args, { cwd: o.cwd, env: o.env as NodeJS.ProcessEnv | undefined, detached: true, stdio: [stdin as "pipe", o.stdout ?? "pipe", o.stderr ?? "pipe"] });
+    child = spawn(cmd!, args, { cwd: o.cwd, env: o.env as NodeJS.ProcessEnv | undefined, detached: true, stdio: [stdin as "pipe", o.stdout ?? "pipe", o.stderr ?? "pipe", ...Array<"pipe">(o.extraPipes ?? 0).fill("pipe")] });
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
