@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { tmpdir } from "node:os";
+import { startTempSweep } from "../session/temp-sweep.ts";
 import { join } from "node:path";
 import type { LoadedSettings } from "../config/load.ts";
 import { claudeUserDir, yokeDir } from "../config/paths.ts";
@@ -150,6 +152,9 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   if (problem) throw new UsageError(problem);
 
   const session = newSessionState(cwd);
+  // Scratch folders of runs that were SIGKILLed (issue 20.4); never a live run's. In the background: a shared temp
+  // folder may hold 100,000 entries, and a run that ends first leaves the rest to the next start.
+  startTempSweep(env.TMPDIR || tmpdir());
   let gitBranch: () => string | null = () => null;
   const transcript = createTranscript(ss.store, {
     cwd: () => session.cwd,

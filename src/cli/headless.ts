@@ -78,13 +78,15 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
   let exitSignal: number | null = null;
   const onSignal = (sig: NodeJS.Signals) => {
     if (exitSignal !== null) process.exit(exitSignal); // a second signal: leave at once
-    exitSignal = sig === "SIGINT" ? 130 : 143;
+    exitSignal = sig === "SIGINT" ? 130 : sig === "SIGHUP" ? 129 : 143;
     ctrl.abort();
     // The loop ends on abort; this is the backstop if something refuses to.
     setTimeout(() => process.exit(exitSignal ?? 1), 3000).unref();
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  // The terminal went away (ssh dropped): end as on SIGTERM, transcript whole, children stopped (issue 20.8).
+  process.on("SIGHUP", onSignal);
   // The reader of stdout went away (`yoke -p … | head`): end the run as SIGPIPE would end a shell tool,
   // quietly, with the transcript as far as it got (exit 141 = 128 + SIGPIPE).
   onStdoutClosed(() => {

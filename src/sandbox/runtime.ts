@@ -13,6 +13,7 @@ import { addPaths, type DiskSnapshot, holdGhosts, snapshot, unchanged } from "./
 import { type Holder, startHolder } from "./holder.ts";
 import { expandDenyWriteGlobs, type SandboxPolicy } from "./policy.ts";
 import type { Availability, SandboxWish } from "./probe.ts";
+import { guardStrayChildren } from "../util/subprocess.ts";
 
 export type BashSandboxInput = { command: string; dangerouslyDisableSandbox?: boolean };
 
@@ -165,11 +166,14 @@ export function activeSandbox(o: {
     } as SrtConfig;
   };
 
+  let unguardBridges = () => {};
   const start = (): Promise<Srt> =>
     (ready ??= (async () => {
       const srt = await import("@anthropic-ai/sandbox-runtime");
       const p = o.policy();
       await srt.SandboxManager.initialize(await config(p));
+      // Its socat bridges are its own children, in yoke's group: they must die with yoke too (issue 20.8).
+      unguardBridges = guardStrayChildren();
       configured = { policy: p, denyGlobs: "" };
       srtLoaded = srt;
       return srt;
@@ -308,6 +312,7 @@ export function activeSandbox(o: {
       try {
         await (await ready).SandboxManager.reset();
       } catch {}
+      unguardBridges();
     },
   };
   return sandbox;
