@@ -4,8 +4,8 @@
  * state in a module singleton. Loaded on the first sandboxed command, so runs without Bash never pay.
  */
 import { existsSync, lstatSync, rmSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import { userHome } from "../util/home.ts";
 import type { SandboxSettings } from "../config/schema.ts";
 import { helperPaths } from "./helpers.ts";
 import { expandDenyWriteGlobs, type SandboxPolicy } from "./policy.ts";
@@ -210,7 +210,7 @@ const isLink = (p: string) => {
  * cannot be made. Binds written in a form we do not recognise stay (the safe side).
  */
 export function stripPlaceholders(command: string, roots: string[], out: string[]): string {
-  const home = homedir();
+  const home = userHome();
   const seen = new Set<string>();
   for (const root of roots) {
     if (root === home || seen.has(root) || !existsSync(root)) continue;
