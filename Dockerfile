@@ -26,6 +26,8 @@ RUN apk add --no-cache ca-certificates git ripgrep bubblewrap libstdc++ libgcc t
  && adduser -D -u 10001 -h /home/yoke -s /sbin/nologin yoke \
  && install -d -o 10001 -g 10001 /work
 COPY --from=build /src/dist/yoke /usr/local/bin/yoke
+# The entrypoint of a fleet task (deploy/k8s: one per JOB_COMPLETION_INDEX).
+COPY --chmod=755 deploy/fleet/yoke-task.sh /usr/local/bin/yoke-task
 USER 10001:10001
 ENV HOME=/home/yoke \
     YOKE_CONFIG_DIR=/home/yoke/.yoke \
