@@ -146,7 +146,7 @@ test("the real binary: packed, installed from the folder, and it runs", () => {
   const bins = tempDir("yoke-rel-real-");
   copyFileSync(yokeBin(), join(bins, "yoke-linux-x64"));
   const out = tempDir("yoke-rel-real-out-");
-  const r = run([process.execPath, join(root, "release/release.ts"), "--from", bins, "--out", out], { PATH: process.env.PATH! });
+  const r = run([process.execPath, join(root, "release/release.ts"), "--from", bins, "--out", out, "--fast"], { PATH: process.env.PATH! });
   expect(r.code).toBe(0);
   const prefix = tempDir("yoke-rel-real-prefix-");
   mkdirSync(prefix, { recursive: true });
