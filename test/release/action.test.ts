@@ -33,7 +33,7 @@ afterAll(() => fake.stop());
 type Run = { failed: boolean; outputs: Record<string, Record<string, string>>; uses: Array<{ uses: string; with: Record<string, string> }>; logs: string; temp: string };
 
 /** Runs the composite action's steps in order, as the runner would. */
-async function runAction(inputs: Record<string, string>, workspace: string, env: Record<string, string>): Promise<Run> {
+async function runAction(inputs: Record<string, string>, workspace: string, env: Record<string, string> & { PATH: string }): Promise<Run> {
   const temp = tempDir("yoke-action-runner-");
   const given: Record<string, string> = {};
   for (const [k, v] of Object.entries(action.inputs as Record<string, { default?: string }>)) given[k] = inputs[k] ?? String(v.default ?? "");
@@ -104,9 +104,10 @@ describe("action.yml, its steps run as a script", () => {
     const sid = r.outputs.run!["session-id"]!;
     expect(sid).toMatch(/^[0-9a-f-]{36}$/);
     const upload = r.uses.find((u) => u.uses.startsWith("actions/upload-artifact@"))!;
-    expect(upload.with.path).toBe(join(r.temp, "yoke-out"));
-    expect(readdirSync(upload.with.path).sort()).toEqual([`${sid}.jsonl`, "result.json", "stderr.log"].sort());
-    expect(JSON.parse(readFileSync(join(upload.with.path, "result.json"), "utf8")).result).toBe("All good.");
+    const uploaded = upload.with.path!;
+    expect(uploaded).toBe(join(r.temp, "yoke-out"));
+    expect(readdirSync(uploaded).sort()).toEqual([`${sid}.jsonl`, "result.json", "stderr.log"].sort());
+    expect(JSON.parse(readFileSync(join(uploaded, "result.json"), "utf8")).result).toBe("All good.");
   }, 60_000);
 
   test("a run that ends in error fails the job, after the artifacts were uploaded", async () => {
