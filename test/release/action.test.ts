@@ -4,7 +4,7 @@
  * `if:` conditions evaluated, `uses:` steps recorded with their inputs (the artifact upload). The install step
  * installs the real binary from a local release folder standing in for the release URL; the run talks to the fake API.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse } from "yaml";
@@ -12,6 +12,9 @@ import pkg from "../../package.json" with { type: "json" };
 import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
 import { isolatedEnv, repoRoot, yokeBin } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
+
+// Each test runs the compiled binary (and packs or installs it): seconds on a loaded machine.
+setDefaultTimeout(60_000);
 
 const root = repoRoot();
 const action = parse(readFileSync(join(root, "action.yml"), "utf8"));

@@ -6,26 +6,16 @@
  * against the fake API configured by environment alone. The Dockerfile is also linted here (hadolint is not
  * installable from the registries these machines reach; the rules below are the ones of its that apply).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dockerfile, entrypoint, imageEnv, instr, runInImage, runtimeStage, uid, gid, workdir } from "../helpers/image-view.ts";
 import { join } from "node:path";
 import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
 import { repoRoot, yokeBin } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
 
-const dockerfile = readFileSync(join(repoRoot(), "Dockerfile"), "utf8");
-/** Instructions of the last stage, continuation lines joined. */
-const runtimeStage = (() => {
-  const joined = dockerfile.replace(/\\\n/g, " ").split("\n").filter((l) => l.trim() && !l.trim().startsWith("#"));
-  const from = joined.map((l, i) => (/^FROM\s/i.test(l) ? i : -1)).filter((i) => i >= 0).at(-1)!;
-  return joined.slice(from);
-})();
-const instr = (name: string) => runtimeStage.filter((l) => l.toUpperCase().startsWith(`${name} `)).map((l) => l.slice(name.length).trim());
-const imageEnv: Record<string, string> = Object.fromEntries(instr("ENV").flatMap((l) => [...l.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!])));
-const [uid, gid] = instr("USER").at(-1)!.split(":").map(Number) as [number, number];
-const workdir = instr("WORKDIR").at(-1)!;
-const entrypoint: string[] = JSON.parse(instr("ENTRYPOINT").at(-1)!);
-const yokePath = entrypoint.at(-1)!;
+// Each test runs the compiled binary (and packs or installs it): seconds on a loaded machine.
+setDefaultTimeout(60_000);
 
 let fake: FakeAnthropic;
 beforeAll(async () => {
@@ -33,23 +23,6 @@ beforeAll(async () => {
   fake = await startFakeAnthropic();
 });
 afterAll(() => fake.stop());
-
-type Volumes = { home?: string; work: string; settingsFile?: string };
-
-/** The image's view: read-only root, tmpfs /tmp, the binary at the entrypoint's path, the volumes writable. */
-async function runInImage(args: string[], env: Record<string, string>, v: Volumes) {
-  const bw = ["bwrap", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"];
-  for (const d of ["lib", "lib64", "bin", "sbin"]) if (existsSync(`/${d}`)) bw.push("--symlink", `usr/${d}`, `/${d}`);
-  bw.push("--tmpfs", "/usr/local", "--ro-bind", yokeBin(), yokePath, "--remount-ro", "/usr/local");
-  bw.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--bind", v.work, workdir);
-  if (v.home) bw.push("--bind", v.home, imageEnv.HOME!);
-  if (v.settingsFile) bw.push("--ro-bind", v.settingsFile, "/run/config/settings.json");
-  bw.push("--unshare-user", "--uid", String(uid), "--gid", String(gid), "--unshare-pid", "--die-with-parent", "--chdir", workdir, "--clearenv");
-  for (const [k, val] of Object.entries(env)) bw.push("--setenv", k, val);
-  const p = Bun.spawn([...bw, yokePath, ...args], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { code, stdout, stderr };
-}
 
 const apiEnv = () => {
   const e = fakeApiEnv(fake);

@@ -2,11 +2,14 @@
  * Issue 18.5: `yoke sessions export` reads a fleet's results folder (task-<i>/result.json, failed-*.json per failed
  * attempt) or any result files, and prints one table (or JSON, CSV): id, status, turns, cost, duration, denials.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runYoke } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
+
+// Each test runs the compiled binary (and packs or installs it): seconds on a loaded machine.
+setDefaultTimeout(60_000);
 
 const result = (o: Record<string, unknown>) =>
   JSON.stringify({ type: "result", subtype: "success", is_error: false, duration_ms: 1000, num_turns: 2, session_id: "00000000-0000-4000-8000-000000000000", total_cost_usd: 0.01, permission_denials: [], ...o });

@@ -6,13 +6,16 @@
  * the fake counts each task's final answer, and a pass over finished tasks sends no request at all.
  * The manifests in deploy/k8s are validated against the Kubernetes schemas (kubernetes-models).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic, type LoggedRequest } from "../helpers/fake-anthropic.ts";
 import { isolatedEnv, repoRoot, yokeBin } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
+
+// Each test runs the compiled binary (and packs or installs it): seconds on a loaded machine.
+setDefaultTimeout(60_000);
 
 const N = 20;
 const script = join(repoRoot(), "deploy/fleet/yoke-task.sh");

@@ -4,11 +4,14 @@
  * Tested against a local folder of artifacts standing in for the release URL (file:// and a plain folder),
  * with `uname`, `ldd` and the cpuinfo file faked on PATH so each machine kind is the script's real code path.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot, yokeBin } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
+
+// Each test runs the compiled binary (and packs or installs it): seconds on a loaded machine.
+setDefaultTimeout(60_000);
 
 const root = repoRoot();
 const TARGETS = ["linux-x64", "linux-x64-musl", "linux-x64-baseline", "linux-x64-musl-baseline", "linux-arm64", "linux-arm64-musl", "darwin-arm64"];
