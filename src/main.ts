@@ -9,6 +9,9 @@ async function main(argv: string[]): Promise<number> {
     writeOut(`${VERSION} (yoke)\n`);
     return 0;
   }
+  const { ensureHome } = await import("./util/home.ts");
+  const homeNote = ensureHome();
+  if (homeNote) writeErr(homeNote);
   const { parseArgv, renderHelp, UsageError } = await import("./cli/args.ts");
   performance.mark("yoke:args-loaded");
   const { COMMANDS, looksLikeMistypedCommand } = await import("./cli/commands/index.ts");

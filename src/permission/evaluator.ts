@@ -1,5 +1,5 @@
-import { homedir } from "node:os";
 import { relative } from "node:path";
+import { userHome } from "../util/home.ts";
 import type { LoadedSettings } from "../config/load.ts";
 import { decideBash } from "./bash-check.ts";
 import { grepExcludeGlobs, isInside, resolvePath } from "./paths.ts";
@@ -96,7 +96,7 @@ export function modeFromSettings(settings: LoadedSettings): PermissionMode | und
  */
 export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
   const env = opts.env ?? process.env;
-  const home = env.HOME ?? homedir();
+  const home = userHome(env);
   const real = (p: string, base: string) => resolvePath(p, base, home).real;
   const cwd = real(opts.cwd, "/");
   // Rules added mid-session (the Agent SDK's updatedPermissions, apply_flag_settings) count as command-line rules.
