@@ -5,6 +5,7 @@ import { askPermissionVia } from "../permission/index.ts";
 import type { PermissionMode } from "../permission/types.ts";
 import { modelInfo, resolveModel } from "../provider/models.ts";
 import type { AssistantMessage } from "../provider/types.ts";
+import type { Question } from "../tool/builtin/ask-user-question.ts";
 import { createDialogs } from "./dialogs.ts";
 import type { Screen } from "./screen.ts";
 import { BUILTIN_COMMANDS, helpText, menuItems, parseSlash, type ExternalCommand, type SlashContext } from "./slash-commands.ts";
@@ -61,11 +62,19 @@ export function createController(o: ControllerOptions) {
   });
 
   const wire = (r: Runtime) => {
-    r.deps.askPermission = r.deps.askPermission ?? askPermissionVia(dialogs.prompter, {
+    const viaPrompter = askPermissionVia(dialogs.prompter, {
       cwd: () => r.session.cwd,
       projectDir: r.cwd,
       onSaveError: (m) => screen.add(style.red(`  ${m}`)),
     });
+    // AskUserQuestion's `ask` is answered by the questions themselves, as Claude Code's permission UI does: the
+    // answers go back in the input (`answers`), the same way a `-p --permission-prompt-tool stdio` host sends them.
+    r.deps.askPermission = async (req) => {
+      if (req.toolName !== "AskUserQuestion" || !Array.isArray(req.input.questions)) return viaPrompter(req);
+      const answers = await dialogs.questions.askQuestions(req.input.questions as Question[], running?.signal ?? new AbortController().signal);
+      if (!answers) return { allow: false, feedback: "the user dismissed the questions without answering; go on with your best judgement or ask in plain text" };
+      return { allow: true, input: { ...req.input, answers } };
+    };
     r.session.prompter = dialogs.questions;
     // A plan ends the turn whenever the session is in plan mode now (Shift+Tab may have put it there).
     r.main.takePlan = () => {

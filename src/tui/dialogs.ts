@@ -80,7 +80,7 @@ async function planDialog(screen: Screen, plan: string, modes: PermissionMode[])
     bypassPermissions: "Yes, and bypass permissions",
   };
   const got = await screen.choose(style.bold("Proceed with this plan?"), [
-    ...modes.filter((m) => label[m]).map((m) => ({ value: m, label: label[m]! })),
+    ...(["acceptEdits", "default", "bypassPermissions"] as const).filter((m) => modes.includes(m)).map((m) => ({ value: m, label: label[m]! })),
     { value: "no", label: "No, keep planning" },
   ]);
   return got === null || got === "no" ? null : (got as PermissionMode);

@@ -126,6 +126,7 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     if (matchesKey(data, "ctrl+c")) {
       if (screen.editor.getText()) {
         screen.editor.setText("");
+        screen.render();
         lastCtrlC = 0;
       } else if (Date.now() - lastCtrlC < 2000) void ctl.exit(0);
       else {

@@ -83,3 +83,86 @@ test("no, with feedback: the model is told what to do instead, and nothing is wr
   expect(results[0]!.text).toContain("keep the build folder, only remove dist");
   expect(existsSync(join(cwd, "build"))).toBe(false);
 }, 60_000);
+
+test("AskUserQuestion shows its options and the chosen one goes back to the model", async () => {
+  const { fake, term } = await session([
+    {
+      content: [
+        {
+          type: "tool_use",
+          name: "AskUserQuestion",
+          input: {
+            questions: [
+              {
+                question: "Which database should I use?",
+                header: "Database",
+                multiSelect: false,
+                options: [
+                  { label: "SQLite", description: "a file, no server" },
+                  { label: "Postgres", description: "the team's server" },
+                ],
+              },
+            ],
+          },
+        },
+      ],
+    },
+    { content: [{ type: "text", text: "Postgres it is." }] },
+  ]);
+  await term.waitFor("context");
+  term.type("set up storage");
+  term.keys("Enter");
+  const q = await term.waitFor("Which database should I use?");
+  expect(q).toContain("SQLite");
+  expect(q).toContain("Other…");
+  term.keys("Down", "Enter");
+  await term.waitFor("Postgres it is.");
+  const r = toolResultsOf(fake.requests[1]!)[0]!;
+  expect(r.is_error).toBe(false);
+  expect(r.text).toContain('"Which database should I use?" → Postgres');
+}, 60_000);
+
+test("ExitPlanMode shows the plan and asks to proceed; yes with accept-edits switches the mode and the work goes on", async () => {
+  const { fake, cwd, term } = await session(
+    [
+      { content: [{ type: "tool_use", name: "ExitPlanMode", input: { plan: "1. Create **todo.txt**\n2. Stop" } }] },
+      { content: [{ type: "tool_use", name: "Write", input: { file_path: "todo.txt", content: "buy milk\n" } }] },
+      { content: [{ type: "text", text: "Plan carried out." }] },
+    ],
+    { argv: ["--permission-mode", "plan"] },
+  );
+  await term.waitFor("plan mode on");
+  term.type("make a todo file");
+  term.keys("Enter");
+  const plan = await term.waitFor("Proceed with this plan?");
+  expect(plan).toContain("Create todo.txt");
+  expect(plan).toContain("No, keep planning");
+  term.keys("Enter"); // Yes, and accept edits without asking
+  await term.waitFor("Plan carried out.");
+  await term.waitFor("accept edits on", { where: "screen" });
+  expect(readFileSync(join(cwd, "todo.txt"), "utf8")).toBe("buy milk\n");
+  expect(term.history()).not.toContain("Allow Write?");
+  expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain("The plan is approved");
+}, 60_000);
+
+test('`yoke "task"` starts on the task at once; --resume without an id picks from this folder\'s sessions', async () => {
+  const { fake, cwd, env, term } = await session([{ content: [{ type: "text", text: "started right away" }] }], { argv: ["count the files"] });
+  await term.waitFor("started right away");
+  expect(JSON.stringify(fake.requests[0]!.body.messages)).toContain("count the files");
+  term.keys("C-d");
+  expect(await term.waitExit()).toBe(0);
+
+  fake.push({ content: [{ type: "text", text: "picked up again" }] });
+  const picker = startTerm({ argv: [bin, "--resume"], env, cwd });
+  open.push(picker);
+  const list = await picker.waitFor("Resume which session?");
+  expect(list).toContain("count the files");
+  picker.keys("Enter");
+  await picker.waitFor("context");
+  picker.type("and the folders?");
+  picker.keys("Enter");
+  await picker.waitFor("picked up again");
+  const sent = JSON.stringify(fake.requests[1]!.body.messages);
+  expect(sent).toContain("count the files");
+  expect(sent).toContain("started right away");
+}, 60_000);

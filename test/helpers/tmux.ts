@@ -7,6 +7,9 @@
  * limit throws with the last screen, so a failing test shows what the person would have seen.
  */
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "./tmp.ts";
 
 export type Term = {
   /** tmux key names (`Enter`, `Escape`, `C-c`, `BTab`, `Up`) or literal text with `{ literal: true }`. */
@@ -39,10 +42,21 @@ export function startTerm(o: { argv: string[]; env: Record<string, string>; cwd:
     if (r.status !== 0 && args[0] !== "kill-server") throw new Error(`tmux ${args.join(" ")}: ${r.stderr}`);
     return r.stdout;
   };
-  // `env -i` so the program sees exactly the test's environment, not the tmux server's.
-  const command = ["env", "-i", ...Object.entries({ TERM: "xterm-256color", ...o.env }).map(([k, v]) => `${k}=${v}`), ...o.argv];
-  tmux("new-session", "-d", "-s", "t", "-x", String(o.columns ?? 100), "-y", String(o.rows ?? 30), "-c", o.cwd, ...command);
-  tmux("set-option", "-t", "t", "remain-on-exit", "on");
+  // `env -i` so the program sees exactly the test's environment, not the tmux server's. The exit status is written
+  // to a file by a shell around it: tmux's own #{pane_dead_status} is sometimes empty right after the pane dies.
+  const statusFile = join(tempDir("yoke-term-"), "status");
+  const command = [
+    "env",
+    "-i",
+    ...Object.entries({ TERM: "xterm-256color", ...o.env }).map(([k, v]) => `${k}=${v}`),
+    "sh",
+    "-c",
+    '"$@"; echo $? > "$0"',
+    statusFile,
+    ...o.argv,
+  ];
+  // remain-on-exit is set before the program starts, so one that exits at once still leaves its screen and status.
+  tmux("start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";", "new-session", "-d", "-s", "t", "-x", String(o.columns ?? 100), "-y", String(o.rows ?? 30), "-c", o.cwd, ...command);
   const capture = (extra: string[]) =>
     tmux("capture-pane", "-p", "-t", "t", ...extra)
       .split("\n")
@@ -66,8 +80,12 @@ export function startTerm(o: { argv: string[]; env: Record<string, string>; cwd:
     },
     resize: (columns, rows) => void tmux("resize-window", "-t", "t", "-x", String(columns), "-y", String(rows)),
     exitStatus() {
-      const out = tmux("display-message", "-p", "-t", "t", "#{pane_dead} #{pane_dead_status}").trim().split(" ");
-      return out[0] === "1" ? Number(out[1]) : null;
+      try {
+        const s = readFileSync(statusFile, "utf8").trim();
+        return s ? Number(s) : null;
+      } catch {
+        return null;
+      }
     },
     async waitExit(timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;

@@ -1,0 +1,222 @@
+/**
+ * Control while the agent works, modes and commands in the interactive session (issue 12 points 3 and 5), driven
+ * in tmux against the fake Anthropic API.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic, type FakeEntry } from "../helpers/fake-anthropic.ts";
+import { startTerm, type Term } from "../helpers/tmux.ts";
+import { tempDir } from "../helpers/tmp.ts";
+
+let bin: string;
+const open: Term[] = [];
+const fakes: FakeAnthropic[] = [];
+beforeAll(() => {
+  bin = yokeBin();
+});
+afterAll(async () => {
+  for (const t of open) t.kill();
+  for (const f of fakes) await f.stop();
+});
+
+async function session(script: FakeEntry[], o: { argv?: string[]; env?: Record<string, string>; columns?: number; rows?: number; cwd?: string } = {}) {
+  const fake = await startFakeAnthropic({ script });
+  fakes.push(fake);
+  const cwd = o.cwd ?? tempDir("yoke-tui-");
+  const env = isolatedEnv({ ...fakeApiEnv(fake), ...o.env });
+  const term = startTerm({ argv: [bin, ...(o.argv ?? [])], env, cwd, columns: o.columns, rows: o.rows });
+  open.push(term);
+  await term.waitFor("context");
+  return { fake, cwd, env, term };
+}
+
+const send = (term: Term, text: string) => {
+  term.type(text);
+  term.keys("Enter");
+};
+
+/** Every transcript line of the one session under the config dir. */
+function transcriptLines(env: Record<string, string>): any[] {
+  const root = join(env.YOKE_CONFIG_DIR!, "projects");
+  const files = readdirSync(root, { recursive: true }).map(String).filter((f) => f.endsWith(".jsonl") && !f.includes("subagents"));
+  expect(files.length).toBe(1);
+  return readFileSync(join(root, files[0]!), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+}
+
+const sessionId = (env: Record<string, string>) => transcriptLines(env).find((l) => l.sessionId)!.sessionId as string;
+
+test("Esc during a long Bash stops it at once; the transcript records the interruption and the session goes on, and resumes in -p", async () => {
+  const { fake, env, cwd, term } = await session(
+    [
+      { content: [{ type: "tool_use", name: "Bash", input: { command: "sleep 60", description: "wait a long time" } }] },
+      { content: [{ type: "text", text: "ok, stopping there" }] },
+    ],
+    { argv: ["--allowedTools", "Bash"] },
+  );
+  send(term, "wait for it");
+  await term.waitFor("Bash(sleep 60) running…");
+  term.keys("Escape");
+  await term.waitFor("Interrupted · tell yoke what to do instead");
+  const lines = transcriptLines(env);
+  const result = lines.find((l) => l.type === "user" && Array.isArray(l.message.content) && l.message.content[0]?.type === "tool_result");
+  expect(result.message.content[0].is_error).toBe(true);
+  // The next prompt goes out on a conversation the API accepts (every tool_use has its result).
+  send(term, "never mind");
+  await term.waitFor("ok, stopping there");
+  expect(fake.rejected).toBe(0);
+  term.keys("C-d");
+  expect(await term.waitExit()).toBe(0);
+  fake.push({ content: [{ type: "text", text: "resumed fine" }] });
+  const r = await runYoke(["-p", "--resume", sessionId(env), "and now?"], { env, cwd });
+  expect(r.stdout.trim()).toBe("resumed fine");
+  expect(JSON.stringify(fake.requests.at(-1)!.body.messages)).toContain("never mind");
+}, 60_000);
+
+test("a message typed while the agent works is queued and reaches the model at its next step", async () => {
+  let release!: () => void;
+  const barrier = new Promise<void>((r) => (release = r));
+  const { fake, term } = await session(
+    [
+      async () => {
+        await barrier;
+        return { content: [{ type: "tool_use", name: "Bash", input: { command: "echo step one" } }] };
+      },
+      { content: [{ type: "text", text: "adjusted as asked" }] },
+    ],
+    { argv: ["--allowedTools", "Bash"] },
+  );
+  send(term, "do the thing");
+  await term.waitFor("esc to interrupt");
+  send(term, "use the staging database instead");
+  await term.waitFor("queued: use the staging database instead");
+  release();
+  await term.waitFor("adjusted as asked");
+  const second = JSON.stringify(fake.requests[1]!.body.messages.at(-1));
+  expect(second).toContain("use the staging database instead");
+  expect(toolResultsOf(fake.requests[1]!)[0]!.text).toContain("step one");
+  expect(term.screen()).not.toContain("queued:");
+}, 60_000);
+
+test("Shift+Tab cycles default → acceptEdits → plan → default, and in acceptEdits an edit runs without a prompt", async () => {
+  const { fake, cwd, term } = await session([
+    { content: [{ type: "tool_use", name: "Write", input: { file_path: "notes.md", content: "# notes\n" } }] },
+    { content: [{ type: "text", text: "written" }] },
+  ]);
+  expect(term.screen()).toContain("default mode");
+  term.keys("BTab");
+  await term.waitFor("accept edits on", { where: "screen" });
+  term.keys("BTab");
+  await term.waitFor("plan mode on", { where: "screen" });
+  term.keys("BTab");
+  await term.waitFor("default mode", { where: "screen" });
+  term.keys("BTab");
+  await term.waitFor("accept edits on", { where: "screen" });
+  send(term, "write notes");
+  await term.waitFor("written");
+  expect(term.history()).not.toContain("Allow Write?");
+  expect(readFileSync(join(cwd, "notes.md"), "utf8")).toBe("# notes\n");
+  expect(fake.unexpected).toBe(0);
+}, 60_000);
+
+test("/model switches the model of the next request; /context and /cost report; an unknown command suggests", async () => {
+  const { fake, term } = await session([{ content: [{ type: "text", text: "first" }] }, { content: [{ type: "text", text: "second" }] }]);
+  send(term, "hello");
+  await term.waitFor("first");
+  send(term, "/model claude-sonnet-4-5");
+  await term.waitFor("Model set to claude-sonnet-4-5");
+  await term.waitFor("claude-sonnet-4-5 ·", { where: "screen" });
+  send(term, "again");
+  await term.waitFor("second");
+  expect(fake.requests[0]!.body.model).not.toBe("claude-sonnet-4-5");
+  expect(fake.requests[1]!.body.model).toBe("claude-sonnet-4-5");
+  send(term, "/context");
+  await term.waitFor("Context (estimated tokens");
+  expect(term.history()).toMatch(/\d+% of [\d,]+ tokens/);
+  send(term, "/cost");
+  await term.waitFor("Total cost: $");
+  // With an argument, so the `/` menu (which Enter would accept) is not open over the mistyped name.
+  send(term, "/contxt please");
+  await term.waitFor("Unknown command /contxt. Did you mean /context?");
+}, 60_000);
+
+test("/compact summarises the conversation; the next request carries the summary, not the old turns", async () => {
+  const { fake, term } = await session([
+    { content: [{ type: "text", text: "the answer is 42" }] },
+    { content: [{ type: "text", text: "reply two" }] },
+    { content: [{ type: "text", text: "reply three" }] },
+    { content: [{ type: "text", text: "Summary: the user asked a question; the answer was 42." }] },
+    { content: [{ type: "text", text: "after compaction" }] },
+  ]);
+  send(term, "what is the answer?");
+  await term.waitFor("the answer is 42");
+  send(term, "second question");
+  await term.waitFor("reply two");
+  send(term, "third question");
+  await term.waitFor("reply three");
+  send(term, "/compact keep the number");
+  await term.waitFor("Conversation compacted.");
+  expect(JSON.stringify(fake.requests[3]!.body)).toContain("keep the number");
+  send(term, "and then?");
+  await term.waitFor("after compaction");
+  const msgs = JSON.stringify(fake.requests[4]!.body.messages);
+  expect(msgs).toContain("the answer was 42");
+  expect(msgs).not.toContain("what is the answer?");
+}, 60_000);
+
+test("a resize re-flows the screen to the new width", async () => {
+  const { term } = await session([], { columns: 100, rows: 30 });
+  const border = (s: string) => s.split("\n").find((l) => /^─+$/.test(l))!;
+  expect(border(term.screen()).length).toBe(100);
+  term.resize(60, 20);
+  await term.waitFor(/^─{60}$/m, { where: "screen" });
+  expect(term.screen().split("\n").some((l) => l.length > 60)).toBe(false);
+  send(term, "/exit");
+  expect(await term.waitExit()).toBe(0);
+}, 60_000);
+
+test("Ctrl+C clears the input, twice exits; the session is saved", async () => {
+  const { term, env } = await session([{ content: [{ type: "text", text: "hi" }] }]);
+  send(term, "hello");
+  await term.waitFor("hi");
+  term.type("half a thought");
+  await term.waitFor("half a thought", { where: "screen" });
+  term.keys("C-c");
+  await term.waitFor(/^(?![\s\S]*half a thought)/, { where: "screen" });
+  term.keys("C-c");
+  await term.waitFor("Press Ctrl+C again to exit");
+  term.keys("C-c");
+  expect(await term.waitExit()).toBe(0);
+  expect(term.history()).toContain(`yoke --resume ${sessionId(env)}`);
+}, 60_000);
+
+test("bad terminals: TERM=dumb and a tiny window end with a message naming what to do; nothing is written", async () => {
+  const dumb = startTerm({ argv: [bin], env: isolatedEnv({ TERM: "dumb", ANTHROPIC_API_KEY: "x" }), cwd: tempDir() });
+  open.push(dumb);
+  expect(await dumb.waitExit()).toBe(1);
+  expect(dumb.history()).toContain("this terminal (TERM=dumb) cannot show the interactive session");
+  const tinyEnv = isolatedEnv({ ANTHROPIC_API_KEY: "x" });
+  const tiny = startTerm({ argv: [bin], env: tinyEnv, cwd: tempDir(), columns: 15, rows: 4 });
+  open.push(tiny);
+  expect(await tiny.waitExit()).toBe(1);
+  expect(tiny.history().replace(/\n/g, "")).toContain("too small");
+  expect(existsSync(join(tinyEnv.YOKE_CONFIG_DIR!, "projects"))).toBe(false);
+}, 60_000);
+
+test("the terminal closing mid-session (SIGHUP) ends it with SessionEnd and the transcript whole", async () => {
+  const cwd = tempDir("yoke-tui-");
+  const marker = join(cwd, "session-ended");
+  const settings = { hooks: { SessionEnd: [{ hooks: [{ type: "command", command: `echo "$(cat)" > ${marker}` }] }] } };
+  const { fake, env, term } = await session([{ content: [{ type: "text", text: "answered" }] }], { cwd, argv: ["--settings", JSON.stringify(settings)] });
+  send(term, "a question");
+  await term.waitFor("answered");
+  term.kill();
+  for (let i = 0; i < 200 && !existsSync(marker); i++) await Bun.sleep(25);
+  expect(JSON.parse(readFileSync(marker, "utf8")).reason).toBe("other");
+  const lines = transcriptLines(env);
+  expect(lines.filter((l) => l.type === "assistant").at(-1).message.content[0].text).toBe("answered");
+  fake.push({ content: [{ type: "text", text: "back" }] });
+  const r = await runYoke(["-p", "--continue", "still there?"], { env, cwd });
+  expect(r.stdout.trim()).toBe("back");
+}, 60_000);
