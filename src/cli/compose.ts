@@ -109,6 +109,8 @@ export type ComposeOptions = {
   reportMcpErrors?: boolean;
   /** Write failed hooks to stderr as they finish (default true; `yoke hooks run` prints them itself). */
   reportHookErrors?: boolean;
+  /** The interactive terminal session (src/tui); plugins see it as `session.interactive`. */
+  interactive?: boolean;
 };
 
 /** Process env, then settings env, then what Claude Code exports to its tools and hooks (contracts §1.8). */
@@ -317,6 +319,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     model,
     permissionMode,
     memoryDir: ctx.memory.enabled ? ctx.memory.dir : null,
+    interactive: o.interactive === true,
     messages: () => convo.messages,
     contextTokens: () => loop.state.lastInputTokens,
   };

@@ -185,6 +185,8 @@ export function createController(o: ControllerOptions) {
         const content = typeof ev.data.content === "string" ? ev.data.content : undefined;
         if (ev.subtype === "informational" && content) screen.add(style.gray(`  ${content}`));
         else if (ev.subtype === "compact_boundary") screen.add(style.gray("  Conversation compacted."));
+        // Plugin notices (host.notify), e.g. memory extraction's "Memory updated: …".
+        else if (ev.subtype === "notification" && typeof ev.data.message === "string") screen.add(style.gray(`  ${ev.data.message}`));
         else if (ev.subtype === "status" && ev.data.permissionMode) updateStatus();
         return;
       }

@@ -62,7 +62,7 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     args.flags.resume = id;
   }
 
-  const composeFor = async (a: ParsedArgs): Promise<Runtime> => compose({ args: a, cwd: process.cwd(), builtinTools: builtinTools() });
+  const composeFor = async (a: ParsedArgs): Promise<Runtime> => compose({ args: a, cwd: process.cwd(), builtinTools: builtinTools(), interactive: true });
   try {
     rt = await composeFor(args);
   } catch (e) {

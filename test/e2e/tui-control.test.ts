@@ -25,7 +25,8 @@ async function session(script: FakeEntry[], o: { argv?: string[]; env?: Record<s
   const fake = await startFakeAnthropic({ script });
   fakes.push(fake);
   const cwd = o.cwd ?? tempDir("yoke-tui-");
-  const env = isolatedEnv({ ...fakeApiEnv(fake), ...o.env });
+  // Memory runs by default in a terminal (issue 12 point 6); these tests script the main conversation only.
+  const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "0", YOKE_SESSION_MEMORY: "0", ...o.env });
   const term = startTerm({ argv: [bin, ...(o.argv ?? [])], env, cwd, columns: o.columns, rows: o.rows });
   open.push(term);
   await term.waitFor("context");

@@ -6,7 +6,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
-import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic, type FakeEntry } from "../helpers/fake-anthropic.ts";
+import { EXTRACTION_MARKER } from "../../plugins/memory-extraction/index.ts";
+import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic, type FakeEntry, type LoggedRequest } from "../helpers/fake-anthropic.ts";
+import { memDirOf as memDir } from "./memory-helpers.ts";
 import { startTerm, type Term } from "../helpers/tmux.ts";
 import { tempDir } from "../helpers/tmp.ts";
 
@@ -25,7 +27,8 @@ async function session(script: FakeEntry[], o: { argv?: string[]; env?: Record<s
   const fake = await startFakeAnthropic({ script });
   fakes.push(fake);
   const cwd = tempDir("yoke-tui-");
-  const env = isolatedEnv({ ...fakeApiEnv(fake), ...o.env });
+  // Memory runs by default in a terminal (issue 12 point 6); these tests script the main conversation only.
+  const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "0", YOKE_SESSION_MEMORY: "0", ...o.env });
   const term = startTerm({ argv: [bin, ...(o.argv ?? [])], env, cwd, columns: o.columns, rows: o.rows });
   open.push(term);
   return { fake, cwd, env, term };
@@ -165,4 +168,42 @@ test('`yoke "task"` starts on the task at once; --resume without an id picks fro
   const sent = JSON.stringify(fake.requests[1]!.body.messages);
   expect(sent).toContain("count the files");
   expect(sent).toContain("started right away");
+}, 60_000);
+
+test("memory extraction runs by default in a terminal and says so on screen (the same run in -p does not)", async () => {
+  const isExtraction = (req: LoggedRequest) => (req.body.system ?? []).map((b: any) => b.text).join("\n").startsWith(EXTRACTION_MARKER);
+  const { fake, cwd, env, term } = await session(
+    [
+      { content: [{ type: "text", text: "Understood: tabs from now on." }] },
+      (req) => {
+        if (!isExtraction(req)) throw new Error("expected the extraction fork");
+        const dir = memDir(env, cwd);
+        return {
+          content: [
+            { type: "tool_use", name: "Write", input: { file_path: join(dir, "tabs.md"), content: "---\nname: tabs\ndescription: indent with tabs\ntype: feedback\n---\nTabs.\n" } },
+            { type: "tool_use", name: "Write", input: { file_path: join(dir, "MEMORY.md"), content: "- [Tabs](tabs.md) — indentation\n" } },
+          ],
+        };
+      },
+      { content: [{ type: "text", text: "saved" }] },
+    ],
+    { env: { YOKE_MEMORY_EXTRACTION: "", YOKE_SESSION_MEMORY: "0" } },
+  );
+  await term.waitFor("context");
+  term.type("always indent with tabs");
+  term.keys("Enter");
+  await term.waitFor("Memory updated: tabs.md");
+  expect(readFileSync(join(memDir(env, cwd), "tabs.md"), "utf8")).toContain("Tabs.");
+  term.keys("C-d");
+  expect(await term.waitExit()).toBe(0);
+  expect(fake.unexpected).toBe(0);
+  expect(fake.pending).toBe(0);
+  // -p keeps today's default: no extraction request after the answer.
+  // (The first "ok" answers the relevant-memory side query, now that a memory exists.)
+  fake.push({ content: [{ type: "text", text: "ok" }] }, { content: [{ type: "text", text: "ok" }] });
+  const before = fake.requests.length;
+  const r = await runYoke(["-p", "another preference: 80 columns"], { env: { ...env, YOKE_MEMORY_EXTRACTION: undefined }, cwd });
+  expect(r.stdout.trim()).toBe("ok");
+  expect(fake.requests.slice(before).some(isExtraction)).toBe(false);
+  expect(fake.unexpected).toBe(0);
 }, 60_000);
