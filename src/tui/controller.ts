@@ -311,7 +311,14 @@ export function createController(o: ControllerOptions) {
       const next = await o.replaceRuntime("resume");
       if (next) adopt(next, `Resumed session ${next.sessionId}.`);
     },
-    rewind: async () => void screen.add(style.yellow("  /rewind is not in the terminal yet: use `yoke rewind` (see yoke --help).")),
+    rewind: async () => {
+      if (running) return void screen.add(style.yellow("  Rewind waits until the current turn ends; press Esc to stop it."));
+      const { rewindFromScreen } = await import("./rewind.ts");
+      const text = await rewindFromScreen(rt, screen);
+      if (text !== null && !screen.editor.getText()) screen.editor.setText(text);
+      contextTokens = 0;
+      updateStatus();
+    },
   };
 
   function adopt(next: Runtime, note: string) {
@@ -389,6 +396,7 @@ export function createController(o: ControllerOptions) {
       if (initialPrompt) submitPrompt(initialPrompt);
     },
     submit,
+    rewind: () => ctx.rewind(),
     interrupt,
     cycleMode,
     exit,

@@ -88,11 +88,23 @@ export async function runSession(o: {
   });
 
   let lastCtrlC = 0;
+  let lastEsc = 0;
   screen.tui.addInputListener((data) => {
     if (screen.dialogOpen()) return undefined;
     if (matchesKey(data, "escape")) {
       if (screen.editor.isShowingAutocomplete()) return undefined;
-      return ctl.interrupt() ? { consume: true } : undefined;
+      if (ctl.interrupt()) return { consume: true };
+      // Esc twice on an empty input opens rewind.
+      if (screen.editor.getText()) return undefined;
+      if (Date.now() - lastEsc < 1500) {
+        lastEsc = 0;
+        screen.setActivity("");
+        void ctl.rewind();
+      } else {
+        lastEsc = Date.now();
+        screen.setActivity(style.gray("Press Esc again to rewind"));
+      }
+      return { consume: true };
     }
     if (matchesKey(data, "shift+tab")) {
       ctl.cycleMode();

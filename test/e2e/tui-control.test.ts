@@ -221,3 +221,40 @@ test("the terminal closing mid-session (SIGHUP) ends it with SessionEnd and the 
   const r = await runYoke(["-p", "--continue", "still there?"], { env, cwd });
   expect(r.stdout.trim()).toBe("back");
 }, 60_000);
+
+test("rewind after two edits (Esc twice): code and conversation go back to before the second prompt", async () => {
+  const { fake, cwd, term } = await session(
+    [
+      { content: [{ type: "tool_use", name: "Write", input: { file_path: "a.txt", content: "one\n" } }] },
+      { content: [{ type: "text", text: "created" }] },
+      { content: [{ type: "tool_use", name: "Edit", input: { file_path: "a.txt", old_string: "one", new_string: "two" } }] },
+      { content: [{ type: "text", text: "edited" }] },
+      { content: [{ type: "text", text: "fresh start" }] },
+    ],
+    { argv: ["--permission-mode", "acceptEdits"] },
+  );
+  send(term, "create a.txt");
+  await term.waitFor("created");
+  send(term, "change one to two");
+  await term.waitFor("edited");
+  expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("two\n");
+  term.keys("Escape");
+  await term.waitFor("Press Esc again to rewind", { where: "screen" });
+  term.keys("Escape");
+  const picker = await term.waitFor("Rewind to before which prompt?");
+  expect(picker).toMatch(/→ change one to two/);
+  term.keys("Enter");
+  await term.waitFor("Code and conversation");
+  term.keys("Enter");
+  await term.waitFor("Conversation rewound");
+  expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("one\n");
+  // The prompt comes back into the input; a new one replaces it.
+  await term.waitFor(/^change one to two$/m, { where: "screen" });
+  term.keys("C-u");
+  send(term, "something else");
+  await term.waitFor("fresh start");
+  const sent = JSON.stringify(fake.requests.at(-1)!.body.messages);
+  expect(sent).toContain("create a.txt");
+  expect(sent).not.toContain("change one to two");
+  expect(fake.rejected).toBe(0);
+}, 60_000);
