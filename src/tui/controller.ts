@@ -183,7 +183,8 @@ export function createController(o: ControllerOptions) {
         return;
       case "system": {
         const content = typeof ev.data.content === "string" ? ev.data.content : undefined;
-        if (ev.subtype === "informational" && content) screen.add(style.gray(`  ${content}`));
+        // Hook failures are already a line: compose reports them on stderr as they finish, which the screen shows.
+        if (ev.subtype === "informational" && content && !/^\S+ hook error: /.test(content)) screen.add(style.gray(`  ${content}`));
         else if (ev.subtype === "compact_boundary") screen.add(style.gray("  Conversation compacted."));
         // Plugin notices (host.notify), e.g. memory extraction's "Memory updated: …".
         else if (ev.subtype === "notification" && typeof ev.data.message === "string") screen.add(style.gray(`  ${ev.data.message}`));

@@ -258,3 +258,18 @@ test("rewind after two edits (Esc twice): code and conversation go back to befor
   expect(sent).not.toContain("change one to two");
   expect(fake.rejected).toBe(0);
 }, 60_000);
+
+test("a failing hook shows as a line in the session, not text over the screen; the turn goes on", async () => {
+  const settings = { hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "echo 'lint config missing' >&2; exit 1" }] }] } };
+  const { term } = await session([{ content: [{ type: "text", text: "answered anyway" }] }], { argv: ["--settings", JSON.stringify(settings)] });
+  send(term, "go");
+  await term.waitFor("answered anyway");
+  const screen = await term.waitFor("lint config missing");
+  const lines = screen.split("\n");
+  // The status line is still the last line and the input box still has its borders.
+  expect(lines.at(-1)).toMatch(/default mode \(shift\+tab\)/);
+  expect(lines.filter((l) => /^─+$/.test(l)).length).toBe(2);
+  // One report (not one from stderr and one from the event), indented, with no stray escape codes.
+  expect(screen.split("non-blocking status code 1").length).toBe(2);
+  expect(lines.find((l) => l.includes("UserPromptSubmit"))).toMatch(/^  yoke: \[UserPromptSubmit\]/);
+}, 60_000);
