@@ -273,3 +273,15 @@ test("a failing hook shows as a line in the session, not text over the screen; t
   expect(screen.split("non-blocking status code 1").length).toBe(2);
   expect(lines.find((l) => l.includes("UserPromptSubmit"))).toMatch(/^  yoke: \[UserPromptSubmit\]/);
 }, 60_000);
+
+test("the settings statusLine command runs with the session's JSON and its output replaces the status line", async () => {
+  const cmd = `node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);console.log("SL " + j.model.id + " " + j.context_window.context_window_size + " cols=" + process.env.COLUMNS)})'`;
+  const hasNode = Bun.which("node") !== null;
+  const command = hasNode ? cmd : `read x; echo "SL $x" | cut -c1-40`;
+  const { term } = await session([], { argv: ["--settings", JSON.stringify({ statusLine: { type: "command", command } })] });
+  const screen = await term.waitFor(/^SL /m, { where: "screen" });
+  if (hasNode) expect(screen).toMatch(/^SL claude-\S+ \d+ cols=100$/m);
+  expect(screen.split("\n").at(-1)).toMatch(/^SL /);
+  term.keys("BTab");
+  await term.waitFor(/^accept edits on \(shift\+tab\)$/m, { where: "screen" });
+}, 60_000);
