@@ -11,7 +11,10 @@ import {
   type Component,
   type Terminal,
 } from "@mariozechner/pi-tui";
-import { editorTheme, markdownTheme, selectTheme, style } from "./theme.ts";
+import { editorTheme, markdownTheme as baseMarkdownTheme, selectTheme, style } from "./theme.ts";
+import { highlightCode } from "./highlight.ts";
+
+const markdownTheme = { ...baseMarkdownTheme, highlightCode };
 
 /**
  * The terminal's layout on pi-tui (chosen by measurement, README "Interactive session"): the conversation so far,
