@@ -3,8 +3,8 @@ import { style } from "./theme.ts";
 /**
  * Colours for code blocks in answers: keywords, strings, comments and numbers, by one scan per line that works
  * for the languages answers mostly hold (TypeScript/JavaScript, Python, shell, Go, Rust, JSON). Enough to read
- * code at a glance; a full grammar-based highlighter (highlight.js: ~1 MB, 40+ ms to load) was not worth it for
- * that. Pure; a string inside a comment or a comment marker inside a string stays what it is. Never throws.
+ * code at a glance; a grammar-based highlighter (highlight.js and the like) would be a large dependency loaded
+ * into every session for that (not measured here). Pure; a string inside a comment or a comment marker inside a string stays what it is. Never throws.
  */
 const KEYWORDS = new Set(
   (
