@@ -13,6 +13,7 @@ import { style } from "./theme.ts";
 import { diffLines, keyArgument, resultPatch, toolLine } from "./tool-lines.ts";
 import { endSession, promptRun, startSession } from "./turns.ts";
 import { createStatusLine, type StatusLineSetting } from "./status-line.ts";
+import { attachFiles, mentionedFiles, runShellLine } from "./prompt-extras.ts";
 import { VERSION } from "../version.ts";
 
 type StatusLineRunner = ReturnType<typeof createStatusLine>;
@@ -43,7 +44,10 @@ export function createController(o: ControllerOptions) {
   let rt = o.rt;
   const { screen } = o;
   let running: AbortController | null = null;
+  let shell: AbortController | null = null;
   const queue: string[] = [];
+  /** Output of `!cmd` lines, sent with the next prompt. */
+  const shellBlocks: string[] = [];
   const denials: Array<{ tool: string; reason: string }> = [];
   let tools = new Map<string, ToolRow>();
   let streaming: { md: Markdown; text: string } | null = null;
@@ -95,6 +99,14 @@ export function createController(o: ControllerOptions) {
       for (const q of sent) screen.add(`${style.bold("›")} ${q}`);
       updateActivity();
       return [...out, ...sent.map((q) => `The user sent this message while you were working; take it into account now:\n${q}`)];
+    };
+    // `!cmd` output and `@path` files join the prompt as context blocks (src/tui/prompt-extras.ts).
+    const promptContext = r.main.promptContext;
+    r.main.promptContext = async (prompt, signal) => {
+      const out = (await promptContext?.(prompt, signal)) ?? [];
+      const files = attachFiles(mentionedFiles(prompt, r.session.cwd), r.session.cwd, r.permissions);
+      for (const n of files.notes) screen.add(style.gray(`  ${n}`));
+      return [...out, ...shellBlocks.splice(0), ...files.blocks];
     };
     r.outbox.setSink((ev) => render(ev));
     custom?.runner.stop();
@@ -394,6 +406,16 @@ export function createController(o: ControllerOptions) {
     if (!text.trim()) return;
     o.addHistory(text);
     screen.editor.addToHistory(text);
+    if (/^![^\s]/.test(text) || /^! \S/.test(text)) {
+      const cmd = text.slice(1).trim();
+      screen.add(`${style.bold("!")} ${cmd}`);
+      shell = new AbortController();
+      const r = await runShellLine(cmd, rt.session.cwd, rt.env, shell.signal);
+      shell = null;
+      screen.add(style.gray(r.shown.split("\n").slice(-30).map((l) => `  ${l}`).join("\n")));
+      shellBlocks.push(r.block);
+      return;
+    }
     const parsed = o.slashEnabled ? parseSlash(text, BUILTIN_COMMANDS, o.externalCommands()) : { kind: "prompt" as const };
     if (parsed.kind === "builtin") {
       screen.add(style.gray(`› ${text}`));
@@ -415,6 +437,10 @@ export function createController(o: ControllerOptions) {
 
   /** Esc: stops the running turn (true), or does nothing (false). */
   function interrupt(): boolean {
+    if (shell) {
+      shell.abort();
+      return true;
+    }
     if (!running) return false;
     running.abort();
     return true;

@@ -3,7 +3,7 @@
  * in tmux against the fake Anthropic API.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
 import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic, type FakeEntry } from "../helpers/fake-anthropic.ts";
@@ -284,4 +284,25 @@ test("the settings statusLine command runs with the session's JSON and its outpu
   expect(screen.split("\n").at(-1)).toMatch(/^SL /);
   term.keys("BTab");
   await term.waitFor(/^accept edits on \(shift\+tab\)$/m, { where: "screen" });
+}, 60_000);
+
+test("!cmd runs now and its output, and @file contents, go to the model with the next prompt; a denied file is not attached", async () => {
+  const cwd = tempDir("yoke-tui-");
+  writeFileSync(join(cwd, "notes.txt"), "the launch code is blue\n");
+  writeFileSync(join(cwd, ".env"), "SECRET=hunter2\n");
+  const { fake, term } = await session([{ content: [{ type: "text", text: "got both" }] }], {
+    cwd,
+    argv: ["--settings", JSON.stringify({ permissions: { deny: ["Read(.env)"] } })],
+  });
+  send(term, "!echo hello-from-shell");
+  await term.waitFor(/^  hello-from-shell$/m);
+  expect(fake.requests.length).toBe(0);
+  send(term, "compare with @notes.txt and @.env please");
+  await term.waitFor("got both");
+  await term.waitFor("not attached");
+  const sent = JSON.stringify(fake.requests[0]!.body.messages);
+  expect(sent).toContain("<bash-input>echo hello-from-shell</bash-input>");
+  expect(sent).toContain("<bash-stdout>hello-from-shell");
+  expect(sent).toContain("the launch code is blue");
+  expect(sent).not.toContain("hunter2");
 }, 60_000);
