@@ -373,6 +373,10 @@ export function createController(o: ControllerOptions) {
       const next = await o.replaceRuntime("resume");
       if (next) adopt(next, `Resumed session ${next.sessionId}.`);
     },
+    editMemory: async () => {
+      const { editMemory } = await import("./memory-edit.ts");
+      await editMemory(rt, screen);
+    },
     rewind: async () => {
       if (running) return void screen.add(style.yellow("  Rewind waits until the current turn ends; press Esc to stop it."));
       const { rewindFromScreen } = await import("./rewind.ts");

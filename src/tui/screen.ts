@@ -38,6 +38,8 @@ export type Screen = {
   /** A one-line text answer (e.g. what to do instead), or null on Esc. */
   askText(title: string): Promise<string | null>;
   dialogOpen(): boolean;
+  /** Hands the terminal to another program (an editor) while `run` runs, then redraws everything. */
+  suspend<T>(run: () => T): T;
   setCommands(items: Array<{ name: string; description: string }>, cwd: string): void;
   render(): void;
   stop(): void;
@@ -129,6 +131,15 @@ export function createScreen(terminal: Terminal): Screen {
       );
     },
     dialogOpen: () => open,
+    suspend(run) {
+      tui.stop();
+      try {
+        return run();
+      } finally {
+        tui.start();
+        tui.requestRender(true);
+      }
+    },
     setCommands(items, cwd) {
       editor.setAutocompleteProvider(new CombinedAutocompleteProvider(items.map((i) => ({ name: i.name, description: i.description })), cwd, null));
     },

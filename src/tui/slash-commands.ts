@@ -15,6 +15,7 @@ export type SlashContext = {
   setEffort(level: string): string;
   report(kind: "context" | "cost" | "status" | "permissions" | "hooks" | "agents" | "plugins" | "memory"): Promise<string> | string;
   resume(): Promise<void>;
+  editMemory(): Promise<void>;
   rewind(): Promise<void>;
 };
 
@@ -47,7 +48,7 @@ export const BUILTIN_COMMANDS: BuiltinCommand[] = [
   },
   { name: "permissions", aliases: ["allowed-tools"], description: "Permission rules, where each comes from, recent denials", run: async (_a, c) => c.show(await c.report("permissions")) },
   { name: "hooks", description: "Configured hooks (as yoke hooks list)", run: async (_a, c) => c.show(await c.report("hooks")) },
-  { name: "memory", description: "Where memory and instruction files are", run: async (_a, c) => c.show(await c.report("memory")) },
+  { name: "memory", description: "Open a CLAUDE.md or MEMORY.md in $EDITOR", run: (_a, c) => c.editMemory() },
   { name: "resume", description: "Resume another session of this folder", run: (_a, c) => c.resume() },
   { name: "rewind", description: "Restore code or conversation to an earlier prompt", run: (_a, c) => c.rewind() },
   { name: "cost", description: "Tokens and cost of this session", run: async (_a, c) => c.show(await c.report("cost")) },

@@ -306,3 +306,17 @@ test("!cmd runs now and its output, and @file contents, go to the model with the
   expect(sent).toContain("the launch code is blue");
   expect(sent).not.toContain("hunter2");
 }, 60_000);
+
+test("/memory opens the chosen CLAUDE.md in $EDITOR and the screen comes back whole", async () => {
+  const cwd = tempDir("yoke-tui-");
+  const editor = join(tempDir("yoke-editor-"), "edit.sh");
+  writeFileSync(editor, '#!/bin/sh\necho "- indent with tabs" >> "$1"\n', { mode: 0o755 });
+  const { term } = await session([], { cwd, env: { EDITOR: editor } });
+  send(term, "/memory");
+  await term.waitFor("Open which memory file?");
+  term.keys("Enter"); // Project memory
+  await term.waitFor("it applies from the next session on");
+  expect(readFileSync(join(cwd, "CLAUDE.md"), "utf8")).toBe("- indent with tabs\n");
+  const screen = await term.waitFor(/default mode \(shift\+tab\)/, { where: "screen" });
+  expect(screen.split("\n").at(-1)).toMatch(/default mode/);
+}, 60_000);
