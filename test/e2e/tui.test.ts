@@ -207,3 +207,24 @@ test("memory extraction runs by default in a terminal and says so on screen (the
   expect(fake.requests.slice(before).some(isExtraction)).toBe(false);
   expect(fake.unexpected).toBe(0);
 }, 60_000);
+
+test("an API retry shows as it happens, then the answer; a long paste is folded into one line and sent whole", async () => {
+  const { fake, term } = await session([{ fault: 529 }, { content: [{ type: "text", text: "through on the second try" }] }, { content: [{ type: "text", text: "pasted ok" }] }], {
+    env: { YOKE_RETRY_BASE_MS: "1" },
+  });
+  await term.waitFor("context");
+  term.type("hello");
+  term.keys("Enter");
+  await term.waitFor("through on the second try");
+  expect(term.history()).toMatch(/API error \(529 overloaded\S*\).*retry 1 of \d+/);
+  // A bracketed paste of 30 lines shows as one marker line in the input.
+  const text = Array.from({ length: 30 }, (_, i) => `pasted line ${i}`).join("\n");
+  term.paste(text);
+  const input = await term.waitFor(/\[paste #\d+ \+?30 lines\]/, { where: "screen" });
+  expect(input).not.toContain("pasted line 29");
+  term.keys("Enter");
+  await term.waitFor("pasted ok");
+  const sent = JSON.stringify(fake.requests.at(-1)!.body.messages.at(-1));
+  expect(sent).toContain("pasted line 0");
+  expect(sent).toContain("pasted line 29");
+}, 60_000);

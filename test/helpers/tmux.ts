@@ -16,6 +16,8 @@ export type Term = {
   keys(...keys: string[]): void;
   /** Types text literally (no key-name lookup). */
   type(text: string): void;
+  /** Pastes text as a terminal does with bracketed paste on (the program sees ESC[200~ … ESC[201~). */
+  paste(text: string): void;
   /** The visible screen, trailing spaces trimmed. */
   screen(): string;
   /** The screen plus scrollback (what scrolled off the top too). */
@@ -66,6 +68,10 @@ export function startTerm(o: { argv: string[]; env: Record<string, string>; cwd:
   const term: Term = {
     keys: (...keys) => void tmux("send-keys", "-t", "t", ...keys),
     type: (text) => void tmux("send-keys", "-t", "t", "-l", text),
+    paste(text) {
+      tmux("set-buffer", "-b", "p", text);
+      tmux("paste-buffer", "-p", "-d", "-b", "p", "-t", "t");
+    },
     screen: () => capture([]),
     history: () => capture(["-S", "-", "-E", "-"]),
     async waitFor(pattern, opts = {}) {
