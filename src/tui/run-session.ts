@@ -87,23 +87,26 @@ export async function runSession(o: {
     },
   });
 
-  let lastCtrlC = 0;
-  let lastEsc = 0;
+  // "Press again" is a state, not a timer: the second Esc / Ctrl+C acts, any other key disarms it.
+  let armed: "escape" | "ctrl+c" | null = null;
+  const arm = (key: "escape" | "ctrl+c", hint: string) => {
+    armed = key;
+    screen.setActivity(style.gray(hint));
+  };
   screen.tui.addInputListener((data) => {
     if (screen.dialogOpen()) return undefined;
+    const was = armed;
+    if (armed) {
+      armed = null;
+      screen.setActivity("");
+    }
     if (matchesKey(data, "escape")) {
       if (screen.editor.isShowingAutocomplete()) return undefined;
       if (ctl.interrupt()) return { consume: true };
       // Esc twice on an empty input opens rewind.
       if (screen.editor.getText()) return undefined;
-      if (Date.now() - lastEsc < 1500) {
-        lastEsc = 0;
-        screen.setActivity("");
-        void ctl.rewind();
-      } else {
-        lastEsc = Date.now();
-        screen.setActivity(style.gray("Press Esc again to rewind"));
-      }
+      if (was === "escape") void ctl.rewind();
+      else arm("escape", "Press Esc again to rewind");
       return { consume: true };
     }
     if (matchesKey(data, "shift+tab")) {
@@ -111,15 +114,13 @@ export async function runSession(o: {
       return { consume: true };
     }
     if (matchesKey(data, "ctrl+c")) {
+      // Ctrl+C stops the running turn, else clears the input, else (twice) exits.
+      if (ctl.interrupt()) return { consume: true };
       if (screen.editor.getText()) {
         screen.editor.setText("");
         screen.render();
-        lastCtrlC = 0;
-      } else if (Date.now() - lastCtrlC < 2000) void ctl.exit(0);
-      else {
-        lastCtrlC = Date.now();
-        screen.setActivity(style.gray("Press Ctrl+C again to exit"));
-      }
+      } else if (was === "ctrl+c") void ctl.exit(0);
+      else arm("ctrl+c", "Press Ctrl+C again to exit");
       return { consume: true };
     }
     if (matchesKey(data, "ctrl+d") && !screen.editor.getText()) {
