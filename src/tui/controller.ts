@@ -10,7 +10,7 @@ import { createDialogs } from "./dialogs.ts";
 import type { Screen } from "./screen.ts";
 import { BUILTIN_COMMANDS, helpText, menuItems, parseSlash, type ExternalCommand, type SlashContext } from "./slash-commands.ts";
 import { style } from "./theme.ts";
-import { diffLines, keyArgument, resultPatch, toolLine } from "./tool-lines.ts";
+import { diffLines, keyArgument, oneLine, resultPatch, toolLine } from "./tool-lines.ts";
 import { endSession, promptRun, startSession } from "./turns.ts";
 import { createStatusLine, type StatusLineSetting } from "./status-line.ts";
 import { attachFiles, mentionedFiles, runShellLine } from "./prompt-extras.ts";
@@ -50,6 +50,13 @@ export function createController(o: ControllerOptions) {
   const shellBlocks: string[] = [];
   const denials: Array<{ tool: string; reason: string }> = [];
   let tools = new Map<string, ToolRow>();
+  /** Finished tool lines with their output, for Ctrl+O (expand: the output's last lines under each). */
+  const finished: Array<{ text: Text; line: string; output: string }> = [];
+  let expanded = false;
+  const showRow = (r: { text: Text; line: string; output: string }) => {
+    const tail = r.output.trimEnd().split("\n").slice(-20);
+    r.text.setText(expanded && r.output.trim() ? `${r.line}\n${tail.map((l) => style.gray(`    ${oneLine(l, 300)}`)).join("\n")}` : r.line);
+  };
   let streaming: { md: Markdown; text: string } | null = null;
   let turnStarted = 0;
   let turnTokens = 0;
@@ -234,7 +241,10 @@ export function createController(o: ControllerOptions) {
           let line = b.is_error ? toolLine(row.name, row.arg, { state: "error", ms, message: content }) : toolLine(row.name, row.arg, { state: "done", ms });
           const patch = b.is_error ? undefined : resultPatch(ev.toolUseResult);
           if (patch) line += `\n${diffLines(patch).map((l) => `    ${l}`).join("\n")}`;
-          row.text.setText(line);
+          const done = { text: row.text, line, output: content };
+          finished.push(done);
+          if (finished.length > 500) finished.shift();
+          showRow(done);
         }
         screen.render();
         return;
@@ -478,6 +488,12 @@ export function createController(o: ControllerOptions) {
     },
     submit,
     rewind: () => ctx.rewind(),
+    /** Ctrl+O: shows or hides the output under every finished tool line. */
+    toggleExpanded() {
+      expanded = !expanded;
+      for (const r of finished) showRow(r);
+      screen.render();
+    },
     interrupt,
     cycleMode,
     exit,

@@ -109,6 +109,10 @@ export async function runSession(o: {
       else arm("escape", "Press Esc again to rewind");
       return { consume: true };
     }
+    if (matchesKey(data, "ctrl+o")) {
+      ctl.toggleExpanded();
+      return { consume: true };
+    }
     if (matchesKey(data, "shift+tab")) {
       ctl.cycleMode();
       return { consume: true };

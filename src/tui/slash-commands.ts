@@ -78,7 +78,7 @@ export function helpText(builtins: BuiltinCommand[], external: ExternalCommand[]
     "Commands:",
     ...rows.map(([n, d]) => `  ${n!.padEnd(w)}  ${d}`),
     "",
-    "Keys: Enter send · Shift+Enter or \\+Enter new line · Up/Down history · Esc interrupt · Shift+Tab permission mode · Ctrl+C clear, twice exit · Ctrl+D exit",
+    "Keys: Enter send · Shift+Enter or \\+Enter new line · Up/Down history · Esc interrupt · Esc Esc rewind · Ctrl+O show tool output · Shift+Tab permission mode · Ctrl+C clear, twice exit · Ctrl+D exit",
   ].join("\n");
 }
 

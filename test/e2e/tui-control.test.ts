@@ -320,3 +320,17 @@ test("/memory opens the chosen CLAUDE.md in $EDITOR and the screen comes back wh
   const screen = await term.waitFor(/default mode \(shift\+tab\)/, { where: "screen" });
   expect(screen.split("\n").at(-1)).toMatch(/default mode/);
 }, 60_000);
+
+test("Ctrl+O expands every tool line with its output, and again folds it back to one line", async () => {
+  const { term } = await session(
+    [{ content: [{ type: "tool_use", name: "Bash", input: { command: "printf 'alpha-out\\nbeta-out\\n'" } }] }, { content: [{ type: "text", text: "listed" }] }],
+    { argv: ["--allowedTools", "Bash"] },
+  );
+  send(term, "run it");
+  await term.waitFor("listed");
+  expect(term.screen()).not.toMatch(/^    beta-out$/m);
+  term.keys("C-o");
+  await term.waitFor(/^    alpha-out\n    beta-out$/m, { where: "screen" });
+  term.keys("C-o");
+  await term.waitFor(/^(?![\s\S]*\n {4}beta-out(\n|$))/, { where: "screen" });
+}, 60_000);
