@@ -203,6 +203,11 @@ test("bad terminals: TERM=dumb and a tiny window end with a message naming what 
   expect(await tiny.waitExit()).toBe(1);
   expect(tiny.history().replace(/\n/g, "")).toContain("too small");
   expect(existsSync(join(tinyEnv.YOKE_CONFIG_DIR!, "projects"))).toBe(false);
+  // No credentials: the screen goes away and the reason stays, exit 1.
+  const nokey = startTerm({ argv: [bin], env: isolatedEnv({}), cwd: tempDir() });
+  open.push(nokey);
+  expect(await nokey.waitExit()).toBe(1);
+  expect(nokey.history().replace(/\n/g, "")).toContain("no credentials: set ANTHROPIC_API_KEY");
 }, 60_000);
 
 test("the terminal closing mid-session (SIGHUP) ends it with SessionEnd and the transcript whole", async () => {
