@@ -5,8 +5,9 @@ import type { Runtime } from "../cli/compose.ts";
 import type { Prompt } from "../cli/stdin.ts";
 
 /**
- * What every mode does around its turns, so `-p`, stream-json and the terminal fire the same hooks the same way.
- * Never throws for the model's or a hook's sake (the loop reports those as events).
+ * The terminal's turns, taking the same steps as `-p` (src/cli/print-mode.ts runPrint) so every mode fires the same
+ * hooks the same way: SessionStart before the first prompt, MCP prompt expansion and `/compact` per prompt,
+ * SessionEnd at the end. Never throws for the model's or a hook's sake (the loop reports those as events).
  */
 
 /** SessionStart hooks: their additionalContext goes before the next prompt; their systemMessages come back to show. */
