@@ -88,6 +88,8 @@ export type Runtime = {
   log: Diagnostics;
   /** Out-of-band events (hook records, plugin notices) for the mode to render. */
   outbox: Outbox;
+  /** Where tool output goes as it is produced (the terminal's live Bash tail); null: nowhere. */
+  setToolProgress(sink: ((toolUseId: string, chunk: Uint8Array) => void) | null): void;
   hookPayload: HookPayloadOf;
   /** Stops forks and background work, kills background shells, closes files. Never throws. */
   shutdown(): Promise<void>;
@@ -280,6 +282,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   effortNow = () => modelSetup.effort(models.current());
 
   let compactor: Compactor | undefined;
+  let progressSink: ((toolUseId: string, chunk: Uint8Array) => void) | null = null;
   const loop = wireLoop({
     cwd,
     env,
@@ -307,6 +310,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     beginPrompt: hookCtx.beginPrompt,
     compactor: () => compactor,
     sandbox: () => sandbox,
+    progress: (id, chunk) => progressSink?.(id, chunk),
   });
   deps = loop.deps;
   onLoaded = (files) => void loop.state.loadedInstructions.push(...files);
@@ -408,6 +412,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     sandbox: sb,
     log,
     outbox,
+    setToolProgress: (sink) => void (progressSink = sink),
     hookPayload,
     async shutdown() {
       shutdownCtrl.abort();

@@ -38,7 +38,7 @@ export type ControllerOptions = {
   addHistory(text: string): void;
 };
 
-type ToolRow = { text: Text; name: string; arg: string; started: number };
+type ToolRow = { text: Text; name: string; arg: string; started: number; tail?: string };
 
 export function createController(o: ControllerOptions) {
   let rt = o.rt;
@@ -116,6 +116,27 @@ export function createController(o: ControllerOptions) {
       return [...out, ...shellBlocks.splice(0), ...files.blocks];
     };
     r.outbox.setSink((ev) => render(ev));
+    // Bash output while it runs: the last lines under its tool line, redrawn at most every 100 ms.
+    const decoder = new TextDecoder();
+    const dirty = new Map<string, ToolRow>();
+    let flush: ReturnType<typeof setTimeout> | null = null;
+    r.setToolProgress((id, chunk) => {
+      const row = tools.get(id);
+      if (!row) return;
+      row.tail = ((row.tail ?? "") + decoder.decode(chunk, { stream: true })).slice(-4000);
+      dirty.set(id, row);
+      flush ??= setTimeout(() => {
+        flush = null;
+        for (const [rowId, d] of dirty) {
+          // A row that finished meanwhile keeps its final line.
+          if (tools.get(rowId) !== d) continue;
+          const lines = d.tail!.trimEnd().split("\n").slice(-5).map((l) => style.gray(`    ${oneLine(l, 300)}`));
+          d.text.setText([toolLine(d.name, d.arg, { state: "running" }), ...lines].join("\n"));
+        }
+        dirty.clear();
+        screen.render();
+      }, 100);
+    });
     custom?.runner.stop();
     const setting = (r.settings.merged as { statusLine?: StatusLineSetting }).statusLine;
     custom = setting?.command

@@ -339,3 +339,16 @@ test("Ctrl+O expands every tool line with its output, and again folds it back to
   term.keys("C-o");
   await term.waitFor(/^(?![\s\S]*\n {4}beta-out(\n|$))/, { where: "screen" });
 }, 60_000);
+
+test("a running Bash command shows the tail of its output as it comes; Esc stops it", async () => {
+  const cwd = tempDir("yoke-tui-");
+  const { term } = await session(
+    [{ content: [{ type: "tool_use", name: "Bash", input: { command: "echo first-line; echo second-line; sleep 60" } }] }, { content: [{ type: "text", text: "stopped" }] }],
+    { cwd, argv: ["--allowedTools", "Bash"] },
+  );
+  send(term, "run the long thing");
+  const live = await term.waitFor(/running…\n {4}first-line\n {4}second-line/, { where: "screen" });
+  expect(live).toContain("esc to interrupt");
+  term.keys("Escape");
+  await term.waitFor("Interrupted");
+}, 60_000);
