@@ -228,3 +228,36 @@ test("an API retry shows as it happens, then the answer; a long paste is folded 
   expect(sent).toContain("pasted line 0");
   expect(sent).toContain("pasted line 29");
 }, 60_000);
+
+test("--continue picks up this folder's latest session; with --fork-session it goes on under a new id", async () => {
+  const { fake, cwd, env, term } = await session([{ content: [{ type: "text", text: "one" }] }, { content: [{ type: "text", text: "two" }] }, { content: [{ type: "text", text: "three" }] }]);
+  await term.waitFor("context");
+  term.type("remember the word kiwi");
+  term.keys("Enter");
+  await term.waitFor("one");
+  term.keys("C-d");
+  expect(await term.waitExit()).toBe(0);
+  const first = resumeId(term.history())!;
+
+  const cont = startTerm({ argv: [bin, "--continue"], env, cwd });
+  open.push(cont);
+  await cont.waitFor("context");
+  cont.type("what was the word?");
+  cont.keys("Enter");
+  await cont.waitFor("two");
+  expect(JSON.stringify(fake.requests[1]!.body.messages)).toContain("remember the word kiwi");
+  cont.keys("C-d");
+  expect(await cont.waitExit()).toBe(0);
+  expect(resumeId(cont.history())).toBe(first);
+
+  const fork = startTerm({ argv: [bin, "--continue", "--fork-session"], env, cwd });
+  open.push(fork);
+  await fork.waitFor("context");
+  fork.type("and now?");
+  fork.keys("Enter");
+  await fork.waitFor("three");
+  expect(JSON.stringify(fake.requests[2]!.body.messages)).toContain("what was the word?");
+  fork.keys("C-d");
+  expect(await fork.waitExit()).toBe(0);
+  expect(resumeId(fork.history())).not.toBe(first);
+}, 60_000);
