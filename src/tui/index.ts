@@ -1,6 +1,6 @@
 import { ProcessTerminal } from "@mariozechner/pi-tui";
 import type { ParsedArgs } from "../cli/args.ts";
-import { writeErr } from "../util/output.ts";
+import { divertStderr, stdoutSize, writeErr } from "../util/output.ts";
 import { VERSION } from "../version.ts";
 import { createScreen, matchesKey } from "./screen.ts";
 import { style } from "./theme.ts";
@@ -15,7 +15,8 @@ import { terminalProblem, localeNotice } from "./preflight.ts";
  * session (src/tui/run-session.ts) while the person can already type; lines sent before it is ready wait for it.
  */
 export async function runInteractive(args: ParsedArgs): Promise<number> {
-  const problem = terminalProblem(process.env, process.stdout.columns ?? 0, process.stdout.rows ?? 0);
+  const size = stdoutSize();
+  const problem = terminalProblem(process.env, size.columns, size.rows);
   if (problem) {
     writeErr(`${problem}\n`);
     return 1;
@@ -25,23 +26,15 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
   let sessionId: string | null = null;
   let stopped = false;
   // While the screen is up, what anything writes to stderr (a failed hook, a plugin or MCP warning) becomes a line
-  // in the session instead of text over the screen; the writer's callback still fires, so nothing waits forever.
-  const stderrWrite = process.stderr.write.bind(process.stderr);
-  let partial = "";
-  process.stderr.write = ((chunk: string | Uint8Array, a?: unknown, b?: unknown) => {
-    const cb = typeof a === "function" ? a : typeof b === "function" ? b : undefined;
-    const lines = (partial + (typeof chunk === "string" ? chunk : Buffer.from(chunk).toString())).split("\n");
-    partial = lines.pop() ?? "";
-    for (const l of lines) if (l.trim()) screen.add(style.gray(`  ${l.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/[\x00-\x08\x0b-\x1f\x7f]/g, " ")}`));
-    if (cb) queueMicrotask(() => (cb as (e?: Error) => void)());
-    return true;
-  }) as typeof process.stderr.write;
+  // in the session instead of text over the screen.
+  const restoreStderr = divertStderr((l) => {
+    if (l.trim()) screen.add(style.gray(`  ${l.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/[\x00-\x08\x0b-\x1f\x7f]/g, " ")}`));
+  });
   const stopScreen = () => {
     if (stopped) return;
     stopped = true;
     screen.stop();
-    process.stderr.write = stderrWrite;
-    if (partial) stderrWrite(`${partial}\n`);
+    restoreStderr();
   };
   // A failure in a render or a key handler must not leave a raw-mode terminal with a stack trace over it.
   const crash = (e: unknown) => {
