@@ -3,7 +3,7 @@ import { retryNotice } from "../cli/render.ts";
 import type { LoopEvent, TurnResult } from "../loop/events.ts";
 import { askPermissionVia } from "../permission/index.ts";
 import type { PermissionMode } from "../permission/types.ts";
-import { modelInfo, resolveModel } from "../provider/models.ts";
+import { resolveModel } from "../provider/models.ts";
 import type { AssistantMessage } from "../provider/types.ts";
 import type { Question } from "../tool/builtin/ask-user-question.ts";
 import { createDialogs } from "./dialogs.ts";
@@ -12,11 +12,9 @@ import { BUILTIN_COMMANDS, helpText, menuItems, parseSlash, type ExternalCommand
 import { style } from "./theme.ts";
 import { diffLines, keyArgument, oneLine, resultPatch, toolLine } from "./tool-lines.ts";
 import { endSession, promptRun, startSession } from "./turns.ts";
-import { createStatusLine, type StatusLineSetting } from "./status-line.ts";
+import { createStatusBar } from "./status-bar.ts";
 import { attachFiles, mentionedFiles, runShellLine } from "./prompt-extras.ts";
-import { VERSION } from "../version.ts";
 
-type StatusLineRunner = ReturnType<typeof createStatusLine>;
 import type { Markdown, Text } from "@mariozechner/pi-tui";
 
 /**
@@ -137,62 +135,12 @@ export function createController(o: ControllerOptions) {
         screen.render();
       }, 100);
     });
-    custom?.runner.stop();
-    const setting = (r.settings.merged as { statusLine?: StatusLineSetting }).statusLine;
-    custom = setting?.command
-      ? {
-          lines: null,
-          runner: createStatusLine({
-            setting,
-            cwd: r.cwd,
-            env: r.env,
-            size: () => ({ columns: screen.tui.terminal.columns, rows: screen.tui.terminal.rows }),
-            onLines: (lines) => {
-              if (!custom) return;
-              custom.lines = lines;
-              screen.setStatus(statusLine());
-            },
-            onError: (m) => screen.add(style.red(`  ${m}`)),
-          }),
-        }
-      : null;
+    status.attach(r);
     screen.setCommands(menuItems(BUILTIN_COMMANDS, o.externalCommands()), r.cwd);
   };
 
-  let custom: { runner: StatusLineRunner; lines: string[] | null } | null = null;
-  const statusLine = () => {
-    const window = modelInfo(rt.models.current()).contextWindow;
-    const used = Math.min(100, Math.round((contextTokens / window) * 100));
-    const mode = rt.permissions.mode;
-    const modeText = mode === "default" ? "default mode" : mode === "acceptEdits" ? "accept edits on" : mode === "plan" ? "plan mode on" : `${mode} on`;
-    if (custom) {
-      // The command's lines replace the default line; the mode stays visible when it is not the default.
-      if (custom.lines) return [...custom.lines, ...(mode === "default" ? [] : [style.gray(`${modeText} (shift+tab)`)])].join("\n");
-    }
-    return style.gray(`${rt.models.current()} · ${modeText} (shift+tab) · ${used}% context · $${rt.deps.usage.totalCost().toFixed(4)}`);
-  };
-  /** Re-runs the statusLine command (debounced) with the session's state now. */
-  const statusInput = () => {
-    if (!custom) return;
-    const window = modelInfo(rt.models.current()).contextWindow;
-    const used = Math.min(100, Math.round((contextTokens / window) * 100));
-    const mode = rt.permissions.mode;
-    custom.runner.update({
-        cwd: rt.session.cwd,
-        session_id: rt.sessionId,
-        transcript_path: rt.transcript.store.path,
-        model: { id: rt.models.current(), display_name: rt.models.current() },
-        workspace: { current_dir: rt.session.cwd, project_dir: rt.cwd, added_dirs: rt.permissions.workingDirectories.slice(1) },
-        version: VERSION,
-        cost: { total_cost_usd: rt.deps.usage.totalCost(), total_api_duration_ms: rt.deps.usage.apiMs() },
-        context_window: { context_window_size: window, used_percentage: used, remaining_percentage: 100 - used },
-        permission_mode: mode,
-      });
-  };
-  const updateStatus = () => {
-    statusInput();
-    screen.setStatus(statusLine());
-  };
+  const status = createStatusBar(screen, { rt: () => rt, contextTokens: () => contextTokens });
+  const updateStatus = () => status.update();
 
   const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
   const updateActivity = () => {
@@ -490,7 +438,7 @@ export function createController(o: ControllerOptions) {
     if (exiting) return;
     exiting = true;
     running?.abort();
-    custom?.runner.stop();
+    status.stop();
     try {
       await endSession(rt, reason);
     } finally {
