@@ -37,6 +37,12 @@ async function main(argv: string[]): Promise<number> {
     writeOut(`${renderHelp(VERSION, COMMANDS)}\n`);
     return 0;
   }
+  // A person at a terminal without -p gets the interactive session; its module loads only then (startup, issue 21).
+  if (!args.flags.print && args.flags["rewind-files"] === undefined && process.stdin.isTTY && process.stdout.isTTY) {
+    const { runInteractive } = await import("./tui/index.ts");
+    performance.mark("yoke:tui-loaded");
+    return runInteractive(args);
+  }
   const { runHeadless } = await import("./cli/headless.ts");
   performance.mark("yoke:headless-loaded");
   return runHeadless(args);

@@ -91,6 +91,8 @@ export type Runtime = {
   log: Diagnostics;
   /** Out-of-band events (hook records, plugin notices) for the mode to render. */
   outbox: Outbox;
+  /** Where tool output goes as it is produced (the terminal's live Bash tail); null: nowhere. */
+  setToolProgress(sink: ((toolUseId: string, chunk: Uint8Array) => void) | null): void;
   hookPayload: HookPayloadOf;
   /** Stops forks and background work, kills background shells, closes files. Never throws. */
   shutdown(): Promise<void>;
@@ -112,6 +114,8 @@ export type ComposeOptions = {
   reportMcpErrors?: boolean;
   /** Write failed hooks to stderr as they finish (default true; `yoke hooks run` prints them itself). */
   reportHookErrors?: boolean;
+  /** The interactive terminal session (src/tui); plugins see it as `session.interactive`. */
+  interactive?: boolean;
 };
 
 /** Process env, then settings env, then what Claude Code exports to its tools and hooks (contracts §1.8). */
@@ -284,6 +288,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   effortNow = () => modelSetup.effort(models.current());
 
   let compactor: Compactor | undefined;
+  let progressSink: ((toolUseId: string, chunk: Uint8Array) => void) | null = null;
   const loop = wireLoop({
     cwd,
     env,
@@ -311,6 +316,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     beginPrompt: hookCtx.beginPrompt,
     compactor: () => compactor,
     sandbox: () => sandbox,
+    progress: (id, chunk) => progressSink?.(id, chunk),
   });
   deps = loop.deps;
   // Built whatever the starting mode: the Agent SDK may switch to auto mid-session.
@@ -325,6 +331,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     model,
     permissionMode,
     memoryDir: ctx.memory.enabled ? ctx.memory.dir : null,
+    interactive: o.interactive === true,
     messages: () => convo.messages,
     contextTokens: () => loop.state.lastInputTokens,
   };
@@ -413,6 +420,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     sandbox: sb,
     log,
     outbox,
+    setToolProgress: (sink) => void (progressSink = sink),
     hookPayload,
     async shutdown() {
       shutdownCtrl.abort();

@@ -18,10 +18,11 @@ const fail = (msg: string): number => {
 export async function runHeadless(args: ParsedArgs): Promise<number> {
   const rewindTo = typeof args.flags["rewind-files"] === "string" ? (args.flags["rewind-files"] as string) : undefined;
   if (rewindTo !== undefined && args.positionals.length === 0) args.flags.print = true;
-  // No interactive mode yet: without a terminal on stdin (a pipe, CI) a run is headless as if -p was given.
+  // Without a terminal on stdin (a pipe, CI) a run is headless as if -p was given; the interactive session
+  // (src/tui) needs stdin and stdout both on a terminal, and main.ts sends it there before this.
   if (!args.flags.print) {
     if (process.stdin.isTTY)
-      return fail("yoke has no interactive mode yet: run `yoke -p \"your prompt\"` (or pipe the prompt on stdin). See `yoke --help`.");
+      return fail("yoke: the interactive session needs a terminal on stdout too (it is redirected): run `yoke -p \"your prompt\"` to print the answer. See `yoke --help`.");
     args.flags.print = true;
   }
   for (const f of args.ignored ?? []) writeErr(`yoke: ${f} is a Claude Code option yoke does not support yet; it is ignored.\n`);

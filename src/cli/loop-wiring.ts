@@ -66,6 +66,8 @@ export type LoopWiringOptions = {
   compactor: () => Compactor | undefined;
   /** Read at call time: the sandbox probe finishes after the loop is wired. */
   sandbox?: () => BashSandbox | undefined;
+  /** Tool output as it comes (the terminal's live Bash tail), by tool_use id. */
+  progress?: (toolUseId: string, chunk: Uint8Array) => void;
 };
 
 /**
@@ -128,6 +130,7 @@ export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConv
       searchExcludes: (dir) => o.permissions.grepExcludes(dir),
       sandbox: o.sandbox?.(),
       beforeFileChange: checkpointing ? (p) => o.checkpoints!.beforeFileChange(p) : undefined,
+      progress: o.progress ? (c) => o.progress!(toolUseId, c) : undefined,
     }),
   };
 

@@ -47,6 +47,8 @@ export type ToolContext = {
   sandbox?: BashSandbox;
   /** Called by tools that change a file, before the change, for checkpoints. */
   beforeFileChange?: (absPath: string) => Promise<void> | void;
+  /** Output as the tool produces it (Bash), for a mode that shows a live tail; absent when no one listens. Never throws. */
+  progress?: (chunk: Uint8Array) => void;
 };
 
 export type SessionToolState = {

@@ -217,7 +217,8 @@ test.skipIf(!hasRg)("both engines give the same answer on a batch of queries", a
     const [a, b] = await Promise.all([grep("rg", q), grep("builtin", q)]);
     expect({ q, out: b.content }).toEqual({ q, out: a.content });
   }
-});
+  // 15 queries, each a ripgrep process: more than the 5 s default on a loaded 2-core machine.
+}, 30_000);
 
 test("YOKE_GREP_ENGINE=rg without rg on PATH is reported", async () => {
   const r = await createGrepTool().run({ pattern: "x" }, makeCtx(root, {}, { YOKE_GREP_ENGINE: "rg", PATH: "/nonexistent" }));

@@ -127,6 +127,7 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
       if (!collecting) return;
       sink.push(c);
       spill.push(c);
+      ctx.progress?.(c);
     });
   }
 
