@@ -31,6 +31,8 @@ import { createHookContext } from "./hook-context.ts";
 import { modelWiring } from "./model-wiring.ts";
 import { wireCompaction, wireLoop } from "./loop-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
+import { wireExtensions } from "./extension-wiring.ts";
+import type { Extensions } from "../extension/runtime.ts";
 import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
 import type { SandboxSetup } from "../sandbox/index.ts";
 import { sandboxAutoAllow, sandboxEscape, wireSandbox } from "./sandbox-wiring.ts";
@@ -72,6 +74,8 @@ export type Runtime = {
   /** The kernel sandbox around Bash; inactive (with the reason) where it is off or cannot start. */
   sandbox: SandboxSetup;
   plugins: PluginRuntime;
+  /** Skills and custom slash commands (src/extension): the `/` prompt, the Skill tool, listSlashCommands. */
+  extensions: Extensions;
   /** MCP servers: statuses for system/init, and addServer for the host's own transports. */
   mcp: McpWiring;
   checkpoints: Checkpoints | null;
@@ -346,6 +350,24 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     throw e;
   });
   pluginsLoaded(plugins.loaded);
+  const extensions = wireExtensions({
+    cwd,
+    env,
+    settings,
+    bare,
+    settingSources: settingSourcesOf(args),
+    permissions,
+    tools,
+    onlyTools: flagList(args, "tools"),
+    sections: pluginSections,
+    plugins: plugins.loaded,
+    deps: () => loop.deps,
+    sessionCwd: () => session.cwd,
+    sessionId,
+    effort: () => modelSetup.effort(models.current()),
+    contextWindow: modelInfo(model).contextWindow,
+    log,
+  });
 
   compactor = wireCompaction({
     provider,
@@ -359,6 +381,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     settings,
     plugins,
     context: ctx,
+    // Skills invoked in the session come back after compaction (seed 000 step 5).
+    extraContext: () => [extensions.reinjection()].filter((t): t is string => !!t),
     lastResponseTokens: () => loop.state.lastResponseTokens,
     transcriptPath: ss.store.path,
   });
@@ -396,6 +420,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     fileState,
     context: ctx,
     plugins,
+    extensions,
     mcp,
     checkpoints: ss.checkpoints,
     deps: loop.deps,

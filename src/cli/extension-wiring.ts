@@ -1,0 +1,95 @@
+import { join } from "node:path";
+import type { LoadedSettings } from "../config/load.ts";
+import { claudeUserDir, managedDir } from "../config/paths.ts";
+import { discoverExtensions, type ExtensionRoot } from "../extension/discover.ts";
+import { listingBudgetChars } from "../extension/listing.ts";
+import { createExtensions, type Extensions } from "../extension/runtime.ts";
+import type { LoopDeps } from "../loop/run-turn.ts";
+import type { Evaluator } from "../permission/index.ts";
+import type { PromptSection } from "../plugin/host.ts";
+import type { LoadedPlugin } from "../plugin/loader.ts";
+import type { ToolRegistry } from "../tool/registry.ts";
+import { isProjectTrusted } from "../trust/workspace.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
+
+export type ExtensionWiringOptions = {
+  cwd: string;
+  env: Record<string, string>;
+  settings: LoadedSettings;
+  bare: boolean;
+  /** `--setting-sources`: without `user` / `project`, those levels' skills and commands stay out too. */
+  settingSources?: string[];
+  permissions: Evaluator;
+  tools: ToolRegistry;
+  /** `--tools`: the Skill tool joins only when the list is unset, `default`, or names it. */
+  onlyTools: string[];
+  sections: PromptSection[];
+  plugins: LoadedPlugin[];
+  deps: () => LoopDeps;
+  /** The session's working directory now (Bash may move it). */
+  sessionCwd: () => string;
+  sessionId: string;
+  effort: () => string | undefined;
+  contextWindow: number;
+  log: Diagnostics;
+};
+
+/** The skill and command folders of the Claude Code plugins that load. */
+export function pluginExtensionRoots(plugins: LoadedPlugin[]): ExtensionRoot[] {
+  return plugins.flatMap((p) =>
+    p.kind === "claude"
+      ? [
+          {
+            source: "plugin" as const,
+            skillsDirs: [join(p.info.root, "skills")],
+            commandsDirs: [join(p.info.root, "commands")],
+            plugin: { name: p.info.name, root: p.info.root, dataDir: p.info.dataDir },
+          },
+        ]
+      : [],
+  );
+}
+
+/**
+ * Skills and custom slash commands for the session (issue 14 points 1–2): discovered once at startup (metadata
+ * only), listed in the system prompt within a budget, the Skill tool registered, problems reported once each
+ * naming the file. Never throws.
+ */
+export function wireExtensions(o: ExtensionWiringOptions): Extensions {
+  const sources = o.settingSources;
+  const found = o.bare
+    ? { commands: [], problems: [] }
+    : discoverExtensions({
+        cwd: o.cwd,
+        userDir: claudeUserDir(o.env),
+        managedDir: managedDir(o.env),
+        plugins: pluginExtensionRoots(o.plugins),
+        user: !sources || sources.includes("user"),
+        project: !sources || sources.includes("project"),
+      });
+  for (const p of found.problems) o.log.warn(`${p.file}: ${p.message}`);
+  const trusted = isProjectTrusted(o.settings);
+  const ext = createExtensions({
+    commands: found.commands,
+    problems: found.problems,
+    cwd: o.sessionCwd,
+    vars: () => ({ sessionId: o.sessionId, projectDir: o.cwd, effort: o.effort() }),
+    permissions: o.permissions,
+    // What a checkout ships grants nothing until the folder is trusted (DESIGN: trust and output).
+    mayGrant: (cmd) => cmd.source !== "project" || trusted,
+    runShell: async (command, signal) => {
+      const bash = o.tools.get("Bash");
+      if (!bash) return { output: "(Bash is not available in this session)", isError: true };
+      const r = await bash.run({ command }, o.deps().context(`skill-shell-${Date.now().toString(36)}`, signal));
+      const text = typeof r.content === "string" ? r.content : r.content.map((b) => (b.type === "text" ? b.text : "")).join("\n");
+      return { output: text, isError: !!r.isError };
+    },
+    warn: (m) => o.log.warn(m),
+    listingBudget: listingBudgetChars(o.contextWindow),
+  });
+  const only = o.onlyTools.flatMap((v) => v.split(/[ ,]+/)).filter(Boolean);
+  const wanted = !only.length || (only.length === 1 && only[0] === "default") || only.includes("Skill");
+  if (ext.tool && wanted && !o.permissions.isToolHidden("Skill")) o.tools.register(ext.tool);
+  o.sections.push({ plugin: "yoke", name: "skills", text: () => ext.listing() });
+  return ext;
+}
