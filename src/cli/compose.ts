@@ -31,7 +31,7 @@ import { createHookContext } from "./hook-context.ts";
 import { modelWiring } from "./model-wiring.ts";
 import { wireCompaction, wireLoop } from "./loop-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
-import { wireExtensions } from "./extension-wiring.ts";
+import { pluginAgentFolders, wireExtensions } from "./extension-wiring.ts";
 import type { Extensions } from "../extension/runtime.ts";
 import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
 import type { SandboxSetup } from "../sandbox/index.ts";
@@ -219,7 +219,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const outbox = createOutbox();
   // Subagents: the Agent tool reads the parent's deps at call time (deps is built below).
   let deps: LoopDeps | undefined;
-  const agents = wireAgentTool({
+  const agentWiring = {
     cwd,
     env,
     sessionId,
@@ -230,7 +230,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     flagAgents: parseAgentsFlag(flagStr(args, "agents")),
     outbox,
     log,
-  });
+  };
+  let agents = wireAgentTool(agentWiring);
   // `--json-schema` (contracts §4.4 structured_output): the model answers through a StructuredOutput tool built from the schema.
   const structured = structuredOutput(flagStr(args, "json-schema"), cwd);
   tools = wireTools({ builtin: o.builtinTools, agent: agents.tool, permissions, only: flagList(args, "tools"), structured: structured?.tool });
@@ -350,6 +351,12 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     throw e;
   });
   pluginsLoaded(plugins.loaded);
+  // Claude Code plugins' agents (`plugin:agent`, issue 14 point 3): the Agent tool is made again with them.
+  const pluginAgentDirs = pluginAgentFolders(plugins.loaded);
+  if (pluginAgentDirs.length) {
+    agents = wireAgentTool({ ...agentWiring, pluginDirs: pluginAgentDirs, onlyWarningsFrom: pluginAgentDirs.map((d) => d.dir) });
+    if (tools.get("Agent")) tools.register(agents.tool);
+  }
   const extensions = wireExtensions({
     cwd,
     env,

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import type { LoadedSettings } from "../config/load.ts";
 import { claudeUserDir, managedDir } from "../config/paths.ts";
 import { discoverExtensions, type ExtensionRoot } from "../extension/discover.ts";
@@ -34,6 +33,10 @@ export type ExtensionWiringOptions = {
   log: Diagnostics;
 };
 
+/** The `agents/` folders of the Claude Code plugins that load (their agents are `plugin:name`). */
+export const pluginAgentFolders = (plugins: LoadedPlugin[]): Array<{ plugin: string; dir: string }> =>
+  plugins.flatMap((p) => (p.kind === "claude" ? p.info.paths.agents.map((dir) => ({ plugin: p.info.name, dir })) : []));
+
 /** The skill and command folders of the Claude Code plugins that load. */
 export function pluginExtensionRoots(plugins: LoadedPlugin[]): ExtensionRoot[] {
   return plugins.flatMap((p) =>
@@ -41,8 +44,8 @@ export function pluginExtensionRoots(plugins: LoadedPlugin[]): ExtensionRoot[] {
       ? [
           {
             source: "plugin" as const,
-            skillsDirs: [join(p.info.root, "skills")],
-            commandsDirs: [join(p.info.root, "commands")],
+            skillsDirs: p.info.paths.skills,
+            commandsDirs: p.info.paths.commands,
             plugin: { name: p.info.name, root: p.info.root, dataDir: p.info.dataDir },
           },
         ]

@@ -37,6 +37,10 @@ export function wireAgentTool(o: {
   flagAgents?: Record<string, unknown>;
   outbox: Outbox;
   log: Diagnostics;
+  /** Claude Code plugins' `agents/` folders (agents named `<plugin>:<name>`). */
+  pluginDirs?: Array<{ plugin: string; dir: string }>;
+  /** Report only the loading warnings that name a file under these folders (the rest were said already). */
+  onlyWarningsFrom?: string[];
 }): { tool: Tool; agents: AgentDefinition[] } {
   return sessionAgentTool({
     cwd: o.cwd,
@@ -48,8 +52,11 @@ export function wireAgentTool(o: {
     mainModel: o.mainModel,
     // Instruction files reach every subagent, Explore and Plan included: users asked for it (user-demand §4).
     promptContext: () => [renderInstructions(o.context.instructions.get().files)].filter(Boolean),
-    warn: (m) => o.log.warn(m),
+    warn: (m) => {
+      if (!o.onlyWarningsFrom || o.onlyWarningsFrom.some((d) => m.includes(d))) o.log.warn(m);
+    },
     flagAgents: o.flagAgents,
+    pluginDirs: o.pluginDirs,
     extra: {
       onEvent: (ev, from) => {
         if (ev.type === "assistant" || ev.type === "user") o.outbox.push({ type: "subagent", event: ev, ...from });

@@ -109,8 +109,14 @@ export function readExtensionFile(
     ...(o.plugin ? { plugin: o.plugin } : {}),
     description: o.note ? `${description} ${o.note}`.trim() : description,
     argNames: list(f.arguments),
-    allowedTools: list(f["allowed-tools"]),
-    disableModelInvocation: bool(f["disable-model-invocation"]) ?? false,
+    // `Bash(${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh:*)` names the plugin's own script (ralph-loop does).
+    allowedTools: list(f["allowed-tools"]).map((r) =>
+      r.replace(/\$\{CLAUDE_(PLUGIN_ROOT|PLUGIN_DATA|SKILL_DIR)\}/g, (m, k: string) =>
+        (k === "PLUGIN_ROOT" ? o.plugin?.root : k === "PLUGIN_DATA" ? o.plugin?.dataDir : o.kind === "skill" ? dirname(file) : undefined) ?? m,
+      ),
+    ),
+    // `hide-from-slash-command-tool` is the older spelling, still in published plugins.
+    disableModelInvocation: bool(f["disable-model-invocation"]) ?? bool(f["hide-from-slash-command-tool"]) ?? false,
     userInvocable: bool(f["user-invocable"]) ?? true,
   };
   const whenToUse = str(f.when_to_use) ?? str(f["when-to-use"]);
@@ -158,7 +164,7 @@ function commandFiles(dir: string): string[] {
 /**
  * Every skill and custom slash command (contracts §6.2, §6.3). On a name clash the higher level wins (managed >
  * user > project, the folder closest to cwd first among project folders; plugin entries carry their plugin's
- * name), and within one level a skill beats a command. A clash inside one level, a broken frontmatter block
+ * name), and within one level a skill beats a command. Two of a kind with one name in one level, a broken frontmatter block
  * and an unreadable file are problems, each naming the file; the rest loads. Never throws.
  */
 export function discoverExtensions(o: DiscoverExtensionsOptions): Discovery {
@@ -168,8 +174,10 @@ export function discoverExtensions(o: DiscoverExtensionsOptions): Discovery {
   const add = (c: SlashCommand, root: ExtensionRoot) => {
     const had = byName.get(c.name);
     if (had) {
-      // A higher level (an earlier root) keeps the name quietly: that is the documented precedence.
-      if (levelOf.get(c.name) === root || (had.source === c.source && c.source !== "project"))
+      // A higher level (an earlier root) keeps the name quietly, and so does a skill over a command of its name:
+      // that is the documented precedence (contracts §6.2). Two of a kind in one level are a clash.
+      const quiet = had.kind === "skill" && c.kind === "command";
+      if (!quiet && (levelOf.get(c.name) === root || (had.source === c.source && c.source !== "project")))
         problems.push({ file: c.file, message: `/${c.name} is already defined by ${had.file}; this ${c.kind} is not loaded` });
       return;
     }

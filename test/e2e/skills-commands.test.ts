@@ -141,13 +141,15 @@ describe("skills through the Skill tool (issue 14 point 1)", () => {
     writeTree(cwd, {
       ...TREE,
       ".claude/skills/broken/SKILL.md": "---\n- a list, not fields\nb: [\n---\nbody\n",
-      ".claude/commands/deploy.md": "---\ndescription: shadowed by the skill\n---\nX\n",
+      ".claude/commands/deploy.md": "---\ndescription: a skill of this name wins, quietly (contracts §6.2)\n---\nX\n",
+      ".claude/commands/tools/review.md": "---\ndescription: a second /review in the same level\n---\nX\n",
     });
     const r = await runWith(cwd, [say("ok")], ["--output-format", "json"]);
     expect(r.code).toBe(0);
     const lines = r.stderr.trim().split("\n");
     expect(lines.filter((l) => l.includes(join(cwd, ".claude/skills/broken/SKILL.md")))).toHaveLength(1);
-    expect(lines.filter((l) => l.includes(join(cwd, ".claude/commands/deploy.md")))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes(join(cwd, ".claude/commands/tools/review.md")))).toHaveLength(1);
+    expect(r.stderr).not.toContain("deploy.md");
     expect(systemText(r.requests[0]!)).toContain("- deploy: Deploys the app to staging");
     expect(systemText(r.requests[0]!)).toContain("- review:");
   });
