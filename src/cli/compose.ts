@@ -31,7 +31,7 @@ import { createHookContext } from "./hook-context.ts";
 import { modelWiring } from "./model-wiring.ts";
 import { wireCompaction, wireLoop } from "./loop-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
-import { pluginAgentFolders, wireExtensions } from "./extension-wiring.ts";
+import { pluginAgentFolders, startExtensionDiscovery, wireExtensions } from "./extension-wiring.ts";
 import type { Extensions } from "../extension/runtime.ts";
 import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
 import type { SandboxSetup } from "../sandbox/index.ts";
@@ -139,6 +139,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const log = createDiagnostics({ verbose: !!args.flags.verbose, debug: debugOn, ...(debugOn ? { logFile: debugLogPath() } : {}) });
   const settings = loadSettingsFromArgs(args, cwd);
   const env = runEnv(settings);
+  // Skills and commands are read while the rest starts (issue 14 point 7: discovery must not delay the first request).
+  const localExtensions = startExtensionDiscovery({ cwd, env, bare, settingSources: settingSourcesOf(args) });
 
   // Keys and tokens that pass through a session are written to the transcript as [REDACTED] unless switched off.
   const ss = setupSession(args, cwd, env, { redact: settings.merged.redactTranscripts !== false && env.YOKE_REDACT_TRANSCRIPTS !== "0" });
@@ -357,12 +359,11 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     agents = wireAgentTool({ ...agentWiring, pluginDirs: pluginAgentDirs, onlyWarningsFrom: pluginAgentDirs.map((d) => d.dir) });
     if (tools.get("Agent")) tools.register(agents.tool);
   }
-  const extensions = wireExtensions({
+  const extensionsReady = wireExtensions({
     cwd,
-    env,
+    local: localExtensions,
     settings,
     bare,
-    settingSources: settingSourcesOf(args),
     permissions,
     tools,
     onlyTools: flagList(args, "tools"),
@@ -375,6 +376,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     contextWindow: modelInfo(model).contextWindow,
     log,
   });
+  let extensions: Extensions | undefined;
 
   compactor = wireCompaction({
     provider,
@@ -389,17 +391,19 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     plugins,
     context: ctx,
     // Skills invoked in the session come back after compaction (seed 000 step 5).
-    extraContext: () => [extensions.reinjection()].filter((t): t is string => !!t),
+    extraContext: () => [extensions?.reinjection()].filter((t): t is string => !!t),
     lastResponseTokens: () => loop.state.lastResponseTokens,
     transcriptPath: ss.store.path,
   });
   // The first request waits for the MCP servers (each bounded by MCP_TIMEOUT), the sandbox probe and git.
-  const [mcp, sb] = await Promise.all([
+  const [mcp, sb, , ext] = await Promise.all([
     mcpReady,
     // The first transcript line should carry the git branch (contracts §5.2); the first request waits for git anyway.
     sandboxReady,
     ctx.ready(),
+    extensionsReady,
   ]);
+  extensions = ext;
   sandbox = sb;
   // A resumed session's earlier file reads count as recently touched, for re-reading after compaction.
   for (const m of convo.messages) if (m.role === "assistant") compactor.noteToolCalls(m.content.filter((b) => b.type === "tool_use"));
@@ -427,7 +431,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     fileState,
     context: ctx,
     plugins,
-    extensions,
+    extensions: ext,
     mcp,
     checkpoints: ss.checkpoints,
     deps: loop.deps,

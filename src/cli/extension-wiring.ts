@@ -1,6 +1,6 @@
 import type { LoadedSettings } from "../config/load.ts";
 import { claudeUserDir, managedDir } from "../config/paths.ts";
-import { discoverExtensions, type ExtensionRoot } from "../extension/discover.ts";
+import { discoverExtensionsAsync, type Discovery, type ExtensionRoot } from "../extension/discover.ts";
 import { listingBudgetChars } from "../extension/listing.ts";
 import { createExtensions, type Extensions } from "../extension/runtime.ts";
 import type { LoopDeps } from "../loop/run-turn.ts";
@@ -11,13 +11,28 @@ import type { ToolRegistry } from "../tool/registry.ts";
 import { isProjectTrusted } from "../trust/workspace.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 
+/**
+ * Starts reading the managed, personal and project skills and commands (every file's head, concurrently), so
+ * discovery overlaps the rest of startup; plugins' come later in wireExtensions. Never rejects.
+ */
+export function startExtensionDiscovery(o: { cwd: string; env: Record<string, string>; bare: boolean; settingSources?: string[] }): Promise<Discovery> {
+  if (o.bare) return Promise.resolve({ commands: [], problems: [] });
+  const sources = o.settingSources;
+  return discoverExtensionsAsync({
+    cwd: o.cwd,
+    userDir: claudeUserDir(o.env),
+    managedDir: managedDir(o.env),
+    user: !sources || sources.includes("user"),
+    project: !sources || sources.includes("project"),
+  });
+}
+
 export type ExtensionWiringOptions = {
   cwd: string;
-  env: Record<string, string>;
+  /** startExtensionDiscovery's result. */
+  local: Promise<Discovery>;
   settings: LoadedSettings;
   bare: boolean;
-  /** `--setting-sources`: without `user` / `project`, those levels' skills and commands stay out too. */
-  settingSources?: string[];
   permissions: Evaluator;
   tools: ToolRegistry;
   /** `--tools`: the Skill tool joins only when the list is unset, `default`, or names it. */
@@ -55,21 +70,19 @@ export function pluginExtensionRoots(plugins: LoadedPlugin[]): ExtensionRoot[] {
 
 /**
  * Skills and custom slash commands for the session (issue 14 points 1–2): discovered once at startup (metadata
- * only), listed in the system prompt within a budget, the Skill tool registered, problems reported once each
- * naming the file. Never throws.
+ * only, overlapping the rest of startup), listed in the system prompt within a budget, the Skill tool registered, problems reported once each
+ * naming the file. Never rejects.
  */
-export function wireExtensions(o: ExtensionWiringOptions): Extensions {
-  const sources = o.settingSources;
-  const found = o.bare
-    ? { commands: [], problems: [] }
-    : discoverExtensions({
-        cwd: o.cwd,
-        userDir: claudeUserDir(o.env),
-        managedDir: managedDir(o.env),
-        plugins: pluginExtensionRoots(o.plugins),
-        user: !sources || sources.includes("user"),
-        project: !sources || sources.includes("project"),
-      });
+export async function wireExtensions(o: ExtensionWiringOptions): Promise<Extensions> {
+  const roots = o.bare ? [] : pluginExtensionRoots(o.plugins);
+  const [local, fromPlugins] = await Promise.all([
+    o.local,
+    roots.length ? discoverExtensionsAsync({ cwd: o.cwd, userDir: "", plugins: roots, user: false, project: false }) : { commands: [], problems: [] },
+  ]);
+  // YOKE_TIMING: when the skills and commands were read (bench/extensions.ts).
+  performance.mark("yoke:extensions");
+  // Plugin entries are namespaced (`plugin:name`), so they rank after the others without clashing.
+  const found = { commands: [...local.commands, ...fromPlugins.commands], problems: [...local.problems, ...fromPlugins.problems] };
   for (const p of found.problems) o.log.warn(`${p.file}: ${p.message}`);
   const trusted = isProjectTrusted(o.settings);
   const ext = createExtensions({

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { splitToolList } from "../permission/rule-parse.ts";
 import { parseFrontmatter } from "../util/frontmatter.ts";
@@ -84,14 +85,52 @@ function firstLine(body: string): string {
   return "";
 }
 
+/** Bytes read from each file at discovery: the frontmatter and the first lines (bodies load on use). */
+const HEAD_BYTES = 8192;
+/** The head is enough when the frontmatter block closes inside it (or there is none). */
+const headIsEnough = (head: string, size: number) => size < HEAD_BYTES || !head.startsWith("---") || /\n---[ \t]*\r?\n/.test(head.slice(3));
+
+/** A file's head as discovery needs it; the whole file when its frontmatter runs longer. Throws on a read error. */
+export function readHead(file: string): string {
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(HEAD_BYTES);
+    const n = readSync(fd, buf, 0, HEAD_BYTES, 0);
+    const head = buf.subarray(0, n).toString("utf8");
+    return headIsEnough(head, n) ? head : readFileSync(file, "utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** readHead off the main thread; an Error value instead of a throw. */
+async function readHeadAsync(file: string): Promise<string | Error> {
+  try {
+    const fh = await open(file, "r");
+    try {
+      const buf = Buffer.alloc(HEAD_BYTES);
+      const { bytesRead } = await fh.read(buf, 0, HEAD_BYTES, 0);
+      const head = buf.subarray(0, bytesRead).toString("utf8");
+      return headIsEnough(head, bytesRead) ? head : (await fh.readFile()).toString("utf8");
+    } finally {
+      await fh.close();
+    }
+  } catch (e) {
+    return e as Error;
+  }
+}
+
+type Reader = (file: string) => string;
+
 /** Parses one skill or command file into its metadata, or a problem naming the file (and line). Never throws. */
 export function readExtensionFile(
   file: string,
   o: { kind: "skill" | "command"; name: string; aliases?: string[]; source: ExtensionSource; plugin?: PluginOrigin; note?: string },
+  read: Reader = readHead,
 ): SlashCommand | ExtensionProblem {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = read(file);
   } catch (e) {
     return { file, message: `cannot read: ${(e as Error).message}` };
   }
@@ -167,7 +206,7 @@ function commandFiles(dir: string): string[] {
  * name), and within one level a skill beats a command. Two of a kind with one name in one level, a broken frontmatter block
  * and an unreadable file are problems, each naming the file; the rest loads. Never throws.
  */
-export function discoverExtensions(o: DiscoverExtensionsOptions): Discovery {
+export function discoverExtensions(o: DiscoverExtensionsOptions, read: Reader = readHead): Discovery {
   const problems: ExtensionProblem[] = [];
   const byName = new Map<string, SlashCommand>();
   const levelOf = new Map<string, ExtensionRoot>();
@@ -189,7 +228,7 @@ export function discoverExtensions(o: DiscoverExtensionsOptions): Discovery {
     const label = root.plugin ? `plugin:${root.plugin.name}` : root.source;
     for (const dir of root.skillsDirs) {
       for (const file of skillFiles(dir)) {
-        const r = readExtensionFile(file, { kind: "skill", name: `${prefix}${basename(dirname(file))}`, source: root.source, plugin: root.plugin });
+        const r = readExtensionFile(file, { kind: "skill", name: `${prefix}${basename(dirname(file))}`, source: root.source, plugin: root.plugin }, read);
         if (isProblem(r)) problems.push(r);
         else add(r, root);
       }
@@ -197,7 +236,7 @@ export function discoverExtensions(o: DiscoverExtensionsOptions): Discovery {
     for (const dir of root.commandsDirs) {
       if (dir.endsWith(".md")) {
         // plugin.json may name single command files.
-        const r = readExtensionFile(dir, { kind: "command", name: `${prefix}${basename(dir, ".md")}`, source: root.source, plugin: root.plugin });
+        const r = readExtensionFile(dir, { kind: "command", name: `${prefix}${basename(dir, ".md")}`, source: root.source, plugin: root.plugin }, read);
         if (isProblem(r)) problems.push(existsSync(dir) ? r : { file: dir, message: "no such file (named in plugin.json)" });
         else add(r, root);
         continue;
@@ -215,13 +254,35 @@ export function discoverExtensions(o: DiscoverExtensionsOptions): Discovery {
           source: root.source,
           plugin: root.plugin,
           note: folders.length ? `(${label}:${folders.join("/")})` : undefined,
-        });
+        }, read);
         if (isProblem(r)) problems.push(r);
         else add(r, root);
       }
     }
   }
   return { commands: [...byName.values()], problems };
+}
+
+/**
+ * discoverExtensions with every file's head read concurrently off the main thread first, so discovery overlaps
+ * the rest of startup (issue 14 point 7). Same result. Never rejects.
+ */
+export async function discoverExtensionsAsync(o: DiscoverExtensionsOptions): Promise<Discovery> {
+  const files: string[] = [];
+  for (const root of extensionRoots(o)) {
+    for (const dir of root.skillsDirs) files.push(...skillFiles(dir));
+    for (const dir of root.commandsDirs) {
+      if (dir.endsWith(".md")) files.push(dir);
+      else if (isDir(dir)) files.push(...commandFiles(dir).map((rel) => join(dir, rel)));
+    }
+  }
+  const heads = new Map<string, string | Error>();
+  await Promise.all(files.map(async (f) => void heads.set(f, await readHeadAsync(f))));
+  return discoverExtensions(o, (f) => {
+    const h = heads.get(f) ?? readHead(f);
+    if (h instanceof Error) throw h;
+    return h;
+  });
 }
 
 /** `a/b/c.md` under dir → its path relative to the project, for messages. */
