@@ -31,7 +31,8 @@ import { createHookContext } from "./hook-context.ts";
 import { modelWiring } from "./model-wiring.ts";
 import { wireCompaction, wireLoop } from "./loop-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
-import { pluginAgentFolders, startExtensionDiscovery, wireExtensions } from "./extension-wiring.ts";
+import { pluginAgentFolders, startExtensionDiscovery, wireExtensions, wireOutputStyle } from "./extension-wiring.ts";
+import type { OutputStyle } from "../extension/output-styles.ts";
 import type { Extensions } from "../extension/runtime.ts";
 import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
 import type { SandboxSetup } from "../sandbox/index.ts";
@@ -76,6 +77,9 @@ export type Runtime = {
   plugins: PluginRuntime;
   /** Skills and custom slash commands (src/extension): the `/` prompt, the Skill tool, listSlashCommands. */
   extensions: Extensions;
+  /** The output style in force (null: default) and every style known (system/init, the SDK's initialize). */
+  outputStyle: OutputStyle | null;
+  outputStyles: OutputStyle[];
   /** MCP servers: statuses for system/init, and addServer for the host's own transports. */
   mcp: McpWiring;
   checkpoints: Checkpoints | null;
@@ -176,6 +180,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const { provider, apiKeySource, usage, sideQuery } = wireProvider({ env, settings, requireCredentials: o.requireCredentials !== false });
   const fileState = createFileState();
   const pluginSections: PromptSection[] = [];
+  // Known once plugins have loaded (a plugin may bring or force one).
+  let styles: { style: OutputStyle | null; styles: OutputStyle[] } = { style: null, styles: [] };
   // Filled by wireLoop below; the context wiring reports instruction files into it as they load.
   let onLoaded: (files: LoadedInstruction[]) => void = () => {};
   let ctx: ContextWiring;
@@ -193,6 +199,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       addDirs: flagList(args, "add-dir"),
       settingSources: settingSourcesOf(args),
       pluginSections: () => renderSections(pluginSections, log),
+      outputStyle: () => styles.style,
       sideQuery,
       onLoaded: (files) => onLoaded(files),
     });
@@ -353,6 +360,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     throw e;
   });
   pluginsLoaded(plugins.loaded);
+  styles = wireOutputStyle({ cwd, env, settings, bare, settingSources: settingSourcesOf(args), plugins: plugins.loaded, log });
   // Claude Code plugins' agents (`plugin:agent`, issue 14 point 3): the Agent tool is made again with them.
   const pluginAgentDirs = pluginAgentFolders(plugins.loaded);
   if (pluginAgentDirs.length) {
@@ -432,6 +440,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     context: ctx,
     plugins,
     extensions: ext,
+    outputStyle: styles.style,
+    outputStyles: styles.styles,
     mcp,
     checkpoints: ss.checkpoints,
     deps: loop.deps,

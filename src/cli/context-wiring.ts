@@ -52,6 +52,8 @@ export type ContextWiringOptions = {
   /** `--setting-sources`: instruction files follow it as settings do (user, project, local). */
   settingSources?: SettingsLevel[];
   pluginSections: () => PromptSection[];
+  /** The session's output style (src/extension/output-styles.ts), read per request: it is known once plugins load. */
+  outputStyle?: () => { name: string; prompt: string; keepCodingInstructions: boolean } | null;
   /** Instruction files as they enter the context (InstructionsLoaded hooks). Must not throw. */
   onLoaded?: (loaded: LoadedInstruction[]) => void;
   sideQuery: SideQuery;
@@ -123,6 +125,7 @@ export function createContextWiring(o: ContextWiringOptions): ContextWiring {
       git: await git,
       toolNames,
       memory: memory.enabled && memory.dir ? { dir: memory.dir } : null,
+      outputStyle: o.outputStyle?.() ?? null,
     });
 
   const startupFiles = (): InstructionFile[] => {

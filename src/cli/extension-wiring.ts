@@ -2,6 +2,7 @@ import type { LoadedSettings } from "../config/load.ts";
 import { claudeUserDir, managedDir } from "../config/paths.ts";
 import { discoverExtensionsAsync, type Discovery, type ExtensionRoot } from "../extension/discover.ts";
 import { listingBudgetChars } from "../extension/listing.ts";
+import { discoverOutputStyles, selectOutputStyle, type OutputStyle } from "../extension/output-styles.ts";
 import { createExtensions, type Extensions } from "../extension/runtime.ts";
 import type { LoopDeps } from "../loop/run-turn.ts";
 import type { Evaluator } from "../permission/index.ts";
@@ -108,4 +109,33 @@ export async function wireExtensions(o: ExtensionWiringOptions): Promise<Extensi
   if (ext.tool && wanted && !o.permissions.isToolHidden("Skill")) o.tools.register(ext.tool);
   o.sections.push({ plugin: "yoke", name: "skills", text: () => ext.listing() });
   return ext;
+}
+
+/**
+ * The session's output style (issue 14 point 5): built-in, personal, project, managed or plugin styles; a plugin
+ * style with `force-for-plugin` wins, else the `outputStyle` setting. Problems are reported once, naming the file
+ * or the setting. Never throws.
+ */
+export function wireOutputStyle(o: {
+  cwd: string;
+  env: Record<string, string>;
+  settings: LoadedSettings;
+  bare: boolean;
+  settingSources?: string[];
+  plugins: LoadedPlugin[];
+  log: Diagnostics;
+}): { style: OutputStyle | null; styles: OutputStyle[] } {
+  const sources = o.settingSources;
+  const found = discoverOutputStyles({
+    cwd: o.cwd,
+    userDir: claudeUserDir(o.env),
+    managedDir: o.bare ? undefined : managedDir(o.env),
+    plugins: o.bare ? [] : o.plugins.flatMap((p) => (p.kind === "claude" ? [{ plugin: { name: p.info.name, root: p.info.root, dataDir: p.info.dataDir }, dirs: p.info.paths.outputStyles }] : [])),
+    user: !o.bare && (!sources || sources.includes("user")),
+    project: !o.bare && (!sources || sources.includes("project")),
+  });
+  for (const p of found.problems) o.log.warn(`${p.file}: ${p.message}`);
+  const picked = selectOutputStyle(found.styles, o.settings.merged.outputStyle);
+  if (picked.problem) o.log.warn(picked.problem);
+  return { style: picked.style, styles: found.styles };
 }

@@ -50,7 +50,7 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     apiKeySource: rt.apiKeySource,
     claude_code_version: VERSION,
     yoke_version: VERSION,
-    output_style: "default",
+    output_style: rt.outputStyle?.name ?? "default",
     agents: rt.agents,
     skills: rt.extensions.commands.filter((c) => c.kind === "skill").map((c) => c.name),
     plugins: rt.plugins.loaded.map((p) => ({ name: p.kind === "yoke" ? p.plugin.name : p.info.name, path: p.path })),
