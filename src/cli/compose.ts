@@ -33,6 +33,7 @@ import { wireCompaction, wireLoop } from "./loop-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
 import { pluginAgentFolders, startExtensionDiscovery, wireExtensions, wireOutputStyle } from "./extension-wiring.ts";
 import type { OutputStyle } from "../extension/output-styles.ts";
+import { agentPermissions, agentSkillContext, cutToolsForAgent, mainAgent } from "./main-agent.ts";
 import type { Extensions } from "../extension/runtime.ts";
 import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
 import type { SandboxSetup } from "../sandbox/index.ts";
@@ -182,6 +183,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const pluginSections: PromptSection[] = [];
   // Known once plugins have loaded (a plugin may bring or force one).
   let styles: { style: OutputStyle | null; styles: OutputStyle[] } = { style: null, styles: [] };
+  let mainAgentPrompt: string | undefined;
   // Filled by wireLoop below; the context wiring reports instruction files into it as they load.
   let onLoaded: (files: LoadedInstruction[]) => void = () => {};
   let ctx: ContextWiring;
@@ -200,6 +202,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       settingSources: settingSourcesOf(args),
       pluginSections: () => renderSections(pluginSections, log),
       outputStyle: () => styles.style,
+      agentPrompt: () => mainAgentPrompt,
       sideQuery,
       onLoaded: (files) => onLoaded(files),
     });
@@ -210,20 +213,21 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
 
   let tools: ToolRegistry | undefined;
   let sandbox: SandboxSetup | undefined;
-  const permissions = buildPermissionEvaluator({
+  const permOptions: Parameters<typeof buildPermissionEvaluator>[0] = {
     args,
     cwd,
     settings,
     env,
     mode: permissionMode,
     autoAllowWriteDirs: ctx.memory.enabled && ctx.memory.dir ? [ctx.memory.dir] : [],
-    declarations: (name) => {
+    declarations: (name: string) => {
       const t = tools?.get(name);
       return t ? declarationOf(t) : undefined;
     },
     sandboxAutoAllow: sandboxAutoAllow(() => sandbox),
     sandboxEscape: sandboxEscape(() => sandbox),
-  });
+  };
+  const permissions = buildPermissionEvaluator(permOptions);
   for (const w of permissions.warnings) log.warn(w);
   const outbox = createOutbox();
   // Subagents: the Agent tool reads the parent's deps at call time (deps is built below).
@@ -239,6 +243,9 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     flagAgents: parseAgentsFlag(flagStr(args, "agents")),
     outbox,
     log,
+    // Agent frontmatter (issue 14 point 4): permissionMode for its runs, skills loaded before its prompt.
+    permissionsFor: agentPermissions({ settings, env, parent: () => permissions, make: (mode) => buildPermissionEvaluator({ ...permOptions, mode }), warn: (m) => log.warn(m) }),
+    agentContext: agentSkillContext(() => extensions, (m) => log.warn(m)),
   };
   let agents = wireAgentTool(agentWiring);
   // `--json-schema` (contracts §4.4 structured_output): the model answers through a StructuredOutput tool built from the schema.
@@ -360,6 +367,15 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     throw e;
   });
   pluginsLoaded(plugins.loaded);
+  // `--agent NAME`: the main conversation runs as that agent (its prompt, tools and model).
+  const agentFlag = flagStr(args, "agent");
+  let main: AgentDefinition | undefined;
+  if (agentFlag) {
+    main = mainAgent(agentFlag, agents.agents);
+    mainAgentPrompt = main.systemPrompt;
+    cutToolsForAgent(main, tools);
+    if (main.model && main.model !== "inherit" && !flagStr(args, "model")) models.set(resolveModel(main.model));
+  }
   styles = wireOutputStyle({ cwd, env, settings, bare, settingSources: settingSourcesOf(args), plugins: plugins.loaded, log });
   // Claude Code plugins' agents (`plugin:agent`, issue 14 point 3): the Agent tool is made again with them.
   const pluginAgentDirs = pluginAgentFolders(plugins.loaded);
@@ -412,6 +428,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     extensionsReady,
   ]);
   extensions = ext;
+  // The Skill tool and MCP tools joined after --agent cut the tool set.
+  if (main) cutToolsForAgent(main, tools);
   sandbox = sb;
   // A resumed session's earlier file reads count as recently touched, for re-reading after compaction.
   for (const m of convo.messages) if (m.role === "assistant") compactor.noteToolCalls(m.content.filter((b) => b.type === "tool_use"));

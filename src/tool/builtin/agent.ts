@@ -7,6 +7,7 @@ import { toolsForAgent } from "../../agent/tools.ts";
 import type { AgentDefinition } from "../../agent/types.ts";
 import type { LoopEvent, TerminalReason } from "../../loop/events.ts";
 import type { LoopDeps } from "../../loop/run-turn.ts";
+import type { PermissionEvaluator } from "../../permission/types.ts";
 import { reminder } from "../../loop/run-turn.ts";
 import { DEFAULT_SUBAGENT_MAX_TURNS, runSubagent, type SubagentRun } from "../../loop/subagent.ts";
 import type { ContentBlock, Usage } from "../../provider/types.ts";
@@ -47,6 +48,8 @@ export type AgentToolOptions = {
    * Must not throw (a throw is swallowed).
    */
   onEvent?: (ev: LoopEvent, from: { toolUseId: string; agentId: string; agentType: string }) => void;
+  /** The evaluator an agent's `permissionMode` asks for (undefined: the parent's). Must not throw. */
+  permissionsFor?: (agent: AgentDefinition) => PermissionEvaluator | undefined;
   /** Non-fatal problems (unknown tool names in an agent file, store write failures). */
   warn?: (message: string) => void;
   now?: () => Date;
@@ -201,6 +204,7 @@ export function createAgentTool(o: AgentToolOptions): Tool {
         transcript: side.transcript,
         signal: ctx.signal,
         fileState: createFileState(),
+        ...(o.permissionsFor?.(agent) ? { permissions: o.permissionsFor(agent) } : {}),
         onEvent: o.onEvent ? (ev) => o.onEvent!(ev, { toolUseId: ctx.toolUseId, agentId, agentType: agent.name }) : undefined,
       });
       side.close();
