@@ -1,11 +1,14 @@
 // Issue 14 point 4 end to end: agent frontmatter permissionMode and skills, and --agent NAME.
-import { beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { yokeBin } from "../helpers/binary.ts";
 import { writeTree } from "../helpers/tmp.ts";
 import { project, requestText, runWith, say, systemText } from "./hooks-helpers.ts";
+
+// Each test runs the binary (some several times); on a loaded machine one run can take seconds.
+setDefaultTimeout(60_000);
 
 beforeAll(() => {
   yokeBin();

@@ -1,7 +1,7 @@
 // Issue 14 points 3 and 6: published Claude Code plugins (test/fixtures/claude-plugins, Apache-2.0, see SOURCE.md)
 // loaded whole by the compiled binary against the fake API: commands with arguments, `!` blocks under
 // allowed-tools with ${CLAUDE_PLUGIN_ROOT}, skills, agents as `plugin:agent`, hooks, and `.mcp.json`.
-import { beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -9,6 +9,9 @@ import { toolResultsOf, type LoggedRequest } from "../helpers/fake-anthropic.ts"
 import { isolatedEnv, repoRoot, runYoke, TRUST_WORKSPACE, yokeBin } from "../helpers/binary.ts";
 import { tempDir, writeTree } from "../helpers/tmp.ts";
 import { bashCall, project, requestText, runWith, say, systemText } from "./hooks-helpers.ts";
+
+// Each test runs the binary (some several times); on a loaded machine one run can take seconds.
+setDefaultTimeout(60_000);
 
 beforeAll(() => {
   yokeBin();

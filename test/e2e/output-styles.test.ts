@@ -1,8 +1,11 @@
 // Issue 14 point 5 end to end: the outputStyle setting and .claude/output-styles change the system prompt.
-import { beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { yokeBin } from "../helpers/binary.ts";
 import { writeTree } from "../helpers/tmp.ts";
 import { project, runWith, say, systemText } from "./hooks-helpers.ts";
+
+// Each test runs the binary (some several times); on a loaded machine one run can take seconds.
+setDefaultTimeout(60_000);
 
 beforeAll(() => {
   yokeBin();

@@ -1,11 +1,14 @@
 // Issue 14 points 1–2 end to end: skills and custom slash commands in the compiled binary against the fake API.
-import { beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { toolResultsOf, type LoggedRequest } from "../helpers/fake-anthropic.ts";
 import { yokeBin } from "../helpers/binary.ts";
 import { tempDir, writeTree } from "../helpers/tmp.ts";
 import { bashCall, project, requestText, runWith, say, systemText } from "./hooks-helpers.ts";
+
+// Each test runs the binary (some several times); on a loaded machine one run can take seconds.
+setDefaultTimeout(60_000);
 
 beforeAll(() => {
   yokeBin();
