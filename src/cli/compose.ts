@@ -33,7 +33,7 @@ import { wireCompaction, wireLoop } from "./loop-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
 import { pluginAgentFolders, startExtensionDiscovery, wireExtensions, wireOutputStyle } from "./extension-wiring.ts";
 import type { OutputStyle } from "../extension/output-styles.ts";
-import { agentPermissions, agentSkillContext, cutToolsForAgent, mainAgent } from "./main-agent.ts";
+import { agentHooks, agentPermissions, agentSkillContext, cutToolsForAgent, mainAgent } from "./main-agent.ts";
 import type { Extensions } from "../extension/runtime.ts";
 import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
 import type { SandboxSetup } from "../sandbox/index.ts";
@@ -184,6 +184,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   // Known once plugins have loaded (a plugin may bring or force one).
   let styles: { style: OutputStyle | null; styles: OutputStyle[] } = { style: null, styles: [] };
   let mainAgentPrompt: string | undefined;
+  // Bound once the hook bus exists (agents are wired before it).
+  let agentHookScope: ((agent: AgentDefinition) => (() => void) | undefined) | undefined;
   // Filled by wireLoop below; the context wiring reports instruction files into it as they load.
   let onLoaded: (files: LoadedInstruction[]) => void = () => {};
   let ctx: ContextWiring;
@@ -246,6 +248,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     // Agent frontmatter (issue 14 point 4): permissionMode for its runs, skills loaded before its prompt.
     permissionsFor: agentPermissions({ settings, env, parent: () => permissions, make: (mode) => buildPermissionEvaluator({ ...permOptions, mode }), warn: (m) => log.warn(m) }),
     agentContext: agentSkillContext(() => extensions, (m) => log.warn(m)),
+    scopedHooks: (agent: AgentDefinition) => agentHookScope?.(agent),
   };
   let agents = wireAgentTool(agentWiring);
   // `--json-schema` (contracts §4.4 structured_output): the model answers through a StructuredOutput tool built from the schema.
@@ -285,6 +288,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     reportHookErrors: o.reportHookErrors !== false,
     log,
   });
+  agentHookScope = agentHooks({ bus: hooks, settings, warn: (m) => log.warn(m) });
   const modelSetup = modelWiring(args, settings, env, () => session.effort);
   const hookCtx = createHookContext({
     sessionId,

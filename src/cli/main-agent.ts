@@ -1,4 +1,6 @@
 import type { AgentDefinition } from "../agent/types.ts";
+import { hooksSchema } from "../config/schema.ts";
+import type { YokeHookBus } from "../hook/bus.ts";
 import type { LoadedSettings } from "../config/load.ts";
 import type { Extensions } from "../extension/runtime.ts";
 import { readBody } from "../extension/invoke.ts";
@@ -80,4 +82,25 @@ export function cutToolsForAgent(agent: AgentDefinition, tools: ToolRegistry): v
     const all = [t.name, ...toolNames(t.name), ...(t.aliases ?? [])];
     if ((keep && !all.some((n) => keep.has(n))) || all.some((n) => drop.has(n))) tools.remove(t.name);
   }
+}
+
+/**
+ * An agent's frontmatter `hooks` (contracts §1.2/§6.4), added to the bus while that agent runs (a `Stop` there is
+ * `SubagentStop`) and removed when it ends. Not for plugin agents (contracts §6.1) nor from an untrusted folder.
+ * Bad hooks are reported naming the file and field, and the agent runs without them. Never throws.
+ */
+export function agentHooks(o: { bus: YokeHookBus; settings: LoadedSettings; warn: (m: string) => void }): (agent: AgentDefinition) => (() => void) | undefined {
+  return (agent) => {
+    if (!agent.hooks || agent.source === "plugin") return undefined;
+    if (agent.source === "project" && !isProjectTrusted(o.settings)) return undefined;
+    const parsed = hooksSchema.safeParse(agent.hooks);
+    if (!parsed.success) {
+      const i = parsed.error.issues[0]!;
+      o.warn(`${agent.file ?? `agent ${agent.name}`}: field "hooks.${i.path.join(".")}": ${i.message} (the agent runs without its hooks)`);
+      return undefined;
+    }
+    const hooks: Record<string, unknown> = {};
+    for (const [event, groups] of Object.entries(parsed.data)) hooks[event === "Stop" ? "SubagentStop" : event] = groups;
+    return o.bus.addPluginHooks(hooks as never, { path: agent.file ?? `agent ${agent.name}`, owner: `agent:${agent.name}`, env: {} });
+  };
 }

@@ -42,6 +42,8 @@ export function wireAgentTool(o: {
   pluginDirs?: Array<{ plugin: string; dir: string }>;
   /** An agent's permissionMode as an evaluator (src/cli/main-agent.ts). */
   permissionsFor?: (agent: AgentDefinition) => PermissionEvaluator | undefined;
+  /** An agent's own hooks for the length of its run (src/cli/main-agent.ts). */
+  scopedHooks?: (agent: AgentDefinition) => (() => void) | undefined;
   /** More context before an agent's first prompt (its `skills`). */
   agentContext?: (agent: AgentDefinition) => string[];
   /** Report only the loading warnings that name a file under these folders (the rest were said already). */
@@ -64,6 +66,7 @@ export function wireAgentTool(o: {
     pluginDirs: o.pluginDirs,
     extra: {
       ...(o.permissionsFor ? { permissionsFor: o.permissionsFor } : {}),
+      ...(o.scopedHooks ? { scopedHooks: o.scopedHooks } : {}),
       onEvent: (ev, from) => {
         if (ev.type === "assistant" || ev.type === "user") o.outbox.push({ type: "subagent", event: ev, ...from });
       },

@@ -67,6 +67,28 @@ describe("agent frontmatter (contracts §6.4)", () => {
   });
 });
 
+describe("hooks in agent frontmatter run while that agent runs", () => {
+  test("its PreToolUse hook blocks inside the agent only; its Stop runs as SubagentStop", async () => {
+    const cwd = project();
+    writeTree(cwd, {
+      ".claude/agents/guarded.md":
+        "---\nname: guarded\ndescription: Guarded\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: \"echo AGENT-HOOK-BLOCK >&2; exit 2\"\n  Stop:\n    - hooks:\n        - type: command\n          command: \"touch agent-stopped\"\n---\nGUARDED\n",
+    });
+    const bash = (command: string) => tool("Bash", { command });
+    const r = await runWith(
+      cwd,
+      [tool("Agent", { description: "Try bash", prompt: "run it", subagent_type: "guarded" }), bash("echo inside"), say("blocked"), bash("echo outside"), say("done")],
+      ["--output-format", "json", "--allowedTools", "Bash"],
+    );
+    expect(r.code).toBe(0);
+    expect(toolResultsOf(r.requests[2]!)[0]).toMatchObject({ is_error: true });
+    expect(toolResultsOf(r.requests[2]!)[0]!.text).toContain("AGENT-HOOK-BLOCK");
+    expect(existsSync(join(cwd, "agent-stopped"))).toBe(true);
+    // After the agent: the parent's Bash is not blocked.
+    expect(toolResultsOf(r.requests[4]!)[0]).toMatchObject({ is_error: false, text: "outside" });
+  });
+});
+
 describe("--agent NAME runs the main conversation as that agent", () => {
   test("its prompt, its tools and its model", async () => {
     const cwd = project();
