@@ -86,7 +86,7 @@ function firstLine(body: string): string {
 }
 
 /** Bytes read from each file at discovery: the frontmatter and the first lines (bodies load on use). */
-const HEAD_BYTES = 8192;
+const HEAD_BYTES = 2048;
 /** The head is enough when the frontmatter block closes inside it (or there is none). */
 const headIsEnough = (head: string, size: number) => size < HEAD_BYTES || !head.startsWith("---") || /\n---[ \t]*\r?\n/.test(head.slice(3));
 
@@ -94,7 +94,7 @@ const headIsEnough = (head: string, size: number) => size < HEAD_BYTES || !head.
 export function readHead(file: string): string {
   const fd = openSync(file, "r");
   try {
-    const buf = Buffer.alloc(HEAD_BYTES);
+    const buf = Buffer.allocUnsafe(HEAD_BYTES);
     const n = readSync(fd, buf, 0, HEAD_BYTES, 0);
     const head = buf.subarray(0, n).toString("utf8");
     return headIsEnough(head, n) ? head : readFileSync(file, "utf8");
@@ -108,7 +108,7 @@ async function readHeadAsync(file: string): Promise<string | Error> {
   try {
     const fh = await open(file, "r");
     try {
-      const buf = Buffer.alloc(HEAD_BYTES);
+      const buf = Buffer.allocUnsafe(HEAD_BYTES);
       const { bytesRead } = await fh.read(buf, 0, HEAD_BYTES, 0);
       const head = buf.subarray(0, bytesRead).toString("utf8");
       return headIsEnough(head, bytesRead) ? head : (await fh.readFile()).toString("utf8");

@@ -25,7 +25,15 @@ export function skillListing(commands: SlashCommand[], budget: number): string |
   if (!shown.length) return null;
   const full = shown.map((c) => ({ name: c.name, desc: describe(c) }));
   const line = (name: string, desc: string) => (desc ? `- ${name}: ${desc}` : `- ${name}`);
-  const total = (cap: number) => full.reduce((n, e) => n + line(e.name, e.desc.slice(0, cap)).length + 1, HEAD.length + 1);
+  // Arithmetic, not strings: "- name: desc\n" is 2 + name + (desc ? 2 + desc : 0) + 1 characters.
+  const total = (cap: number) => {
+    let n = HEAD.length + 1;
+    for (const e of full) {
+      const d = Math.min(e.desc.length, cap);
+      n += 3 + e.name.length + (d > 0 ? 2 + d : 0);
+    }
+    return n;
+  };
   if (total(Number.POSITIVE_INFINITY) <= budget) return [HEAD, ...full.map((e) => line(e.name, e.desc))].join("\n");
   const names = total(0);
   const share = Math.floor((budget - names) / full.length) - 2; // ": "

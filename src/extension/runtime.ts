@@ -92,6 +92,7 @@ export function createExtensions(o: ExtensionsOptions): Extensions {
   };
 
   const hasModelInvocable = o.commands.some((c) => !c.disableModelInvocation);
+  let listingText: string | null | undefined;
   return {
     commands: o.commands,
     problems: o.problems,
@@ -115,7 +116,8 @@ export function createExtensions(o: ExtensionsOptions): Extensions {
     },
     beginPrompt: () => o.permissions.grant([]),
     tool: hasModelInvocable ? createSkillTool(invokeForModel) : null,
-    listing: () => skillListing(o.commands, o.listingBudget),
+    // The commands are fixed for the session: the listing is made once, on the first request.
+    listing: () => (listingText === undefined ? (listingText = skillListing(o.commands, o.listingBudget)) : listingText),
     reinjection: () => reinjectedSkills(invoked),
     list: () =>
       o.commands

@@ -116,6 +116,15 @@ describe("discovery", () => {
     expect(by("mine")?.description).toBe("personal mine");
     expect(d.problems).toEqual([]);
   });
+  test("a frontmatter block longer than the head read at discovery is read whole; a huge body is not read", () => {
+    const dir = tempDir("yoke-ext-long-");
+    const long = "word ".repeat(1500).trim();
+    writeTree(dir, { ".claude/skills/long/SKILL.md": `---\ndescription: ${long}\nargument-hint: <x>\n---\n${"body\n".repeat(100_000)}` });
+    const d = discoverExtensions({ cwd: dir, userDir: "/nonexistent" });
+    expect(d.commands[0]!.description).toBe(long);
+    expect(d.commands[0]!.argumentHint).toBe("<x>");
+  });
+
   test("outside a repository only cwd's own folder counts", () => {
     const dir = tempDir("yoke-ext-norepo-");
     expect(projectDirs(dir)).toEqual([dir]);
