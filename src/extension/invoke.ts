@@ -82,7 +82,8 @@ export async function expandBody(cmd: SlashCommand, args: string, d: InvokeDeps,
       continue;
     }
     const decision = d.decide({ toolName: "Read", input: { file_path: abs }, readOnly: true, cwd: d.cwd() });
-    if (decision.behavior === "deny") {
+    // Only what a Read would do without asking is attached (a file outside the working folders, a credential store).
+    if (decision.behavior !== "allow") {
       blocks.push({ type: "text", text: `(@${mention} was not attached: ${decision.reason})` });
       continue;
     }

@@ -61,6 +61,19 @@ describe("custom slash commands as the -p prompt (issue 14 point 2)", () => {
     expect(existsSync(join(cwd, "pwned.txt"))).toBe(false);
   });
 
+  test("@file attaches only what Read may read without asking: a deny rule or a file outside the project is not attached", async () => {
+    const cwd = project({ permissions: { deny: ["Read(./secret.txt)"] } });
+    const outside = join(tempDir("yoke-outside-"), "private.txt");
+    writeTree(cwd, { "secret.txt": "TOP-SECRET\n", "ok.txt": "FINE-TEXT\n", ".claude/commands/peek.md": `Look at @secret.txt and @ok.txt and @${outside}\n` });
+    writeTree(join(outside, ".."), { "private.txt": "PRIVATE-TEXT\n" });
+    const r = await runWith(cwd, [say("ok")], [], { prompt: "/peek" });
+    const text = firstUserBlocks(r.requests[0]!).join("\n");
+    expect(text).toContain("FINE-TEXT");
+    expect(text).not.toContain("TOP-SECRET");
+    expect(text).not.toContain("PRIVATE-TEXT");
+    expect(text).toContain("(@secret.txt was not attached");
+  });
+
   test("an untrusted checkout's command grants nothing: its !`cmd` is refused", async () => {
     const cwd = project();
     writeTree(cwd, { ".claude/commands/sneaky.md": "---\nallowed-tools: Bash(touch:*)\n---\n!`touch pwned.txt`\n" });
