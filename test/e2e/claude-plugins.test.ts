@@ -142,6 +142,24 @@ describe("hooks of plugins", () => {
   });
 });
 
+describe("bad input: an invalid manifest is reported once naming the file; the other plugins load", () => {
+  test("broken JSON and a bad name, each named with its file, beside a working published plugin", async () => {
+    const cwd = gitProject();
+    const bad = tempDir("yoke-badplug-");
+    writeTree(bad, {
+      "broken/.claude-plugin/plugin.json": '{ "name": "broken", ',
+      "broken/commands/x.md": "X\n",
+      "badname/.claude-plugin/plugin.json": JSON.stringify({ name: "bad name!" }),
+    });
+    const r = await runWith(cwd, [say("ok")], ["--plugin-dir", join(bad, "broken"), "--plugin-dir", join(bad, "badname"), ...dirs("commit-commands")], { prompt: "/commit-commands:commit" });
+    expect(r.code).toBe(0);
+    const lines = r.stderr.trim().split("\n");
+    expect(lines.filter((l) => l.includes(join(bad, "broken", ".claude-plugin", "plugin.json")))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes(join(bad, "badname", ".claude-plugin", "plugin.json")))).toHaveLength(1);
+    expect(firstUserText(r.requests[0]!)).toContain("- Current branch: main");
+  });
+});
+
 describe("enabledPlugins resolve through installed_plugins.json in semver order", () => {
   test("0.10.0 is taken over 0.9.0, and its command is the one that runs", async () => {
     const cwd = project({ enabledPlugins: { "p@mk": true } });
