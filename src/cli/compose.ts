@@ -398,6 +398,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     sections: pluginSections,
     plugins: plugins.loaded,
     deps: () => loop.deps,
+    bus: hooks,
     sessionCwd: () => session.cwd,
     sessionId,
     effort: () => modelSetup.effort(models.current()),

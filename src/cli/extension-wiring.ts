@@ -5,6 +5,8 @@ import { listingBudgetChars } from "../extension/listing.ts";
 import { discoverOutputStyles, selectOutputStyle, type OutputStyle } from "../extension/output-styles.ts";
 import { createExtensions, type Extensions } from "../extension/runtime.ts";
 import type { LoopDeps } from "../loop/run-turn.ts";
+import { hooksSchema } from "../config/schema.ts";
+import type { YokeHookBus } from "../hook/bus.ts";
 import type { Evaluator } from "../permission/index.ts";
 import type { PromptSection } from "../plugin/host.ts";
 import type { LoadedPlugin } from "../plugin/loader.ts";
@@ -41,6 +43,8 @@ export type ExtensionWiringOptions = {
   sections: PromptSection[];
   plugins: LoadedPlugin[];
   deps: () => LoopDeps;
+  /** The hook bus, for skills' and commands' frontmatter hooks. */
+  bus?: YokeHookBus;
   /** The session's working directory now (Bash may move it). */
   sessionCwd: () => string;
   sessionId: string;
@@ -100,6 +104,18 @@ export async function wireExtensions(o: ExtensionWiringOptions): Promise<Extensi
       const r = await bash.run({ command }, o.deps().context(`skill-shell-${Date.now().toString(36)}`, signal));
       const text = typeof r.content === "string" ? r.content : r.content.map((b) => (b.type === "text" ? b.text : "")).join("\n");
       return { output: text, isError: !!r.isError };
+    },
+    // Frontmatter hooks run for the rest of the session once the skill or command is used (contracts §1.2).
+    onFirstUse: (cmd) => {
+      if (!cmd.hooks || (cmd.source === "project" && !trusted) || !o.bus) return;
+      const parsed = hooksSchema.safeParse(cmd.hooks);
+      if (!parsed.success) {
+        const i = parsed.error.issues[0]!;
+        o.log.warn(`${cmd.file}: field "hooks.${i.path.join(".")}": ${i.message} (its hooks are not used)`);
+        return;
+      }
+      const env: Record<string, string> = cmd.plugin ? { CLAUDE_PLUGIN_ROOT: cmd.plugin.root, CLAUDE_PLUGIN_DATA: cmd.plugin.dataDir } : {};
+      o.bus.addPluginHooks(parsed.data as never, { path: cmd.file, owner: `skill:${cmd.name}`, env });
     },
     warn: (m) => o.log.warn(m),
     listingBudget: listingBudgetChars(o.contextWindow),

@@ -164,6 +164,7 @@ export function readExtensionFile(
   if (hint) cmd.argumentHint = hint;
   const model = str(f.model);
   if (model && model !== "inherit") cmd.model = model;
+  if (f.hooks && typeof f.hooks === "object") cmd.hooks = f.hooks;
   return cmd;
 }
 

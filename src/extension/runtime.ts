@@ -26,6 +26,8 @@ export type ExtensionsOptions = {
   /** Whether a command's `allowed-tools` may grant anything (project files only in a trusted folder). */
   mayGrant: (cmd: SlashCommand) => boolean;
   runShell: InvokeDeps["runShell"];
+  /** Called once per skill or command the first time it is used (its frontmatter hooks join the session). */
+  onFirstUse?: (cmd: SlashCommand) => void;
   warn: (message: string) => void;
   /** Characters the listing may take (listingBudgetChars). */
   listingBudget: number;
@@ -64,7 +66,12 @@ export function createExtensions(o: ExtensionsOptions): Extensions {
   const invoked: InvokedSkill[] = [];
   const idep: InvokeDeps = { cwd: o.cwd, vars: o.vars, decide: (q) => o.permissions.decide(q), runShell: o.runShell, warn: o.warn };
   const grantFor = (cmd: SlashCommand) => (o.mayGrant(cmd) ? cmd.allowedTools : []);
+  const used = new Set<SlashCommand>();
   const remember = (cmd: SlashCommand, blocks: TextBlock[]) => {
+    if (!used.has(cmd)) {
+      used.add(cmd);
+      o.onFirstUse?.(cmd);
+    }
     if (cmd.kind === "skill") invoked.push({ name: cmd.name, path: cmd.file, content: blocks.map((b) => b.text).join("\n\n") });
   };
 

@@ -32,6 +32,8 @@ export type SlashCommand = {
   disableModelInvocation: boolean;
   /** `user-invocable: false`: only the model can run it (no `/` entry). */
   userInvocable: boolean;
+  /** Frontmatter `hooks`, as written: they join the session once the skill or command is used (contracts §1.2). */
+  hooks?: unknown;
 };
 
 /** A file that could not be loaded or was shadowed, named; reported once. */

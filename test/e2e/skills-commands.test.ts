@@ -202,4 +202,17 @@ describe("skills through the Skill tool (issue 14 point 1)", () => {
     expect(text).toContain("### Skill: deploy");
     expect(text).toContain("DEPLOY-BODY: run the script in");
   });
+
+  test("a skill's frontmatter hooks join the session once it is used", async () => {
+    const cwd = project();
+    writeTree(cwd, {
+      ".claude/skills/guard/SKILL.md":
+        "---\ndescription: Guards the shell\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: \"echo SKILL-HOOK-BLOCK >&2; exit 2\"\n---\nGUARD-BODY\n",
+    });
+    const r = await runWith(cwd, [bashCall("echo before"), skillCall("guard"), bashCall("echo after"), say("ok")], ["--output-format", "json", "--allowedTools", "Bash"]);
+    expect(r.code).toBe(0);
+    expect(toolResultsOf(r.requests[1]!)[0]).toMatchObject({ is_error: false, text: "before" });
+    expect(toolResultsOf(r.requests[3]!)[0]!.is_error).toBe(true);
+    expect(toolResultsOf(r.requests[3]!)[0]!.text).toContain("SKILL-HOOK-BLOCK");
+  });
 });
