@@ -188,6 +188,8 @@ export function wireCompaction(o: {
   settings: LoadedSettings;
   plugins: PluginRuntime;
   context: ContextWiring;
+  /** More context to restore after compaction (invoked skills). */
+  extraContext?: () => string[];
   lastResponseTokens: () => number;
   transcriptPath: string;
 }): Compactor {
@@ -211,7 +213,7 @@ export function wireCompaction(o: {
         .map((f) => compactInstructionsOf(f.content))
         .filter(Boolean)
         .join("\n\n"),
-    startupContext: () => ctx.startupContext(),
+    startupContext: () => [...ctx.startupContext(), ...(o.extraContext?.() ?? [])],
     lastResponseTokens: o.lastResponseTokens,
     transcriptPath: o.transcriptPath,
   });

@@ -7,6 +7,7 @@ import type { ContextWiring } from "./context-wiring.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import type { Outbox } from "./outbox.ts";
 import type { Evaluator } from "../permission/index.ts";
+import type { PermissionEvaluator } from "../permission/types.ts";
 import { createToolRegistry, type ToolRegistry } from "../tool/registry.ts";
 import type { Tool } from "../tool/types.ts";
 
@@ -37,6 +38,16 @@ export function wireAgentTool(o: {
   flagAgents?: Record<string, unknown>;
   outbox: Outbox;
   log: Diagnostics;
+  /** Claude Code plugins' `agents/` folders (agents named `<plugin>:<name>`). */
+  pluginDirs?: Array<{ plugin: string; dir: string }>;
+  /** An agent's permissionMode as an evaluator (src/cli/main-agent.ts). */
+  permissionsFor?: (agent: AgentDefinition) => PermissionEvaluator | undefined;
+  /** An agent's own hooks for the length of its run (src/cli/main-agent.ts). */
+  scopedHooks?: (agent: AgentDefinition) => (() => void) | undefined;
+  /** More context before an agent's first prompt (its `skills`). */
+  agentContext?: (agent: AgentDefinition) => string[];
+  /** Report only the loading warnings that name a file under these folders (the rest were said already). */
+  onlyWarningsFrom?: string[];
 }): { tool: Tool; agents: AgentDefinition[] } {
   return sessionAgentTool({
     cwd: o.cwd,
@@ -47,10 +58,15 @@ export function wireAgentTool(o: {
     parent: o.parent,
     mainModel: o.mainModel,
     // Instruction files reach every subagent, Explore and Plan included: users asked for it (user-demand §4).
-    promptContext: () => [renderInstructions(o.context.instructions.get().files)].filter(Boolean),
-    warn: (m) => o.log.warn(m),
+    promptContext: (agent) => [renderInstructions(o.context.instructions.get().files), ...(o.agentContext?.(agent) ?? [])].filter(Boolean),
+    warn: (m) => {
+      if (!o.onlyWarningsFrom || o.onlyWarningsFrom.some((d) => m.includes(d))) o.log.warn(m);
+    },
     flagAgents: o.flagAgents,
+    pluginDirs: o.pluginDirs,
     extra: {
+      ...(o.permissionsFor ? { permissionsFor: o.permissionsFor } : {}),
+      ...(o.scopedHooks ? { scopedHooks: o.scopedHooks } : {}),
       onEvent: (ev, from) => {
         if (ev.type === "assistant" || ev.type === "user") o.outbox.push({ type: "subagent", event: ev, ...from });
       },

@@ -45,6 +45,13 @@ export type Evaluator = PermissionEvaluator & {
   setMode(mode: PermissionMode): void;
   /** Adds allow/deny rules for the rest of the session, as if given with --allowedTools/--disallowedTools. */
   addRules(behavior: "allow" | "deny", rules: string[]): void;
+  /**
+   * Replaces the temporary allow rules of a running skill or slash command (`allowed-tools`, contracts §6.2:
+   * they last until the next user message); `[]` withdraws them. Bad rules are skipped as for --allowedTools.
+   */
+  grant(rules: string[]): void;
+  /** The temporary allow rules in force. */
+  readonly granted: readonly string[];
   workingDirectories: string[];
   /** Problems found while reading rules (bad rule skipped), each naming file and index. */
   warnings: string[];
@@ -101,8 +108,9 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
   const cwd = real(opts.cwd, "/");
   // Rules added mid-session (the Agent SDK's updatedPermissions, apply_flag_settings) count as command-line rules.
   const added = { allow: [] as string[], deny: [] as string[] };
+  let granted: string[] = [];
   const build = (): RuleSet =>
-    buildRuleSet({ settings: opts.settings, cwd, home, allowedTools: [...(opts.allowedTools ?? []), ...added.allow], disallowedTools: [...(opts.disallowedTools ?? []), ...added.deny] });
+    buildRuleSet({ settings: opts.settings, cwd, home, allowedTools: [...(opts.allowedTools ?? []), ...added.allow, ...granted], disallowedTools: [...(opts.disallowedTools ?? []), ...added.deny] });
   let set: RuleSet = build();
   let mode: PermissionMode = opts.mode ?? modeFromSettings(opts.settings) ?? "default";
   if (!PERMISSION_MODES.includes(mode)) mode = "default";
@@ -250,6 +258,14 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
     addRules(behavior: "allow" | "deny", rules: string[]) {
       added[behavior].push(...rules);
       set = build();
+    },
+    grant(rules: string[]) {
+      if (rules.length === 0 && granted.length === 0) return;
+      granted = [...rules];
+      set = build();
+    },
+    get granted() {
+      return granted;
     },
     workingDirectories,
     grepExcludes: (searchDir: string) => {
