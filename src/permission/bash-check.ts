@@ -1,5 +1,6 @@
 import { basename, join } from "node:path";
 import { INDIRECT, parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
+import { type OptionEffects, optionEffects } from "./bash-options.ts";
 import { codeMayExec, gitContentScope, gitTopLevel, isDirectory, optionPathCandidates, recursiveTargets, trackedFiles } from "./bash-readers.ts";
 import {
   CODE_FLAGS, EXEC_STRING, execStringIndex, gitGlobals, gitOperands, HARMLESS_ENV, isReadOnlyCommand, pathArgs, reachesEnv, renderArgv, SAFE_ENV, SHELLS, unwrap, WRAPPERS,
@@ -19,7 +20,11 @@ export type BashContext = {
 };
 
 /** One command the shell would run, after wrappers, nested shells, xargs and find -exec were opened up. */
-type Unit = { argv: ShellWord[]; envNames: string[]; allowArgv: ShellWord[]; allowAssigns: string[]; raw: string; cmd: SimpleCommand; implicitArgs: boolean; chdir?: ShellWord; opaque?: string };
+type Unit = { argv: ShellWord[]; envNames: string[]; allowArgv: ShellWord[]; allowAssigns: string[]; raw: string; cmd: SimpleCommand; implicitArgs: boolean; chdir?: ShellWord; opaque?: string; fx?: OptionEffects };
+
+/** Read-only: the command is (options included, see bash-options.ts), nothing hides what runs, and its environment is harmless. */
+const readOnlyUnit = (u: Unit): boolean =>
+  isReadOnlyCommand(u.argv) && !u.opaque && u.envNames.every((n) => HARMLESS_ENV.test(n));
 
 const MAX_PARTS = 50;
 const DEV_FILES = /^\/dev\/(null|stdout|stderr|tty|fd\/[012])$/;
@@ -49,6 +54,9 @@ function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out
     const unit: Unit = { argv: d.argv, envNames, allowArgv: a.argv, allowAssigns: [...safeAssigns, ...a.assigns.filter((n) => !SAFE_ENV.test(n))], raw: cmd.raw, cmd, implicitArgs: d.implicitArgs, chdir: d.chdir };
     out.push(unit);
     const name = d.argv[0]?.static ? basename(d.argv[0].value) : "";
+    // Options that run a program (`git grep -Orm`, `sort --compress-prog=sh`, `tar --to-command`) hide what runs.
+    unit.fx = optionEffects(d.argv);
+    if (unit.fx.exec) unit.opaque = `${name} runs a program named by its option ${unit.fx.exec}`;
     const rest = d.argv.slice(1);
     const nested = (script: ShellWord | string | undefined, what: string) => {
       if (depth > 4) return `${what} nested too deep`;
@@ -242,7 +250,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
   // Order of parts is unknown once something runs in the background or in a pipeline next to a change.
   const unordered = units.some((u) => u.cmd.background);
   let linkChangeAt = -1;
-  const linkChangers = units.map((u) => !u.opaque && linksMayChange(u, isReadOnlyCommand(u.argv) && u.envNames.every((n) => HARMLESS_ENV.test(n))));
+  const linkChangers = units.map((u) => !u.opaque && linksMayChange(u, readOnlyUnit(u)));
   const repeatChanger = units.some((u, i) => linkChangers[i] && u.cmd.repeat);
   const trackedCache = new Map<string, string[] | undefined>();
 
@@ -283,7 +291,10 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     if (name === "tee") writes.push(...reads.splice(0));
     const blobs = name === "git" ? gitOperands(u.argv).blobs : [];
     for (const s of codeStrings(u.argv, u.cmd)) reads.push({ value: s, raw: s, static: true, glob: false });
-    const readOnly = isReadOnlyCommand(u.argv) && !u.opaque && u.envNames.every((n) => HARMLESS_ENV.test(n));
+    const readOnly = readOnlyUnit(u);
+    // Files options read and write (`sort -o F`, `tree -oF`, `--output=F`, `jq --rawfile N F`), parsed as the program does.
+    reads.push(...(u.fx?.reads ?? []));
+    writes.push(...(u.fx?.writes ?? []).filter((x) => !(x.static && DEV_FILES.test(x.value))));
     let partVerdict: Verdict | undefined;
     let unknownPath: string | undefined = u.implicitArgs && hasPathDenies ? `${name || "xargs"} gets its file names at run time` : chdirUnknown;
     // Links made or paths moved by an earlier part (or one whose order is unknown) may send this part's paths elsewhere.
@@ -319,6 +330,8 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
           }
           const ask = findPathRule(set, "ask", "Read", paths) ?? (write ? findPathRule(set, "ask", "Edit", paths) : undefined);
           if (ask) partVerdict ??= { behavior: "ask", reason: `${word.value} is covered by ask rule ${ask.text}`, rule: ask };
+          // A value in an option of a command that writes may be where it writes (`--log=~/.bashrc`, `-o.git/hooks/x`).
+          if (denyOnly && write && paths.some(isProtectedPath)) protectedWrite = true;
           if (denyOnly) continue;
           const inside = rp.physical.every((p) => ctx.workingDirs.some((d) => isInside(d, p)));
           if (!inside) outside = true;

@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { optionEffects } from "./bash-options.ts";
 import type { ShellWord } from "./bash-parse.ts";
 
 /** Env vars an allow rule may look past (internals §9.1); deny and ask rules look past every assignment. */
@@ -150,6 +151,9 @@ export function isReadOnlyCommand(argv: ShellWord[]): boolean {
   }
   const name = argv[0]!.value;
   if (!READ_ONLY.has(name)) return false;
+  // An option that runs a program, writes a file or changes state, in any spelling the program accepts.
+  const fx = optionEffects(argv);
+  if (fx.exec || fx.refuse || fx.writes.some((x) => !/^\/dev\/(null|stdout|stderr)$/.test(x.value))) return false;
   const args = argv.slice(1).map((x) => x.value);
   switch (name) {
     case "find":
@@ -160,8 +164,7 @@ export function isReadOnlyCommand(argv: ShellWord[]): boolean {
     case "printf":
       // `printf -v NAME` assigns a shell variable (PATH ...) that later commands see.
       return !args.some((x) => /^-v/.test(x));
-    case "sort":
-      return !args.some((x) => x === "-o" || x.startsWith("--output") || x.startsWith("--compress-program") || /^-[a-zA-Z]*o/.test(x));
+    // sort's -o/--output/--compress-program, and every option that runs, writes or reads, are parsed in bash-options.ts.
     case "uniq":
       return args.filter((x) => !x.startsWith("-")).length <= 1;
     case "rg":
