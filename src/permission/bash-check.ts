@@ -1,4 +1,5 @@
 import { basename, join } from "node:path";
+import { braceExpand, unescapePattern } from "./bash-braces.ts";
 import { INDIRECT, parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
 import { type OptionEffects, optionEffects } from "./bash-options.ts";
 import { codeMayExec, gitContentScope, gitTopLevel, isDirectory, optionPathCandidates, recursiveTargets, trackedFiles } from "./bash-readers.ts";
@@ -142,6 +143,23 @@ function codeOf(argv: ShellWord[], cmd: SimpleCommand): string[] {
   return code;
 }
 
+/** argv after brace expansion (empty unquoted results dropped), argv itself when nothing expands, undefined when too many. */
+function braceArgv(argv: ShellWord[]): ShellWord[] | undefined {
+  if (!argv.some((x) => x.pattern !== undefined)) return argv;
+  const out: ShellWord[] = [];
+  for (const x of argv) {
+    if (x.pattern === undefined) {
+      out.push(x);
+      continue;
+    }
+    const alts = braceExpand(x.pattern);
+    if (!alts) return undefined;
+    for (const a of alts) if (a !== "") out.push({ ...x, value: unescapePattern(a), pattern: undefined });
+    if (out.length > 256) return undefined;
+  }
+  return out;
+}
+
 /** Quoted strings in inline code (`python -c "open('.env')"`) that may name files. */
 function codeStrings(argv: ShellWord[], cmd: SimpleCommand): string[] {
   return codeOf(argv, cmd).flatMap((c) => [...c.matchAll(/["']([^"'\s]+)["']|<\s*([^\s;|]+)/g)].map((m) => (m[1] ?? m[2])!));
@@ -253,10 +271,18 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
   const linkChangers = units.map((u) => !u.opaque && linksMayChange(u, readOnlyUnit(u)));
   const repeatChanger = units.some((u, i) => linkChangers[i] && u.cmd.repeat);
   const trackedCache = new Map<string, string[] | undefined>();
+  const globOptions = units.some((u) => u.argv[0]?.static && basename(u.argv[0].value) === "shopt");
 
   units.forEach((u, index) => {
     const name = u.argv[0]?.static ? basename(u.argv[0].value) : "";
     const denySubjects = [renderArgv(u.argv, false), renderArgv(u.argv, true), u.raw.trim()];
+    // The command line after brace expansion (`git {push,} origin` runs git push).
+    const braced = braceArgv(u.argv);
+    if (braced === undefined) u.opaque ??= "its words brace-expand to too many";
+    else if (braced !== u.argv) {
+      denySubjects.push(renderArgv(braced, false));
+      if (name === "git") denySubjects.push(renderArgv(gitGlobals(braced).argv, false));
+    }
     if (u.argv[0]?.static && u.argv[0].value.includes("/")) denySubjects.push([basename(u.argv[0].value), ...u.argv.slice(1).map((x) => x.value)].join(" "));
     // `Bash(git push:*)` must also see `git -C . --no-pager push`.
     if (name === "git") denySubjects.push(renderArgv(gitGlobals(u.argv).argv, false));
@@ -302,10 +328,27 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     let outside = false;
     let protectedWrite = false;
     let writesOk = true;
-    const check = (word: ShellWord, write: boolean, verb: string, denyOnly = false) => {
+    const check = (word: ShellWord, write: boolean, verb: string, denyOnly = false): void => {
       if (!word.static) {
         unknownPath ??= `cannot tell which file ${word.raw} names`;
         return;
+      }
+      // `shopt -s nocaseglob` / `extglob` / `dotglob` ... change what a pattern matches.
+      if (word.glob && globOptions) unknownPath ??= "shopt changes what file name patterns match";
+      // Brace expansion first (`cat {".env",x}`, `.e{n,}v`): every word it makes is checked.
+      if (word.pattern !== undefined) {
+        const alts = braceExpand(word.pattern);
+        if (!alts) {
+          unknownPath ??= `${word.raw} expands to too many words`;
+          return;
+        }
+        if (alts.length !== 1 || alts[0] !== word.pattern) {
+          for (const a of alts) {
+            const value = unescapePattern(a);
+            check({ ...word, value, pattern: undefined, glob: /[*?[]/.test(value) }, write, verb, denyOnly);
+          }
+          return;
+        }
       }
       if (DEV_FILES.test(word.value)) return;
       const relative = !word.value.startsWith("/") && !word.raw.startsWith("~");
