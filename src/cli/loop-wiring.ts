@@ -124,6 +124,7 @@ export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConv
       sideQuery: o.sideQuery,
       toolUseId,
       searchExcludes: (dir) => o.permissions.grepExcludes(dir),
+      searchHides: (p) => o.permissions.searchHides(p),
       sandbox: o.sandbox?.(),
       beforeFileChange: checkpointing ? (p) => o.checkpoints!.beforeFileChange(p) : undefined,
     }),

@@ -121,7 +121,8 @@ export function createGrepTool(opts: GrepToolOptions = {}): Tool<GrepInput> {
         onlyMatching: content && (input["-o"] ?? false),
         signal: ctx.signal,
       };
-      const hits = await sortHits(await engine(q));
+      // Denied files were left out of the search; a file reached another way (a link, a named root) is dropped here.
+      const hits = await sortHits((await engine(q)).filter((h) => !ctx.searchHides?.(path.resolve(abs, h.path))));
       const { text, details } = formatHits(hits, {
         mode,
         lineNumbers: input["-n"] ?? true,
