@@ -2,7 +2,7 @@ import { basename, join } from "node:path";
 import { braceExpand, unescapePattern } from "./bash-braces.ts";
 import { INDIRECT, parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
 import { type OptionEffects, optionEffects } from "./bash-options.ts";
-import { codeMayExec, gitContentScope, gitTopLevel, isDirectory, optionPathCandidates, recursiveTargets, trackedFiles } from "./bash-readers.ts";
+import { codeMayExec, gitConfigUnprotected, gitContentScope, gitTopLevel, isDirectory, optionPathCandidates, recursiveTargets, trackedFiles } from "./bash-readers.ts";
 import {
   CODE_FLAGS, EXEC_STRING, execStringIndex, gitGlobals, gitOperands, HARMLESS_ENV, isReadOnlyCommand, pathArgs, reachesEnv, renderArgv, SAFE_ENV, SHELLS, unwrap, WRAPPERS,
 } from "./bash-words.ts";
@@ -55,9 +55,6 @@ function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out
     const unit: Unit = { argv: d.argv, envNames, allowArgv: a.argv, allowAssigns: [...safeAssigns, ...a.assigns.filter((n) => !SAFE_ENV.test(n))], raw: cmd.raw, cmd, implicitArgs: d.implicitArgs, chdir: d.chdir };
     out.push(unit);
     const name = d.argv[0]?.static ? basename(d.argv[0].value) : "";
-    // Options that run a program (`git grep -Orm`, `sort --compress-prog=sh`, `tar --to-command`) hide what runs.
-    unit.fx = optionEffects(d.argv);
-    if (unit.fx.exec) unit.opaque = `${name} runs a program named by its option ${unit.fx.exec}`;
     const rest = d.argv.slice(1);
     const nested = (script: ShellWord | string | undefined, what: string) => {
       if (depth > 4) return `${what} nested too deep`;
@@ -230,6 +227,12 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
   const params = new Set(parsed.params);
   const err = expandUnits(parsed.commands, ctx, 0, units, params);
   if (err) return { behavior: exactDeny ? "deny" : "ask", reason: exactDeny ? `denied by rule ${exactDeny.text}` : `The command needs approval: ${err}`, rule: exactDeny, bypassable: !exactDeny };
+  // Options that run a program (`git grep -Orm`, `sort --compress-prog=sh`, `tar --to-command`) hide what runs; also in
+  // commands find -exec and xargs start.
+  for (const u of units) {
+    u.fx = optionEffects(u.argv);
+    if (u.fx.exec) u.opaque ??= `${u.argv[0]?.value ?? ""} runs a program named by its option ${u.fx.exec}`;
+  }
   if (units.length > MAX_PARTS) return { behavior: "ask", reason: `The command has ${units.length} parts (more than ${MAX_PARTS}), so it needs the user's approval`, bypassable: true };
 
   const hasPathDenies = set.pathRules.deny.Read.length + set.pathRules.deny.Edit.length > 0;
@@ -317,7 +320,9 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     if (name === "tee") writes.push(...reads.splice(0));
     const blobs = name === "git" ? gitOperands(u.argv).blobs : [];
     for (const s of codeStrings(u.argv, u.cmd)) reads.push({ value: s, raw: s, static: true, glob: false });
-    const readOnly = readOnlyUnit(u);
+    // git reads the configuration of the repository it finds, which can name programs (core.fsmonitor, diff.external):
+    // one outside a `.git` folder (a bare repository written as plain files) is no protected path.
+    const readOnly = readOnlyUnit(u) && !(name === "git" && heres.some(gitConfigUnprotected));
     // Files options read and write (`sort -o F`, `tree -oF`, `--output=F`, `jq --rawfile N F`), parsed as the program does.
     reads.push(...(u.fx?.reads ?? []));
     writes.push(...(u.fx?.writes ?? []).filter((x) => !(x.static && DEV_FILES.test(x.value))));
@@ -388,6 +393,8 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     if (u.chdir?.static) for (const h of heres) check({ ...u.chdir, value: h, raw: u.chdir.raw, glob: false }, false, "runs in");
     const writeCmd = !readOnly;
     for (const r of reads) check(r, writeCmd, writeCmd ? "uses" : "reads");
+    // A write whose target is only known at run time (`> $(echo ~/.bashrc)`) may land anywhere, a protected path too.
+    const unknownWrite = writes.find((x) => !x.static);
     for (const wr of writes) check(wr, true, "writes");
     for (const o of optionPathCandidates(u.argv)) check(o, writeCmd, "names in an option", true);
     for (const b of blobs)
@@ -476,6 +483,10 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     if (u.opaque) {
       const bashRules = set.byList.deny.some((r) => r.toolName === "Bash") || set.byList.ask.some((r) => r.toolName === "Bash");
       verdicts.push({ behavior: "ask", reason: `${u.opaque}, which cannot be checked`, hard: hasPathDenies || bashRules, pathOnly: !bashRules });
+      return;
+    }
+    if (unknownWrite && ctx.mode !== "bypassPermissions") {
+      verdicts.push({ behavior: "ask", reason: `cannot tell where it writes (${unknownWrite.raw})`, hard: true });
       return;
     }
     if (protectedWrite && ctx.mode !== "bypassPermissions") {

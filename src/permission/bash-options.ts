@@ -88,7 +88,8 @@ const SPECS: Record<string, Spec> = {
   date: { short: { f: "read", r: "read", s: "refuse", d: "value" }, long: { file: "read", reference: "read", set: "refuse", date: "value", "rfc-3339": "value", "iso-8601": "opt" } },
   hostname: { short: { F: "refuse", b: "refuse" }, long: { file: "refuse", boot: "refuse" } },
   tree: {
-    short: { o: "write", L: "value", P: "value", I: "value", H: "value", T: "value" },
+    // -R runs tree again in every folder with `-o 00Tree.html`: it writes.
+    short: { o: "write", R: "refuse", L: "value", P: "value", I: "value", H: "value", T: "value" },
     long: { infofile: "read", gitfile: "read", charset: "value", filelimit: "value", timefmt: "value", sort: "value", hintro: "value", houtro: "value", prune: "flag" },
   },
   less: {

@@ -362,13 +362,22 @@ const SETS_NAMED = new Set(["read", "mapfile", "readarray", "getopts", "unset", 
 /** Builtins after which any variable may have changed. */
 const SETS_ANY = new Set(["eval", "source", "."]);
 
-/** Every name assigned anywhere in the script, and the ones set at run time by builtins (first pass). */
-function findAssignments(ctx: Ctx, file: ShNode): void {
+/**
+ * One pass over the script before commands are collected (the parser's tree walk is the costly part): every
+ * parameter expanded (ParseResult.params; INDIRECT for `${!x}` / `${!prefix*}`), every name assigned anywhere,
+ * and the names builtins set at run time.
+ */
+function scanScript(ctx: Ctx, file: ShNode): string[] {
   const s = sh();
+  const params = new Set<string>();
   s.Walk(file, (n) => {
     if (!n) return true;
     const t = s.NodeType(n);
-    if (t === "Assign" && n.Name?.Value) ctx.assigned.add(n.Name.Value);
+    if (t === "ParamExp") {
+      if (n.Excl || n.Names) params.add(INDIRECT);
+      // Special parameters ($!, $?, $1 ...) are no environment names.
+      if (/^[A-Za-z_]\w*$/.test(n.Param?.Value ?? "")) params.add(n.Param.Value);
+    } else if (t === "Assign" && n.Name?.Value) ctx.assigned.add(n.Name.Value);
     else if (t === "ForClause" && n.Loop?.Name?.Value) ctx.assigned.add(n.Loop.Name.Value);
     else if (t === "CallExpr") {
       const words: string[] = (n.Args ?? []).filter(Boolean).map((a: ShNode) => rawOf(ctx, a));
@@ -385,25 +394,11 @@ function findAssignments(ctx: Ctx, file: ShNode): void {
     }
     return true;
   });
+  return [...params];
 }
 
 /** Stands in ParseResult.params for `${!x}` and `${!prefix*}`: a variable named at run time. */
 export const INDIRECT = "${!}";
-
-/** Names of every parameter expansion in the script, heredoc bodies included; INDIRECT for `${!x}` and `${!prefix*}`. */
-function paramNames(file: ShNode): string[] {
-  const s = sh();
-  const names = new Set<string>();
-  s.Walk(file, (n) => {
-    if (n && s.NodeType(n) === "ParamExp") {
-      if (n.Excl || n.Names) names.add(INDIRECT);
-      // Special parameters ($!, $?, $1 ...) are no environment names.
-      if (/^[A-Za-z_]\w*$/.test(n.Param?.Value ?? "")) names.add(n.Param.Value);
-    }
-    return true;
-  });
-  return [...names];
-}
 
 /**
  * Parses a bash command into every simple command it would run. Never throws: a syntax error or an
@@ -425,9 +420,9 @@ export function parseShell(command: string, opts: { env: Record<string, string |
   };
   try {
     const file = sh().NewParser().Parse(command, "command");
-    findAssignments(ctx, file);
+    const params = scanScript(ctx, file);
     collectStmts(ctx, file.Stmts ?? [], "top");
-    return { ok: true, commands: ctx.out, params: paramNames(file) };
+    return { ok: true, commands: ctx.out, params };
   } catch (e) {
     const err = e as { Error?: () => string; message?: string };
     const msg = typeof err?.Error === "function" ? err.Error() : (err?.message ?? String(e));

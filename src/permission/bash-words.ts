@@ -165,6 +165,16 @@ export function isReadOnlyCommand(argv: ShellWord[]): boolean {
       // `printf -v NAME` assigns a shell variable (PATH ...) that later commands see.
       return !args.some((x) => /^-v/.test(x));
     // sort's -o/--output/--compress-program, and every option that runs, writes or reads, are parsed in bash-options.ts.
+    case "date":
+      // `date MMDDhhmm` sets the clock; `+FORMAT` only prints.
+      for (let i = 0; i < args.length; i++) {
+        if (/^-[dfrs]$|^--(date|file|reference|set)$/.test(args[i]!)) i++;
+        else if (!args[i]!.startsWith("-") && !args[i]!.startsWith("+")) return false;
+      }
+      return true;
+    case "hostname":
+      // A name sets the host name.
+      return !args.some((x) => !x.startsWith("-"));
     case "uniq":
       return args.filter((x) => !x.startsWith("-")).length <= 1;
     case "rg":
@@ -172,7 +182,8 @@ export function isReadOnlyCommand(argv: ShellWord[]): boolean {
     case "git": {
       let i = 0;
       while (i < args.length && args[i]!.startsWith("-")) {
-        if (args[i] === "-c" || args[i]!.startsWith("--exec-path") || args[i]!.startsWith("--config-env")) return false;
+        // -c and --config-env set config; --git-dir/--work-tree pick a repository (and its config) anywhere.
+        if (args[i] === "-c" || /^--(exec-path|config-env|git-dir|work-tree)/.test(args[i]!)) return false;
         i += args[i] === "-C" || args[i] === "--git-dir" || args[i] === "--work-tree" ? 2 : 1;
       }
       const sub = args[i];

@@ -138,6 +138,14 @@ describe("variables with several possible values", () => {
   });
 });
 
+describe("writes whose target is known only at run time", () => {
+  test("ask in every mode but bypass, whatever allows the program", () => {
+    const cmds = ["echo x > $(echo protected/x)", `echo x > "$(echo ~/.bashrc)"`, "printf x >> $F", "cat x > `echo protected/x`", "echo x | tee $(echo protected/x)", "sort -o $(echo protected/x) x", "f=$(echo protected/x); echo x > $f"];
+    for (const mode of MODES) notAllowed(cmds, { mode, perms: { ...DENY, allow: ["Bash(echo:*)", "Bash(printf:*)", "Bash(cat:*)", "Bash(tee:*)", "Bash(sort:*)"] } });
+    notAllowed(cmds, { mode: "acceptEdits", perms: {} });
+  });
+});
+
 describe("directories the shell may or may not be in", () => {
   test("a cd that may fail, a cd in a subshell, pushd/popd, CDPATH", () => {
     notAllowed([

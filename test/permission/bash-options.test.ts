@@ -228,6 +228,27 @@ describe("read-only commands that change state are not read-only", () => {
   });
 });
 
+describe("state a read-only command can change, and repositories it can be pointed at", () => {
+  test("date and hostname with an operand set the clock or the name; tree -R writes 00Tree.html files", () => {
+    notAllowed(["date 010100002020", "date -u 0101", "hostname evil", "tree -R -H . src", "tree -aR src"], { perms: {} });
+    allowed(["date +%s", "date -d yesterday +%F", "date -u", "hostname", "hostname -f"], { perms: {} });
+  });
+  test("git pointed at a repository whose config is no protected file (--git-dir, a bare repository written as files)", () => {
+    const bare = join(t.cwd, "y");
+    for (const d of ["objects", "refs"]) mkdirSync(join(bare, d), { recursive: true });
+    writeFileSync(join(bare, "HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(join(bare, "config"), "[core]\n\tbare = true\n[diff]\n\texternal = rm\n");
+    for (const mode of MODES) {
+      notAllowed(["git --git-dir=y status", "git --git-dir y log", "git --work-tree=. --git-dir=y diff", "GIT_DIR=y git status", "git -C y diff --no-index a b", "cd y && git diff --no-index a b", "cd y/objects && git log"], { mode, perms: {} });
+      allowed(["git status", "git -C src log", "cd src && git diff"], { mode, perms: {} });
+    }
+  });
+  test("a program an option names inside find -exec or xargs meets the deny rules too", () => {
+    const perms: Perms = { ...DENY, allow: ["Bash(find:*)", "Bash(git grep:*)", "Bash(xargs:*)", "Bash(sort:*)"] };
+    notAllowed(["find . -name x -exec git grep -Orm x \\;", "find . -exec sort --compress-prog=rm {} +", "echo x | xargs sort --compress-p=rm"], { perms });
+  });
+});
+
 describe("ordinary use stays read-only", () => {
   test("the same programs without those options run without a prompt", () => {
     allowed([
