@@ -1,13 +1,16 @@
 // The real Agent SDK 0.3.332 against the compiled binary (issue 15 point 4): in-process MCP servers
 // (createSdkMcpServer) served over the control channel (contracts §4.6 mcp_message), and `mcpServers` entries the
 // SDK passes as --mcp-config, both listed in system/init as Claude Code lists them.
-import { afterEach, beforeAll, beforeEach, expect, test } from "bun:test";
+import { afterEach, beforeAll, beforeEach, expect, setDefaultTimeout, test } from "bun:test";
 import { createSdkMcpServer, tool } from "@anthropic-ai/claude-agent-sdk";
 import { z } from "zod";
 import { startFakeAnthropic, toolResultsOf, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
 import { yokeBin } from "../helpers/binary.ts";
 import { promptQueue, sdkOptions, sdkQuery, sdkRun } from "../helpers/agent-sdk.ts";
 import { everything, toolNames } from "./mcp-helpers.ts";
+
+// Real MCP servers (node packages) start in ~1 s alone and several seconds on a loaded 2-core machine.
+setDefaultTimeout(30_000);
 
 let fake: FakeAnthropic;
 beforeAll(() => void yokeBin());

@@ -1,10 +1,13 @@
 // Issue 13 point 6: `yoke mcp list|get|add|add-json|remove` through the compiled binary.
-import { beforeAll, expect, test } from "bun:test";
+import { beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { tiny } from "./mcp-helpers.ts";
+
+// Real MCP servers (node packages) start in ~1 s alone and several seconds on a loaded 2-core machine.
+setDefaultTimeout(30_000);
 
 beforeAll(() => {
   yokeBin();

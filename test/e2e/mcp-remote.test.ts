@@ -1,10 +1,13 @@
 // Issue 13 points 2 and 7: the same real server (server-everything) over streamable HTTP and SSE, on loopback.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { yokeBin } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { runWith, say } from "./hooks-helpers.ts";
 import { everythingPath } from "./mcp-helpers.ts";
+
+// Real MCP servers (node packages) start in ~1 s alone and several seconds on a loaded 2-core machine.
+setDefaultTimeout(30_000);
 
 type Served = { port: number; proc: Bun.Subprocess };
 const served: Served[] = [];
