@@ -170,7 +170,14 @@ export function optionEffects(argv: ShellWord[]): OptionEffects {
   const takesNext = (k: Kind) => k === "value" || k === "read" || k === "write" || k === "exec" || k === "name+read" || k === "name+value" || k === "data" || k === "ssh-option";
   for (let i = 0; i < words.length; i++) {
     const x = words[i]!;
-    if (!x.static) continue;
+    if (!x.static) {
+      // A word built at run time may be any option (`-O$x`, `$opt`): the worst one this program has.
+      const kinds = [...Object.values(spec.short ?? {}), ...Object.values(spec.long ?? {})];
+      if (kinds.some((k) => k === "exec" || k === "opt-exec")) fx.exec ??= `built at run time (${x.raw})`;
+      else if (kinds.includes("write")) fx.writes.push(x);
+      else if (kinds.some((k) => k === "read" || k === "name+read")) fx.reads.push(x);
+      continue;
+    }
     const v = x.value;
     if (v === "--") break;
     if (spec.plusCommand && v.startsWith("+") && v.length > 1) {

@@ -86,6 +86,12 @@ describe("options that run a program", () => {
   test("without any rule they still ask: a read-only command that runs a program is not read-only", () => {
     for (const mode of MODES) notAllowed(EXEC.filter((c) => /^(git grep|sort|rg|less)/.test(c)), { mode, perms: {} });
   });
+  test("an option built at run time may be the one that runs a program", () => {
+    const perms: Perms = { ...DENY, allow: ["Bash(git grep:*)", "Bash(sort:*)", "Bash(tar:*)", "Bash(rg:*)"] };
+    notAllowed(["git grep -O$x keep", "git grep $o keep", `git grep "$o" keep`, "sort $o x", "sort --compress-program=$x x", "tar -c --to-command=$x -f a.tar src", "rg $o x", "sort -o $f x"], { perms });
+    // A value the option before it takes is no option (whole-tree readers with a variable ask for their own reason).
+    allowed(["git grep -e \"$p\" -- src", "sort -k \"$k\" x"], { perms: { deny: ["Bash(rm:*)"], allow: perms.allow } });
+  });
   test("an allow rule for the wrapper program does not cover a denied program it runs", () => {
     const perms: Perms = { ...DENY, allow: ["Bash(git grep:*)", "Bash(sort:*)", "Bash(tar:*)", "Bash(rsync:*)", "Bash(less:*)", "Bash(rg:*)", "Bash(git rebase:*)"] };
     notAllowed(["git grep -Orm keep", "sort --compress-prog=rm x", "tar -cf a.tar --to-command=rm src", "rsync -e rm a b", "rg --pre=rm x", "git rebase -x rm HEAD~1"], { perms });
