@@ -443,7 +443,12 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
         }
       }
     if (name === "cd" || name === "pushd") {
-      const t = u.argv.slice(1).find((x) => !(x.static && /^-[LPe@]+$/.test(x.value)));
+      // Options, then `--` ends them: `cd -- secrets` goes to secrets.
+      const args = u.argv.slice(1);
+      let k = 0;
+      while (k < args.length && args[k]!.static && /^-[LPe@]+$/.test(args[k]!.value)) k++;
+      if (args[k]?.static && args[k]!.value === "--") k++;
+      const t = args[k];
       let next: string[] | undefined;
       if (!t) next = stateChanged("HOME") ? undefined : [ctx.home];
       else if (!t.static || t.value === "-" || /^[+-]\d+$/.test(t.value)) next = undefined;

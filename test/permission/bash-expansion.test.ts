@@ -160,6 +160,9 @@ describe("directories the shell may or may not be in", () => {
       "pushd secrets; popd; cat key.pem",
       "for d in secrets; do cd $d; done; cat key.pem",
       "CDPATH=.:secrets cd inner; cat n.txt",
+      "cd -- secrets; cat key.pem",
+      "cd -P -- secrets; cat key.pem",
+      "pushd -- secrets; cat key.pem",
     ]);
   });
 });
