@@ -231,7 +231,14 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
   // commands find -exec and xargs start.
   for (const u of units) {
     u.fx = optionEffects(u.argv);
+    // A wrapper's own options count too (`xargs -a .env echo` reads .env).
+    if (u.cmd.argv !== u.argv && u.cmd.argv[0]?.value !== u.argv[0]?.value) {
+      const outer = optionEffects(u.cmd.argv);
+      u.fx = { reads: [...u.fx.reads, ...outer.reads], writes: [...u.fx.writes, ...outer.writes], exec: u.fx.exec ?? outer.exec, refuse: u.fx.refuse ?? outer.refuse };
+    }
     if (u.fx.exec) u.opaque ??= `${u.argv[0]?.value ?? ""} runs a program named by its option ${u.fx.exec}`;
+    // jq looks modules up in search paths (`import "./secrets/x" as $d`): which file it reads cannot be told.
+    if (u.argv[0]?.value === "jq" && u.argv.some((x) => x.static && /\b(import|include)\s*"/.test(x.value))) u.opaque ??= "jq imports modules from files it looks up";
   }
   if (units.length > MAX_PARTS) return { behavior: "ask", reason: `The command has ${units.length} parts (more than ${MAX_PARTS}), so it needs the user's approval`, bypassable: true };
 

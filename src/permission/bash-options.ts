@@ -101,6 +101,10 @@ const SPECS: Record<string, Spec> = {
     short: { f: "read", L: "read" },
     long: { "from-file": "read", rawfile: "name+read", slurpfile: "name+read", argfile: "name+read", arg: "name+value", argjson: "name+value", indent: "value" },
   },
+  xargs: {
+    short: { a: "read", I: "value", i: "opt", n: "value", L: "value", l: "opt", P: "value", d: "value", E: "value", e: "opt", s: "value" },
+    long: { "arg-file": "read", "max-args": "value", "max-lines": "value", "max-procs": "value", delimiter: "value", eof: "opt", replace: "opt", "max-chars": "value", "process-slot-var": "value" },
+  },
   find: { singleDash: true, long: { fprint: "write", fprint0: "write", fprintf: "write", fls: "write", "files0-from": "read" } },
   tar: {
     short: { f: "write", C: "value", T: "read", X: "read", I: "exec", F: "exec", b: "value", K: "value", N: "value", g: "write", V: "value", H: "value" },

@@ -217,8 +217,16 @@ describe("options that read: checked as reads", () => {
       "curl -K .env",
       "sed -f .env README.md",
       "awk -f .env README.md",
+      "xargs -a .env echo",
+      "xargs -a.env echo",
+      "xargs --arg-file=.env echo",
+      "xargs --arg=.env echo",
+      "xargs -0 -a .env echo",
     ];
     for (const mode of MODES) denied(cmds, { mode });
+  });
+  test("jq modules are looked up in search paths: an import of a denied file is never allowed silently", () => {
+    notAllowed([`jq -n 'import "./secrets/x" as $d; $d'`, `jq -n 'include "secrets/x"; 1'`, `jq -L . -n 'import "secrets/x" as $d; $d'`], { perms: { ...DENY, allow: ["Bash(jq:*)"] } });
   });
   test("git stash show -p and friends do not print a denied file silently", () => {
     notAllowed(["git stash show -p", "git stash show --patch", "git stash show -u", "git stash show --include-untracked -p", "git stash show stash@{0} -p"]);
