@@ -40,6 +40,7 @@ import { modelSwitch, wireProvider, type ModelSwitch } from "./provider-wiring.t
 import type { AgentDefinition } from "../agent/types.ts";
 import { setupSession, type SessionSetup } from "./session-wiring.ts";
 import { createOutbox, type Outbox } from "./outbox.ts";
+import { wireAutoMode } from "./auto-mode-wiring.ts";
 import { fallbackModels, parseAgentsFlag, parseBudget, parseMaxTurns, structuredOutput } from "./run-options.ts";
 import { wireAgentTool, wireTools } from "./tool-wiring.ts";
 
@@ -307,6 +308,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     sandbox: () => sandbox,
   });
   deps = loop.deps;
+  // Built whatever the starting mode: the Agent SDK may switch to auto mid-session.
+  deps.autoMode = wireAutoMode({ settings, env, provider, usage, rules: () => permissions.rules, sessionId, cwd, warn: (m) => log.warn(m) });
   onLoaded = (files) => void loop.state.loadedInstructions.push(...files);
 
   const view: SessionView = {

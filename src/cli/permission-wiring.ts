@@ -13,6 +13,7 @@ import { applyWorkspaceTrust, trustNotice } from "../trust/workspace.ts";
 import { writeErr } from "../util/output.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
+import { autoModeDisabledBy } from "./auto-mode-wiring.ts";
 
 const flagStr = (a: ParsedArgs, k: string) => (typeof a.flags[k] === "string" ? (a.flags[k] as string) : undefined);
 const flagList = (a: ParsedArgs, k: string) => (Array.isArray(a.flags[k]) ? (a.flags[k] as string[]) : []);
@@ -63,6 +64,7 @@ export function resolvePermissionMode(args: ParsedArgs, settings: LoadedSettings
 
 /** Why this mode may not start here (bypass as root outside a sandbox, or disabled by settings), or null. Pure. */
 export function modeProblem(mode: PermissionMode, settings: LoadedSettings, env: Record<string, string | undefined>): string | null {
+  if (mode === "auto" && autoModeDisabledBy(settings)) return "auto mode is disabled by settings (permissions.disableAutoMode).";
   return checkModeAllowed(mode, { uid: process.getuid?.() ?? 1000, env, disableBypass: bypassDisabledBy(settings) });
 }
 
@@ -99,5 +101,6 @@ export function buildPermissionEvaluator(o: {
     declarations: o.declarations,
     sandboxAutoAllow: o.sandboxAutoAllow,
     sandboxEscape: o.sandboxEscape,
+    autoModeDisabled: autoModeDisabledBy(o.settings),
   });
 }

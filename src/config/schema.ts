@@ -27,6 +27,7 @@ export const permissionsSchema = z.looseObject({
   defaultMode: z.enum(["default", "manual", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"]).optional(),
   additionalDirectories: stringArray.optional(),
   disableBypassPermissionsMode: z.literal("disable").optional(),
+  disableAutoMode: z.literal("disable").optional(),
   denyInsteadOfPrompting: z.boolean().optional(),
 });
 
@@ -62,10 +63,24 @@ export const sandboxSettingsSchema = z.looseObject({
     .optional(),
 });
 
+const textOrList = z.union([z.string(), stringArray]);
+
+/** Auto mode's classifier (issue 19): which model, and guidance added to our prompt (never replacing it). */
+export const autoModeSettingsSchema = z.looseObject({
+  classifierModel: z.string().optional(),
+  instructions: textOrList.optional(),
+  // Claude Code's own autoMode lists, read as further guidance lines.
+  environment: stringArray.optional(),
+  allow: stringArray.optional(),
+  soft_deny: stringArray.optional(),
+  hard_deny: stringArray.optional(),
+});
+
 /** Claude Code's settings keys that yoke reads (contracts §2.2). Unknown keys are kept and ignored. */
 export const settingsSchema = z.looseObject({
   $schema: z.string().optional(),
   permissions: permissionsSchema.optional(),
+  autoMode: autoModeSettingsSchema.optional(),
   env: z.record(z.string(), z.coerce.string()).optional(),
   hooks: hooksSchema.optional(),
   disableAllHooks: z.boolean().optional(),

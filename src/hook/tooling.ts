@@ -39,6 +39,8 @@ function syntheticFields(event: HookEventName, tool: string, input: Record<strin
       return { tool_name: tool, tool_input: input, tool_use_id: "toolu_yoke_dry_run" };
     case "PermissionRequest":
       return { tool_name: tool, tool_input: input };
+    case "PermissionDenied":
+      return { tool_name: tool, tool_input: input, tool_use_id: "toolu_yoke_dry_run", reason: "Auto mode blocked this action: yoke hooks run sample" };
     case "PostToolUse":
       return { tool_name: tool, tool_input: input, tool_response: {}, tool_use_id: "toolu_yoke_dry_run" };
     case "PostToolUseFailure":

@@ -5,6 +5,7 @@
 export const HOOK_EVENTS = [
   "PreToolUse",
   "PermissionRequest",
+  "PermissionDenied",
   "PostToolUse",
   "PostToolUseFailure",
   "UserPromptSubmit",
@@ -51,6 +52,8 @@ export type HookOutcome = {
   systemMessages: string[];
   /** PostToolUse `updatedToolOutput` / `updatedMCPToolOutput` (last handler wins). */
   updatedToolOutput?: unknown;
+  /** PermissionDenied `retry: true`: the model may try the denied call again. */
+  retry?: boolean;
   /** UserPromptSubmit / SessionStart `sessionTitle`. */
   sessionTitle?: string;
   /** UserPromptSubmit `suppressOriginalPrompt`. */

@@ -263,7 +263,7 @@ export async function* runTurn(
     for (const batch of batches(deps, runnable)) {
       if (signal.aborted) break;
       for (const c of batch) yield { type: "tool_start", toolUseId: c.id, name: c.name, input: c.input };
-      const results = await Promise.all(batch.map((c) => runToolCall(deps, c, signal)));
+      const results = await Promise.all(batch.map((c) => runToolCall(deps, c, signal, convo.messages)));
       outcomes.push(...results);
     }
     // Every tool_use needs a tool_result, even when the run was interrupted mid-batch.

@@ -1,7 +1,8 @@
 import type { HookBus, HookEventName } from "../hook/types.ts";
+import type { AutoMode } from "../permission/auto/auto-mode.ts";
 import { resolveHeadless } from "../permission/modes.ts";
 import type { PermissionEvaluator } from "../permission/types.ts";
-import type { ToolResultBlock, ToolUseBlock } from "../provider/types.ts";
+import type { Message, ToolResultBlock, ToolUseBlock } from "../provider/types.ts";
 import { isReadOnly } from "../tool/define-tool.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import type { ToolContext, ToolResult } from "../tool/types.ts";
@@ -27,6 +28,8 @@ export type ToolRunnerDeps = {
   beforeToolRun?: (toolName: string, input: Record<string, unknown>) => Promise<void>;
   /** `permissions.denyInsteadOfPrompting`: an ask is denied even where a prompt surface exists. */
   denyInsteadOfPrompting?: boolean;
+  /** Auto mode's classifier behind its circuit breaker (src/permission/auto); absent outside auto mode. */
+  autoMode?: AutoMode;
 };
 
 export type ToolOutcome = {
@@ -43,7 +46,7 @@ export type ToolOutcome = {
 const errorResult = (id: string, text: string): ToolResultBlock => ({ type: "tool_result", tool_use_id: id, content: text, is_error: true });
 
 /** validate → PreToolUse → permission → execute → PostToolUse. Never throws (DESIGN rule 3). */
-export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, signal: AbortSignal): Promise<ToolOutcome> {
+export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, signal: AbortSignal, history: readonly Message[] = []): Promise<ToolOutcome> {
   const out: ToolOutcome = { block: errorResult(call.id, ""), context: [], systemMessages: [] };
   const tool = deps.tools.get(call.name);
   if (!tool) {
@@ -125,11 +128,28 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
       }
     }
   }
+  // Seed 000 step 3: after the hooks, auto mode's classifier decides what no rule or safety check settled.
+  let paused: string | undefined;
+  if (behavior === "ask" && decision.classify && deps.autoMode && deps.permissions.mode === "auto") {
+    const r = await deps.autoMode.review({ toolName: tool.name, input, toolUseId: call.id, cwd: ctx.cwd, history, readOnly: isReadOnly(tool, input), signal });
+    if (r.behavior === "allow") behavior = "allow";
+    else if (r.behavior === "deny") {
+      behavior = "deny";
+      reason = r.reason;
+      // contracts §1.1: PermissionDenied fires for auto-mode denials only; `retry: true` lets the model try again.
+      if (deps.hooks.has("PermissionDenied")) {
+        const pd = await deps.hooks.emit("PermissionDenied", deps.hookPayload("PermissionDenied", { tool_name: tool.name, tool_input: input, tool_use_id: call.id, reason }), { matchValue: tool.name, signal });
+        out.systemMessages.push(...pd.systemMessages);
+        if (pd.retry) reason = `${reason.replace(/ Do not retry the same action;[^]*$/, "")} A PermissionDenied hook says you may retry this action.`;
+      }
+    } else paused = r.reason;
+  }
   if (behavior === "ask") {
     if (deps.askPermission && !deps.denyInsteadOfPrompting) {
-      const answer = await deps.askPermission({ toolName: tool.name, input, reason, toolUseId: call.id });
+      const answer = await deps.askPermission({ toolName: tool.name, input, reason: paused ? `${paused} ${reason}` : reason, toolUseId: call.id });
       if (answer.allow) {
         behavior = "allow";
+        if (paused) deps.autoMode?.approvedByPerson();
         if (answer.input) {
           input = answer.input;
           // The approver may rewrite the call (an SDK host's updatedInput): deny rules still hold for the new input.
@@ -144,7 +164,7 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
         reason = answer.feedback ? `The user denied this ${tool.name} call and said: ${answer.feedback}` : `The user denied this ${tool.name} call.`;
       }
     } else {
-      const headless = resolveHeadless(decision, { denyInsteadOfPrompting: deps.denyInsteadOfPrompting });
+      const headless = resolveHeadless(paused ? { ...decision, reason: `${paused} ${decision.reason}` } : decision, { denyInsteadOfPrompting: deps.denyInsteadOfPrompting });
       behavior = "deny";
       // resolveHeadless already tells the model not to retry and what to do instead.
       reason = headless.reason;

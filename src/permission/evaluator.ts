@@ -35,11 +35,13 @@ export type EvaluatorOptions = {
    * declares itself read-only. Claude Code's tools are declared in tool/declarations.ts.
    */
   declarations?: (name: string) => ToolDeclaration | undefined;
+  /** `permissions.disableAutoMode`: setMode("auto") throws instead of switching (the Agent SDK's set_permission_mode). */
+  autoModeDisabled?: boolean;
 };
 
 export type Evaluator = PermissionEvaluator & {
   readonly rules: PermissionRule[];
-  /** Changes the mode for the rest of the session (the Agent SDK's set_permission_mode). */
+  /** Changes the mode for the rest of the session (the Agent SDK's set_permission_mode). Throws when settings disable that mode. */
   setMode(mode: PermissionMode): void;
   /** Adds allow/deny rules for the rest of the session, as if given with --allowedTools/--disallowedTools. */
   addRules(behavior: "allow" | "deny", rules: string[]): void;
@@ -172,7 +174,7 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       if (edit) {
         const allow = wholeToolRule(set, "allow", "Edit") ?? wholeToolRule(set, "allow", tool) ?? findPathRule(set, "allow", "Edit", physical);
         if (allow) return { behavior: "allow", reason: `allowed by rule ${allow.text}`, rule: allow };
-        if (mode === "acceptEdits" && inWorking(physical)) return { behavior: "allow", reason: "acceptEdits mode allows edits inside the working directories" };
+        if ((mode === "acceptEdits" || mode === "auto") && inWorking(physical)) return { behavior: "allow", reason: `${mode} mode allows edits inside the working directories` };
         return { behavior: "ask", reason: inWorking(physical) ? `Editing ${raw} needs approval.` : `${raw} is outside the working directories (${workingDirectories.join(", ")}).` };
       }
       const allow =
@@ -227,6 +229,10 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
     if (d.behavior === "ask" && mode === "dontAsk")
       return { behavior: "deny", reason: `dontAsk mode denies anything that would prompt: ${d.reason}`, rule: d.rule };
     const { bypassable: _b, ...out } = d;
+    // Seed 000 step 3: what is left (no rule, no safety check) goes to the auto-mode classifier. Leaving the
+    // sandbox stays a person's call (or a rule's): the classifier never lifts the last line of defence.
+    if (out.behavior === "ask" && mode === "auto" && d.bypassable !== false && !(tool === "Bash" && opts.sandboxEscape?.(q.input ?? {})))
+      return { ...out, classify: true };
     return out;
   };
 
@@ -243,6 +249,7 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       return set.all;
     },
     setMode(m: PermissionMode) {
+      if (m === "auto" && opts.autoModeDisabled) throw new Error("auto mode is disabled by settings (permissions.disableAutoMode)");
       if (PERMISSION_MODES.includes(m)) mode = m;
     },
     addRules(behavior: "allow" | "deny", rules: string[]) {

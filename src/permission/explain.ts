@@ -11,6 +11,8 @@ export type Explanation = {
   /** What a headless `-p` run does with this call: an ask becomes a deny (contracts §3.4). */
   headless: "allow" | "deny";
   headlessReason: string;
+  /** Auto mode: no rule or safety check decided; a run would ask the classifier (seed 000 step 3). */
+  classifier?: boolean;
 };
 
 /** Decides one call and says why, for `yoke permissions explain`. Never throws. */
@@ -26,6 +28,7 @@ export function explainDecision(evaluator: Evaluator, toolName: string, input: R
   const d = evaluator.decide({ toolName, input, readOnly: opts.readOnly ?? false, cwd: opts.cwd ?? evaluator.workingDirectories[0]! });
   steps.push(d.rule ? `decided by rule ${d.rule.text} (${d.rule.source.file}, permissions.${d.rule.source.list}[${d.rule.source.index}])` : "no rule matched; decided by the mode and built-in checks");
   steps.push(`reason: ${d.reason}`);
+  if (d.classify) steps.push("auto mode: a run asks the classifier, which allows or blocks (fails closed)");
   const h = resolveHeadless(d);
   return {
     decision: d.behavior,
@@ -35,12 +38,14 @@ export function explainDecision(evaluator: Evaluator, toolName: string, input: R
     steps,
     headless: h.behavior === "allow" ? "allow" : "deny",
     headlessReason: h.reason,
+    ...(d.classify ? { classifier: true } : {}),
   };
 }
 
 /** Human-readable text of an explanation: the decision first, then what decided it. Pure. */
 export function formatExplanation(e: Explanation & { modeProblem?: string }): string {
-  const lines = [`decision: ${e.decision}${e.decision === "ask" ? " (headless -p: deny, nobody is there to approve)" : ""}`, `mode: ${e.mode}`];
+  const note = e.classifier ? " (auto mode: the classifier decides)" : e.decision === "ask" ? " (headless -p: deny, nobody is there to approve)" : "";
+  const lines = [`decision: ${e.decision}${note}`, `mode: ${e.mode}`];
   if (e.modeProblem) lines.push(`warning: a run in this mode would not start: ${e.modeProblem}`);
   if (e.rule) lines.push(`rule: ${e.rule.text}`, `from: ${e.rule.file} (permissions.${e.rule.list}[${e.rule.index}])`);
   else lines.push("rule: none matched");

@@ -10,6 +10,12 @@ export type PermissionDecision = {
   /** Model-facing when denied; human-facing in explain. */
   reason: string;
   rule?: PermissionRule;
+  /**
+   * Auto mode: an `ask` that no rule, hook or safety check settled (seed 000, step 3), so the auto-mode
+   * classifier may decide it. Never set on asks from ask rules, protected paths, credential stores,
+   * critical removals, unparsable commands under Bash deny rules, or questions for the user.
+   */
+  classify?: boolean;
 };
 
 export type PermissionQuery = {

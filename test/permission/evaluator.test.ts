@@ -70,7 +70,7 @@ describe("order: deny > ask > allow (contracts §3.2)", () => {
 
 describe("modes (contracts §3.3)", () => {
   const write = q("Write", { file_path: "src/new.ts", content: "x" });
-  const cases: [PermissionMode, string][] = [["default", "ask"], ["acceptEdits", "allow"], ["plan", "deny"], ["bypassPermissions", "allow"], ["dontAsk", "deny"], ["auto", "ask"]];
+  const cases: [PermissionMode, string][] = [["default", "ask"], ["acceptEdits", "allow"], ["plan", "deny"], ["bypassPermissions", "allow"], ["dontAsk", "deny"], ["auto", "allow"]];
   for (const [mode, want] of cases) test(`${mode}: Write in cwd → ${want}`, () => expect(ev({}, { mode }).decide(write).behavior).toBe(want as "ask"));
   test("WebFetch and WebSearch need a rule: a fetch can carry data out, so read-only is not enough", () => {
     const e = ev({ allow: ["WebFetch(domain:docs.example.com)"] });

@@ -12,7 +12,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   context: { usage: "context [--json]", summary: "Instruction files and token breakdown of a request", load: () => import("./context.ts").then((m) => m.command) },
   hooks: { usage: "hooks list | hooks run EVENT", summary: "Configured hooks; run them on a synthetic payload, no model", load: () => import("./hooks.ts").then((m) => m.command) },
   plugins: { usage: "plugins list", summary: "Loaded plugins", load: () => import("./plugins.ts").then((m) => m.command) },
-  permissions: { usage: "permissions explain TOOL INPUT", summary: "Which rule decides a tool call, and why", load: () => import("./permissions.ts").then((m) => m.command) },
+  permissions: { usage: "permissions explain TOOL INPUT | permissions recent", summary: "Which rule decides a tool call, and why", load: () => import("./permissions.ts").then((m) => m.command) },
   sessions: { usage: "sessions list | sessions show ID", summary: "Saved sessions of this folder", load: () => import("./sessions.ts").then((m) => m.command) },
   mcp: { usage: "mcp list | get | add | add-json | remove", summary: "MCP servers of every scope", load: () => import("./mcp.ts").then((m) => m.command) },
   rewind: { usage: "rewind ID --to UUID [--files|--conversation|--both]", summary: "Restore files and/or conversation", load: () => import("./rewind.ts").then((m) => m.command) },

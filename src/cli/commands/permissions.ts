@@ -26,6 +26,7 @@ import {
   resolvePermissionMode,
 } from "../permission-wiring.ts";
 import { writeErr, writeOut } from "../../util/output.ts";
+import { recentCommand } from "./permissions-recent.ts";
 
 const INPUT_HELP = `The tool input as JSON ('{"command":"cat .env"}'), or a bare string for the tool's main field (Bash: command; Read/Edit/Write/MultiEdit: file_path; NotebookEdit: notebook_path; Glob/Grep/LS: path; WebFetch: url; WebSearch: query; Agent/Task: subagent_type; Skill: skill)`;
 const USAGE = "usage: yoke permissions explain TOOL INPUT [--json] [run flags] (see yoke permissions explain --help)";
@@ -196,5 +197,6 @@ export const command = defineCommand({
       },
       run: ({ rawArgs }) => explainCommand(rawArgs),
     }),
+    recent: recentCommand,
   },
 });

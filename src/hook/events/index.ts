@@ -11,6 +11,7 @@ import { stopFailure, stopFailureInput, stopFailureOutput } from "./stop-failure
 import { instructionsLoaded, instructionsLoadedInput, instructionsLoadedOutput } from "./instructions-loaded.ts";
 import { preToolUse, preToolUseInput, preToolUseOutput } from "./pre-tool-use.ts";
 import { permissionRequest, permissionRequestInput, permissionRequestOutput } from "./permission-request.ts";
+import { permissionDenied, permissionDeniedInput, permissionDeniedOutput } from "./permission-denied.ts";
 import { sessionEnd, sessionEndInput, sessionEndOutput } from "./session-end.ts";
 import { sessionStart, sessionStartInput, sessionStartOutput } from "./session-start.ts";
 import { stop, stopInput, stopOutput } from "./stop.ts";
@@ -24,6 +25,7 @@ export type { CommonFields, EventSpec, HandlerResult, HookJsonOutput } from "./c
 export const EVENT_SPECS: { [E in HookEventName]: EventSpec<E> } = {
   PreToolUse: preToolUse,
   PermissionRequest: permissionRequest,
+  PermissionDenied: permissionDenied,
   PostToolUse: postToolUse,
   PostToolUseFailure: postToolUseFailure,
   UserPromptSubmit: userPromptSubmit,
@@ -42,6 +44,7 @@ export const EVENT_SPECS: { [E in HookEventName]: EventSpec<E> } = {
 const INPUTS = {
   PreToolUse: preToolUseInput,
   PermissionRequest: permissionRequestInput,
+  PermissionDenied: permissionDeniedInput,
   PostToolUse: postToolUseInput,
   PostToolUseFailure: postToolUseFailureInput,
   UserPromptSubmit: userPromptSubmitInput,
@@ -59,6 +62,7 @@ const INPUTS = {
 const OUTPUTS = {
   PreToolUse: preToolUseOutput,
   PermissionRequest: permissionRequestOutput,
+  PermissionDenied: permissionDeniedOutput,
   PostToolUse: postToolUseOutput,
   PostToolUseFailure: postToolUseFailureOutput,
   UserPromptSubmit: userPromptSubmitOutput,

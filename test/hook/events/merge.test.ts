@@ -157,6 +157,7 @@ describe("buildPayload key order (contracts §1.4)", () => {
     const fields: Record<string, Record<string, unknown>> = {
       PreToolUse: { tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t" },
       PermissionRequest: { tool_name: "Bash", tool_input: { command: "ls" } },
+      PermissionDenied: { tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t", reason: "Auto mode blocked this action" },
       PostToolUse: { tool_name: "Bash", tool_input: {}, tool_response: { stdout: "" }, tool_use_id: "t" },
       PostToolUseFailure: { tool_name: "Bash", tool_input: {}, tool_use_id: "t", error: "Exit code 1\n" },
       UserPromptSubmit: { prompt: "hi" },
