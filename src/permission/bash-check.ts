@@ -497,8 +497,10 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       verdicts.push({ behavior: "ask", reason: `${u.opaque}, which cannot be checked`, hard: hasPathDenies || bashRules, pathOnly: !bashRules });
       return;
     }
+    // Neither acceptEdits nor a rule for the program covers it; a rule allowing all of Bash, or the sandbox (which
+    // holds writes to the working directories), may.
     if (unknownWrite && ctx.mode !== "bypassPermissions") {
-      verdicts.push({ behavior: "ask", reason: `cannot tell where it writes (${unknownWrite.raw})`, hard: true });
+      verdicts.push({ behavior: "ask", reason: `cannot tell where it writes (${unknownWrite.raw})`, pathOnly: true });
       return;
     }
     if (protectedWrite && ctx.mode !== "bypassPermissions") {

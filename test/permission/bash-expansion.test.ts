@@ -143,6 +143,8 @@ describe("writes whose target is known only at run time", () => {
     const cmds = ["echo x > $(echo protected/x)", `echo x > "$(echo ~/.bashrc)"`, "printf x >> $F", "cat x > `echo protected/x`", "echo x | tee $(echo protected/x)", "sort -o $(echo protected/x) x", "f=$(echo protected/x); echo x > $f"];
     for (const mode of MODES) notAllowed(cmds, { mode, perms: { ...DENY, allow: ["Bash(echo:*)", "Bash(printf:*)", "Bash(cat:*)", "Bash(tee:*)", "Bash(sort:*)"] } });
     notAllowed(cmds, { mode: "acceptEdits", perms: {} });
+    // A rule allowing all of Bash covers it (scratch files in a variable are ordinary work).
+    allowed(["tmp=$(mktemp) && echo t > $tmp && cat $tmp"], { perms: { allow: ["Bash"] } });
   });
 });
 
