@@ -1,12 +1,13 @@
 /**
  * What the kernel sandbox adds to one Bash call (issue 16 point 13; target < 15 ms). Runs the Bash tool
  * itself on `true` and on `git status`, unsandboxed and sandboxed, in a small git repository with a few
- * deny rules, and prints medians: the whole call, and the sandbox's wrap (policy → bubblewrap command
- * line) apart. A second sandboxed series allows one host, which adds the filtering proxy's relays.
+ * deny rules, and prints medians: the whole call, and the sandbox's wrap (disk check → command line)
+ * apart. Three sandboxes: the default (commands join a kept sandbox), one bubblewrap per command
+ * (YOKE_SANDBOX_KEEP=0, how every command ran before), and one allowing a host (the proxy; per command).
  * Run: bun run bench/sandbox.ts [runs]
  */
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LoadedSettings } from "../src/config/load.ts";
 import type { SandboxSettings } from "../src/config/schema.ts";
@@ -18,6 +19,8 @@ import type { ToolContext } from "../src/tool/types.ts";
 
 const RUNS = Number(process.argv[2] ?? 21);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+// The 10th percentile: what a call costs when the machine's other work leaves it alone.
+const p10 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 10)]!;
 
 const cwd = realpathSync(mkdtempSync(join(tmpdir(), "yoke-bench-sandbox-")));
 mkdirSync(join(cwd, "secrets"));
@@ -57,16 +60,19 @@ const ctx = (sb?: SandboxSetup): ToolContext => ({
   sandbox: sb,
 });
 
-async function series(c: ToolContext, command: string): Promise<number> {
-  await bashTool.run({ command }, c); // warm-up (first wrap starts the library)
-  const xs: number[] = [];
+/** One warm-up call each, then RUNS rounds in which every context runs the command once, in turn (load hits all alike). */
+async function rounds(cs: ToolContext[], command: string): Promise<number[][]> {
+  for (const c of cs) await bashTool.run({ command }, c); // warm-up (the first wrap starts the library and builds the line)
+  const xs: number[][] = cs.map(() => []);
   for (let i = 0; i < RUNS; i++) {
-    const t = performance.now();
-    const r = await bashTool.run({ command }, c);
-    xs.push(performance.now() - t);
-    if (r.isError) throw new Error(`${command}: ${JSON.stringify(r.content)}`);
+    for (const [k, c] of cs.entries()) {
+      const t = performance.now();
+      const r = await bashTool.run({ command }, c);
+      xs[k]!.push(performance.now() - t);
+      if (r.isError) throw new Error(`${command}: ${JSON.stringify(r.content)}`);
+    }
   }
-  return median(xs);
+  return xs;
 }
 
 async function wrapCost(sb: SandboxSetup): Promise<number> {
@@ -81,24 +87,32 @@ async function wrapCost(sb: SandboxSetup): Promise<number> {
 }
 
 const plain = ctx();
-const local = await sandbox(undefined);
+const kept = await sandbox(undefined);
+// The same, one bubblewrap per command (how every command ran before kept sandboxes).
+process.env.YOKE_SANDBOX_KEEP = "0";
+const perCommand = await sandbox(undefined);
 const proxied = await sandbox({ network: { allowedDomains: ["packages.example.com"] } });
-const rows: Array<[string, number, number, number]> = [];
+delete process.env.YOKE_SANDBOX_KEEP;
+const rows: Array<[string, number[]]> = [];
 for (const command of ["true", "git status --short"]) {
-  const base = await series(plain, command);
-  const sb = await series(ctx(local), command);
-  const px = await series(ctx(proxied), command);
-  rows.push([command, base, sb, px]);
+  const [base, k, pc, px] = await rounds([plain, ctx(kept), ctx(perCommand), ctx(proxied)], command);
+  // Added cost: the median of each round's difference to the unsandboxed call of the same round.
+  const added = (xs: number[]) => median(xs.map((x, i) => x - base![i]!));
+  const low = (xs: number[]) => p10(xs.map((x, i) => x - base![i]!));
+  rows.push([command, [median(base!), median(k!), added(k!), low(k!), median(pc!), added(pc!), low(pc!), median(px!), added(px!), low(px!)]]);
 }
-const wrapLocal = await wrapCost(local);
-const wrapProxied = await wrapCost(proxied);
-await local.shutdown();
+const wrapKept = await wrapCost(kept);
+const stats = kept.stats?.();
+await kept.shutdown();
+await perCommand.shutdown();
 await proxied.shutdown();
 
 const f = (n: number) => `${n.toFixed(1)} ms`;
-console.log(`Bash call, median of ${RUNS} (bubblewrap ${local.availability?.ok && local.availability.platform === "linux" ? local.availability.version : "?"})`);
-console.log("command              | unsandboxed | sandboxed (no network) | added  | sandboxed (1 host allowed) | added");
-for (const [c, b, s, p] of rows)
-  console.log(`${c.padEnd(20)} | ${f(b).padStart(11)} | ${f(s).padStart(22)} | ${f(s - b).padStart(6)} | ${f(p).padStart(26)} | ${f(p - b)}`);
-console.log(`wrap alone (policy → command line): ${f(wrapLocal)} without network, ${f(wrapProxied)} with the proxy`);
+console.log(`Bash call, median of ${RUNS} rounds (bubblewrap ${kept.availability?.ok && kept.availability.platform === "linux" ? kept.availability.version : "?"}, load ${loadavg()[0]!.toFixed(1)})`);
+console.log("added = per-round difference to the unsandboxed call: median / 10th percentile");
+console.log("command              | unsandboxed | kept sandbox: call, added     | bubblewrap per command: call, added | 1 host allowed (proxy): call, added");
+const cell = (call: number, med: number, low: number, w: number) => `${f(call)}, ${f(med)} / ${f(low)}`.padStart(w);
+for (const [c, [b, k, ka, kl, pc, pca, pcl, px, pxa, pxl]] of rows)
+  console.log(`${c.padEnd(20)} | ${f(b!).padStart(11)} | ${cell(k!, ka!, kl!, 29)} | ${cell(pc!, pca!, pcl!, 35)} | ${cell(px!, pxa!, pxl!, 35)}`);
+console.log(`wrap alone (line reused, disk checked): ${f(wrapKept)}; lines built ${stats?.built}, commands on a built line ${stats?.reused}`);
 process.exit(0);

@@ -24,7 +24,8 @@ export const FLAGS: FlagDef[] = [
   { name: "model", kind: "string", value: "MODEL", help: "Model id or alias (opus, sonnet, haiku, fable)" },
   { name: "effort", kind: "string", value: "LEVEL", help: "Effort for models that take one: low|medium|high|xhigh|max" },
   { name: "thinking", kind: "string", value: "MODE", help: "adaptive|enabled|disabled (default: adaptive where the model has it)" },
-  { name: "max-thinking-tokens", kind: "string", value: "N", help: "Think with this token budget (0: no thinking)" },
+  { name: "max-thinking-tokens", kind: "string", value: "N", help: "Think with this token budget (0: no thinking); models that think adaptively ignore it, as in Claude Code" },
+  { name: "thinking-display", kind: "string", value: "MODE", help: "Thinking text the API returns: omitted|summarized|updates (default: updates in stream-json, else omitted)" },
   { name: "permission-mode", kind: "string", value: "MODE", help: "default|acceptEdits|plan|bypassPermissions|dontAsk|auto (manual = default)" },
   { name: "dangerously-skip-permissions", kind: "boolean", help: "Same as --permission-mode bypassPermissions" },
   { name: "allowedTools", alias: ["allowed-tools"], kind: "multi", value: "RULES", help: 'Allow rules, comma or space separated, e.g. "Bash(git *) Edit"' },
@@ -63,10 +64,13 @@ export const FLAGS: FlagDef[] = [
  * with a warning naming the flag instead of failing on an unknown option.
  */
 export const IGNORED_FLAGS: FlagDef[] = [
-  ...["thinking-display", "betas", "agent", "debug-file", "permission-prompts", "task-budget", "remote"].map((name) => ({ name, kind: "string" as const })),
+  ...["betas", "agent", "debug-file", "permission-prompts", "task-budget", "remote"].map((name) => ({ name, kind: "string" as const })),
   // Claude Code 2.1.332 `--help` options for interactive, IDE, browser and cloud use (issue 17.11): accepted so a
   // Claude Code command line runs, each named in a warning. Arity as Claude Code parses them, so none eats the prompt.
-  ...["from-pr", "teleport"].map((name) => ({ name, kind: "optional" as const })),
+  ...["from-pr", "teleport", "cloud", "prompt-suggestions", "remote-control"].map((name) => ({ name, kind: "optional" as const })),
+  ...["autocompact", "environment", "remote-control-session-name-prefix", "system-prompt-snapshot"].map((name) => ({ name, kind: "string" as const })),
+  { name: "plugin-url", kind: "multi" as const },
+  { name: "bg", alias: ["background"], kind: "boolean" as const },
   { name: "worktree", short: "w", kind: "optional" as const },
   { name: "file", kind: "multi" as const },
 ].map((f): FlagDef => ({ ...f, help: "", hidden: true }));
@@ -85,6 +89,9 @@ const IGNORED_BOOLEAN = [
   "maintenance",
   "exclude-dynamic-system-prompt-sections",
   "brief",
+  "ax-screen-reader",
+  "desktop",
+  "forward-subagent-text",
 ];
 
 /** A `--debug` category filter: `api,hooks`, `!statsig,!file` (Claude Code's categories). */

@@ -21,6 +21,7 @@ import type { ModelSwitch } from "./provider-wiring.ts";
 import type { structuredOutput } from "./run-options.ts";
 import { modelInfo } from "../provider/models.ts";
 import { stopHookBlockCap } from "./model-wiring.ts";
+import { runningBackgroundTasks } from "../tool/builtin/background-shells.ts";
 
 /** What the main conversation keeps between turns beside its messages. */
 export type MainState = {
@@ -94,6 +95,7 @@ export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConv
     maxTokens: modelInfo(o.model.current()).maxOutputTokens,
     modelParams: o.modelParams,
     maxStopBlocks: stopHookBlockCap(o.env),
+    backgroundTasks: () => runningBackgroundTasks(session),
     maxTurns: o.maxTurns,
     maxBudgetUsd: o.maxBudgetUsd,
     system: () => ctx.system(o.model.current(), o.tools.list().map((t) => t.name)),
@@ -138,8 +140,7 @@ export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConv
     promptContext: async (prompt, signal) => {
       const out = await ctx.promptContext(prompt, signal);
       await fireInstructionsLoaded(signal);
-      const async = hooks.takeAsyncOutput();
-      for (const c of async.additionalContext) out.push(`<system-reminder>\n${c}\n</system-reminder>`);
+      out.push(...asyncHookContext(hooks));
       for (const c of state.sessionStartContext.splice(0))
         out.push(`<system-reminder>\nSessionStart hook additional context: ${c}\n</system-reminder>`);
       return out;
@@ -148,7 +149,8 @@ export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConv
       o.compactor()?.noteToolCalls(calls);
       const out = ctx.afterTools(calls);
       await fireInstructionsLoaded();
-      return out;
+      // Async hooks that finished meanwhile reach the model with the next request, as in Claude Code 2.1.332.
+      return [...out, ...asyncHookContext(hooks)];
     },
     beforeRequest: (convo, signal) => o.compactor()?.beforeRequest(convo, signal),
     onPrompt: (uuid) => o.checkpoints?.beginTurn(uuid),
@@ -160,6 +162,15 @@ export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConv
     },
   };
   return { deps, main, state };
+}
+
+/**
+ * What finished async hooks said, for the model (observed in 2.1.332): each hook's systemMessage and
+ * additionalContext in one reminder, delivered with the first request after the hook finished.
+ */
+function asyncHookContext(hooks: YokeHookBus): string[] {
+  const a = hooks.takeAsyncOutput();
+  return a.items.map((texts) => `<system-reminder>\n${texts.join("\n")}\n</system-reminder>`);
 }
 
 /** Auto-compaction and `/compact` for the main conversation, with plugins' summary providers. Never throws. */

@@ -16,6 +16,8 @@ export function modelWiring(args: ParsedArgs, settings: LoadedSettings, env: Rec
     effortFlag: str(args, "effort"),
     thinkingFlag: str(args, "thinking"),
     maxThinkingTokensFlag: str(args, "max-thinking-tokens"),
+    thinkingDisplayFlag: str(args, "thinking-display"),
+    streamJson: args.flags["output-format"] === "stream-json",
     sessionEffort,
   };
   try {

@@ -183,7 +183,7 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
           o.log.error(`plugin ${p.info.name}: cannot create its data folder ${p.info.dataDir}: ${(err as Error).message}`);
         }
       }
-      if (p.info.hooks) o.bus.addPluginHooks(p.info.hooks as never, { path: join(p.info.root, "hooks", "hooks.json"), owner: p.info.name, env });
+      if (p.info.hooks) o.bus.addPluginHooks(p.info.hooks as never, { path: join(p.info.root, "hooks", "hooks.json"), owner: p.info.name, pluginId: p.info.id, env });
       continue;
     }
     const deps: HostDeps = {

@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { LoopEvent, TurnResult } from "../loop/events.ts";
 import { runTurn } from "../loop/run-turn.ts";
 import { isCompactCommand } from "../loop/compaction.ts";
+import { effortTurn, isEffortCommand } from "./effort-command.ts";
+import { writeLastPrompt, writePromptQueued } from "../session/prompt-lines.ts";
 import { trustInitField } from "../trust/workspace.ts";
 import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
@@ -45,7 +47,7 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     mcp_servers: rt.mcp.servers().map((s) => ({ name: s.name, status: s.status, ...(s.scope === "sdk" ? { source: "sdk" } : {}) })),
     model: rt.model,
     permissionMode: rt.permissions.mode,
-    slash_commands: ["compact", ...rt.mcp.promptCommands()],
+    slash_commands: ["compact", "effort", ...rt.mcp.promptCommands()],
     terminal_slash_commands: [],
     apiKeySource: rt.apiKeySource,
     claude_code_version: VERSION,
@@ -109,7 +111,14 @@ export async function runPrint(
     // MCP prompts (`/mcp__server__prompt`, unless slash commands are off) and `@server:uri` resource mentions (issue 13 point 5).
     const slash = !args.flags["disable-slash-commands"];
     const input = typeof prompt === "string" && (slash || !prompt.startsWith("/")) ? await rt.mcp.expandInput(prompt, turnCtrl.signal) : prompt;
-    const gen = slash && typeof input === "string" && isCompactCommand(input) ? rt.compactor.manual(rt.convo, input, turnCtrl.signal) : runTurn(rt.deps, rt.convo, input, turnCtrl.signal, rt.main);
+    writePromptQueued(rt.transcript, prompt, () => new Date());
+    const local = slash && typeof input === "string";
+    const gen =
+      local && isCompactCommand(input)
+        ? rt.compactor.manual(rt.convo, input, turnCtrl.signal)
+        : local && isEffortCommand(input)
+          ? effortTurn(input, { env: rt.env, setEffort: (level) => void (rt.session.effort = level) })
+          : runTurn(rt.deps, rt.convo, input, turnCtrl.signal, rt.main);
     for (;;) {
       const step = await gen.next();
       if (step.done) {
@@ -120,6 +129,7 @@ export async function runPrint(
       await stdoutReady(); // a slow reader paces the run instead of growing yoke's memory
     }
     signal.removeEventListener("abort", onAbort);
+    writeLastPrompt(rt.transcript, prompt);
     turnCtrl = null;
     host?.setTurn(null);
     // Plugin work started in this turn (memory extraction) finishes before a one-shot run reports. With streamed

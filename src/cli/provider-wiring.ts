@@ -5,7 +5,7 @@ import type { ProviderError } from "../provider/types.ts";
 import { anthropicConfigFromEnv, createAnthropicProvider } from "../provider/anthropic/provider.ts";
 import { pickCredentials, ProviderConfigError } from "../provider/anthropic/config.ts";
 import { resolveModel, SMALL_MODEL_ALIAS } from "../provider/models.ts";
-import type { Provider } from "../provider/types.ts";
+import type { Provider, ToolSpec } from "../provider/types.ts";
 import type { SideQuery } from "../tool/types.ts";
 import { VERSION } from "../version.ts";
 import { UsageError } from "./args.ts";
@@ -52,15 +52,16 @@ export function wireProvider(o: { env: Record<string, string>; settings: LoadedS
     provider = { stream: async function* () { yield { type: "error", error, durationMs: 0 }; } };
   }
   const usage = createUsageTracker();
-  const sideQuery: SideQuery = async ({ system, prompt, maxTokens, signal }) => {
+  const sideQuery: SideQuery = async ({ system, prompt, maxTokens, signal, tools, onMessage }) => {
     const small = resolveModel(env.ANTHROPIC_SMALL_FAST_MODEL ?? SMALL_MODEL_ALIAS);
     for await (const ev of provider.stream(
-      { model: small, system: [{ type: "text", text: system }], messages: [{ role: "user", content: prompt }], tools: [], maxTokens: maxTokens ?? 1024 },
+      { model: small, system: [{ type: "text", text: system }], messages: [{ role: "user", content: prompt }], tools: (tools ?? []) as unknown as ToolSpec[], maxTokens: maxTokens ?? 1024 },
       signal ?? new AbortController().signal,
     )) {
       if (ev.type === "error") throw new Error(ev.error.message);
       if (ev.type === "done") {
         usage.add(ev.message.model, ev.message.usage, ev.durationMs);
+        onMessage?.(ev.message.content);
         return ev.message.content.map((b) => (b.type === "text" ? b.text : "")).join("");
       }
     }

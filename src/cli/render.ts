@@ -9,6 +9,7 @@ export function resultMessage(r: TurnResult, sessionId: string, uuid: string): R
   m.num_turns = r.numTurns;
   if (r.subtype === "success") m.result = r.result;
   else m.errors = r.errors;
+  if (r.localCommand) m.local_command = r.localCommand;
   m.stop_reason = r.stopReason;
   m.session_id = sessionId;
   m.total_cost_usd = Number(r.totalCostUsd.toFixed(8));

@@ -24,11 +24,13 @@ export async function wireSandbox(o: {
     sb = await createBashSandbox({
       settings: o.settings.merged.sandbox,
       env: o.env,
-      rules: o.permissions.ruleSet,
+      // A getter: rules added while the session runs (addRules, apply_flag_settings) reach the next command.
+      rules: () => o.permissions.ruleSet,
       workingDirectories: o.permissions.workingDirectories,
       scratch: [defaultSessionTempDir(o.env, o.sessionId)],
       yokeDir: o.yokeDir,
       claudeDir: claudeUserDir(o.env),
+      warn: o.warn,
     });
   } catch (e) {
     if (e instanceof SandboxUnavailableError) throw new UsageError(e.message);

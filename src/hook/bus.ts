@@ -70,12 +70,12 @@ export type YokeHookBus = HookBus & {
   /** Waits for running `async: true` hooks (at most `timeoutMs`). Never throws. */
   drainAsync(timeoutMs?: number): Promise<void>;
   /** additionalContext/systemMessage from finished async hooks since the last call (delivered next turn). */
-  takeAsyncOutput(): { additionalContext: string[]; systemMessages: string[] };
+  takeAsyncOutput(): { additionalContext: string[]; systemMessages: string[]; /** Per finished hook: its systemMessage then additionalContext. */ items: string[][] };
   /**
    * Adds a Claude Code plugin's `hooks/hooks.json` (contracts §6.1): `${CLAUDE_PLUGIN_ROOT}` and friends are
    * substituted and exported. Subject to disableAllHooks / allowManagedHooksOnly like settings hooks.
    */
-  addPluginHooks(hooks: Record<string, Array<{ matcher?: string; hooks: HookHandlerConfig[] }>>, meta: { path: string; owner: string; env: Record<string, string> }): void;
+  addPluginHooks(hooks: Record<string, Array<{ matcher?: string; hooks: HookHandlerConfig[] }>>, meta: { path: string; owner: string; env: Record<string, string>; /** `name@marketplace`, named in block messages. */ pluginId?: string }): void;
   readonly sessionId: string;
   readonly projectDir: string;
   cwd(): string;
@@ -112,7 +112,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
   const registered: Registered[] = [];
   const baseEnv = hookBaseEnv(opts);
   const pending = new Set<Promise<void>>();
-  const asyncOut = { additionalContext: [] as string[], systemMessages: [] as string[] };
+  const asyncOut = { additionalContext: [] as string[], systemMessages: [] as string[], items: [] as string[][] };
 
   const record = (event: HookEventName, r: HookRecord) => {
     try {
@@ -152,7 +152,8 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
     signal: AbortSignal | undefined,
   ): Promise<HandlerResult> {
     const handler = h.handler as HookHandlerConfig;
-    const label = commandLabel(handler);
+    // A plugin hook's command is named with ${CLAUDE_PLUGIN_ROOT} and friends expanded; a settings hook's as written (observed in 2.1.332).
+    const label = substituteVars(commandLabel(handler), h.extraEnv);
     const skipped = (source: string, error: string): HandlerResult => ({
       record: { source, hookName, exitCode: null, stdout: "", stderr: "", durationMs: 0, outcome: "non_blocking_error", error },
     });
@@ -169,6 +170,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
         // without the dir the hook simply gets no CLAUDE_ENV_FILE
       }
     }
+    const isAsync = handler.async === true;
     const run = await runHookCommand({
       command: substituteVars(substitute(handler.command ?? "", opts.projectDir), h.extraEnv),
       args: handler.args?.map((a) => substituteVars(substitute(a, opts.projectDir), h.extraEnv)),
@@ -177,15 +179,18 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
       stdin,
       timeoutMs,
       signal,
+      allowAsync: !isAsync,
     });
-    return interpretCommandRun(run, {
-      spec,
-      hookName,
-      label,
-      path: h.path,
-      timeoutMs,
-      onFailureBlock: handler.onFailure === "block" && spec.onFailureApplies && handler.async !== true,
-    });
+    const ctx = { spec, hookName, label, path: h.path, timeoutMs, pluginId: h.pluginId, onFailureBlock: handler.onFailure === "block" && spec.onFailureApplies && !isAsync };
+    if (run.background || run.declaredAsync) {
+      // contracts §1.6 async form: the hook said `{"async":true}` first, so it decides nothing now; its later
+      // additionalContext and systemMessage arrive as an `async` hook's do (next turn).
+      trackAsync(event, (run.background ?? Promise.resolve(run)).then((r) => interpretCommandRun(r, { ...ctx, onFailureBlock: false })));
+      return {
+        record: { source: `command: ${label} (${h.path})`, hookName, exitCode: null, stdout: run.background ? run.stdout : "", stderr: "", durationMs: run.durationMs, outcome: "success" },
+      };
+    }
+    return interpretCommandRun(run, ctx);
   }
 
   async function runInProcess(spec: EventSpec, r: Registered, hookName: string, payload: Record<string, unknown>, signal?: AbortSignal) {
@@ -202,7 +207,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const rec: HookRecord = { source: `plugin: ${name}`, hookName, exitCode: null, stdout: "", stderr: "", durationMs: 0, outcome: "success" };
+    const rec: HookRecord = { source: `plugin: ${name}`, command: `plugin:${name}`, hookName, exitCode: null, stdout: "", stderr: "", durationMs: 0, outcome: "success" };
     const result: HandlerResult = { record: rec };
     let failure: string | undefined;
     try {
@@ -269,6 +274,9 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
       }
       return p.then((r) => {
         r.record.id = id;
+        // What this handler's block told the model, for per-hook messages and the Stop summary.
+        const jsonBlock = r.output?.decision === "block" ? (typeof r.output.reason === "string" && r.output.reason) || "Blocked by hook" : undefined;
+        if (r.blockingError ?? jsonBlock) r.record.blockingError = capText((r.blockingError ?? jsonBlock)!);
         if (recordWhenDone) record(event, r.record);
         return r;
       });
@@ -289,8 +297,16 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
       .then((r) => {
         record(event, r.record);
         const hso = (r.output?.hookSpecificOutput ?? {}) as Record<string, unknown>;
-        if (typeof hso.additionalContext === "string" && hso.additionalContext) asyncOut.additionalContext.push(capText(hso.additionalContext));
-        if (typeof r.output?.systemMessage === "string" && r.output.systemMessage) asyncOut.systemMessages.push(capText(r.output.systemMessage));
+        const item: string[] = [];
+        if (typeof r.output?.systemMessage === "string" && r.output.systemMessage) {
+          asyncOut.systemMessages.push(capText(r.output.systemMessage));
+          item.push(capText(r.output.systemMessage));
+        }
+        if (typeof hso.additionalContext === "string" && hso.additionalContext) {
+          asyncOut.additionalContext.push(capText(hso.additionalContext));
+          item.push(capText(hso.additionalContext));
+        }
+        if (item.length) asyncOut.items.push(item);
       })
       .catch(() => {})
       .finally(() => pending.delete(done));
@@ -303,7 +319,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
       for (const [event, groups] of Object.entries(hooks)) {
         for (const g of groups) {
           for (const handler of g.hooks) {
-            configured.push({ event, matcher: g.matcher, handler, level: "user", path: meta.path, extraEnv: meta.env, owner: meta.owner, ...(disabledBy ? { disabledBy } : {}) });
+            configured.push({ event, matcher: g.matcher, handler, level: "user", path: meta.path, extraEnv: meta.env, owner: meta.owner, pluginId: meta.pluginId ?? `${meta.owner}@inline`, ...(disabledBy ? { disabledBy } : {}) });
           }
         }
       }
@@ -386,7 +402,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
     },
 
     takeAsyncOutput() {
-      const out = { additionalContext: asyncOut.additionalContext.splice(0), systemMessages: asyncOut.systemMessages.splice(0) };
+      const out = { additionalContext: asyncOut.additionalContext.splice(0), systemMessages: asyncOut.systemMessages.splice(0), items: asyncOut.items.splice(0) };
       return out;
     },
   };

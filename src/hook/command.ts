@@ -10,6 +10,13 @@ export type CommandRun = {
   spawnError?: string;
   /** Output beyond `maxOutputChars` was dropped. */
   truncated: boolean;
+  /**
+   * The hook declared itself async (`{"async":true}` as the first line of its stdout, contracts §1.6): it was left
+   * running, and this settles with the rest of its run (stdout without that first line). Absent otherwise.
+   */
+  background?: Promise<CommandRun>;
+  /** The first line declared the hook async but it had already finished: `stdout` is the rest. */
+  declaredAsync?: boolean;
 };
 
 export type CommandRunOptions = {
@@ -24,7 +31,22 @@ export type CommandRunOptions = {
   signal?: AbortSignal;
   /** Cap per stream on what is kept in memory (default 1,000,000 chars). */
   maxOutputChars?: number;
+  /** Watch the first stdout line for `{"async":true}` and return at once when it comes (see CommandRun.background). */
+  allowAsync?: boolean;
 };
+
+/** contracts §1.6 async form: `{"async": true, "asyncTimeout"?: ms}` alone on the first line. */
+function asyncDeclaration(line: string): { timeoutMs?: number } | null {
+  const t = line.trim();
+  if (!t.startsWith("{")) return null;
+  try {
+    const v = JSON.parse(t) as Record<string, unknown>;
+    if (!v || v.async !== true) return null;
+    return typeof v.asyncTimeout === "number" && v.asyncTimeout > 0 ? { timeoutMs: v.asyncTimeout } : {};
+  } catch {
+    return null;
+  }
+}
 
 import { accessSync, constants, statSync } from "node:fs";
 import { resolve } from "node:path";
@@ -64,7 +86,7 @@ export function directArgv(command: string, cwd: string, env: Record<string, str
 // After the hook exits, a child it left running may still hold stdout open; stop reading soon after.
 const DRAIN_GRACE_MS = 200;
 
-async function readCapped(stream: ReadableStream<Uint8Array>, cap: number, stopped: Promise<void>) {
+async function readCapped(stream: ReadableStream<Uint8Array>, cap: number, stopped: Promise<void>, onText?: (text: string) => void) {
   const reader = stream.getReader();
   const dec = new TextDecoder();
   let text = "";
@@ -79,6 +101,7 @@ async function readCapped(stream: ReadableStream<Uint8Array>, cap: number, stopp
       if (r.done) break;
       if (text.length < cap) text += dec.decode(r.value, { stream: true });
       else truncated = true;
+      onText?.(text);
     }
     text += dec.decode();
   } catch {
@@ -141,35 +164,73 @@ export async function runHookCommand(o: CommandRunOptions): Promise<CommandRun> 
   const unguard = guardProcessGroup(proc.pid);
   let timedOut = false;
   let cancelled = false;
-  const timer = setTimeout(() => {
+  const kill = () => {
     timedOut = true;
     void killGroup(proc.pid, 0); // at once: a hook past its time gets no grace
-  }, clampTimerMs(o.timeoutMs));
+  };
+  let timer = setTimeout(kill, clampTimerMs(o.timeoutMs));
   const onAbort = () => {
     cancelled = true;
     void killGroup(proc.pid, 0); // at once: a hook past its time gets no grace
   };
   o.signal?.addEventListener("abort", onAbort, { once: true });
 
+  // The first stdout line decides whether the hook goes to the background.
+  let firstLine: string | null = null;
+  let declared: { timeoutMs?: number } | null = null;
+  let declare!: () => void;
+  const asyncDeclared = new Promise<void>((r) => (declare = r));
+  const watch = o.allowAsync
+    ? (text: string) => {
+        if (firstLine !== null) return;
+        const nl = text.indexOf("\n");
+        if (nl === -1) return;
+        firstLine = text.slice(0, nl + 1);
+        declared = asyncDeclaration(firstLine);
+        if (declared) declare();
+      }
+    : undefined;
+
   let stopReading!: () => void;
   const stopped = new Promise<void>((r) => (stopReading = r));
-  const outP = readCapped(proc.stdout, cap, stopped);
+  const outP = readCapped(proc.stdout, cap, stopped, watch);
   const errP = readCapped(proc.stderr, cap, stopped);
-  await proc.exited;
-  if (!groupAlive(proc.pid)) unguard();
-  clearTimeout(timer);
+  const finished = (async (): Promise<CommandRun> => {
+    await proc.exited;
+    if (!groupAlive(proc.pid)) unguard();
+    clearTimeout(timer);
+    o.signal?.removeEventListener("abort", onAbort);
+    const grace = setTimeout(stopReading, timedOut || cancelled ? 0 : DRAIN_GRACE_MS);
+    const [out, err] = await Promise.all([outP, errP]);
+    clearTimeout(grace);
+    const run: CommandRun = {
+      exitCode: proc.exitCode,
+      signal: proc.signalCode == null ? undefined : String(proc.signalCode),
+      stdout: out.text,
+      stderr: err.text,
+      durationMs: performance.now() - started,
+      timedOut,
+      cancelled,
+      truncated: out.truncated || err.truncated,
+    };
+    // A hook that declared itself async and then finished anyway: the rest of stdout is its output.
+    if (declared && firstLine !== null) return { ...run, stdout: run.stdout.slice((firstLine as string).length), declaredAsync: true };
+    return run;
+  })();
+  const first = await Promise.race([finished, asyncDeclared.then(() => null)]);
+  if (first) return first;
+  // Backgrounded: the step's abort no longer reaches it, and its own asyncTimeout (else the hook's timeout) applies.
   o.signal?.removeEventListener("abort", onAbort);
-  const grace = setTimeout(stopReading, timedOut || cancelled ? 0 : DRAIN_GRACE_MS);
-  const [out, err] = await Promise.all([outP, errP]);
-  clearTimeout(grace);
+  clearTimeout(timer);
+  timer = setTimeout(kill, clampTimerMs((declared as { timeoutMs?: number } | null)?.timeoutMs ?? o.timeoutMs));
   return {
-    exitCode: proc.exitCode,
-    signal: proc.signalCode == null ? undefined : String(proc.signalCode),
-    stdout: out.text,
-    stderr: err.text,
+    exitCode: null,
+    stdout: firstLine ?? "",
+    stderr: "",
     durationMs: performance.now() - started,
-    timedOut,
-    cancelled,
-    truncated: out.truncated || err.truncated,
+    timedOut: false,
+    cancelled: false,
+    truncated: false,
+    background: finished,
   };
 }

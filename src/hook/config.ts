@@ -16,6 +16,8 @@ export type ConfiguredHook = {
   extraEnv?: Record<string, string>;
   /** Plugin copies of a hook are not de-duplicated against settings hooks (contracts §1.9). */
   owner?: string;
+  /** The plugin's `name@marketplace` (`name@inline` for a plugin folder), named in its block messages. */
+  pluginId?: string;
 };
 
 /** contracts §1.2: `disableAllHooks` and `allowManagedHooksOnly` as Claude Code applies them. */

@@ -46,7 +46,12 @@ export type CommandContext = {
   path: string;
   timeoutMs: number;
   onFailureBlock: boolean;
+  /** Set for a plugin's hook: an exit-2 block names the plugin, as Claude Code does. */
+  pluginId?: string;
 };
+
+/** Observed in 2.1.332: a plugin hook's exit-2 block ends with the plugin that set it up (JSON reasons do not). */
+const fromPlugin = (pluginId: string | undefined) => (pluginId ? `\n\nThis hook comes from the ${pluginId} plugin.` : "");
 
 /**
  * Turns one finished command-hook process into a HandlerResult by Claude Code's exit-code table
@@ -59,6 +64,7 @@ export function interpretCommandRun(run: CommandRun, c: CommandContext): Handler
   const where = `hook command "${c.label}" (${c.path})`;
   const record: HookRecord = {
     source: `command: ${c.label} (${c.path})`,
+    command: c.label,
     hookName: c.hookName,
     exitCode: run.exitCode,
     stdout: run.stdout,
@@ -86,7 +92,7 @@ export function interpretCommandRun(run: CommandRun, c: CommandContext): Handler
       if (parsed.output) result.output = parsed.output;
       const hso = (parsed.output?.hookSpecificOutput ?? {}) as Record<string, unknown>;
       const jsonReason = [hso.permissionDecisionReason, parsed.output?.reason].find((v) => typeof v === "string" && v);
-      result.blockingError = capText((jsonReason as string | undefined) ?? `[${c.label}]: ${run.stderr.trim() || "No stderr output"}`);
+      result.blockingError = capText((jsonReason as string | undefined) ?? `[${c.label}]: ${run.stderr.trim() || "No stderr output"}${fromPlugin(c.pluginId)}`);
     } else if (parsed.output) {
       // contracts §1.5 / §9: JSON on a non-0/2 exit is honoured if schema-valid.
       result.output = parsed.output;

@@ -1,3 +1,5 @@
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { HookListing, YokeHookBus } from "./bus.ts";
 import { buildPayload, EVENT_SPECS } from "./events/index.ts";
@@ -27,6 +29,8 @@ export type DryRunOptions = {
   tool?: string;
   /** tool_input for tool events (default `{}`, Bash `{"command":"true"}`). */
   input?: Record<string, unknown>;
+  /** The payload's transcript_path: a file that exists (dryRunTranscript), never a path into the project. */
+  transcriptPath?: string;
   /** A complete payload (e.g. from `--payload FILE`); missing common fields are filled in. */
   payload?: Record<string, unknown>;
   signal?: AbortSignal;
@@ -48,7 +52,7 @@ function syntheticFields(event: HookEventName, tool: string, input: Record<strin
     case "UserPromptSubmit":
       return { prompt: "yoke hooks run: sample prompt" };
     case "Stop":
-      return { stop_hook_active: false };
+      return { stop_hook_active: false, last_assistant_message: "yoke hooks run: sample answer", background_tasks: [], session_crons: [] };
     case "SubagentStart":
       return { agent_id: "agent-dry-run", agent_type: "general-purpose" };
     case "SubagentStop":
@@ -79,7 +83,7 @@ export function dryRunPayload(bus: YokeHookBus, event: HookEventName, o: DryRunO
   const cwd = bus.cwd();
   const common = {
     session_id: bus.sessionId,
-    transcript_path: join(cwd, ".yoke-dry-run.jsonl"),
+    transcript_path: o.transcriptPath ?? "/dev/null",
     cwd,
     // contracts §1.4: these events arrive without permission_mode
     permission_mode: NO_MODE.has(event) ? undefined : ("default" as const),
@@ -143,4 +147,22 @@ export function formatHookRun(event: HookEventName, r: { records: HookRecord[]; 
   for (const m of o.systemMessages) out.push(`  systemMessage: ${m}`);
   if (o.stop) out.push(`  continue: false${o.stopReason ? ` (${o.stopReason})` : ""}`);
   return `${out.join("\n")}\n`;
+}
+
+/**
+ * The transcript a dry run hands its hooks (issue 17.4): a temporary copy of this folder's latest session, or an
+ * empty file, so a Stop hook that reads the transcript sees a valid one and nothing in the project is touched.
+ * `cleanup` removes it. Never throws: without a temp dir the path is /dev/null.
+ */
+export function dryRunTranscript(latest: { id: string; path: string } | null): { path: string; note: string; cleanup: () => void } {
+  try {
+    const dir = mkdtempSync(join(tmpdir(), "yoke-hooks-run-"));
+    const path = join(dir, `${latest?.id ?? "dry-run"}.jsonl`);
+    if (latest) copyFileSync(latest.path, path);
+    else writeFileSync(path, "");
+    const note = latest ? `a temporary copy of session ${latest.id}` : "an empty file (no earlier session in this folder)";
+    return { path, note, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  } catch {
+    return { path: "/dev/null", note: "/dev/null (no temporary folder)", cleanup: () => {} };
+  }
 }

@@ -37,6 +37,10 @@ export type HookRecord = {
   durationMs: number;
   outcome: "success" | "blocking" | "non_blocking_error" | "timeout" | "cancelled";
   error?: string;
+  /** The command as shown in messages (exec form joined; a plugin's ${CLAUDE_PLUGIN_ROOT} expanded). */
+  command?: string;
+  /** The model-facing text of this handler's block, when it blocked. */
+  blockingError?: string;
 };
 
 /** The merged result of every handler that matched one firing. */

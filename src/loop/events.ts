@@ -49,6 +49,8 @@ export type TurnResult = {
    * stopped because it was not allowed to go on. Headless exits 3 on it (yoke's addition; not in the result JSON).
    */
   endedOnDenial?: boolean;
+  /** A slash command answered without the model (`/effort`): the result's `local_command`. */
+  localCommand?: string;
 };
 
 /** Everything the loop reports. Modes only render these. */

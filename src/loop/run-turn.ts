@@ -6,6 +6,7 @@ import { isConcurrencySafe } from "../tool/define-tool.ts";
 import type { LoopEvent, PermissionDenial, ResultSubtype, TerminalReason, TurnResult } from "./events.ts";
 import { runToolCall, type ToolOutcome, type ToolRunnerDeps } from "./tool-runner.ts";
 import { addUsage, type UsageTracker } from "./usage.ts";
+import { HOOK_OUTPUT_PREAMBLE, stopCapWarning, writeStopCapWarning, writeStopHookSummary } from "./stop-hook-lines.ts";
 
 /**
  * What every conversation needs, the main one and any run beside it (forks, subagents): provider, tools,
@@ -239,14 +240,21 @@ export async function* runTurn(
         }),
         { signal },
       );
+      writeStopHookSummary(deps.transcript, stop);
       // contracts §1.6: a Stop hook's systemMessage is shown to the user.
       for (const m of stop.systemMessages) yield { type: "system", subtype: "informational", data: { content: m } };
       if (stop.stop) return finish({ terminalReason: "hook_stopped" });
-      if (!stop.blocked || stopBlocks >= (deps.maxStopBlocks ?? 8)) return finish({ terminalReason: "completed" });
+      if (!stop.blocked) return finish({ terminalReason: "completed" });
+      if (stopBlocks >= (deps.maxStopBlocks ?? 8)) {
+        const warning = stopCapWarning(stopBlocks + 1);
+        writeStopCapWarning(deps.transcript, warning);
+        yield { type: "system", subtype: "informational", data: { content: warning } };
+        return finish({ terminalReason: "completed" });
+      }
       stopBlocks++;
       // Stays true for the rest of the turn, tool calls or not, so a hook guarded on it lets the turn end.
       stopHookActive = true;
-      const feedback: UserMessage = { role: "user", content: [reminder(`Stop hook feedback:\n${stop.blockReason ?? "Continue working."}`)] };
+      const feedback: UserMessage = { role: "user", content: [reminder(`${HOOK_OUTPUT_PREAMBLE}\nStop hook feedback:\n${stop.blockReason ?? "Continue working."}`)] };
       convo.messages.push(feedback);
       const fu = deps.transcript.user(feedback, { isMeta: true });
       yield { type: "user", message: feedback, uuid: fu };

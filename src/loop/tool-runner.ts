@@ -9,6 +9,7 @@ import type { ToolContext, ToolResult } from "../tool/types.ts";
 import { absolutizePaths } from "../tool/resolve-paths.ts";
 import { permissionSuggestions } from "../permission/suggestions.ts";
 import type { PermissionDenial } from "./events.ts";
+import { mcpServerField } from "../tool/mcp-server-field.ts";
 
 /** Asks a person. Absent in headless runs, where an `ask` becomes a denial. */
 export type AskPermission = (req: { toolName: string; input: Record<string, unknown>; reason: string; toolUseId?: string }) => Promise<
@@ -69,7 +70,7 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
   const pre = deps.hooks.has("PreToolUse")
     ? await deps.hooks.emit(
         "PreToolUse",
-        deps.hookPayload("PreToolUse", { tool_name: tool.name, tool_input: input, tool_use_id: call.id }),
+        deps.hookPayload("PreToolUse", { tool_name: tool.name, tool_input: input, tool_use_id: call.id, ...mcpServerField(tool) }),
         { matchValue: tool.name, signal },
       )
     : null;
@@ -102,7 +103,7 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
   // contracts §3.4: before anyone is asked (or a headless run denies), PermissionRequest hooks may decide.
   if (behavior === "ask" && deps.hooks.has("PermissionRequest")) {
     const suggestions = permissionSuggestions(tool.name, input, ctx.cwd);
-    const pr = await deps.hooks.emit("PermissionRequest", deps.hookPayload("PermissionRequest", { tool_name: tool.name, tool_input: input, permission_suggestions: suggestions }), {
+    const pr = await deps.hooks.emit("PermissionRequest", deps.hookPayload("PermissionRequest", { tool_name: tool.name, tool_input: input, permission_suggestions: suggestions, ...mcpServerField(tool) }), {
       matchValue: tool.name,
       signal,
     });
@@ -197,9 +198,13 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
       fields.tool_use_id = call.id;
     }
     fields.duration_ms = durationMs;
+    Object.assign(fields, mcpServerField(tool));
     const post = await deps.hooks.emit(event, deps.hookPayload(event, fields), { matchValue: tool.name, signal });
     out.context.push(...post.additionalContext.map((c) => `${event}:${tool.name} hook additional context: ${c}`));
-    if (post.blocked && post.blockReason) out.context.push(`${event}:${tool.name} hook feedback: ${post.blockReason}`);
+    // Observed in 2.1.332: one line per blocking hook, naming its command.
+    const blocks = post.records.filter((r) => r.blockingError);
+    if (blocks.length) for (const r of blocks) out.context.push(`${event}:${tool.name} hook blocking error from command: "${r.command ?? r.source}": ${r.blockingError}`);
+    else if (post.blocked && post.blockReason) out.context.push(`${event}:${tool.name} hook blocking error: ${post.blockReason}`);
     out.systemMessages.push(...post.systemMessages);
     if (post.stop) out.stop = { reason: post.stopReason ?? `A ${event} hook stopped the run.` };
   }

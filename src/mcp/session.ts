@@ -83,7 +83,7 @@ export async function startMcpSession(o: McpSessionOptions): Promise<McpSession>
     for (const s of manager.servers()) {
       if (s.status !== "connected") continue;
       for (const info of s.tools) {
-        const t = mcpTool(s.name, info, { manager, maxOutputChars });
+        const t = mcpTool(s.name, info, { manager, maxOutputChars, source: s.scope });
         if (o.hidden?.(t.name)) continue;
         if (t.name.length > MAX_TOOL_NAME) {
           report(s.name, `MCP server "${s.name}": tool ${info.name} left out: its name ${t.name} is longer than ${MAX_TOOL_NAME} characters`);

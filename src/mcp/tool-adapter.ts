@@ -43,6 +43,8 @@ export type McpToolOptions = {
   manager: McpManager;
   /** MAX_MCP_OUTPUT_TOKENS × 4 characters. */
   maxOutputChars: number;
+  /** The server's config scope, for hooks' `mcp_server.source`. */
+  source?: string;
 };
 
 /** One MCP tool as a yoke Tool: the server validates the arguments; readOnlyHint makes it read-only for permissions. */
@@ -62,7 +64,7 @@ export function mcpTool(server: string, info: McpToolInfo, o: McpToolOptions): T
     jsonSchema: schema,
     readOnly,
     concurrencySafe: readOnly,
-    mcp: { server, tool: info.name },
+    mcp: { server, tool: info.name, ...(o.source ? { source: o.source } : {}) },
     parse,
     async run(raw, ctx) {
       const p = parse(raw);

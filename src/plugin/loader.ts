@@ -8,6 +8,8 @@ import type { Plugin } from "./types.ts";
 /** A Claude Code plugin folder (contracts §6.1): its hooks run; commands, agents and skills are listed. */
 export type ClaudePluginInfo = {
   name: string;
+  /** How Claude Code names it in messages: the `enabledPlugins` key `name@marketplace`, else `name@inline` (observed in 2.1.332 for --plugin-dir). */
+  id: string;
   version?: string;
   description?: string;
   root: string;
@@ -88,7 +90,7 @@ function readManifest(root: string): { name: string; version?: string; descripti
 
 const listDir = (dir: string, filter: (n: string) => boolean) => (existsSync(dir) ? readdirSync(dir).filter(filter).sort() : []);
 
-export function readClaudePlugin(root: string, dataRoot: string): ClaudePluginInfo {
+export function readClaudePlugin(root: string, dataRoot: string, key?: string): ClaudePluginInfo {
   const m = readManifest(root);
   let hooks: Record<string, unknown> | undefined;
   const hooksFile = typeof m.hooks === "string" ? resolve(root, m.hooks) : join(root, "hooks", "hooks.json");
@@ -105,6 +107,7 @@ export function readClaudePlugin(root: string, dataRoot: string): ClaudePluginIn
   }
   return {
     name: m.name,
+    id: key ?? `${m.name}@inline`,
     version: m.version,
     description: m.description,
     root,
@@ -182,10 +185,10 @@ export async function discoverPlugins(
   if (o.bare) return { plugins: [], errors, skipped };
   const dataRoot = join(o.yokeDir, "plugins-data");
   const user: LoadedPlugin[] = [];
-  const load = async (path: string, origin: "user" | "project" | "flag" | "enabledPlugins") => {
+  const load = async (path: string, origin: "user" | "project" | "flag" | "enabledPlugins", key?: string) => {
     try {
       if (origin === "enabledPlugins" || (isDir(path) && isClaudePluginDir(path))) {
-        user.push({ kind: "claude", origin, path, info: readClaudePlugin(path, dataRoot) });
+        user.push({ kind: "claude", origin, path, info: readClaudePlugin(path, dataRoot, key) });
         return;
       }
       const file = isDir(path) ? TS_ENTRY.map((e) => join(path, e)).find(existsSync) : path;
@@ -210,7 +213,7 @@ export async function discoverPlugins(
     if (on !== true) continue;
     const root = findInstalled(key, o.claudeDir);
     if (!root) errors.push({ path: key, message: `enabledPlugins: ${key} is not installed under ${join(o.claudeDir, "plugins")}` });
-    else await load(root, "enabledPlugins");
+    else await load(root, "enabledPlugins", key);
   }
   const nameOf = (p: LoadedPlugin) => (p.kind === "yoke" ? p.plugin.name : p.info.name);
   const taken = new Set(user.map(nameOf));

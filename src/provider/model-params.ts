@@ -1,7 +1,7 @@
 import { EFFORT_LEVELS, type EffortLevel, modelInfo } from "./models.ts";
 import type { ThinkingParam } from "./types.ts";
 
-/** Where thinking and effort settings come from, highest first within each (flag, session, env, settings). */
+/** Where thinking and effort settings come from (effort: env, session, flag, settings, highest first). */
 export type ModelParamSources = {
   env: Record<string, string | undefined>;
   /** settings.json `alwaysThinkingEnabled` and `effortLevel`. */
@@ -12,8 +12,12 @@ export type ModelParamSources = {
   thinkingFlag?: string;
   /** `--max-thinking-tokens N` (wins over MAX_THINKING_TOKENS). */
   maxThinkingTokensFlag?: string;
-  /** `/effort` or a control request during the session; wins over everything but the flag. */
+  /** `/effort` or a control request during the session; wins over the flag and settings, not over the env. */
   sessionEffort?: () => string | undefined;
+  /** `--thinking-display VALUE` (the Agent SDK passes it). */
+  thinkingDisplayFlag?: string;
+  /** stream-json output: adaptive thinking is asked with display `updates`, else `omitted` (observed in 2.1.332). */
+  streamJson?: boolean;
 };
 
 export type ModelParams = { maxTokens: number; thinking?: ThinkingParam; effort?: EffortLevel };
@@ -50,7 +54,8 @@ export function checkModelParamSources(s: ModelParamSources): void {
 export function effortFor(model: string, s: ModelParamSources): EffortLevel | undefined {
   const info = modelInfo(model);
   if (!info.effort) return undefined;
-  const pick = [s.effortFlag, s.sessionEffort?.(), s.env.CLAUDE_CODE_EFFORT_LEVEL || undefined, s.settings.effortLevel].find(
+  // Observed in 2.1.332: CLAUDE_CODE_EFFORT_LEVEL beats /effort, which beats --effort, which beats effortLevel.
+  const pick = [s.env.CLAUDE_CODE_EFFORT_LEVEL || undefined, s.sessionEffort?.(), s.effortFlag, s.settings.effortLevel].find(
     (v): v is EffortLevel => v !== undefined && EFFORT_LEVELS.includes(v as EffortLevel),
   );
   return pick ?? info.effort.default;
@@ -58,9 +63,9 @@ export function effortFor(model: string, s: ModelParamSources): EffortLevel | un
 
 /**
  * max_tokens, thinking and effort for one request to `model`, as Claude Code sends them: max_tokens is the model's
- * output limit (CLAUDE_CODE_MAX_OUTPUT_TOKENS lowers it); adaptive models think adaptively unless thinking is off
- * (`alwaysThinkingEnabled: false`, `--thinking disabled`, a zero token budget) or a budget is given
- * (MAX_THINKING_TOKENS / `--max-thinking-tokens`); older models think only with a budget or alwaysThinkingEnabled.
+ * output limit (CLAUDE_CODE_MAX_OUTPUT_TOKENS lowers it); adaptive models always think adaptively, with the display
+ * the output asks for (observed in 2.1.332: budgets and `disabled` are not sent to them); older models think only
+ * with a budget (MAX_THINKING_TOKENS / `--max-thinking-tokens`) or alwaysThinkingEnabled.
  * Pure; call checkModelParamSources first.
  */
 export function modelParams(model: string, s: ModelParamSources): ModelParams {
@@ -71,9 +76,9 @@ export function modelParams(model: string, s: ModelParamSources): ModelParams {
   const off = s.thinkingFlag === "disabled" || budget === 0 || (s.settings.alwaysThinkingEnabled === false && budget === undefined && s.thinkingFlag === undefined);
   let thinking: ThinkingParam | undefined;
   const withBudget = (n: number): ThinkingParam => ({ type: "enabled", budget_tokens: Math.max(1024, Math.min(n, maxTokens - 1)) });
-  if (off) thinking = info.adaptiveThinking ? { type: "disabled" } : undefined;
+  if (info.adaptiveThinking) thinking = { type: "adaptive", display: s.thinkingDisplayFlag || (s.streamJson ? "updates" : "omitted") };
+  else if (off) thinking = undefined;
   else if (budget !== undefined) thinking = withBudget(budget);
-  else if (info.adaptiveThinking) thinking = { type: "adaptive" };
   else if (s.thinkingFlag === "enabled" || s.thinkingFlag === "adaptive" || s.settings.alwaysThinkingEnabled === true) thinking = withBudget(DEFAULT_BUDGET);
   const effort = effortFor(model, s);
   return { maxTokens, ...(thinking ? { thinking } : {}), ...(effort ? { effort } : {}) };

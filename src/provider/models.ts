@@ -14,7 +14,10 @@ export type ModelInfo = {
   price: { input: number; output: number; cacheWrite: number; cacheRead: number };
   /** Takes `output_config.effort`; the level sent when none is configured. */
   effort?: { default: EffortLevel };
-  /** Thinks adaptively (`thinking: {type: "adaptive"}`) unless given a token budget. */
+  /**
+   * Always thinks adaptively (`thinking: {type: "adaptive", display}`): observed in 2.1.332, Claude Code sends no
+   * budget and no `disabled` for these models, whatever MAX_THINKING_TOKENS, --thinking or alwaysThinkingEnabled say.
+   */
   adaptiveThinking: boolean;
 };
 
@@ -40,7 +43,8 @@ const GEN_5_5 = { contextWindow: 1_000_000, maxOutputTokens: 128_000, adaptiveTh
 const TABLE: Array<[RegExp, Row]> = [
   [/^claude-opus-5-5/, { ...GEN_5_5, price: family(4, 20), effort: { default: "medium" } }],
   [/^claude-sonnet-5-5/, { ...GEN_5_5, price: family(2, 10), effort: { default: "medium" } }],
-  [/^claude-haiku-5-5/, { ...GEN_5_5, price: family(0.1, 0.5) }],
+  [/^claude-haiku-5-5/, { ...GEN_5_5, price: family(0.1, 0.5), effort: { default: "medium" } }],
+  [/^claude-fable-5-2/, { ...GEN_5_5, price: family(8, 40), effort: { default: "medium" } }],
   [/opus/, { contextWindow: 200_000, maxOutputTokens: 32_000, price: family(5, 25), adaptiveThinking: false }],
   [/sonnet/, { contextWindow: 200_000, maxOutputTokens: 64_000, price: family(3, 15), adaptiveThinking: false }],
   [/haiku/, { contextWindow: 200_000, maxOutputTokens: 64_000, price: family(1, 5), adaptiveThinking: false }],

@@ -57,7 +57,8 @@ export type ModelRequest = {
   effort?: "low" | "medium" | "high" | "xhigh" | "max";
 };
 
-export type ThinkingParam = { type: "adaptive" } | { type: "enabled"; budget_tokens: number } | { type: "disabled" };
+/** `display`: how much thinking text the API returns (`omitted`, `summarized`, `updates`), as Claude Code 2.1.332 asks. */
+export type ThinkingParam = { type: "adaptive"; display?: string } | { type: "enabled"; budget_tokens: number } | { type: "disabled" };
 
 /** A retry the provider is about to make; modes render it as `system`/`api_retry`. */
 export type RetryInfo = {

@@ -8,30 +8,47 @@ import { join, relative } from "node:path";
 
 const GLOB = /[*?[\]{}]/;
 
-/** One Read-denied path found in the history of a working directory's repository, or undefined. */
-export async function deniedInHistory(workingDirectories: string[], denyRead: string[]): Promise<string | undefined> {
-  const checks = workingDirectories
+/** The `git log` that names one denied path in a repository's history, per working directory that has one to ask. */
+function queries(workingDirectories: string[], denyRead: string[]): { dir: string; argv: string[] }[] {
+  return workingDirectories
     .filter((d) => existsSync(join(d, ".git")))
-    .map(async (dir) => {
+    .flatMap((dir) => {
       const specs = denyRead
         .filter((p) => p === dir || p.startsWith(`${dir}/`))
         .map((p) => relative(dir, p))
         .filter((rel) => rel !== "")
         .map((rel) => (GLOB.test(rel) ? `:(glob)${rel}` : `:(literal)${rel}`));
-      if (!specs.length) return undefined;
-      try {
-        const p = Bun.spawn(["git", "-C", dir, "log", "--all", "--format=", "--name-only", "-1", "--", ...specs], {
-          stdin: "ignore",
-          stdout: "pipe",
-          stderr: "ignore",
-          env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
-        });
-        const [out] = await Promise.all([new Response(p.stdout).text(), p.exited]);
-        const file = out.split("\n").find(Boolean);
-        return file ? join(dir, file) : undefined;
-      } catch {
-        return undefined;
-      }
+      return specs.length ? [{ dir, argv: ["git", "-C", dir, "log", "--all", "--format=", "--name-only", "-1", "--", ...specs] }] : [];
     });
+}
+
+const spawnOptions = () => ({ stdin: "ignore", stdout: "pipe", stderr: "ignore", env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } }) as const;
+const firstFile = (dir: string, out: string) => {
+  const file = out.split("\n").find(Boolean);
+  return file ? join(dir, file) : undefined;
+};
+
+/** One Read-denied path found in the history of a working directory's repository, or undefined. */
+export async function deniedInHistory(workingDirectories: string[], denyRead: string[]): Promise<string | undefined> {
+  const checks = queries(workingDirectories, denyRead).map(async ({ dir, argv }) => {
+    try {
+      const p = Bun.spawn(argv, spawnOptions());
+      const [out] = await Promise.all([new Response(p.stdout).text(), p.exited]);
+      return firstFile(dir, out);
+    } catch {
+      return undefined;
+    }
+  });
   return (await Promise.all(checks)).find(Boolean);
+}
+
+/** The same, waiting: for a rule added while the session runs, decided before the next permission check. */
+export function deniedInHistorySync(workingDirectories: string[], denyRead: string[]): string | undefined {
+  for (const { dir, argv } of queries(workingDirectories, denyRead)) {
+    try {
+      const found = firstFile(dir, Bun.spawnSync(argv, spawnOptions()).stdout.toString());
+      if (found) return found;
+    } catch {}
+  }
+  return undefined;
 }

@@ -43,7 +43,8 @@ export type Transcript = {
   user(message: UserMessage, extra?: Record<string, unknown>): string;
   /** One line per content block, sharing message.id, as Claude Code 2.1 writes them. Returns the uuids. */
   assistant(message: AssistantMessage, extra?: Record<string, unknown>): string[];
-  system(subtype: string, extra?: Record<string, unknown>): string;
+  /** A `system` line: `extra` goes before its timestamp and uuid, `trailing` after them (Claude Code's key order). */
+  system(subtype: string, extra?: Record<string, unknown>, trailing?: Record<string, unknown>): string;
   meta(entry: Record<string, unknown> & { type: string }): void;
 };
 
@@ -109,9 +110,11 @@ export function createTranscript(store: SessionStore, info: TranscriptInfo): Tra
         return b.uuid;
       });
     },
-    system(subtype, extra = {}) {
+    system(subtype, extra = {}, trailing = {}) {
       const b = base();
-      store.append({ ...b, type: "system", subtype, ...extra });
+      // Observed in 2.1.332 (stop_hook_summary, informational): chain, type, subtype, the line's own keys, timestamp, uuid, then the common keys.
+      const head = { parentUuid: b.parentUuid, isSidechain: b.isSidechain, type: "system", subtype, ...extra, timestamp: b.timestamp, uuid: b.uuid, ...trailing };
+      store.append(inOrder(head, b) as never);
       last = b.uuid;
       return b.uuid;
     },

@@ -1,7 +1,7 @@
 import type { QuestionPrompter } from "./builtin/ask-user-question.ts";
 import type { BackgroundShell } from "./builtin/background-shells.ts";
 import type { z } from "zod";
-import type { ImageBlock, TextBlock } from "../provider/types.ts";
+import type { ContentBlock, ImageBlock, TextBlock } from "../provider/types.ts";
 import type { FileState } from "./file-state.ts";
 import type { BashSandbox } from "../sandbox/runtime.ts";
 
@@ -13,7 +13,16 @@ export type ToolResult = {
 };
 
 /** Side query to a small model (WebFetch, memory selection). Resolves to the answer text; rejects on failure. */
-export type SideQuery = (args: { system: string; prompt: string; maxTokens?: number; signal?: AbortSignal }) => Promise<string>;
+export type SideQuery = (args: {
+  system: string;
+  prompt: string;
+  maxTokens?: number;
+  signal?: AbortSignal;
+  /** Server tools for this request (WebSearch's `web_search`), sent as given. */
+  tools?: Array<Record<string, unknown>>;
+  /** Gets the answer's content blocks (server tool results included) before the text is returned. */
+  onMessage?: (content: ContentBlock[]) => void;
+}) => Promise<string>;
 
 /** Everything a tool may touch, passed in per call (no globals). */
 export type ToolContext = {
@@ -79,7 +88,7 @@ export type Tool<I = any> = {
   /** Only the name goes to the model until ToolSearch loads the schema (seed 000: deferred MCP tools). */
   deferred?: boolean;
   /** Set for tools served by an MCP server (hooks' `mcp_server`, `yoke mcp`). */
-  mcp?: { server: string; tool: string };
+  mcp?: { server: string; tool: string; /** The server's config scope (`dynamic` for --mcp-config …), hooks' `mcp_server.source`. */ source?: string };
   /** Validates, runs, and converts every failure to an is_error result. Never throws. */
   run(rawInput: unknown, ctx: ToolContext): Promise<ToolResult>;
   /** Validation alone, for the tool runner (hooks see validated input). */

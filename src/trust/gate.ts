@@ -59,6 +59,8 @@ export function tightenOnlySandbox(sb: unknown, dropped: string[]): Record<strin
   keepIf("autoAllowBashIfSandboxed", false);
   keepIf("allowUnsandboxedCommands", false);
   keepIf("enableWeakerNestedSandbox", false);
+  // Only tightens: a sandbox that cannot start ends the run instead of leaving the static checks alone.
+  keepIf("failIfUnavailable", true);
   const fs = sb.filesystem;
   if (isObj(fs)) {
     const f: Record<string, unknown> = {};
@@ -77,7 +79,7 @@ export function tightenOnlySandbox(sb: unknown, dropped: string[]): Record<strin
     }
     if (Object.keys(n).length) out.network = n;
   } else if (net !== undefined) dropped.push("sandbox.network");
-  for (const k of Object.keys(sb)) if (!["enabled", "autoAllowBashIfSandboxed", "allowUnsandboxedCommands", "enableWeakerNestedSandbox", "filesystem", "network"].includes(k)) dropped.push(`sandbox.${k}`);
+  for (const k of Object.keys(sb)) if (!["enabled", "autoAllowBashIfSandboxed", "allowUnsandboxedCommands", "enableWeakerNestedSandbox", "failIfUnavailable", "filesystem", "network"].includes(k)) dropped.push(`sandbox.${k}`);
   return Object.keys(out).length ? out : undefined;
 }
 

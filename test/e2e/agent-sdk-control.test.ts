@@ -118,13 +118,14 @@ test("setPermissionMode and setModel take effect on the next turn; setMaxThinkin
   const first = await s.turn("write one");
   expect((first as any).permission_denials).toHaveLength(1); // default mode, no host to ask: denied
   expect(await s.q.setPermissionMode("acceptEdits")).toMatchObject({ mode: "acceptEdits" });
-  await s.q.setModel("opus");
+  // A model that thinks with a budget: the 5.x models always think adaptively (observed in 2.1.332).
+  await s.q.setModel("claude-sonnet-4-5");
   await s.q.setMaxThinkingTokens(4096);
   const second = await s.turn("write two");
   expect((second as any).permission_denials).toHaveLength(0);
   expect(readFileSync(join(cwd, "two.txt"), "utf8")).toBe("2");
   const last = fake.requests.at(-1)!.body;
-  expect(last.model).toBe("claude-opus-5-5");
+  expect(last.model).toBe("claude-sonnet-4-5");
   expect(last.thinking).toMatchObject({ type: "enabled", budget_tokens: 4096 });
   expect(s.seen.some((m) => m.type === "system" && (m as any).subtype === "status" && (m as any).permissionMode === "acceptEdits")).toBe(true);
   await s.close();

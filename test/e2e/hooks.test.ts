@@ -122,7 +122,10 @@ describe("PostToolUse, UserPromptSubmit, Stop (contracts §1.6, §1.7)", () => {
     expect(readFileSync(join(cwd, "out.txt"), "utf8")).toBe("hi\n");
     const text = requestText(r.requests[1]!);
     expect(text).toContain("PostToolUse:Bash hook additional context: CTX-POST-42");
-    expect(text).toContain("PostToolUse:Bash hook feedback: lint failed on out.txt");
+    // Observed in 2.1.332: `<Event>:<Tool> hook blocking error from command: "<command>": <reason>`.
+    expect(text).toContain(
+      `PostToolUse:Bash hook blocking error from command: "cat >/dev/null; echo '{"decision":"block","reason":"lint failed on out.txt","hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"CTX-POST-42"}}'": lint failed on out.txt`,
+    );
   });
 
   test("PostToolUseFailure gets the error; its additionalContext reaches the model; PostToolUse does not fire", async () => {

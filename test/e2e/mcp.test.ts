@@ -303,7 +303,7 @@ describe("MCP prompts and resource mentions in -p (issue 13 point 5)", () => {
     expect(text).toContain("summarise @everything:demo://resource/static/document/architecture.md please");
     expect(text).toContain('<mcp-resource server="everything" uri="demo://resource/static/document/architecture.md">');
     expect(text.length).toBeGreaterThan(500);
-  }, 30_000);
+  });
 
   test("a prompt missing a required argument, or a failing one, is named on stderr and the input goes on unchanged; ordinary @text is untouched", async () => {
     const cwd = mcpProject({ everything: everything() }, approved("everything"));
@@ -317,5 +317,6 @@ describe("MCP prompts and resource mentions in -p (issue 13 point 5)", () => {
     expect(r.stderr).toBe("");
     expect(requestText(r.requests[0]!)).toContain("mail me@example.com about @nobody:x");
     expect(requestText(r.requests[0]!)).not.toContain("<mcp-resource");
-  }, 30_000);
+    // Three runs of the binary, each starting server-everything: seconds apiece on a loaded machine.
+  }, 60_000);
 });

@@ -1,8 +1,11 @@
 // Issue 17 points 10 and 11: exits and flags where scripts meet them, against Claude Code 2.1.332's command line.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
 import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
+
+// Each test runs the compiled binary (some several times): seconds apiece on a loaded 2-core machine.
+setDefaultTimeout(30_000);
 
 let fake: FakeAnthropic;
 beforeAll(async () => {

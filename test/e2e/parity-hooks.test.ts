@@ -1,11 +1,14 @@
 // Issue 17 points 1, 3 and 5: hook payloads and hook-driven loops as Claude Code 2.1.332 has them, run through the
 // compiled binary against the fake API.
-import { beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { yokeBin } from "../helpers/binary.ts";
+import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
 import { toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { bashCall, hook, hooksProject, runWith, say, script } from "./hooks-helpers.ts";
+
+// Each test runs the compiled binary (some several times): seconds apiece on a loaded 2-core machine.
+setDefaultTimeout(30_000);
 
 beforeAll(() => void yokeBin());
 
@@ -107,5 +110,62 @@ describe("payload keys (issue 17.5; hooks-hook-stdin-shape.txt, observed in 2.1.
     const cwd = hooksProject(hook("PreToolUse", `bash -c 'cat >/dev/null; echo "{\\"decision\\":\\"block\\"}"'`, "Bash"));
     const r = await runWith(cwd, [bashCall("echo hi"), say("ok")], ["--allowedTools", "Bash"]);
     expect(toolResultsOf(r.requests[1]!)[0]!.text).toBe("PreToolUse:Bash hook error: Blocked by hook");
+  });
+});
+
+describe("async hooks (issue 17.2, contracts §1.2 async, §1.6 async form)", () => {
+  test('a hook whose first line is {"async":true} runs on in the background: the session does not wait, its later output is not "invalid JSON"', async () => {
+    const cwd = hooksProject({});
+    const gate = join(cwd, "gate");
+    // Waits for a file the model's next tool call creates: if the session waited for this hook, it could never come.
+    const slow = script(
+      cwd,
+      "slow.sh",
+      `cat >/dev/null; echo '{"async":true}'\nfor i in $(seq 1 500); do [ -e ${gate} ] && break; sleep 0.01; done\necho '{"systemMessage":"ASYNC-DONE"}'`,
+    );
+    writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: hook("PostToolUse", slow, "Bash") }));
+    const r = await runWith(cwd, [bashCall("echo first"), bashCall(`touch ${gate}`), say("both ran")], ["--allowedTools", "Bash", "--output-format", "stream-json", "--verbose", "--include-hook-events"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain("not valid JSON");
+    expect(r.lines!.find((l) => l.type === "result")).toMatchObject({ result: "both ran" });
+    const outputs = r.lines!.filter((l) => l.type === "system" && l.subtype === "hook_response").map((l) => l.stdout);
+    expect(outputs.some((o: string) => o.includes("ASYNC-DONE"))).toBe(true);
+  });
+
+  test('the "async" setting: the hook runs beside the session and cannot block it', async () => {
+    const cwd = hooksProject({});
+    const gate = join(cwd, "gate");
+    const slow = script(cwd, "slow.sh", `cat >/dev/null\nfor i in $(seq 1 500); do [ -e ${gate} ] && break; sleep 0.01; done\necho "too late to block" >&2; exit 2`);
+    writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: hook("PreToolUse", slow, "Bash", { async: true }) }));
+    const r = await runWith(cwd, [bashCall(`touch ${gate}`), say("ran")], ["--allowedTools", "Bash", "--output-format", "json"]);
+    expect(r.code).toBe(0);
+    expect(toolResultsOf(r.requests[1]!)[0]!.is_error).toBe(false);
+  });
+});
+
+describe("yoke hooks run (issue 17.4)", () => {
+  test("the transcript_path exists: a temporary copy of the latest session (or an empty file), said on stderr, removed after", async () => {
+    const cwd = hooksProject({});
+    const seen = join(cwd, "seen.txt");
+    // A Stop hook that inspects the transcript, as published ones do.
+    const stop = script(cwd, "stop.sh", `p=$(sed -E 's/.*"transcript_path":"([^"]*)".*/\\1/'); echo "$p" > ${seen}; wc -l < "$p" >> ${seen}; grep -c '"type":"assistant"' "$p" >> ${seen} || true`);
+    writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: hook("Stop", stop) }));
+    const env = isolatedEnv({ YOKE_TRUST_WORKSPACE: "1" });
+    const empty = await runYoke(["hooks", "run", "Stop"], { cwd, env });
+    expect(empty.code).toBe(0);
+    expect(empty.stderr).toContain("transcript_path is an empty file (no earlier session in this folder)");
+    const [p0, n0] = readFileSync(seen, "utf8").trim().split("\n");
+    expect(n0!.trim()).toBe("0");
+    expect(existsSync(p0!)).toBe(false);
+    expect(p0!.startsWith(cwd)).toBe(false);
+    // After a real session, the hook sees a copy of it, with its assistant line.
+    const real = await runWith(cwd, [say("the answer")], [], { env: { HOME: env.HOME, YOKE_CONFIG_DIR: env.YOKE_CONFIG_DIR, CLAUDE_CONFIG_DIR: env.CLAUDE_CONFIG_DIR } });
+    expect(real.code).toBe(0);
+    const copy = await runYoke(["hooks", "run", "Stop"], { cwd, env });
+    expect(copy.stderr).toContain("transcript_path is a temporary copy of session");
+    const [p1, , a1] = readFileSync(seen, "utf8").trim().split("\n");
+    expect(Number(a1)).toBe(1);
+    expect(existsSync(p1!)).toBe(false);
+    expect(readdirSync(cwd).filter((f) => f.includes("dry-run"))).toEqual([]);
   });
 });

@@ -1,11 +1,14 @@
 // Issue 17 points 6 and 7: relative file paths, and the model parameters Claude Code 2.1.332 sends (observed in
 // 2.1.332 against the fake API: default model claude-opus-5-5, max_tokens 128000, adaptive thinking and an effort).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
 import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
+
+// Each test runs the compiled binary (some several times): seconds apiece on a loaded 2-core machine.
+setDefaultTimeout(30_000);
 
 let fake: FakeAnthropic;
 beforeAll(async () => {
@@ -26,25 +29,28 @@ describe("request parameters (issue 17.7)", () => {
     const body = fake.requests[before]!.body;
     expect(body.model).toBe("claude-opus-5-5");
     expect(body.max_tokens).toBe(128_000);
-    expect(body.thinking).toEqual({ type: "adaptive" });
+    expect(body.thinking).toEqual({ type: "adaptive", display: "omitted" });
     expect(body.output_config).toEqual({ effort: "medium" });
   });
 
-  test("--effort, effortLevel and MAX_THINKING_TOKENS reach the request; alwaysThinkingEnabled:false turns thinking off", async () => {
+  test("--effort and effortLevel reach the request; thinking stays adaptive whatever MAX_THINKING_TOKENS or alwaysThinkingEnabled say; stream-json asks for display updates (observed in 2.1.332)", async () => {
     const cwd = tempDir();
     writeFileSync(join(cwd, "s.json"), JSON.stringify({ effortLevel: "high", alwaysThinkingEnabled: false }));
-    fake.push({ content: [{ type: "text", text: "a" }] }, { content: [{ type: "text", text: "b" }] }, { content: [{ type: "text", text: "c" }] });
+    fake.push(...["a", "b", "c", "d"].map((text) => ({ content: [{ type: "text" as const, text }] })));
     const before = fake.requests.length;
     expect((await run(["--settings", join(cwd, "s.json")], cwd)).code).toBe(0);
     expect((await run(["--settings", join(cwd, "s.json"), "--effort", "low"], cwd, { MAX_THINKING_TOKENS: "5000" })).code).toBe(0);
-    expect((await run(["--model", "haiku"], cwd)).code).toBe(0);
-    const [a, b, c] = fake.requests.slice(before).map((q) => q.body);
-    expect(a.thinking).toEqual({ type: "disabled" });
+    expect((await run(["--model", "haiku", "--output-format", "stream-json", "--verbose"], cwd)).code).toBe(0);
+    expect((await run(["--model", "fable", "--thinking-display", "summarized"], cwd)).code).toBe(0);
+    const [a, b, c, d] = fake.requests.slice(before).map((q) => q.body);
+    expect(a.thinking).toEqual({ type: "adaptive", display: "omitted" });
     expect(a.output_config).toEqual({ effort: "high" });
-    expect(b.thinking).toEqual({ type: "enabled", budget_tokens: 5000 });
+    expect(b.thinking).toEqual({ type: "adaptive", display: "omitted" });
     expect(b.output_config).toEqual({ effort: "low" });
     expect(c.model).toBe("claude-haiku-5-5");
-    expect(c.output_config).toBeUndefined();
+    expect(c.thinking).toEqual({ type: "adaptive", display: "updates" });
+    expect(c.output_config).toEqual({ effort: "medium" });
+    expect(d).toMatchObject({ model: "claude-fable-5-2", max_tokens: 128_000, thinking: { type: "adaptive", display: "summarized" }, output_config: { effort: "medium" } });
   });
 
   test("a bad --effort is an error naming the flag and the allowed values", async () => {

@@ -1,9 +1,12 @@
 // Issue 17 point 8: background tasks as Claude Code 2.1.332 names and words them (contracts §7.1: TaskStop is the
 // current name, KillShell and KillBash legacy aliases).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
 import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
+
+// Each test runs the compiled binary (some several times): seconds apiece on a loaded 2-core machine.
+setDefaultTimeout(30_000);
 
 let fake: FakeAnthropic;
 beforeAll(async () => {

@@ -1,11 +1,14 @@
 // Issue 17 point 9: transcript lines as Claude Code 2.1.332 writes them, so usage tools (ccusage,
 // claude-code-log, the SDK's session helpers) read yoke's transcripts as Claude Code's.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
 import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
 import { gitRepo, tempDir } from "../helpers/tmp.ts";
+
+// Each test runs the compiled binary (some several times): seconds apiece on a loaded 2-core machine.
+setDefaultTimeout(30_000);
 
 let fake: FakeAnthropic;
 beforeAll(async () => {

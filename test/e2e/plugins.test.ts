@@ -143,8 +143,11 @@ describe("Claude Code plugin folders (issue 4 item 5)", () => {
     const r = await runWith(cwd, [bashCall("touch marker"), say("ok")], ["--output-format", "json", "--allowedTools", "Bash", "--plugin-dir", root]);
     expect(r.code).toBe(0); // a denial ends in success, as in Claude Code (exit 3 only with --exit-code-on-denial)
     expect(existsSync(join(cwd, "marker"))).toBe(false);
-    // The bracket shows the command as configured (contracts §1.7); the script ran from the substituted path.
-    expect(toolResultsOf(r.requests[1]!)[0]!.text).toBe("PreToolUse:Bash hook error: [${CLAUDE_PLUGIN_ROOT}/scripts/guard.sh]: no-touch says no touching");
+    // contracts §1.7; observed in 2.1.332: a plugin hook's bracket shows the command with ${CLAUDE_PLUGIN_ROOT} expanded,
+    // and the block names the plugin (issue 17.5).
+    expect(toolResultsOf(r.requests[1]!)[0]!.text).toBe(
+      `PreToolUse:Bash hook error: [${root}/scripts/guard.sh]: no-touch says no touching\n\nThis hook comes from the no-touch@inline plugin.`,
+    );
     expect(readFileSync(join(cwd, "plugin-hook.txt"), "utf8")).toBe(`root=${root}\n`);
     // ${CLAUDE_PLUGIN_DATA} exists before the first hook writes into it.
     expect(readFileSync(join(r.env.YOKE_CONFIG_DIR!, "plugins-data", "no-touch", "seen.log"), "utf8")).toBe("seen\n");
@@ -159,7 +162,8 @@ describe("Claude Code plugin folders (issue 4 item 5)", () => {
     const r = await runWith(cwd, [bashCall("touch marker"), say("ok")], ["--output-format", "json", "--allowedTools", "Bash"], { env: { HOME: home } });
     expect(r.code).toBe(0); // a denial ends in success, as in Claude Code (exit 3 only with --exit-code-on-denial)
     expect(existsSync(join(cwd, "marker"))).toBe(false);
-    expect(toolResultsOf(r.requests[1]!)[0]!.text).toContain("no-touch says no touching");
+    // An installed plugin is named by its enabledPlugins key (observed in 2.1.332: `name@marketplace`).
+    expect(toolResultsOf(r.requests[1]!)[0]!.text).toEndWith("no-touch says no touching\n\nThis hook comes from the no-touch@acme-market plugin.");
     expect(r.json.permission_denials).toHaveLength(1);
   });
 });

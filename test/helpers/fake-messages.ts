@@ -11,7 +11,9 @@ import type { AssistantMessage, ContentBlock, StopReason, Usage } from "../../sr
 export type FakeTextBlock = { type: "text"; text: string };
 export type FakeToolUseBlock = { type: "tool_use"; id?: string; name: string; input: Record<string, unknown> };
 export type FakeThinkingBlock = { type: "thinking"; thinking: string; signature?: string };
-export type FakeBlock = FakeTextBlock | FakeToolUseBlock | FakeThinkingBlock;
+/** A server tool's block (server_tool_use, web_search_tool_result …), streamed whole in its content_block_start. */
+export type FakeServerBlock = { type: "server_tool_use" | "web_search_tool_result"; [k: string]: unknown };
+export type FakeBlock = FakeTextBlock | FakeToolUseBlock | FakeThinkingBlock | FakeServerBlock;
 
 /** One scripted model answer. stop_reason defaults to tool_use when a tool_use is present, else end_turn. */
 export type FakeReply = {
@@ -106,7 +108,8 @@ export function buildAssistantMessage(
   const content: ContentBlock[] = reply.content.map((b): ContentBlock => {
     if (b.type === "tool_use") return { type: "tool_use", id: b.id ?? fakeId("toolu"), name: b.name, input: b.input };
     if (b.type === "thinking") return { type: "thinking", thinking: b.thinking, signature: b.signature ?? "fake-signature" };
-    return { type: "text", text: b.text };
+    if (b.type === "text") return { type: "text", text: b.text };
+    return b as unknown as ContentBlock;
   });
   const hasToolUse = content.some((b) => b.type === "tool_use");
   const outputChars = content
@@ -196,7 +199,8 @@ export function messageStreamEvents(message: AssistantMessage, textChunk?: numbe
       }
       out.push(ev("content_block_delta", { index, delta: { type: "signature_delta", signature: block.signature } }));
     } else {
-      return;
+      // Server tool blocks arrive whole, as the real API streams web search results.
+      out.push(ev("content_block_start", { index, content_block: block }));
     }
     out.push(ev("content_block_stop", { index }));
   });

@@ -68,3 +68,31 @@ describe("runHookCommand", () => {
     expect(r.exitCode).toBe(127);
   });
 });
+
+describe("runHookCommand: the async form (contracts §1.6, issue 17.2)", () => {
+  const base = { cwd: "/", env: { PATH: process.env.PATH ?? "" }, stdin: "{}", timeoutMs: 10_000 };
+  test('{"async":true} on the first line: returns at once, the rest of the run settles later without that line', async () => {
+    const dir = tmp();
+    const gate = join(dir, "gate");
+    const r = await runHookCommand({ ...base, allowAsync: true, command: `echo '{"async":true}'; while [ ! -e ${gate} ]; do sleep 0.01; done; echo '{"systemMessage":"later"}'` });
+    // The hook is still waiting for the gate: only the async path can have returned.
+    expect(r.background).toBeDefined();
+    expect(r.stdout.trim()).toBe('{"async":true}');
+    writeFileSync(gate, "");
+    const rest = await r.background!;
+    expect(rest.exitCode).toBe(0);
+    expect(rest.stdout.trim()).toBe('{"systemMessage":"later"}');
+  });
+  test("a hook that declares async and finishes at once: declaredAsync, stdout is the rest; without allowAsync nothing changes", async () => {
+    const cmd = `echo '{"async":true}'; echo '{"systemMessage":"done"}'`;
+    const fast = await runHookCommand({ ...base, allowAsync: true, command: cmd });
+    if (fast.background) expect((await fast.background).stdout.trim()).toBe('{"systemMessage":"done"}');
+    else {
+      expect(fast.declaredAsync).toBe(true);
+      expect(fast.stdout.trim()).toBe('{"systemMessage":"done"}');
+    }
+    const plain = await runHookCommand({ ...base, command: cmd });
+    expect(plain.background).toBeUndefined();
+    expect(plain.stdout).toContain('{"async":true}');
+  });
+});

@@ -160,7 +160,7 @@ const ROWS: Row[] = [
   {
     name: "PostToolUse block reason and continue:false reach the model",
     hooks: { PostToolUse: () => ({ blocked: true, blockReason: "lint failed", stop: true }) },
-    want: { isError: false, text: "echo: hi", ran: { text: "hi" }, stop: true, context: ["PostToolUse:Echo hook feedback: lint failed"], fired: ["PostToolUse"] },
+    want: { isError: false, text: "echo: hi", ran: { text: "hi" }, stop: true, context: ["PostToolUse:Echo hook blocking error: lint failed"], fired: ["PostToolUse"] },
   },
 ];
 

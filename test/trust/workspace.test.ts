@@ -90,6 +90,11 @@ describe("untrusted: the project's settings only tighten", () => {
       ["sandbox.enabled", "sandbox.autoAllowBashIfSandboxed", "sandbox.allowUnsandboxedCommands", "sandbox.enableWeakerNestedSandbox", "sandbox.excludedCommands", "sandbox.network.allowedDomains", "sandbox.network.allowLocalBinding", "sandbox.filesystem.allowWrite"].sort(),
     );
     expect(tightenOnlySandbox({ enabled: true, autoAllowBashIfSandboxed: false, allowUnsandboxedCommands: false }, [])).toEqual({ enabled: true, autoAllowBashIfSandboxed: false, allowUnsandboxedCommands: false });
+    // failIfUnavailable only tightens when true: kept; false would loosen `enabled: true`, so it waits for trust.
+    expect(tightenOnlySandbox({ failIfUnavailable: true }, [])).toEqual({ failIfUnavailable: true });
+    const loosening: string[] = [];
+    expect(tightenOnlySandbox({ failIfUnavailable: false }, loosening)).toBeUndefined();
+    expect(loosening).toEqual(["sandbox.failIfUnavailable"]);
   });
 
   test("unknown and future keys are held back; switches that turn things off pass", () => {

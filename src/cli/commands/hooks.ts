@@ -2,13 +2,14 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { HOOK_EVENTS, type HookEventName } from "../../hook/types.ts";
 import { isHookEventName } from "../../hook/events/index.ts";
-import { formatHookList, formatHookRun, listHooks, runHooksDry } from "../../hook/tooling.ts";
+import { dryRunTranscript, formatHookList, formatHookRun, listHooks, runHooksDry } from "../../hook/tooling.ts";
+import { latestSession } from "../../session/index.ts";
 import { defineCommand } from "citty";
 import { parseArgv, UsageError } from "../args.ts";
 import { runFlagArgs } from "../command-tree.ts";
 import { builtinTools } from "../builtin-tools.ts";
 import { compose } from "../compose.ts";
-import { writeOut } from "../../util/output.ts";
+import { errLine, writeOut } from "../../util/output.ts";
 
 const EVENTS = `Events: ${HOOK_EVENTS.join(", ")}`;
 
@@ -80,7 +81,14 @@ async function hooksCommand(sub: "list" | "run", tail: string[]): Promise<number
       return 0;
     }
     const tool = typeof own["--tool"] === "string" ? own["--tool"] : undefined;
-    const r = await runHooksDry(rt.hooks, event!, { tool, input, payload });
+    const transcript = dryRunTranscript(latestSession(rt.cwd, rt.env));
+    errLine(`yoke: transcript_path is ${transcript.note}, removed after the run: ${transcript.path}`);
+    let r;
+    try {
+      r = await runHooksDry(rt.hooks, event!, { tool, input, payload, transcriptPath: transcript.path });
+    } finally {
+      transcript.cleanup();
+    }
     const blocks = r.outcome.blocked || r.outcome.permissionDecision === "deny";
     if (json) {
       const { records, ...merged } = r.outcome;

@@ -144,6 +144,17 @@ export async function killAllBackgroundShells(session: SessionToolState): Promis
   await Promise.all([...shells.map(killShell), ...groups.map((g) => killGroup(g))]);
 }
 
+/**
+ * The Stop payload's `background_tasks` (contracts §1.4): the shells still running, each as Claude Code 2.1.332
+ * sends it (observed: `{id, type: "shell", status: "running", description, command}`, the command standing in
+ * for a missing description).
+ */
+export function runningBackgroundTasks(session: SessionToolState): Array<{ id: string; type: "shell"; status: "running"; description: string; command: string }> {
+  return [...shellRegistry(session).values()]
+    .filter((s) => s.status === "running")
+    .map((s) => ({ id: s.id, type: "shell" as const, status: "running" as const, description: s.description || s.command, command: s.command }));
+}
+
 /** Takes the unread output of a shell, optionally keeping only lines that match `filter`. */
 export function takeUnread(sh: BackgroundShell, filter?: RegExp): { stdout: string; stderr: string; dropped: number } {
   const keep = (s: string) => (filter ? s.split("\n").filter((l) => filter.test(l)).join("\n") : s);

@@ -1,0 +1,143 @@
+/**
+ * A bubblewrap sandbox kept alive for a built line, so that commands join its namespaces instead of
+ * building them again (~40 mounts a start). Each command still starts as its own host process (its own
+ * process group, pipes, cwd and environment) and runs the line's command inside: `nsenter` joins the
+ * kept sandbox's user, mount, network and pid namespaces, `setpriv` drops the same capabilities
+ * bubblewrap drops, and the library's seccomp helper then makes the command's own pid and mount
+ * namespaces and applies its filter, exactly as under a bubblewrap of its own: when the command's shell
+ * ends, everything it started ends with it.
+ *
+ * Linux only, and only for lines without the network proxy (whose relays the line starts per command).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { readlinkSync } from "node:fs";
+import { shellWords } from "./bwrap-line.ts";
+
+export type Holder = {
+  /** The command line that runs `inner` (in `cwd`) inside the kept sandbox, for `/bin/sh -c`. */
+  line(): string;
+  /** False once the kept sandbox has ended (then the line is built again). */
+  alive(): boolean;
+  /** Ends the kept sandbox. Call only when no command runs in it: they would lose their mounts. */
+  stop(): void;
+};
+
+const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Starts a kept sandbox for `line` (a bubblewrap line built by the library, as runtime.ts keeps it).
+ * Resolves undefined when it cannot (a line of another shape, a tool missing, bubblewrap refusing):
+ * the caller then runs the line itself, one bubblewrap per command.
+ */
+export async function startHolder(o: { line: string; bwrap: string; nsenter?: string; setpriv?: string; root: boolean; env: Record<string, string | undefined> }): Promise<Holder | undefined> {
+  const words = shellWords(o.line);
+  if (!words || words[0] !== o.bwrap || !o.nsenter || (o.root && !o.setpriv)) return undefined;
+  const dd = words.indexOf("--");
+  if (dd < 0) return undefined;
+  const opts = words.slice(1, dd);
+  const cmd = words.slice(dd + 1);
+  if (cmd.length !== 3 || cmd[0] !== "/bin/sh" || cmd[1] !== "-c") return undefined;
+  // What bubblewrap does to the environment, in its order, done by the shell that starts nsenter.
+  const envOps: string[] = [];
+  for (let i = 0; i < opts.length; i++) {
+    const [op, name, value] = [opts[i], opts[i + 1] ?? "", opts[i + 2] ?? ""];
+    if (op !== "--setenv" && op !== "--unsetenv") continue;
+    if (!NAME.test(name)) return undefined;
+    envOps.push(op === "--setenv" ? `export ${name}=${quote(value)}` : `unset ${name}`);
+    i += op === "--setenv" ? 2 : 1;
+  }
+  let child: ChildProcess;
+  try {
+    child = spawn(o.bwrap, ["--info-fd", "3", ...opts, ...cmd], {
+      // The kept sandbox's own command says it runs (bubblewrap reports the pid before its mounts are
+      // made), then waits on its stdin, which ends with yoke.
+      env: { ...o.env, __YOKE_SB_DIR: "/", __YOKE_SB_RUN: "echo ready; exec cat >/dev/null" } as Record<string, string>,
+      stdio: ["pipe", "pipe", "ignore", "pipe"],
+    });
+  } catch {
+    return undefined;
+  }
+  const info = child.stdio[3];
+  let mntns = "";
+  const pid = await new Promise<number | undefined>((resolve) => {
+    let text = "";
+    let ready = "";
+    let found: number | undefined;
+    let settled = false;
+    const done = (v: number | undefined) => {
+      if (settled) return;
+      settled = true;
+      info?.removeAllListeners("data");
+      child.stdout?.removeAllListeners("data");
+      resolve(v);
+    };
+    const check = () => {
+      if (found && ready.includes("ready\n")) done(found);
+    };
+    info?.on("data", (d: Buffer) => {
+      text += d.toString();
+      const m = /"child-pid"\s*:\s*(\d+)/.exec(text);
+      if (m) found = Number(m[1]);
+      mntns = /"mnt-namespace"\s*:\s*(\d+)/.exec(text)?.[1] ?? mntns;
+      check();
+    });
+    child.stdout?.on("data", (d: Buffer) => {
+      ready += d.toString();
+      check();
+    });
+    child.once("error", () => done(undefined));
+    child.once("exit", () => done(undefined));
+    // A sandbox that does not come up within a few seconds is given up: the caller runs its line per command.
+    setTimeout(() => done(undefined), 10_000).unref?.();
+  });
+  for (const s of [info, child.stdout] as Array<{ destroy?: () => void } | null>) s?.destroy?.();
+  child.unref();
+  (child.stdin as { unref?: () => void } | null)?.unref?.();
+  if (!pid || !mntns || child.exitCode !== null) {
+    child.kill("SIGKILL");
+    return undefined;
+  }
+  // Not -F: nsenter forks, so the command is inside the kept pid namespace, where its /proc is.
+  const enter = [o.nsenter, "-t", String(pid), "-U", "-m", "-n", "-p", "-r", "-w", "--preserve-credentials", "--"];
+  // Root keeps capabilities across exec: drop the bounding set to what bubblewrap leaves (--cap-drop ALL --cap-add CAP_SETFCAP).
+  const drop = o.root ? [o.setpriv!, "--bounding-set=-all,+setfcap", "--inh-caps=-all", "--"] : [];
+  const tail = [...enter, ...drop, ...cmd].map(quote).join(" ");
+  let ended = false;
+  child.once("exit", () => (ended = true));
+  // Asked of the kernel, not of the exit event (which may come later): the sandbox's first process is there
+  // and still in the mount namespace bubblewrap reported (a pid used again by another process is not).
+  const inside = () => {
+    try {
+      return readlinkSync(`/proc/${pid}/ns/mnt`) === `mnt:[${mntns}]`;
+    } catch {
+      return false;
+    }
+  };
+  const line = () => `${envOps.map((e) => `${e}; `).join("")}exec ${tail}`;
+  const stop = () => {
+    ended = true;
+    try {
+      child.stdin?.end();
+      child.kill("SIGKILL");
+    } catch {}
+  };
+  // One command through it before any of the session's: where joining is refused (an unprivileged
+  // bubblewrap owns its namespaces through a user namespace nsenter cannot reach), commands get their own.
+  const probe = Bun.spawn(["/bin/sh", "-c", `export __YOKE_SB_DIR=/ __YOKE_SB_RUN='echo joined'; ${line()}`], {
+    env: o.env as Record<string, string>,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "ignore",
+  });
+  const [said] = await Promise.all([new Response(probe.stdout).text(), probe.exited]);
+  if (said !== "joined\n") {
+    stop();
+    return undefined;
+  }
+  return {
+    line,
+    alive: () => !ended && inside(),
+    stop,
+  };
+}
