@@ -128,6 +128,7 @@ export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConv
       sideQuery: o.sideQuery,
       toolUseId,
       searchExcludes: (dir) => o.permissions.grepExcludes(dir),
+      searchHides: (p) => o.permissions.searchHides(p),
       sandbox: o.sandbox?.(),
       beforeFileChange: checkpointing ? (p) => o.checkpoints!.beforeFileChange(p) : undefined,
       progress: o.progress ? (c) => o.progress!(toolUseId, c) : undefined,

@@ -25,6 +25,19 @@ export function gitTopLevel(dir: string): string {
   }
 }
 
+/**
+ * Whether git started in `dir` would use a repository whose config lies outside a `.git` folder: a bare repository
+ * (HEAD, objects/, refs/) met before any `.git` while git walks up. Files the model may write (acceptEdits) and whose
+ * config can name programs (core.fsmonitor, diff.external). Looks at the filesystem; never throws.
+ */
+export function gitConfigUnprotected(dir: string): boolean {
+  for (let d = dir; ; d = dirname(d)) {
+    if (existsSync(join(d, ".git"))) return false;
+    if (existsSync(join(d, "HEAD")) && isDirectory(join(d, "objects")) && isDirectory(join(d, "refs"))) return true;
+    if (dirname(d) === d) return false;
+  }
+}
+
 /** Options (separate word) whose value is a file the command opens, for commands whose other words are no files. */
 const FILE_OPTS: Record<string, string[]> = {
   date: ["-f", "--file", "-r", "--reference"],

@@ -57,6 +57,11 @@ export type Evaluator = PermissionEvaluator & {
   warnings: string[];
   /** ripgrep `--glob` exclusions (`!x`) for a search rooted at `searchDir`, from Read deny rules. Never throws. */
   grepExcludes(searchDir: string): string[];
+  /**
+   * Whether a file a search found stays out of its results (Glob names, Grep's file lists): a Read deny rule covers
+   * it, through links too, or it is a credential store (not in bypassPermissions). Never throws.
+   */
+  searchHides(absPath: string): boolean;
   /** The parsed rules, for the sandbox policy (src/sandbox/policy.ts). */
   ruleSet: RuleSet;
 };
@@ -268,6 +273,14 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       return granted;
     },
     workingDirectories,
+    searchHides: (absPath: string) => {
+      try {
+        const paths = resolvePath(absPath, cwd, home).all;
+        return !!findPathRule(set, "deny", "Read", paths) || (mode !== "bypassPermissions" && paths.some(isCredentialPath));
+      } catch {
+        return true;
+      }
+    },
     grepExcludes: (searchDir: string) => {
       const dir = real(searchDir, cwd);
       const credentials = mode === "bypassPermissions" ? [] : credentialExcludeGlobs();
