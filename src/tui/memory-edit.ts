@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { runOnTerminal } from "../util/subprocess.ts";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Runtime } from "../cli/compose.ts";
@@ -29,7 +29,7 @@ export async function editMemory(rt: Runtime, screen: Screen): Promise<void> {
     screen.add(style.red(`  cannot create ${file}: ${(e as Error).message}`));
     return;
   }
-  const r = screen.suspend(() => spawnSync("sh", ["-c", `${editor} "$1"`, "sh", file], { stdio: "inherit", cwd: rt.cwd, env: rt.env }));
+  const r = screen.suspend(() => runOnTerminal(["sh", "-c", `${editor} "$1"`, "sh", file], { cwd: rt.cwd, env: rt.env }));
   if (r.error || r.status !== 0) screen.add(style.red(`  ${editor} ${file}: ${r.error?.message ?? `exit ${r.status}`}`));
   else screen.add(style.gray(`  Saved ${file}; it applies from the next session on.`));
 }

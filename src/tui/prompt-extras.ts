@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawnProcess } from "../util/subprocess.ts";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { PermissionEvaluator } from "../permission/types.ts";
@@ -15,12 +15,12 @@ const MAX_FILE = 200_000;
 /** Runs `cmd` with `sh -c` in cwd; resolves with the context block and what to show. Aborting kills it. */
 export function runShellLine(cmd: string, cwd: string, env: Record<string, string>, signal: AbortSignal): Promise<{ block: string; shown: string }> {
   return new Promise((done) => {
-    const child = spawn("sh", ["-c", cmd], { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawnProcess(["sh", "-c", cmd], { cwd, env, stdin: "ignore" });
     let out = "";
     let err = "";
     const cap = (s: string, d: Buffer) => (s.length < MAX_OUTPUT ? s + d.toString() : s);
-    child.stdout.on("data", (d: Buffer) => (out = cap(out, d)));
-    child.stderr.on("data", (d: Buffer) => (err = cap(err, d)));
+    child.stdout?.on("data", (d: Buffer) => (out = cap(out, d)));
+    child.stderr?.on("data", (d: Buffer) => (err = cap(err, d)));
     const kill = () => {
       try {
         if (child.pid) process.kill(-child.pid, "SIGKILL");

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawnProcess } from "../util/subprocess.ts";
 
 /**
  * The settings `statusLine` command (contracts §6.7), run as Claude Code runs it: `sh -c command` with the
@@ -34,12 +34,12 @@ export function createStatusLine(o: {
     next = null;
     running = true;
     const { columns, rows } = o.size();
-    const child = spawn("sh", ["-c", command], { cwd: o.cwd, env: { ...o.env, COLUMNS: String(columns), LINES: String(rows) }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawnProcess(["sh", "-c", command], { cwd: o.cwd, env: { ...o.env, COLUMNS: String(columns), LINES: String(rows) }, stdin: "pipe" });
     let out = "";
     let err = "";
     const kill = setTimeout(() => child.kill("SIGKILL"), 5000);
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (err += d));
+    child.stdout?.on("data", (d) => (out += d));
+    child.stderr?.on("data", (d) => (err += d));
     child.on("error", (e) => fail(e.message));
     child.on("close", (code, signal) => {
       clearTimeout(kill);
@@ -52,8 +52,8 @@ export function createStatusLine(o: {
       } else fail(signal ? `killed by ${signal} after 5 s` : `exit ${code}${err.trim() ? `: ${err.trim().split("\n")[0]}` : ""}`);
       if (next) schedule();
     });
-    child.stdin.on("error", () => {});
-    child.stdin.end(JSON.stringify(input));
+    child.stdin?.on("error", () => {});
+    child.stdin?.end(JSON.stringify(input));
   };
   const schedule = () => {
     if (!timer) timer = setTimeout(run, 300);

@@ -339,3 +339,13 @@ export function helperFailure(r: SyncResult, timeoutMs: number): string | undefi
   if (r.code !== 0) return `exit code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim().split("\n")[0]}` : ""}`;
   return undefined;
 }
+
+/**
+ * An interactive program on yoke's own terminal ($EDITOR from the terminal session), waited for: it inherits the
+ * terminal and stays in yoke's process group so it can read the keyboard. Never throws (a spawn failure is `error`).
+ */
+export function runOnTerminal(argv: string[], o: { cwd?: string; env?: Record<string, string | undefined> }): { status: number | null; error?: Error } {
+  const [cmd, ...args] = argv;
+  const r = spawnSync(cmd!, args, { stdio: "inherit", cwd: o.cwd, env: o.env as NodeJS.ProcessEnv | undefined });
+  return { status: r.status, ...(r.error ? { error: r.error } : {}) };
+}
