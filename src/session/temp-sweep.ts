@@ -46,15 +46,6 @@ async function ownerOf(dir: string): Promise<Owner | undefined> {
   }
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 const remove = (path: string) => rm(path, { recursive: true, force: true }).catch(() => {});
 
 /** `yoke-<session id>`: session ids are UUIDs, so nothing else in a shared temp folder is even looked at. */
@@ -77,7 +68,8 @@ export async function sweepDeadTempDirs(root: string): Promise<string[]> {
     // Leftovers of a sweep or of a stdin file that a killed run had no time to remove.
     const leftover = /^\.yoke-.*\.dead-(\d+)$/.exec(name) ?? /^yoke-stdin-(\d+)-\d+$/.exec(name);
     if (leftover) {
-      if (!pidAlive(Number(leftover[1]))) {
+      // Only a pid is known here: the lock's liveness test (dead, or a zombie not yet reaped) without a start time.
+      if (holderIsStale({ pid: Number(leftover[1]), start: null, at: "" })) {
         await remove(join(root, name));
         removed.push(join(root, name));
       }
