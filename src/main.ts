@@ -9,6 +9,9 @@ async function main(argv: string[]): Promise<number> {
     writeOut(`${VERSION} (yoke)\n`);
     return 0;
   }
+  const { ensureHome } = await import("./util/home.ts");
+  const homeNote = ensureHome();
+  if (homeNote) writeErr(homeNote);
   const { parseArgv, renderHelp, UsageError } = await import("./cli/args.ts");
   performance.mark("yoke:args-loaded");
   const { COMMANDS, looksLikeMistypedCommand } = await import("./cli/commands/index.ts");
@@ -33,6 +36,12 @@ async function main(argv: string[]): Promise<number> {
   if (args.flags.help) {
     writeOut(`${renderHelp(VERSION, COMMANDS)}\n`);
     return 0;
+  }
+  // A person at a terminal without -p gets the interactive session; its module loads only then (startup, issue 21).
+  if (!args.flags.print && args.flags["rewind-files"] === undefined && process.stdin.isTTY && process.stdout.isTTY) {
+    const { runInteractive } = await import("./tui/index.ts");
+    performance.mark("yoke:tui-loaded");
+    return runInteractive(args);
   }
   const { runHeadless } = await import("./cli/headless.ts");
   performance.mark("yoke:headless-loaded");

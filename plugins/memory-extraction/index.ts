@@ -8,15 +8,18 @@ import { changedFiles, EXTRACTION_SYSTEM, extractionPrompt, fingerprint } from "
 
 export { EXTRACTION_MARKER, EXTRACTION_SYSTEM } from "./prompt.ts";
 
-/** Off unless switched on: like Claude Code in `-p` runs, every extraction is an extra model call. */
+/** Off in `-p` runs unless switched on, as in Claude Code (every extraction is an extra model call); on by default in the interactive session. */
 export const EXTRACTION_DEFAULT_ON = false;
 export const EXTRACTION_MAX_TURNS = 5;
 export const EXTRACTION_TOOLS = ["Read", "Grep", "Glob", "Bash", "Write", "Edit"];
 
-/** `YOKE_MEMORY_EXTRACTION=0|1` wins over the `memoryExtraction` setting; auto memory off (no memory dir) means off. */
+/**
+ * `YOKE_MEMORY_EXTRACTION=0|1` wins over the `memoryExtraction` setting, which wins over the default (on in the
+ * interactive session, off in `-p`); auto memory off (no memory dir) means off.
+ */
 export function extractionEnabled(host: Pick<PluginHost, "env" | "settings" | "session">): boolean {
   if (!host.session.memoryDir) return false;
-  return switchedOn(host.env.YOKE_MEMORY_EXTRACTION, host.settings.memoryExtraction, EXTRACTION_DEFAULT_ON);
+  return switchedOn(host.env.YOKE_MEMORY_EXTRACTION, host.settings.memoryExtraction, EXTRACTION_DEFAULT_ON || host.session.interactive);
 }
 
 export type Extraction = {
@@ -98,7 +101,7 @@ export function createExtraction(host: PluginHost): Extraction {
 const memoryExtraction: Plugin = {
   name: "memory-extraction",
   version: "1.0.0",
-  description: "Saves lasting facts from the conversation as auto-memory files after each turn; runs only with memoryExtraction: true or YOKE_MEMORY_EXTRACTION=1",
+  description: "Saves lasting facts from the conversation as auto-memory files after each turn; on by default in the interactive session; in -p only with memoryExtraction: true or YOKE_MEMORY_EXTRACTION=1",
   setup(host) {
     if (!extractionEnabled(host)) return;
     const ex = createExtraction(host);

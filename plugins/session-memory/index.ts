@@ -43,9 +43,9 @@ export function notesPathFor(host: Pick<PluginHost, "session" | "storageDir">): 
   return t ? join(dirname(t), host.session.sessionId, "session-memory", "summary.md") : join(host.storageDir(), host.session.sessionId, "summary.md");
 }
 
-/** `YOKE_SESSION_MEMORY=0|1` wins over the `sessionMemory` setting. */
-export const sessionMemoryEnabled = (host: Pick<PluginHost, "env" | "settings">): boolean =>
-  switchedOn(host.env.YOKE_SESSION_MEMORY, host.settings.sessionMemory, SESSION_MEMORY_DEFAULT_ON);
+/** `YOKE_SESSION_MEMORY=0|1` wins over the `sessionMemory` setting, which wins over the default (on interactively, off in `-p`). */
+export const sessionMemoryEnabled = (host: Pick<PluginHost, "env" | "settings" | "session">): boolean =>
+  switchedOn(host.env.YOKE_SESSION_MEMORY, host.settings.sessionMemory, SESSION_MEMORY_DEFAULT_ON || host.session.interactive);
 
 /**
  * internals §5: nothing before the context reaches initTokens; after that an update needs minGrowthTokens of
@@ -322,7 +322,7 @@ export function createSessionMemory(host: PluginHost, cfg: SessionMemoryConfig =
 const sessionMemory: Plugin = {
   name: "session-memory",
   version: "1.0.0",
-  description: "Keeps running session notes (summary.md) that compaction uses instead of a summarizing call; runs only with sessionMemory: true or YOKE_SESSION_MEMORY=1",
+  description: "Keeps running session notes (summary.md) that compaction uses instead of a summarizing call; on by default in the interactive session; in -p only with sessionMemory: true or YOKE_SESSION_MEMORY=1",
   setup(host) {
     if (!sessionMemoryEnabled(host)) return;
     const sm = createSessionMemory(host);

@@ -51,5 +51,18 @@ export function parseAgentFile(text: string, file: string, source: AgentSource):
     if (typeof n !== "number" || !Number.isInteger(n) || n < 1) return fail(`field "maxTurns" must be a positive whole number (got ${JSON.stringify(f.maxTurns)})`);
     agent.maxTurns = n;
   }
+  if (f.permissionMode !== undefined && f.permissionMode !== null) {
+    const modes = ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"];
+    if (typeof f.permissionMode !== "string" || !modes.includes(f.permissionMode.trim()))
+      return fail(`field "permissionMode" must be one of ${modes.join(", ")} (got ${JSON.stringify(f.permissionMode)})`);
+    agent.permissionMode = f.permissionMode.trim();
+  }
+  if (f.skills !== undefined && f.skills !== null) {
+    const list = toolList(f.skills);
+    if (typeof list === "string") return fail('field "skills" must be a comma-separated string or a list of skill names');
+    agent.skills = list;
+  }
+  if (f.hooks !== undefined && f.hooks !== null) agent.hooks = f.hooks;
+  if (f.mcpServers !== undefined && f.mcpServers !== null) agent.mcpServers = f.mcpServers;
   return { ok: true, agent };
 }

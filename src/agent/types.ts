@@ -20,6 +20,13 @@ export type AgentDefinition = {
   /** `sonnet|opus|haiku|fable|<id>|inherit`; undefined = fall through to CLAUDE_CODE_SUBAGENT_MODEL. */
   model?: string;
   maxTurns?: number;
+  /** `permissionMode` for this agent's runs (ignored for plugin agents, contracts §6.1). */
+  permissionMode?: string;
+  /** Skills whose bodies are put before the agent's first prompt. */
+  skills?: string[];
+  /** Frontmatter `hooks` and `mcpServers`, kept as written (yoke does not run them yet). */
+  hooks?: unknown;
+  mcpServers?: unknown;
   source: AgentSource;
   /** Absolute path of the defining file (custom agents). */
   file?: string;

@@ -19,6 +19,7 @@ export const FLAGS: FlagDef[] = [
   { name: "max-turns", kind: "string", value: "N", help: "Stop after N model calls (error_max_turns)" },
   { name: "max-budget-usd", kind: "string", value: "USD", help: "Stop before the next request once this much was spent (error_max_budget_usd)" },
   { name: "json-schema", kind: "string", value: "SCHEMA|FILE", help: "Require a final answer matching this JSON Schema (result.structured_output)" },
+  { name: "agent", kind: "string", value: "NAME", help: "Run the main conversation as this agent type (its prompt, tools and model)" },
   { name: "agents", kind: "string", value: "JSON", help: 'Subagent types for this run: {"name": {"description", "prompt", "tools"?, "model"?}}' },
   { name: "fallback-model", kind: "string", value: "MODELS", help: "Comma list of models to switch to when the model is overloaded or unavailable" },
   { name: "model", kind: "string", value: "MODEL", help: "Model id or alias (opus, sonnet, haiku, fable)" },
@@ -64,7 +65,7 @@ export const FLAGS: FlagDef[] = [
  * with a warning naming the flag instead of failing on an unknown option.
  */
 export const IGNORED_FLAGS: FlagDef[] = [
-  ...["betas", "agent", "debug-file", "permission-prompts", "task-budget", "remote"].map((name) => ({ name, kind: "string" as const })),
+  ...["betas", "debug-file", "permission-prompts", "task-budget", "remote"].map((name) => ({ name, kind: "string" as const })),
   // Claude Code 2.1.332 `--help` options for interactive, IDE, browser and cloud use (issue 17.11): accepted so a
   // Claude Code command line runs, each named in a warning. Arity as Claude Code parses them, so none eats the prompt.
   ...["from-pr", "teleport", "cloud", "prompt-suggestions", "remote-control"].map((name) => ({ name, kind: "optional" as const })),

@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { tmpdir } from "node:os";
+import { startTempSweep } from "../session/temp-sweep.ts";
 import { join } from "node:path";
 import type { LoadedSettings } from "../config/load.ts";
 import { claudeUserDir, yokeDir } from "../config/paths.ts";
@@ -31,6 +33,10 @@ import { createHookContext } from "./hook-context.ts";
 import { modelWiring } from "./model-wiring.ts";
 import { wireCompaction, wireLoop } from "./loop-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
+import { pluginAgentFolders, startExtensionDiscovery, wireExtensions, wireOutputStyle } from "./extension-wiring.ts";
+import type { OutputStyle } from "../extension/output-styles.ts";
+import { agentHooks, agentPermissions, agentSkillContext, cutToolsForAgent, mainAgent } from "./main-agent.ts";
+import type { Extensions } from "../extension/runtime.ts";
 import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
 import type { SandboxSetup } from "../sandbox/index.ts";
 import { sandboxAutoAllow, sandboxEscape, wireSandbox } from "./sandbox-wiring.ts";
@@ -73,6 +79,11 @@ export type Runtime = {
   /** The kernel sandbox around Bash; inactive (with the reason) where it is off or cannot start. */
   sandbox: SandboxSetup;
   plugins: PluginRuntime;
+  /** Skills and custom slash commands (src/extension): the `/` prompt, the Skill tool, listSlashCommands. */
+  extensions: Extensions;
+  /** The output style in force (null: default) and every style known (system/init, the SDK's initialize). */
+  outputStyle: OutputStyle | null;
+  outputStyles: OutputStyle[];
   /** MCP servers: statuses for system/init, and addServer for the host's own transports. */
   mcp: McpWiring;
   checkpoints: Checkpoints | null;
@@ -89,6 +100,8 @@ export type Runtime = {
   log: Diagnostics;
   /** Out-of-band events (hook records, plugin notices) for the mode to render. */
   outbox: Outbox;
+  /** Where tool output goes as it is produced (the terminal's live Bash tail); null: nowhere. */
+  setToolProgress(sink: ((toolUseId: string, chunk: Uint8Array) => void) | null): void;
   hookPayload: HookPayloadBuilder;
   /** Stops forks and background work, kills background shells, closes files. Never throws. */
   shutdown(): Promise<void>;
@@ -112,6 +125,8 @@ export type ComposeOptions = {
   reportMcpErrors?: boolean;
   /** Write failed hooks to stderr as they finish (default true; `yoke hooks run` prints them itself). */
   reportHookErrors?: boolean;
+  /** The interactive terminal session (src/tui); plugins see it as `session.interactive`. */
+  interactive?: boolean;
 };
 
 /** Process env, then settings env, then what Claude Code exports to its tools and hooks (contracts §1.8). */
@@ -137,6 +152,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const log = o.log ?? runDiagnostics(args);
   const settings = loadSettingsFromArgs(args, cwd);
   const env = runEnv(settings, (m) => log.warn(m));
+  // Skills and commands are read while the rest starts (issue 14 point 7: discovery must not delay the first request).
+  const localExtensions = startExtensionDiscovery({ cwd, env, bare, settingSources: settingSourcesOf(args) });
 
   // Keys and tokens that pass through a session are written to the transcript as [REDACTED] unless switched off.
   const ss = setupSession(args, cwd, env, { redact: settings.merged.redactTranscripts !== false && env.YOKE_REDACT_TRANSCRIPTS !== "0", warn: (m) => log.warn(m) });
@@ -151,6 +168,9 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   if (problem) throw new UsageError(problem);
 
   const session = newSessionState(cwd);
+  // Scratch folders of runs that were SIGKILLed (issue 20.4); never a live run's. In the background: a shared temp
+  // folder may hold 100,000 entries, and a run that ends first leaves the rest to the next start.
+  startTempSweep(env.TMPDIR || tmpdir());
   let gitBranch: () => string | null = () => null;
   const transcript = createTranscript(ss.store, {
     cwd: () => session.cwd,
@@ -172,6 +192,11 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const { provider, apiKeySource, usage, sideQuery } = wireProvider({ env, settings, requireCredentials: o.requireCredentials !== false });
   const fileState = createFileState();
   const pluginSections: PromptSection[] = [];
+  // Known once plugins have loaded (a plugin may bring or force one).
+  let styles: { style: OutputStyle | null; styles: OutputStyle[] } = { style: null, styles: [] };
+  let mainAgentPrompt: string | undefined;
+  // Bound once the hook bus exists (agents are wired before it).
+  let agentHookScope: ((agent: AgentDefinition) => (() => void) | undefined) | undefined;
   // Filled by wireLoop below; the context wiring reports instruction files into it as they load.
   let onLoaded: (files: LoadedInstruction[]) => void = () => {};
   let ctx: ContextWiring;
@@ -189,6 +214,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       addDirs: flagList(args, "add-dir"),
       settingSources: settingSourcesOf(args),
       pluginSections: () => renderSections(pluginSections, log),
+      outputStyle: () => styles.style,
+      agentPrompt: () => mainAgentPrompt,
       sideQuery,
       onLoaded: (files) => onLoaded(files),
     });
@@ -199,25 +226,26 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
 
   let tools: ToolRegistry | undefined;
   let sandbox: SandboxSetup | undefined;
-  const permissions = buildPermissionEvaluator({
+  const permOptions: Parameters<typeof buildPermissionEvaluator>[0] = {
     args,
     cwd,
     settings,
     env,
     mode: permissionMode,
     autoAllowWriteDirs: ctx.memory.enabled && ctx.memory.dir ? [ctx.memory.dir] : [],
-    declarations: (name) => {
+    declarations: (name: string) => {
       const t = tools?.get(name);
       return t ? declarationOf(t) : undefined;
     },
     sandboxAutoAllow: sandboxAutoAllow(() => sandbox),
     sandboxEscape: sandboxEscape(() => sandbox),
-  });
+  };
+  const permissions = buildPermissionEvaluator(permOptions);
   for (const w of permissions.warnings) log.warn(w);
   const outbox = createOutbox();
   // Subagents: the Agent tool reads the parent's deps at call time (deps is built below).
   let deps: LoopDeps | undefined;
-  const agents = wireAgentTool({
+  const agentWiring = {
     cwd,
     env,
     sessionId,
@@ -228,7 +256,12 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     flagAgents: parseAgentsFlag(flagStr(args, "agents")),
     outbox,
     log,
-  });
+    // Agent frontmatter (issue 14 point 4): permissionMode for its runs, skills loaded before its prompt.
+    permissionsFor: agentPermissions({ settings, env, parent: () => permissions, make: (mode) => buildPermissionEvaluator({ ...permOptions, mode }), warn: (m) => log.warn(m) }),
+    agentContext: agentSkillContext(() => extensions, (m) => log.warn(m)),
+    scopedHooks: (agent: AgentDefinition) => agentHookScope?.(agent),
+  };
+  let agents = wireAgentTool(agentWiring);
   // `--json-schema` (contracts §4.4 structured_output): the model answers through a StructuredOutput tool built from the schema.
   const structured = structuredOutput(flagStr(args, "json-schema"), cwd);
   tools = wireTools({ builtin: o.builtinTools, agent: agents.tool, permissions, only: flagList(args, "tools"), structured: structured?.tool });
@@ -266,6 +299,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     reportHookErrors: o.reportHookErrors !== false,
     log,
   });
+  agentHookScope = agentHooks({ bus: hooks, settings, warn: (m) => log.warn(m) });
   const modelSetup = modelWiring(args, settings, env, () => session.effort);
   const hookCtx = createHookContext({
     sessionId,
@@ -280,6 +314,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   effortNow = () => modelSetup.effort(models.current());
 
   let compactor: Compactor | undefined;
+  let progressSink: ((toolUseId: string, chunk: Uint8Array) => void) | null = null;
   const loop = wireLoop({
     cwd,
     env,
@@ -307,6 +342,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     beginPrompt: hookCtx.beginPrompt,
     compactor: () => compactor,
     sandbox: () => sandbox,
+    progress: (id, chunk) => progressSink?.(id, chunk),
   });
   deps = loop.deps;
   // Built whatever the starting mode: the Agent SDK may switch to auto mid-session.
@@ -321,6 +357,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     model,
     permissionMode,
     memoryDir: ctx.memory.enabled ? ctx.memory.dir : null,
+    interactive: o.interactive === true,
     messages: () => convo.messages,
     contextTokens: () => loop.state.lastInputTokens,
   };
@@ -350,6 +387,41 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     throw e;
   });
   pluginsLoaded(plugins.loaded);
+  // `--agent NAME`: the main conversation runs as that agent (its prompt, tools and model).
+  const agentFlag = flagStr(args, "agent");
+  let main: AgentDefinition | undefined;
+  if (agentFlag) {
+    main = mainAgent(agentFlag, agents.agents);
+    mainAgentPrompt = main.systemPrompt;
+    cutToolsForAgent(main, tools);
+    if (main.model && main.model !== "inherit" && !flagStr(args, "model")) models.set(resolveModel(main.model));
+  }
+  styles = wireOutputStyle({ cwd, env, settings, bare, settingSources: settingSourcesOf(args), plugins: plugins.loaded, log });
+  // Claude Code plugins' agents (`plugin:agent`, issue 14 point 3): the Agent tool is made again with them.
+  const pluginAgentDirs = pluginAgentFolders(plugins.loaded);
+  if (pluginAgentDirs.length) {
+    agents = wireAgentTool({ ...agentWiring, pluginDirs: pluginAgentDirs, onlyWarningsFrom: pluginAgentDirs.map((d) => d.dir) });
+    if (tools.get("Agent")) tools.register(agents.tool);
+  }
+  const extensionsReady = wireExtensions({
+    cwd,
+    local: localExtensions,
+    settings,
+    bare,
+    permissions,
+    tools,
+    onlyTools: flagList(args, "tools"),
+    sections: pluginSections,
+    plugins: plugins.loaded,
+    deps: () => loop.deps,
+    bus: hooks,
+    sessionCwd: () => session.cwd,
+    sessionId,
+    effort: () => modelSetup.effort(models.current()),
+    contextWindow: modelInfo(model).contextWindow,
+    log,
+  });
+  let extensions: Extensions | undefined;
 
   compactor = wireCompaction({
     provider,
@@ -363,16 +435,22 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     settings,
     plugins,
     context: ctx,
+    // Skills invoked in the session come back after compaction (seed 000 step 5).
+    extraContext: () => [extensions?.reinjection()].filter((t): t is string => !!t),
     lastResponseTokens: () => loop.state.lastResponseTokens,
     transcriptPath: ss.store.path,
   });
   // The first request waits for the MCP servers (each bounded by MCP_TIMEOUT), the sandbox probe and git.
-  const [mcp, sb] = await Promise.all([
+  const [mcp, sb, , ext] = await Promise.all([
     mcpReady,
     // The first transcript line should carry the git branch (contracts §5.2); the first request waits for git anyway.
     sandboxReady,
     ctx.ready(),
+    extensionsReady,
   ]);
+  extensions = ext;
+  // The Skill tool and MCP tools joined after --agent cut the tool set.
+  if (main) cutToolsForAgent(main, tools);
   sandbox = sb;
   // A resumed session's earlier file reads count as recently touched, for re-reading after compaction.
   for (const m of convo.messages) if (m.role === "assistant") compactor.noteToolCalls(m.content.filter((b) => b.type === "tool_use"));
@@ -400,6 +478,9 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     fileState,
     context: ctx,
     plugins,
+    extensions: ext,
+    outputStyle: styles.style,
+    outputStyles: styles.styles,
     mcp,
     checkpoints: ss.checkpoints,
     deps: loop.deps,
@@ -409,6 +490,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     sandbox: sb,
     log,
     outbox,
+    setToolProgress: (sink) => void (progressSink = sink),
     hookPayload,
     async shutdown() {
       shutdownCtrl.abort();

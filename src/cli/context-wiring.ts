@@ -52,6 +52,10 @@ export type ContextWiringOptions = {
   /** `--setting-sources`: instruction files follow it as settings do (user, project, local). */
   settingSources?: SettingsLevel[];
   pluginSections: () => PromptSection[];
+  /** `--agent NAME`: that agent's prompt stands in for yoke's own sections (after plugins load). */
+  agentPrompt?: () => string | undefined;
+  /** The session's output style (src/extension/output-styles.ts), read per request: it is known once plugins load. */
+  outputStyle?: () => { name: string; prompt: string; keepCodingInstructions: boolean } | null;
   /** Instruction files as they enter the context (InstructionsLoaded hooks). Must not throw. */
   onLoaded?: (loaded: LoadedInstruction[]) => void;
   sideQuery: SideQuery;
@@ -117,12 +121,13 @@ export function createContextWiring(o: ContextWiringOptions): ContextWiring {
     buildSystemPrompt({
       cwd: o.cwd,
       model,
-      customSystemPrompt: o.customSystemPrompt,
+      customSystemPrompt: o.customSystemPrompt ?? o.agentPrompt?.(),
       appendSystemPrompt: o.appendSystemPrompt,
       extraSections: o.pluginSections(),
       git: await git,
       toolNames,
       memory: memory.enabled && memory.dir ? { dir: memory.dir } : null,
+      outputStyle: o.outputStyle?.() ?? null,
     });
 
   const startupFiles = (): InstructionFile[] => {

@@ -18,10 +18,11 @@ const fail = (msg: string): number => {
 export async function runHeadless(args: ParsedArgs): Promise<number> {
   const rewindTo = typeof args.flags["rewind-files"] === "string" ? (args.flags["rewind-files"] as string) : undefined;
   if (rewindTo !== undefined && args.positionals.length === 0) args.flags.print = true;
-  // No interactive mode yet: without a terminal on stdin (a pipe, CI) a run is headless as if -p was given.
+  // Without a terminal on stdin (a pipe, CI) a run is headless as if -p was given; the interactive session
+  // (src/tui) needs stdin and stdout both on a terminal, and main.ts sends it there before this.
   if (!args.flags.print) {
     if (process.stdin.isTTY)
-      return fail("yoke has no interactive mode yet: run `yoke -p \"your prompt\"` (or pipe the prompt on stdin). See `yoke --help`.");
+      return fail("yoke: the interactive session needs a terminal on stdout too (it is redirected): run `yoke -p \"your prompt\"` to print the answer. See `yoke --help`.");
     args.flags.print = true;
   }
   // One diagnostics channel for the run, made before stdin is read so its warnings go the same way.
@@ -80,13 +81,15 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
   let exitSignal: number | null = null;
   const onSignal = (sig: NodeJS.Signals) => {
     if (exitSignal !== null) process.exit(exitSignal); // a second signal: leave at once
-    exitSignal = sig === "SIGINT" ? 130 : 143;
+    exitSignal = sig === "SIGINT" ? 130 : sig === "SIGHUP" ? 129 : 143;
     ctrl.abort();
     // The loop ends on abort; this is the backstop if something refuses to.
     setTimeout(() => process.exit(exitSignal ?? 1), 3000).unref();
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  // The terminal went away (ssh dropped): end as on SIGTERM, transcript whole, children stopped (issue 20.8).
+  process.on("SIGHUP", onSignal);
   // The reader of stdout went away (`yoke -p … | head`): end the run as SIGPIPE would end a shell tool,
   // quietly, with the transcript as far as it got (exit 141 = 128 + SIGPIPE).
   onStdoutClosed(() => {

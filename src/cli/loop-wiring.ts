@@ -66,6 +66,8 @@ export type LoopWiringOptions = {
   compactor: () => Compactor | undefined;
   /** Read at call time: the sandbox probe finishes after the loop is wired. */
   sandbox?: () => BashSandbox | undefined;
+  /** Tool output as it comes (the terminal's live Bash tail), by tool_use id. */
+  progress?: (toolUseId: string, chunk: Uint8Array) => void;
 };
 
 /**
@@ -126,8 +128,10 @@ export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConv
       sideQuery: o.sideQuery,
       toolUseId,
       searchExcludes: (dir) => o.permissions.grepExcludes(dir),
+      searchHides: (p) => o.permissions.searchHides(p),
       sandbox: o.sandbox?.(),
       beforeFileChange: checkpointing ? (p) => o.checkpoints!.beforeFileChange(p) : undefined,
+      progress: o.progress ? (c) => o.progress!(toolUseId, c) : undefined,
     }),
   };
 
@@ -185,6 +189,8 @@ export function wireCompaction(o: {
   settings: LoadedSettings;
   plugins: PluginRuntime;
   context: ContextWiring;
+  /** More context to restore after compaction (invoked skills). */
+  extraContext?: () => string[];
   lastResponseTokens: () => number;
   transcriptPath: string;
 }): Compactor {
@@ -208,7 +214,7 @@ export function wireCompaction(o: {
         .map((f) => compactInstructionsOf(f.content))
         .filter(Boolean)
         .join("\n\n"),
-    startupContext: () => ctx.startupContext(),
+    startupContext: () => [...ctx.startupContext(), ...(o.extraContext?.() ?? [])],
     lastResponseTokens: o.lastResponseTokens,
     transcriptPath: o.transcriptPath,
   });

@@ -1,5 +1,5 @@
-import { homedir } from "node:os";
 import { join } from "node:path";
+import { userHome } from "../util/home.ts";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { LoadedSettings } from "../config/load.ts";
 import { projectStateDir } from "../config/paths.ts";
@@ -63,7 +63,7 @@ export async function wireMcp(o: McpWiringOptions): Promise<McpWiring> {
     cwd: o.cwd,
     env: o.env,
     yokeDir: o.yokeDir,
-    claudeJson: claudeJsonPath(o.env, o.env.HOME || homedir()),
+    claudeJson: claudeJsonPath(o.env, userHome(o.env)),
     flagConfigs: list("mcp-config"),
     // --bare loads nothing the project or user configured; only servers named on the command line.
     strict: !!o.args.flags["strict-mcp-config"] || o.bare,

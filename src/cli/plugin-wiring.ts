@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { userHome } from "../util/home.ts";
 import { mkdirSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Settings } from "../config/schema.ts";
 import type { YokeHookBus } from "../hook/bus.ts";
@@ -77,7 +77,7 @@ export function forkPermissions(
   fork: Pick<ForkOptions, "writeDirs" | "readOnlyBash">,
   tools: ToolRegistry,
 ): PermissionEvaluator {
-  const home = o.env.HOME ?? homedir();
+  const home = userHome(o.env);
   const writeDirs = (fork.writeDirs ?? []).map((d) => resolvePath(d, o.cwd, home).real);
   const make = (settings: LoadedSettings) =>
     createPermissionEvaluator({

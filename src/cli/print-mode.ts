@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { LoopEvent, TurnResult } from "../loop/events.ts";
-import { runTurn } from "../loop/run-turn.ts";
+import { extendedTurn } from "../extension/runtime.ts";
 import { isCompactCommand } from "../loop/compaction.ts";
 import { effortTurn, isEffortCommand } from "./effort-command.ts";
 import { writeLastPrompt, writePromptQueued } from "../session/prompt-lines.ts";
@@ -47,14 +47,14 @@ export function initMessage(rt: Runtime): Record<string, unknown> {
     mcp_servers: rt.mcp.servers().map((s) => ({ name: s.name, status: s.status, ...(s.scope === "sdk" ? { source: "sdk" } : {}) })),
     model: rt.model,
     permissionMode: rt.permissions.mode,
-    slash_commands: ["compact", "effort", ...rt.mcp.promptCommands()],
+    slash_commands: ["compact", "effort", ...rt.extensions.list().map((c) => c.name), ...rt.mcp.promptCommands()],
     terminal_slash_commands: [],
     apiKeySource: rt.apiKeySource,
     claude_code_version: VERSION,
     yoke_version: VERSION,
-    output_style: "default",
+    output_style: rt.outputStyle?.name ?? "default",
     agents: rt.agents,
-    skills: [],
+    skills: rt.extensions.commands.filter((c) => c.kind === "skill").map((c) => c.name),
     plugins: rt.plugins.loaded.map((p) => ({ name: p.kind === "yoke" ? p.plugin.name : p.info.name, path: p.path })),
     // yoke's own field: which of this folder's settings, hooks, MCP servers and plugins were held back (src/trust).
     ...(rt.settings.trust ? { yoke_workspace_trust: trustInitField(rt.settings.trust) } : {}),
@@ -110,7 +110,9 @@ export async function runPrint(
     // `/compact [focus]` runs compaction instead of a turn (issue 7).
     // MCP prompts (`/mcp__server__prompt`, unless slash commands are off) and `@server:uri` resource mentions (issue 13 point 5).
     const slash = !args.flags["disable-slash-commands"];
-    const input = typeof prompt === "string" && (slash || !prompt.startsWith("/")) ? await rt.mcp.expandInput(prompt, turnCtrl.signal) : prompt;
+    // Skills and custom commands (`/review src/app.ts`, issue 14) expand in extendedTurn; they are not MCP input.
+    const ours = slash && typeof prompt === "string" && !isCompactCommand(prompt) && !isEffortCommand(prompt) && rt.extensions.parse(prompt) !== null;
+    const input = typeof prompt === "string" && !ours && (slash || !prompt.startsWith("/")) ? await rt.mcp.expandInput(prompt, turnCtrl.signal) : prompt;
     writePromptQueued(rt.transcript, prompt, () => new Date());
     const local = slash && typeof input === "string";
     const gen =
@@ -118,7 +120,7 @@ export async function runPrint(
         ? rt.compactor.manual(rt.convo, input, turnCtrl.signal)
         : local && isEffortCommand(input)
           ? effortTurn(input, { env: rt.env, setEffort: (level) => void (rt.session.effort = level) })
-          : runTurn(rt.deps, rt.convo, input, turnCtrl.signal, rt.main);
+          : extendedTurn(rt.extensions, rt.deps, rt.convo, input, turnCtrl.signal, rt.main, slash);
     for (;;) {
       const step = await gen.next();
       if (step.done) {

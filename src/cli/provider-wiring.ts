@@ -1,4 +1,3 @@
-import { execSync } from "node:child_process";
 import type { LoadedSettings } from "../config/load.ts";
 import { createUsageTracker, type UsageTracker } from "../loop/usage.ts";
 import type { ProviderError } from "../provider/types.ts";
@@ -10,6 +9,7 @@ import type { SideQuery } from "../tool/types.ts";
 import { VERSION } from "../version.ts";
 import { UsageError } from "./args.ts";
 import { FALLBACK_ERRORS } from "./run-options.ts";
+import { helperFailure, runProcessSync } from "../util/subprocess.ts";
 
 export type ProviderWiring = {
   provider: Provider;
@@ -23,11 +23,10 @@ export type ProviderWiring = {
 
 function apiKeyFromHelper(helper: string | undefined, env: Record<string, string>): string | undefined {
   if (!helper) return undefined;
-  try {
-    return execSync(helper, { env, encoding: "utf8", timeout: 30_000, stdio: ["ignore", "pipe", "pipe"] }).trim() || undefined;
-  } catch (err) {
-    throw new UsageError(`apiKeyHelper failed (${helper}): ${(err as Error).message.split("\n")[0]}`);
-  }
+  const r = runProcessSync(["/bin/sh", "-c", helper], { env, timeoutMs: 30_000, maxOutputBytes: 1024 * 1024 });
+  const why = helperFailure(r, 30_000);
+  if (why) throw new UsageError(`apiKeyHelper failed (${helper}): ${why}`);
+  return r.stdout.trim() || undefined;
 }
 
 /** Credentials → the Anthropic provider, the usage tracker and side queries. Throws UsageError without credentials (when required) or when apiKeyHelper fails. */

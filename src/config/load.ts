@@ -82,6 +82,13 @@ export type LoadOptions = {
   env?: NodeJS.ProcessEnv;
 };
 
+function addFlagSettings(f: string, label: string, cwd: string, add: (level: SettingsLevel, path: string, ruleRoot: string, settings: Settings | null) => void) {
+  if (f.startsWith("{")) return add("flag", label, cwd, parseSettingsText(f, label));
+  const p = resolve(cwd, f);
+  if (!existsSync(p)) throw new SettingsError(`${label}: file not found: ${p}`);
+  add("flag", p, dirname(p), readSettingsFile(p));
+}
+
 /** Reads every settings level. Throws SettingsError naming the file and field for an invalid file. */
 export function loadSettings(opts: LoadOptions): LoadedSettings {
   const env = opts.env ?? process.env;
@@ -100,15 +107,10 @@ export function loadSettings(opts: LoadOptions): LoadedSettings {
     const p = join(opts.cwd, ".claude", "settings.local.json");
     add("local", p, opts.cwd, readSettingsFile(p));
   }
-  if (opts.flagSettings !== undefined) {
-    const f = opts.flagSettings.trim();
-    if (f.startsWith("{")) add("flag", "--settings", opts.cwd, parseSettingsText(f, "--settings"));
-    else {
-      const p = resolve(opts.cwd, f);
-      if (!existsSync(p)) throw new SettingsError(`--settings: file not found: ${p}`);
-      add("flag", p, dirname(p), readSettingsFile(p));
-    }
-  }
+  // Containers are configured by environment alone: YOKE_SETTINGS (JSON or a file) reads as --settings, below it.
+  const fromEnv = env.YOKE_SETTINGS?.trim();
+  if (fromEnv) addFlagSettings(fromEnv, "YOKE_SETTINGS", opts.cwd, add);
+  if (opts.flagSettings !== undefined) addFlagSettings(opts.flagSettings.trim(), "--settings", opts.cwd, add);
   const mdir = managedDir(env);
   const managed = join(mdir, "managed-settings.json");
   add("managed", managed, mdir, readSettingsFile(managed));

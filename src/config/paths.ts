@@ -1,12 +1,12 @@
-import { homedir } from "node:os";
 import { join } from "node:path";
+import { userHome } from "../util/home.ts";
 
 /** Where Claude Code's files live (read-only for us, except settings.local.json permission rules). */
-export const claudeUserDir = (env = process.env): string => env.CLAUDE_CONFIG_DIR || join(env.HOME || homedir(), ".claude");
+export const claudeUserDir = (env = process.env): string => env.CLAUDE_CONFIG_DIR || join(userHome(env), ".claude");
 export const managedDir = (env = process.env): string => env.YOKE_MANAGED_DIR || "/etc/claude-code";
 
 /** yoke's own state: sessions, checkpoints, memory, plugin storage. */
-export const yokeDir = (env = process.env): string => env.YOKE_CONFIG_DIR || join(env.HOME || homedir(), ".yoke");
+export const yokeDir = (env = process.env): string => env.YOKE_CONFIG_DIR || join(userHome(env), ".yoke");
 
 /** Claude Code's project folder name: every non-alphanumeric character becomes `-`; long names get a hash suffix. */
 export function sanitizePath(p: string): string {

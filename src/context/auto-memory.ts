@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { homedir } from "node:os";
+import { userHome } from "../util/home.ts";
 import { dirname, isAbsolute, join, normalize, resolve, sep } from "node:path";
 import type { LoadedSettings, SettingsLevel } from "../config/load.ts";
 import { sanitizePath, yokeDir } from "../config/paths.ts";
@@ -80,7 +80,7 @@ export function resolveAutoMemory(opts: {
       return { enabled: false, dir: null, reason: `autoMemoryEnabled is false in ${src?.path ?? "settings"}` };
     }
   }
-  const home = env.HOME || homedir();
+  const home = userHome(env);
   const notes: string[] = [];
   const cowork = env.CLAUDE_COWORK_MEMORY_PATH_OVERRIDE;
   if (cowork) {

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from "node:fs";
-import { homedir } from "node:os";
+import { userHome } from "../util/home.ts";
 import { dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
 import ignore from "ignore";
 import type { LoadedSettings, SettingsLevel } from "../config/load.ts";
@@ -286,7 +286,7 @@ export function discoverInstructions(opts: DiscoverOptions): InstructionSet {
   let projectRoot: string | undefined;
   const ctx: Ctx = {
     cwd,
-    home: env.HOME || homedir(),
+    home: userHome(env),
     projectRoot: () => {
       if (projectRoot === undefined) {
         projectRoot = cwd;

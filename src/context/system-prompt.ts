@@ -85,6 +85,11 @@ export type BuildSystemPromptOptions = {
   toolNames: string[];
   /** Auto memory on: describe how to use this directory. */
   memory?: MemorySection | null;
+  /**
+   * An output style (contracts §6.5): its text ends the prompt (before the append); without
+   * keepCodingInstructions the software-engineering guidance ("How to work") is left out.
+   */
+  outputStyle?: { name: string; prompt: string; keepCodingInstructions: boolean } | null;
 };
 
 /**
@@ -98,7 +103,7 @@ export function buildSystemPrompt(opts: BuildSystemPromptOptions): PromptSection
     out.push({ name: "custom", text: opts.customSystemPrompt });
   } else {
     out.push({ name: "identity", text: IDENTITY });
-    out.push({ name: "how-to-work", text: HOW_TO_WORK });
+    if (!opts.outputStyle || opts.outputStyle.keepCodingInstructions) out.push({ name: "how-to-work", text: HOW_TO_WORK });
     const tools = toolGuidance(opts.toolNames);
     if (tools) out.push({ name: "tools", text: tools });
     out.push({ name: "safety", text: SAFETY });
@@ -109,6 +114,7 @@ export function buildSystemPrompt(opts: BuildSystemPromptOptions): PromptSection
     out.push({ name: "environment", text: environment({ cwd: opts.cwd, model: opts.model, date, git: opts.git }) });
     if (opts.git) out.push({ name: "git", text: gitSection(opts.git) });
   }
+  if (opts.outputStyle?.prompt.trim()) out.push({ name: "output-style", text: `# Output style: ${opts.outputStyle.name}\n${opts.outputStyle.prompt.trim()}` });
   if (opts.appendSystemPrompt?.trim()) out.push({ name: "append", text: opts.appendSystemPrompt });
   return out;
 }

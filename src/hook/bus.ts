@@ -75,7 +75,8 @@ export type YokeHookBus = HookBus & {
    * Adds a Claude Code plugin's `hooks/hooks.json` (contracts §6.1): `${CLAUDE_PLUGIN_ROOT}` and friends are
    * substituted and exported. Subject to disableAllHooks / allowManagedHooksOnly like settings hooks.
    */
-  addPluginHooks(hooks: Record<string, Array<{ matcher?: string; hooks: HookHandlerConfig[] }>>, meta: { path: string; owner: string; env: Record<string, string>; /** `name@marketplace`, named in block messages. */ pluginId?: string }): void;
+  /** Adds a plugin's (or an agent's) configured hooks; the returned function removes them again. */
+  addPluginHooks(hooks: Record<string, Array<{ matcher?: string; hooks: HookHandlerConfig[] }>>, meta: { path: string; owner: string; env: Record<string, string>; /** `name@marketplace`, named in block messages. */ pluginId?: string }): () => void;
   readonly sessionId: string;
   readonly projectDir: string;
   cwd(): string;
@@ -316,13 +317,21 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
   return {
     addPluginHooks(hooks, meta) {
       const disabledBy = disabledByPolicy(policy, false);
+      const added: typeof configured = [];
       for (const [event, groups] of Object.entries(hooks)) {
         for (const g of groups) {
           for (const handler of g.hooks) {
-            configured.push({ event, matcher: g.matcher, handler, level: "user", path: meta.path, extraEnv: meta.env, owner: meta.owner, pluginId: meta.pluginId ?? `${meta.owner}@inline`, ...(disabledBy ? { disabledBy } : {}) });
+            added.push({ event, matcher: g.matcher, handler, level: "user", path: meta.path, extraEnv: meta.env, owner: meta.owner, pluginId: meta.pluginId ?? `${meta.owner}@inline`, ...(disabledBy ? { disabledBy } : {}) });
           }
         }
       }
+      configured.push(...added);
+      return () => {
+        for (const h of added) {
+          const i = configured.indexOf(h);
+          if (i >= 0) configured.splice(i, 1);
+        }
+      };
     },
     sessionId: opts.sessionId,
     projectDir: opts.projectDir,

@@ -50,7 +50,9 @@ function asyncDeclaration(line: string): { timeoutMs?: number } | null {
 
 import { accessSync, constants, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { groupAlive, guardProcessGroup, killGroup } from "../util/subprocess.ts";
+import type { ChildProcess } from "node:child_process";
+import type { Readable } from "node:stream";
+import { killGroup, spawnProcess } from "../util/subprocess.ts";
 
 let bashPath: string | undefined;
 const bash = (): string => (bashPath ??= Bun.which("bash") ?? "/bin/bash");
@@ -86,28 +88,27 @@ export function directArgv(command: string, cwd: string, env: Record<string, str
 // After the hook exits, a child it left running may still hold stdout open; stop reading soon after.
 const DRAIN_GRACE_MS = 200;
 
-async function readCapped(stream: ReadableStream<Uint8Array>, cap: number, stopped: Promise<void>, onText?: (text: string) => void) {
-  const reader = stream.getReader();
+async function readCapped(stream: Readable | null, cap: number, stopped: Promise<void>, onText?: (text: string) => void) {
   const dec = new TextDecoder();
   let text = "";
   let truncated = false;
-  let done = false;
-  stopped.then(() => {
-    if (!done) reader.cancel().catch(() => {});
-  });
-  try {
-    for (;;) {
-      const r = await reader.read();
-      if (r.done) break;
-      if (text.length < cap) text += dec.decode(r.value, { stream: true });
+  if (!stream) return { text, truncated };
+  await new Promise<void>((done) => {
+    stream.on("data", (chunk: Uint8Array) => {
+      if (text.length < cap) text += dec.decode(chunk, { stream: true });
       else truncated = true;
       onText?.(text);
-    }
-    text += dec.decode();
-  } catch {
-    // cancelled after the grace period: keep what arrived
-  }
-  done = true;
+    });
+    stream.once("close", () => done());
+    stream.once("end", () => done());
+    stream.once("error", () => done());
+    // After the grace period: keep what arrived.
+    stopped.then(() => {
+      stream.destroy();
+      done();
+    });
+  });
+  text += dec.decode();
   if (text.length > cap) {
     text = text.slice(0, cap);
     truncated = true;
@@ -115,12 +116,20 @@ async function readCapped(stream: ReadableStream<Uint8Array>, cap: number, stopp
   return { text, truncated };
 }
 
-
 /** The longest delay a timer holds (2^31-1 ms, about 24.8 days); a longer one fires at once, which killed guards after 1 ms. */
 export const MAX_TIMER_MS = 2_147_483_647;
 
 /** A timeout as a timer can hold it: at most MAX_TIMER_MS, at least 1 ms; a value that is no number waits the longest. Pure. */
 export const clampTimerMs = (ms: number): number => (Number.isFinite(ms) ? Math.min(Math.max(1, ms), MAX_TIMER_MS) : MAX_TIMER_MS);
+
+/** Resolves once the process started (with a promise of its exit), rejects when it could not start. */
+function whenStarted(proc: ChildProcess): Promise<[ChildProcess, Promise<{ code: number | null; signal: NodeJS.Signals | null }>]> {
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => proc.once("exit", (code, signal) => res({ code, signal })));
+  return new Promise((resolve, reject) => {
+    proc.once("error", reject);
+    proc.once("spawn", () => resolve([proc, exit]));
+  });
+}
 
 /**
  * Runs one command hook in its own process group (setsid: no controlling terminal) with the payload
@@ -137,41 +146,34 @@ export async function runHookCommand(o: CommandRunOptions): Promise<CommandRun> 
   const env = { ...o.env, PWD: o.cwd };
   const shellArgv = [bash(), "-c", o.command];
   const direct = o.args ? undefined : directArgv(o.command, o.cwd, env);
-  const spawn = (argv: string[]) =>
-    Bun.spawn(argv, {
-      cwd: o.cwd,
-      env,
-      // Not a socket: bash sources ~/.bashrc when stdin is a socket (its rsh heuristic), slow and surprising.
-      stdin: new Blob([o.stdin]),
-      stdout: "pipe",
-      stderr: "pipe",
-      detached: true,
-    });
-  let proc: ReturnType<typeof spawn>;
+  // The payload is a file on stdin, not a socket: bash sources ~/.bashrc when stdin is a socket (its rsh heuristic).
+  const start = (argv: string[]) => whenStarted(spawnProcess(argv, { cwd: o.cwd, env, stdin: { data: o.stdin } }));
+  let proc: ChildProcess;
+  let exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   try {
-    if (o.args) proc = spawn([o.command, ...o.args]);
+    if (o.args) [proc, exit] = await start([o.command, ...o.args]);
     else if (direct) {
       try {
-        proc = spawn(direct);
+        [proc, exit] = await start(direct);
       } catch {
-        proc = spawn(shellArgv); // e.g. a script without a shebang: bash knows what to do
+        [proc, exit] = await start(shellArgv); // e.g. a script without a shebang: bash knows what to do
       }
-    } else proc = spawn(shellArgv);
+    } else [proc, exit] = await start(shellArgv);
   } catch (e) {
     return { ...base, exitCode: null, durationMs: performance.now() - started, spawnError: (e as Error).message };
   }
-  // A hook's process group dies with yoke, even under SIGKILL (issue 20.8).
-  const unguard = guardProcessGroup(proc.pid);
+  // spawnProcess: own process group, dies with yoke even under SIGKILL (issue 20.8).
+  const pid = proc.pid!;
   let timedOut = false;
   let cancelled = false;
   const kill = () => {
     timedOut = true;
-    void killGroup(proc.pid, 0); // at once: a hook past its time gets no grace
+    void killGroup(pid, 0); // at once: a hook past its time gets no grace
   };
   let timer = setTimeout(kill, clampTimerMs(o.timeoutMs));
   const onAbort = () => {
     cancelled = true;
-    void killGroup(proc.pid, 0); // at once: a hook past its time gets no grace
+    void killGroup(pid, 0); // at once: a hook past its time gets no grace
   };
   o.signal?.addEventListener("abort", onAbort, { once: true });
 
@@ -196,16 +198,15 @@ export async function runHookCommand(o: CommandRunOptions): Promise<CommandRun> 
   const outP = readCapped(proc.stdout, cap, stopped, watch);
   const errP = readCapped(proc.stderr, cap, stopped);
   const finished = (async (): Promise<CommandRun> => {
-    await proc.exited;
-    if (!groupAlive(proc.pid)) unguard();
+    const ended = await exit;
     clearTimeout(timer);
     o.signal?.removeEventListener("abort", onAbort);
     const grace = setTimeout(stopReading, timedOut || cancelled ? 0 : DRAIN_GRACE_MS);
     const [out, err] = await Promise.all([outP, errP]);
     clearTimeout(grace);
     const run: CommandRun = {
-      exitCode: proc.exitCode,
-      signal: proc.signalCode == null ? undefined : String(proc.signalCode),
+      exitCode: ended.code,
+      signal: ended.signal == null ? undefined : String(ended.signal),
       stdout: out.text,
       stderr: err.text,
       durationMs: performance.now() - started,

@@ -11,6 +11,7 @@ import { absolutizePaths } from "../tool/resolve-paths.ts";
 import { permissionSuggestions } from "../permission/suggestions.ts";
 import type { PermissionDenial } from "./events.ts";
 import { mcpServerField } from "../tool/mcp-server-field.ts";
+import { runWithDeadline } from "./tool-deadline.ts";
 
 /** Asks a person. Absent in headless runs, where an `ask` becomes a denial. */
 export type AskPermission = (req: { toolName: string; input: Record<string, unknown>; reason: string; toolUseId?: string }) => Promise<
@@ -182,7 +183,7 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
   let result: ToolResult;
   if (!signal.aborted) await deps.beforeToolRun?.(tool.name, input);
   if (signal.aborted) result = { content: `${tool.name} was interrupted by the user.`, isError: true };
-  else result = await tool.run(input, ctx);
+  else result = await runWithDeadline(tool, input, ctx);
   const durationMs = deps.clock() - started;
   out.block = { type: "tool_result", tool_use_id: call.id, content: result.content, is_error: result.isError ?? false };
   out.details = result.details ?? (typeof result.content === "string" ? result.content : undefined);

@@ -154,8 +154,12 @@ export function createMcpManager(o: McpManagerOptions): McpManager {
         e.state.instructions = client.getInstructions();
         e.state.hasResources = !!caps.resources;
         e.state.hasPrompts = !!caps.prompts;
-        await refreshTools(e);
-        e.state.prompts = caps.prompts ? (await client.listPrompts(undefined, { timeout: o.connectTimeoutMs }).catch(() => ({ prompts: [] }))).prompts : [];
+        // tools/list and prompts/list go out together: the first model request waits for both.
+        const [, prompts] = await Promise.all([
+          refreshTools(e),
+          caps.prompts ? client.listPrompts(undefined, { timeout: o.connectTimeoutMs }).then((r) => r.prompts, () => []) : [],
+        ]);
+        e.state.prompts = prompts;
         e.state.status = "connected";
         e.state.error = undefined;
         client.setNotificationHandler(ToolListChangedNotificationSchema, () => {

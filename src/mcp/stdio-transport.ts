@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { killGroup, spawnProcess } from "../util/subprocess.ts";
 
 /**
  * The stdio transport, ours rather than the SDK's StdioClientTransport because a server must run in its own process
@@ -17,6 +18,8 @@ export type StdioTransportOptions = {
   cwd: string;
   /** Appended with the server's stderr as it arrives (created on first write). */
   logFile?: string;
+  /** The longest message (line) taken; default MAX_MESSAGE_CHARS. */
+  maxMessageChars?: number;
 };
 
 export type StdioTransport = Transport & {
@@ -31,6 +34,12 @@ export type StdioTransport = Transport & {
 
 const TAIL = 2048;
 
+/** The longest stdout line (one JSON-RPC message) a server may send: a server that streams without newlines is cut off here. */
+export const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
+
+/** Characters of a server's stderr appended to its log per run: a server that floods stderr cannot fill the disk. */
+export const MAX_LOG_CHARS = 16 * 1024 * 1024;
+
 export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
   let child: ChildProcess | undefined;
   let buffer = "";
@@ -38,6 +47,8 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
   let lastGarbage: string | undefined;
   let exited: { code: number | null; signal: string | null } | undefined;
   let logReady = false;
+  let logged = 0;
+  const maxMessage = o.maxMessageChars ?? MAX_MESSAGE_CHARS;
   const t: StdioTransport = {
     stderrTail: () => stderr,
     garbage: () => lastGarbage,
@@ -45,7 +56,8 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
     pid: () => child?.pid,
     async start() {
       await new Promise<void>((resolveStart, reject) => {
-        const c = spawn(o.command, o.args, { cwd: o.cwd, env: o.env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+        // spawnProcess: own process group, dies with yoke even under SIGKILL (issue 20.8).
+        const c = spawnProcess([o.command, ...o.args], { cwd: o.cwd, env: o.env, stdin: "pipe" });
         child = c;
         c.once("error", (err) => {
           const e = new Error(`could not start ${o.command}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "command not found" : err.message}`);
@@ -77,15 +89,22 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
             if (msg) t.onmessage?.(msg);
             else lastGarbage = line.slice(0, 200);
           }
+          // What is left is one unfinished line: past the cap the server is cut off, said, and closed.
+          if (buffer.length > maxMessage) {
+            buffer = "";
+            t.onerror?.(new Error(`the server sent a message longer than ${maxMessage} characters without a newline; it was dropped and the server stopped`));
+            void t.close();
+          }
         });
         c.stderr!.setEncoding("utf8");
         c.stderr!.on("data", (chunk: string) => {
           stderr = (stderr + chunk).slice(-TAIL);
-          if (!o.logFile) return;
+          if (!o.logFile || logged > MAX_LOG_CHARS) return;
           try {
             if (!logReady) mkdirSync(dirname(o.logFile), { recursive: true });
             logReady = true;
-            appendFileSync(o.logFile, chunk);
+            logged += chunk.length;
+            appendFileSync(o.logFile, logged > MAX_LOG_CHARS ? `${chunk}\n[yoke: the rest of this server's stderr in this run is not logged (over ${MAX_LOG_CHARS} characters)]\n` : chunk);
           } catch {
             // A log we cannot write must not take the server down.
           }
@@ -100,25 +119,11 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
     async close() {
       const c = child;
       if (!c || c.pid === undefined) return;
-      const group = -c.pid;
-      const kill = (sig: NodeJS.Signals) => {
-        try {
-          process.kill(group, sig);
-        } catch {
-          try {
-            c.kill(sig);
-          } catch {
-            // already gone
-          }
-        }
-      };
+      const pid = c.pid;
       c.stdin?.end();
-      kill("SIGTERM");
-      // A server that ignores SIGTERM is killed; the wait is bounded and never blocks the run's exit for long.
+      // A server that ignores SIGTERM is killed after 2 s; the wait is bounded and never blocks the run's exit for long.
       const done = new Promise<void>((r) => c.once("close", () => r()));
-      const timer = setTimeout(() => kill("SIGKILL"), 2000);
-      await Promise.race([done, new Promise<void>((r) => setTimeout(r, 2500))]);
-      clearTimeout(timer);
+      await Promise.race([Promise.all([done, killGroup(pid, 2000)]), new Promise<void>((r) => setTimeout(r, 2500))]);
     },
   };
   return t;

@@ -1,10 +1,10 @@
-import { execSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { expandServer, isRemote, isStdio, type ScopedServer, type RemoteServerConfig, normalizeMcpName } from "./config.ts";
 import type { TransportFactory } from "./manager.ts";
 import { createStdioTransport } from "./stdio-transport.ts";
+import { helperFailure, runProcessSync } from "../util/subprocess.ts";
 
 export type TransportContext = {
   cwd: string;
@@ -15,12 +15,10 @@ export type TransportContext = {
 
 /** Runs `headersHelper` (a shell command printing a JSON object) at each connect; throws naming the helper. */
 function helperHeaders(helper: string, env: Record<string, string>, cwd: string): Record<string, string> {
-  let out: string;
-  try {
-    out = execSync(helper, { env, cwd, encoding: "utf8", timeout: 10_000, stdio: ["ignore", "pipe", "pipe"] });
-  } catch (e) {
-    throw new Error(`headersHelper (${helper}) failed: ${(e as Error).message.split("\n")[0]}`);
-  }
+  const r = runProcessSync(["/bin/sh", "-c", helper], { env, cwd, timeoutMs: 10_000, maxOutputBytes: 1024 * 1024 });
+  const why = helperFailure(r, 10_000);
+  if (why) throw new Error(`headersHelper (${helper}) failed: ${why}`);
+  const out = r.stdout;
   let parsed: unknown;
   try {
     parsed = JSON.parse(out);

@@ -1,6 +1,8 @@
 import { basename, join } from "node:path";
+import { braceExpand, unescapePattern } from "./bash-braces.ts";
 import { INDIRECT, parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
-import { codeMayExec, gitContentScope, gitTopLevel, isDirectory, optionPathCandidates, recursiveTargets, trackedFiles } from "./bash-readers.ts";
+import { type OptionEffects, optionEffects } from "./bash-options.ts";
+import { codeMayExec, gitConfigUnprotected, gitContentScope, gitTopLevel, isDirectory, optionPathCandidates, recursiveTargets, trackedFiles } from "./bash-readers.ts";
 import {
   CODE_FLAGS, EXEC_STRING, execStringIndex, gitGlobals, gitOperands, HARMLESS_ENV, isReadOnlyCommand, pathArgs, reachesEnv, renderArgv, SAFE_ENV, SHELLS, unwrap, WRAPPERS,
 } from "./bash-words.ts";
@@ -19,7 +21,11 @@ export type BashContext = {
 };
 
 /** One command the shell would run, after wrappers, nested shells, xargs and find -exec were opened up. */
-type Unit = { argv: ShellWord[]; envNames: string[]; allowArgv: ShellWord[]; allowAssigns: string[]; raw: string; cmd: SimpleCommand; implicitArgs: boolean; chdir?: ShellWord; opaque?: string };
+type Unit = { argv: ShellWord[]; envNames: string[]; allowArgv: ShellWord[]; allowAssigns: string[]; raw: string; cmd: SimpleCommand; implicitArgs: boolean; chdir?: ShellWord; opaque?: string; fx?: OptionEffects };
+
+/** Read-only: the command is (options included, see bash-options.ts), nothing hides what runs, and its environment is harmless. */
+const readOnlyUnit = (u: Unit): boolean =>
+  isReadOnlyCommand(u.argv) && !u.opaque && u.envNames.every((n) => HARMLESS_ENV.test(n));
 
 const MAX_PARTS = 50;
 const DEV_FILES = /^\/dev\/(null|stdout|stderr|tty|fd\/[012])$/;
@@ -134,6 +140,23 @@ function codeOf(argv: ShellWord[], cmd: SimpleCommand): string[] {
   return code;
 }
 
+/** argv after brace expansion (empty unquoted results dropped), argv itself when nothing expands, undefined when too many. */
+function braceArgv(argv: ShellWord[]): ShellWord[] | undefined {
+  if (!argv.some((x) => x.pattern !== undefined)) return argv;
+  const out: ShellWord[] = [];
+  for (const x of argv) {
+    if (x.pattern === undefined) {
+      out.push(x);
+      continue;
+    }
+    const alts = braceExpand(x.pattern);
+    if (!alts) return undefined;
+    for (const a of alts) if (a !== "") out.push({ ...x, value: unescapePattern(a), pattern: undefined });
+    if (out.length > 256) return undefined;
+  }
+  return out;
+}
+
 /** Quoted strings in inline code (`python -c "open('.env')"`) that may name files. */
 function codeStrings(argv: ShellWord[], cmd: SimpleCommand): string[] {
   return codeOf(argv, cmd).flatMap((c) => [...c.matchAll(/["']([^"'\s]+)["']|<\s*([^\s;|]+)/g)].map((m) => (m[1] ?? m[2])!));
@@ -204,6 +227,19 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
   const params = new Set(parsed.params);
   const err = expandUnits(parsed.commands, ctx, 0, units, params);
   if (err) return { behavior: exactDeny ? "deny" : "ask", reason: exactDeny ? `denied by rule ${exactDeny.text}` : `The command needs approval: ${err}`, rule: exactDeny, bypassable: !exactDeny };
+  // Options that run a program (`git grep -Orm`, `sort --compress-prog=sh`, `tar --to-command`) hide what runs; also in
+  // commands find -exec and xargs start.
+  for (const u of units) {
+    u.fx = optionEffects(u.argv);
+    // A wrapper's own options count too (`xargs -a .env echo` reads .env).
+    if (u.cmd.argv !== u.argv && u.cmd.argv[0]?.value !== u.argv[0]?.value) {
+      const outer = optionEffects(u.cmd.argv);
+      u.fx = { reads: [...u.fx.reads, ...outer.reads], writes: [...u.fx.writes, ...outer.writes], exec: u.fx.exec ?? outer.exec, refuse: u.fx.refuse ?? outer.refuse };
+    }
+    if (u.fx.exec) u.opaque ??= `${u.argv[0]?.value ?? ""} runs a program named by its option ${u.fx.exec}`;
+    // jq looks modules up in search paths (`import "./secrets/x" as $d`): which file it reads cannot be told.
+    if (u.argv[0]?.value === "jq" && u.argv.some((x) => x.static && /\b(import|include)\s*"/.test(x.value))) u.opaque ??= "jq imports modules from files it looks up";
+  }
   if (units.length > MAX_PARTS) return { behavior: "ask", reason: `The command has ${units.length} parts (more than ${MAX_PARTS}), so it needs the user's approval`, bypassable: true };
 
   const hasPathDenies = set.pathRules.deny.Read.length + set.pathRules.deny.Edit.length > 0;
@@ -242,13 +278,21 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
   // Order of parts is unknown once something runs in the background or in a pipeline next to a change.
   const unordered = units.some((u) => u.cmd.background);
   let linkChangeAt = -1;
-  const linkChangers = units.map((u) => !u.opaque && linksMayChange(u, isReadOnlyCommand(u.argv) && u.envNames.every((n) => HARMLESS_ENV.test(n))));
+  const linkChangers = units.map((u) => !u.opaque && linksMayChange(u, readOnlyUnit(u)));
   const repeatChanger = units.some((u, i) => linkChangers[i] && u.cmd.repeat);
   const trackedCache = new Map<string, string[] | undefined>();
+  const globOptions = units.some((u) => u.argv[0]?.static && basename(u.argv[0].value) === "shopt");
 
   units.forEach((u, index) => {
     const name = u.argv[0]?.static ? basename(u.argv[0].value) : "";
     const denySubjects = [renderArgv(u.argv, false), renderArgv(u.argv, true), u.raw.trim()];
+    // The command line after brace expansion (`git {push,} origin` runs git push).
+    const braced = braceArgv(u.argv);
+    if (braced === undefined) u.opaque ??= "its words brace-expand to too many";
+    else if (braced !== u.argv) {
+      denySubjects.push(renderArgv(braced, false));
+      if (name === "git") denySubjects.push(renderArgv(gitGlobals(braced).argv, false));
+    }
     if (u.argv[0]?.static && u.argv[0].value.includes("/")) denySubjects.push([basename(u.argv[0].value), ...u.argv.slice(1).map((x) => x.value)].join(" "));
     // `Bash(git push:*)` must also see `git -C . --no-pager push`.
     if (name === "git") denySubjects.push(renderArgv(gitGlobals(u.argv).argv, false));
@@ -283,7 +327,12 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     if (name === "tee") writes.push(...reads.splice(0));
     const blobs = name === "git" ? gitOperands(u.argv).blobs : [];
     for (const s of codeStrings(u.argv, u.cmd)) reads.push({ value: s, raw: s, static: true, glob: false });
-    const readOnly = isReadOnlyCommand(u.argv) && !u.opaque && u.envNames.every((n) => HARMLESS_ENV.test(n));
+    // git reads the configuration of the repository it finds, which can name programs (core.fsmonitor, diff.external):
+    // one outside a `.git` folder (a bare repository written as plain files) is no protected path.
+    const readOnly = readOnlyUnit(u) && !(name === "git" && heres.some(gitConfigUnprotected));
+    // Files options read and write (`sort -o F`, `tree -oF`, `--output=F`, `jq --rawfile N F`), parsed as the program does.
+    reads.push(...(u.fx?.reads ?? []));
+    writes.push(...(u.fx?.writes ?? []).filter((x) => !(x.static && DEV_FILES.test(x.value))));
     let partVerdict: Verdict | undefined;
     let unknownPath: string | undefined = u.implicitArgs && hasPathDenies ? `${name || "xargs"} gets its file names at run time` : chdirUnknown;
     // Links made or paths moved by an earlier part (or one whose order is unknown) may send this part's paths elsewhere.
@@ -291,10 +340,27 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     let outside = false;
     let protectedWrite = false;
     let writesOk = true;
-    const check = (word: ShellWord, write: boolean, verb: string, denyOnly = false) => {
+    const check = (word: ShellWord, write: boolean, verb: string, denyOnly = false): void => {
       if (!word.static) {
         unknownPath ??= `cannot tell which file ${word.raw} names`;
         return;
+      }
+      // `shopt -s nocaseglob` / `extglob` / `dotglob` ... change what a pattern matches.
+      if (word.glob && globOptions) unknownPath ??= "shopt changes what file name patterns match";
+      // Brace expansion first (`cat {".env",x}`, `.e{n,}v`): every word it makes is checked.
+      if (word.pattern !== undefined) {
+        const alts = braceExpand(word.pattern);
+        if (!alts) {
+          unknownPath ??= `${word.raw} expands to too many words`;
+          return;
+        }
+        if (alts.length !== 1 || alts[0] !== word.pattern) {
+          for (const a of alts) {
+            const value = unescapePattern(a);
+            check({ ...word, value, pattern: undefined, glob: /[*?[]/.test(value) }, write, verb, denyOnly);
+          }
+          return;
+        }
       }
       if (DEV_FILES.test(word.value)) return;
       const relative = !word.value.startsWith("/") && !word.raw.startsWith("~");
@@ -319,6 +385,8 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
           }
           const ask = findPathRule(set, "ask", "Read", paths) ?? (write ? findPathRule(set, "ask", "Edit", paths) : undefined);
           if (ask) partVerdict ??= { behavior: "ask", reason: `${word.value} is covered by ask rule ${ask.text}`, rule: ask };
+          // A value in an option of a command that writes may be where it writes (`--log=~/.bashrc`, `-o.git/hooks/x`).
+          if (denyOnly && write && paths.some(isProtectedPath)) protectedWrite = true;
           if (denyOnly) continue;
           const inside = rp.physical.every((p) => ctx.workingDirs.some((d) => isInside(d, p)));
           if (!inside) outside = true;
@@ -332,6 +400,8 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     if (u.chdir?.static) for (const h of heres) check({ ...u.chdir, value: h, raw: u.chdir.raw, glob: false }, false, "runs in");
     const writeCmd = !readOnly;
     for (const r of reads) check(r, writeCmd, writeCmd ? "uses" : "reads");
+    // A write whose target is only known at run time (`> $(echo ~/.bashrc)`) may land anywhere, a protected path too.
+    const unknownWrite = writes.find((x) => !x.static);
     for (const wr of writes) check(wr, true, "writes");
     for (const o of optionPathCandidates(u.argv)) check(o, writeCmd, "names in an option", true);
     for (const b of blobs)
@@ -380,7 +450,12 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
         }
       }
     if (name === "cd" || name === "pushd") {
-      const t = u.argv.slice(1).find((x) => !(x.static && /^-[LPe@]+$/.test(x.value)));
+      // Options, then `--` ends them: `cd -- secrets` goes to secrets.
+      const args = u.argv.slice(1);
+      let k = 0;
+      while (k < args.length && args[k]!.static && /^-[LPe@]+$/.test(args[k]!.value)) k++;
+      if (args[k]?.static && args[k]!.value === "--") k++;
+      const t = args[k];
       let next: string[] | undefined;
       if (!t) next = stateChanged("HOME") ? undefined : [ctx.home];
       else if (!t.static || t.value === "-" || /^[+-]\d+$/.test(t.value)) next = undefined;
@@ -420,6 +495,12 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     if (u.opaque) {
       const bashRules = set.byList.deny.some((r) => r.toolName === "Bash") || set.byList.ask.some((r) => r.toolName === "Bash");
       verdicts.push({ behavior: "ask", reason: `${u.opaque}, which cannot be checked`, hard: hasPathDenies || bashRules, pathOnly: !bashRules });
+      return;
+    }
+    // Neither acceptEdits nor a rule for the program covers it; a rule allowing all of Bash, or the sandbox (which
+    // holds writes to the working directories), may.
+    if (unknownWrite && ctx.mode !== "bypassPermissions") {
+      verdicts.push({ behavior: "ask", reason: `cannot tell where it writes (${unknownWrite.raw})`, pathOnly: true });
       return;
     }
     if (protectedWrite && ctx.mode !== "bypassPermissions") {

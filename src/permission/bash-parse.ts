@@ -1,5 +1,7 @@
 // mvdan-sh is the GopherJS build of mvdan/sh (the Go shell parser behind shfmt): a real bash AST in plain
 // JavaScript, no native addon or wasm. Required lazily so startup does not pay for it until a Bash call.
+import { escapeQuoted, hasBraces } from "./bash-braces.ts";
+
 type ShNode = { Pos(): { Offset(): number }; End(): { Offset(): number } } & Record<string, any>;
 type ShSyntax = {
   NewParser(...opts: unknown[]): { Parse(src: string, name: string): ShNode };
@@ -21,6 +23,11 @@ export type ShellWord = {
   glob: boolean;
   /** An unquoted expansion went into it: the shell splits it on IFS and globs it, so its value may be several words. */
   split?: boolean;
+  /**
+   * Set when the word brace-expands or globs: the word with its quoted characters backslash-escaped, so brace
+   * expansion (bash-braces.ts) sees which braces and commas are the shell's (`{".env",x}` → .env x).
+   */
+  pattern?: string;
 };
 export type ShellRedirect = { op: string; fd?: string; target?: ShellWord; heredoc?: string };
 /** One simple command, wherever it sat in the script (inside `$(...)`, subshells, loops, functions ...). */
@@ -50,7 +57,15 @@ const GLOB_CHARS = /(^|[^\\])[*?[]/;
 
 type Ctx = {
   buf: Buffer;
-  vars: Map<string, string>;
+  /** Shell variables set so far; undefined: set to something we cannot know (`f=$(...)`, a branch that may or may not run). */
+  vars: Map<string, string | undefined>;
+  /** Assignments here may not run (after `&&`/`||`, in `if`/`case` branches): a variable they change becomes unknown. */
+  cond: number;
+  /** Names set anywhere in the script, and names set by builtins at run time (`read`, `unset`, `printf -v` ...). */
+  assigned: Set<string>;
+  dynamic: Set<string>;
+  /** `eval`, `source`, `declare -n` ...: any variable may change. */
+  anyDynamic: boolean;
   env: Record<string, string | undefined>;
   home: string;
   out: SimpleCommand[];
@@ -71,6 +86,14 @@ function paramValue(ctx: Ctx, p: ShNode): string | undefined {
   if (p.Excl || p.Length || p.Width || p.Index || p.Slice || p.Repl || p.Exp || p.Names) return undefined;
   const name: string | undefined = p.Param?.Value;
   if (!name) return undefined;
+  return varValue(ctx, name);
+}
+
+/** A variable's value at this point of the script, or undefined when it may be several things or is unknown. */
+function varValue(ctx: Ctx, name: string): string | undefined {
+  if (ctx.anyDynamic || ctx.dynamic.has(name)) return undefined;
+  // In a loop or function body, an assignment anywhere may have run before (an earlier pass, a caller).
+  if (ctx.repeat && ctx.assigned.has(name)) return undefined;
   if (ctx.vars.has(name)) return ctx.vars.get(name);
   if (name === "HOME") return ctx.home;
   // The shell sets these itself from where it runs, not from our environment.
@@ -82,30 +105,39 @@ function paramValue(ctx: Ctx, p: ShNode): string | undefined {
 function wordOf(ctx: Ctx, w: ShNode): ShellWord {
   const s = sh();
   let value = "";
+  // The same word with quoted characters escaped, for brace expansion.
+  let pattern = "";
   let isStatic = true;
   let glob = false;
   let split = false;
+  const quoted = (v: string) => {
+    value += v;
+    pattern += escapeQuoted(v);
+  };
   const parts: ShNode[] = w.Parts ?? [];
   parts.forEach((part, i) => {
     const t = s.NodeType(part);
     if (t === "Lit") {
-      let v: string = part.Value;
-      if (GLOB_CHARS.test(v) || /\{[^}]*(,|\.\.)[^}]*\}/.test(v)) glob = true;
-      v = unescapeUnquoted(v);
-      if (i === 0 && (v === "~" || v.startsWith("~/"))) v = ctx.home + v.slice(1);
-      else if (i === 0 && v.startsWith("~")) isStatic = false;
+      let raw: string = part.Value.replace(/\\\n/g, "");
+      if (GLOB_CHARS.test(raw)) glob = true;
+      let v = unescapeUnquoted(raw);
+      if (i === 0 && (v === "~" || v.startsWith("~/"))) {
+        v = ctx.home + v.slice(1);
+        raw = escapeQuoted(ctx.home) + raw.slice(1);
+      } else if (i === 0 && v.startsWith("~")) isStatic = false;
       value += v;
+      pattern += raw;
     } else if (t === "SglQuoted") {
       if (part.Dollar && /\\/.test(part.Value)) isStatic = false;
-      value += part.Value;
+      quoted(part.Value);
     } else if (t === "DblQuoted") {
       for (const q of part.Parts ?? []) {
         const qt = s.NodeType(q);
-        if (qt === "Lit") value += unescapeDouble(q.Value);
+        if (qt === "Lit") quoted(unescapeDouble(q.Value));
         else if (qt === "ParamExp") {
           const v = paramValue(ctx, q);
           if (v === undefined) isStatic = false;
-          else value += v;
+          else quoted(v);
         } else isStatic = false;
       }
     } else if (t === "ParamExp") {
@@ -115,10 +147,13 @@ function wordOf(ctx: Ctx, w: ShNode): ShellWord {
       else {
         if (/[*?[]/.test(v)) glob = true;
         value += v;
+        // Brace expansion comes before parameter expansion: braces from a value are literal, its glob characters are not.
+        pattern += v.replace(/[{},\\]/g, "\\$&");
       }
     } else isStatic = false;
   });
-  return { value, raw: rawOf(ctx, w), static: isStatic, glob, ...(split ? { split } : {}) };
+  const braces = isStatic && hasBraces(pattern);
+  return { value, raw: rawOf(ctx, w), static: isStatic, glob: glob || braces, ...(split ? { split } : {}), ...(glob || braces ? { pattern } : {}) };
 }
 
 /** Finds `$(...)`, backticks and `<(...)` inside a node and collects their commands too. */
@@ -129,7 +164,7 @@ function collectNested(ctx: Ctx, n: ShNode | null | undefined): void {
     if (!c) return true;
     const t = s.NodeType(c);
     if (t === "CmdSubst" || t === "ProcSubst") {
-      collectStmts(ctx, c.Stmts ?? [], "subst");
+      subshell(ctx, () => collectStmts(ctx, c.Stmts ?? [], "subst"));
       return false;
     }
     return true;
@@ -154,11 +189,37 @@ function collectStmt(ctx: Ctx, st: ShNode, origin: SimpleCommand["origin"]): voi
   if (st.Background || st.Coprocess) {
     ctx.background++;
     try {
-      collectStmtInner(ctx, st, origin);
+      subshell(ctx, () => collectStmtInner(ctx, st, origin));
     } finally {
       ctx.background--;
     }
   } else collectStmtInner(ctx, st, origin);
+}
+
+/** Sets a shell variable: where the assignment may not run, a changed value makes the variable unknown. */
+function setVar(ctx: Ctx, name: string, value: string | undefined): void {
+  if ((ctx.cond || ctx.repeat) && (value === undefined || value !== varValue(ctx, name))) ctx.vars.set(name, undefined);
+  else ctx.vars.set(name, value);
+}
+
+/** Runs `fn` as a subshell: variables it sets do not reach what follows (`(f=x); cat $f`, pipelines, `$(...)`, `&`). */
+function subshell(ctx: Ctx, fn: () => void): void {
+  const saved = new Map(ctx.vars);
+  try {
+    fn();
+  } finally {
+    ctx.vars = saved;
+  }
+}
+
+/** Runs `fn` with its assignments marked as maybe not running. */
+function conditional(ctx: Ctx, fn: () => void): void {
+  ctx.cond++;
+  try {
+    fn();
+  } finally {
+    ctx.cond--;
+  }
 }
 
 /** Runs `fn` with the statements it collects marked as repeatable (loop and function bodies). */
@@ -200,8 +261,7 @@ function collectStmtInner(ctx: Ctx, st: ShNode, origin: SimpleCommand["origin"])
       for (const a of args) collectNested(ctx, a);
       const argv = args.map((a) => wordOf(ctx, a));
       // A statement of pure assignments sets shell variables later words may use (`F=.env; cat $F`).
-      if (argv.length === 0) for (const a of assigns) if (a.value?.static) ctx.vars.set(a.name, a.value.value);
-        else ctx.vars.delete(a.name);
+      if (argv.length === 0) for (const a of assigns) setVar(ctx, a.name, a.value?.static ? a.value.value : a.value ? undefined : "");
       push(ctx, { argv, assigns, redirects, raw: rawOf(ctx, st), origin });
       return;
     }
@@ -211,22 +271,35 @@ function collectStmtInner(ctx: Ctx, st: ShNode, origin: SimpleCommand["origin"])
       const pipe = op === "|" || op === "|&";
       if (pipe) ctx.background++;
       try {
-        if (cmd.X) collectStmt(ctx, cmd.X, origin);
-        if (cmd.Y) collectStmt(ctx, cmd.Y, origin);
+        // Each part of a pipeline runs in a subshell; the right side of && and || may not run at all.
+        if (pipe) {
+          if (cmd.X) subshell(ctx, () => collectStmt(ctx, cmd.X, origin));
+          if (cmd.Y) subshell(ctx, () => collectStmt(ctx, cmd.Y, origin));
+        } else {
+          if (cmd.X) collectStmt(ctx, cmd.X, origin);
+          if (cmd.Y) conditional(ctx, () => collectStmt(ctx, cmd.Y, origin));
+        }
       } finally {
         if (pipe) ctx.background--;
       }
       break;
     }
     case "Subshell":
+      subshell(ctx, () => collectStmts(ctx, cmd.Stmts ?? [], origin));
+      break;
     case "Block":
       collectStmts(ctx, cmd.Stmts ?? [], origin);
       break;
     case "IfClause": {
-      for (let c: ShNode | null = cmd; c; c = c.Else) {
-        collectStmts(ctx, c.Cond ?? [], origin);
-        collectStmts(ctx, c.Then ?? [], origin);
-      }
+      // The first condition always runs; branches and later conditions may not.
+      collectStmts(ctx, cmd.Cond ?? [], origin);
+      conditional(ctx, () => {
+        collectStmts(ctx, cmd.Then ?? [], origin);
+        for (let c: ShNode | null = cmd.Else; c; c = c.Else) {
+          collectStmts(ctx, c.Cond ?? [], origin);
+          collectStmts(ctx, c.Then ?? [], origin);
+        }
+      });
       break;
     }
     case "WhileClause":
@@ -238,12 +311,14 @@ function collectStmtInner(ctx: Ctx, st: ShNode, origin: SimpleCommand["origin"])
     case "ForClause":
       collectNested(ctx, cmd.Loop);
       // The loop variable's value is unknown to later words.
-      if (cmd.Loop?.Name?.Value) ctx.vars.delete(cmd.Loop.Name.Value);
+      if (cmd.Loop?.Name?.Value) ctx.vars.set(cmd.Loop.Name.Value, undefined);
       repeated(ctx, () => collectStmts(ctx, cmd.Do ?? [], origin));
       break;
     case "CaseClause":
       collectNested(ctx, cmd.Word);
-      for (const item of cmd.Items ?? []) if (item) collectStmts(ctx, item.Stmts ?? [], origin);
+      conditional(ctx, () => {
+        for (const item of cmd.Items ?? []) if (item) collectStmts(ctx, item.Stmts ?? [], origin);
+      });
       break;
     case "FuncDecl":
       // A function runs where it is called, as often as it is called.
@@ -264,8 +339,7 @@ function collectStmtInner(ctx: Ctx, st: ShNode, origin: SimpleCommand["origin"])
         else {
           const value = a.Value ? wordOf(ctx, a.Value) : undefined;
           assigns.push({ name: a.Name?.Value ?? "", value });
-          if (value?.static) ctx.vars.set(a.Name?.Value ?? "", value.value);
-          else ctx.vars.delete(a.Name?.Value ?? "");
+          setVar(ctx, a.Name?.Value ?? "", value ? (value.static ? value.value : undefined) : "");
         }
       }
       push(ctx, { argv, assigns, redirects, raw: rawOf(ctx, st), origin });
@@ -283,34 +357,72 @@ function collectStmtInner(ctx: Ctx, st: ShNode, origin: SimpleCommand["origin"])
   }
 }
 
-/** Stands in ParseResult.params for `${!x}` and `${!prefix*}`: a variable named at run time. */
-export const INDIRECT = "${!}";
+/** Builtins that set the variables they name at run time (`read f`, `unset f`, `getopts o f`, `printf -v f` ...). */
+const SETS_NAMED = new Set(["read", "mapfile", "readarray", "getopts", "unset", "wait"]);
+/** Builtins after which any variable may have changed. */
+const SETS_ANY = new Set(["eval", "source", "."]);
 
-/** Names of every parameter expansion in the script, heredoc bodies included; INDIRECT for `${!x}` and `${!prefix*}`. */
-function paramNames(file: ShNode): string[] {
+/**
+ * One pass over the script before commands are collected (the parser's tree walk is the costly part): every
+ * parameter expanded (ParseResult.params; INDIRECT for `${!x}` / `${!prefix*}`), every name assigned anywhere,
+ * and the names builtins set at run time.
+ */
+function scanScript(ctx: Ctx, file: ShNode): string[] {
   const s = sh();
-  const names = new Set<string>();
+  const params = new Set<string>();
   s.Walk(file, (n) => {
-    if (n && s.NodeType(n) === "ParamExp") {
-      if (n.Excl || n.Names) names.add(INDIRECT);
+    if (!n) return true;
+    const t = s.NodeType(n);
+    if (t === "ParamExp") {
+      if (n.Excl || n.Names) params.add(INDIRECT);
       // Special parameters ($!, $?, $1 ...) are no environment names.
-      if (/^[A-Za-z_]\w*$/.test(n.Param?.Value ?? "")) names.add(n.Param.Value);
+      if (/^[A-Za-z_]\w*$/.test(n.Param?.Value ?? "")) params.add(n.Param.Value);
+    } else if (t === "Assign" && n.Name?.Value) ctx.assigned.add(n.Name.Value);
+    else if (t === "ForClause" && n.Loop?.Name?.Value) ctx.assigned.add(n.Loop.Name.Value);
+    else if (t === "CallExpr") {
+      const words: string[] = (n.Args ?? []).filter(Boolean).map((a: ShNode) => rawOf(ctx, a));
+      const first = words[0] ?? "";
+      if (SETS_ANY.has(first)) ctx.anyDynamic = true;
+      if (SETS_NAMED.has(first) || (first === "printf" && words.some((x) => x.startsWith("-v")))) for (const x of words.slice(1)) for (const m of x.matchAll(/[A-Za-z_]\w*/g)) ctx.dynamic.add(m[0]);
+    } else if (t === "DeclClause") {
+      const flags = (n.Args ?? []).filter(Boolean).map((a: ShNode) => rawOf(ctx, a)).join(" ");
+      // `declare -n ref=NAME` makes assignments to ref land in NAME.
+      if (/(^|\s)-[a-zA-Z]*n/.test(flags)) ctx.anyDynamic = true;
+    } else if (t === "ArithmCmd" || t === "ArithmExp" || t === "LetClause") {
+      // `(( f = 1 ))`, `$(( f++ ))` set variables too.
+      for (const m of rawOf(ctx, n).matchAll(/([A-Za-z_]\w*)\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|([A-Za-z_]\w*)\s*(?:\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*)/g)) ctx.dynamic.add((m[1] ?? m[2] ?? m[3])!);
     }
     return true;
   });
-  return [...names];
+  return [...params];
 }
+
+/** Stands in ParseResult.params for `${!x}` and `${!prefix*}`: a variable named at run time. */
+export const INDIRECT = "${!}";
 
 /**
  * Parses a bash command into every simple command it would run. Never throws: a syntax error or an
  * unsupported construct comes back as `{ ok: false, reason }` (callers ask the user then).
  */
 export function parseShell(command: string, opts: { env: Record<string, string | undefined>; home: string; vars?: Map<string, string> }): ParseResult {
-  const ctx: Ctx = { buf: Buffer.from(command, "utf8"), vars: opts.vars ?? new Map(), env: opts.env, home: opts.home, out: [], repeat: 0, background: 0 };
+  const ctx: Ctx = {
+    buf: Buffer.from(command, "utf8"),
+    vars: new Map(opts.vars ?? []),
+    cond: 0,
+    assigned: new Set(),
+    dynamic: new Set(),
+    anyDynamic: false,
+    env: opts.env,
+    home: opts.home,
+    out: [],
+    repeat: 0,
+    background: 0,
+  };
   try {
     const file = sh().NewParser().Parse(command, "command");
+    const params = scanScript(ctx, file);
     collectStmts(ctx, file.Stmts ?? [], "top");
-    return { ok: true, commands: ctx.out, params: paramNames(file) };
+    return { ok: true, commands: ctx.out, params };
   } catch (e) {
     const err = e as { Error?: () => string; message?: string };
     const msg = typeof err?.Error === "function" ? err.Error() : (err?.message ?? String(e));

@@ -5,6 +5,7 @@ import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { ShellWord } from "./bash-parse.ts";
 import { gitGlobals, gitOperands, pathArgs } from "./bash-words.ts";
+import { runProcessSync } from "../util/subprocess.ts";
 
 const w = (value: string): ShellWord => ({ value, raw: value, static: true, glob: false });
 
@@ -21,6 +22,19 @@ export function gitTopLevel(dir: string): string {
   for (let d = dir; ; d = dirname(d)) {
     if (existsSync(join(d, ".git"))) return d;
     if (dirname(d) === d) return dir;
+  }
+}
+
+/**
+ * Whether git started in `dir` would use a repository whose config lies outside a `.git` folder: a bare repository
+ * (HEAD, objects/, refs/) met before any `.git` while git walks up. Files the model may write (acceptEdits) and whose
+ * config can name programs (core.fsmonitor, diff.external). Looks at the filesystem; never throws.
+ */
+export function gitConfigUnprotected(dir: string): boolean {
+  for (let d = dir; ; d = dirname(d)) {
+    if (existsSync(join(d, ".git"))) return false;
+    if (existsSync(join(d, "HEAD")) && isDirectory(join(d, "objects")) && isDirectory(join(d, "refs"))) return true;
+    if (dirname(d) === d) return false;
   }
 }
 
@@ -130,9 +144,9 @@ export function gitContentScope(argv: ShellWord[], here: string): GitScope {
 /** Files git tracks in the work tree holding `top` (absolute paths), or undefined when git cannot say. */
 export function trackedFiles(top: string): string[] | undefined {
   try {
-    const r = Bun.spawnSync(["git", "-c", "core.fsmonitor=false", "ls-files", "-z"], { cwd: top, stdout: "pipe", stderr: "ignore", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
-    if (r.exitCode !== 0) return undefined;
-    return r.stdout.toString().split("\0").filter(Boolean).map((f) => join(top, f));
+    const r = runProcessSync(["git", "-c", "core.fsmonitor=false", "ls-files", "-z"], { cwd: top, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, timeoutMs: 10_000, maxOutputBytes: 256 * 1024 * 1024 });
+    if (r.code !== 0) return undefined;
+    return r.stdout.split("\0").filter(Boolean).map((f) => join(top, f));
   } catch {
     return undefined;
   }

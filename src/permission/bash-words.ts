@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { optionEffects } from "./bash-options.ts";
 import type { ShellWord } from "./bash-parse.ts";
 
 /** Env vars an allow rule may look past (internals §9.1); deny and ask rules look past every assignment. */
@@ -150,6 +151,9 @@ export function isReadOnlyCommand(argv: ShellWord[]): boolean {
   }
   const name = argv[0]!.value;
   if (!READ_ONLY.has(name)) return false;
+  // An option that runs a program, writes a file or changes state, in any spelling the program accepts.
+  const fx = optionEffects(argv);
+  if (fx.exec || fx.refuse || fx.writes.some((x) => !/^\/dev\/(null|stdout|stderr)$/.test(x.value))) return false;
   const args = argv.slice(1).map((x) => x.value);
   switch (name) {
     case "find":
@@ -160,8 +164,17 @@ export function isReadOnlyCommand(argv: ShellWord[]): boolean {
     case "printf":
       // `printf -v NAME` assigns a shell variable (PATH ...) that later commands see.
       return !args.some((x) => /^-v/.test(x));
-    case "sort":
-      return !args.some((x) => x === "-o" || x.startsWith("--output") || x.startsWith("--compress-program") || /^-[a-zA-Z]*o/.test(x));
+    // sort's -o/--output/--compress-program, and every option that runs, writes or reads, are parsed in bash-options.ts.
+    case "date":
+      // `date MMDDhhmm` sets the clock; `+FORMAT` only prints.
+      for (let i = 0; i < args.length; i++) {
+        if (/^-[dfrs]$|^--(date|file|reference|set)$/.test(args[i]!)) i++;
+        else if (!args[i]!.startsWith("-") && !args[i]!.startsWith("+")) return false;
+      }
+      return true;
+    case "hostname":
+      // A name sets the host name.
+      return !args.some((x) => !x.startsWith("-"));
     case "uniq":
       return args.filter((x) => !x.startsWith("-")).length <= 1;
     case "rg":
@@ -169,7 +182,8 @@ export function isReadOnlyCommand(argv: ShellWord[]): boolean {
     case "git": {
       let i = 0;
       while (i < args.length && args[i]!.startsWith("-")) {
-        if (args[i] === "-c" || args[i]!.startsWith("--exec-path") || args[i]!.startsWith("--config-env")) return false;
+        // -c and --config-env set config; --git-dir/--work-tree pick a repository (and its config) anywhere.
+        if (args[i] === "-c" || /^--(exec-path|config-env|git-dir|work-tree)/.test(args[i]!)) return false;
         i += args[i] === "-C" || args[i] === "--git-dir" || args[i] === "--work-tree" ? 2 : 1;
       }
       const sub = args[i];

@@ -1,5 +1,5 @@
-import { homedir } from "node:os";
 import { relative } from "node:path";
+import { userHome } from "../util/home.ts";
 import type { LoadedSettings } from "../config/load.ts";
 import { decideBash } from "./bash-check.ts";
 import { grepExcludeGlobs, isInside, resolvePath } from "./paths.ts";
@@ -45,11 +45,23 @@ export type Evaluator = PermissionEvaluator & {
   setMode(mode: PermissionMode): void;
   /** Adds allow/deny rules for the rest of the session, as if given with --allowedTools/--disallowedTools. */
   addRules(behavior: "allow" | "deny", rules: string[]): void;
+  /**
+   * Replaces the temporary allow rules of a running skill or slash command (`allowed-tools`, contracts §6.2:
+   * they last until the next user message); `[]` withdraws them. Bad rules are skipped as for --allowedTools.
+   */
+  grant(rules: string[]): void;
+  /** The temporary allow rules in force. */
+  readonly granted: readonly string[];
   workingDirectories: string[];
   /** Problems found while reading rules (bad rule skipped), each naming file and index. */
   warnings: string[];
   /** ripgrep `--glob` exclusions (`!x`) for a search rooted at `searchDir`, from Read deny rules. Never throws. */
   grepExcludes(searchDir: string): string[];
+  /**
+   * Whether a file a search found stays out of its results (Glob names, Grep's file lists): a Read deny rule covers
+   * it, through links too, or it is a credential store (not in bypassPermissions). Never throws.
+   */
+  searchHides(absPath: string): boolean;
   /** The parsed rules, for the sandbox policy (src/sandbox/policy.ts). */
   ruleSet: RuleSet;
 };
@@ -96,13 +108,14 @@ export function modeFromSettings(settings: LoadedSettings): PermissionMode | und
  */
 export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
   const env = opts.env ?? process.env;
-  const home = env.HOME ?? homedir();
+  const home = userHome(env);
   const real = (p: string, base: string) => resolvePath(p, base, home).real;
   const cwd = real(opts.cwd, "/");
   // Rules added mid-session (the Agent SDK's updatedPermissions, apply_flag_settings) count as command-line rules.
   const added = { allow: [] as string[], deny: [] as string[] };
+  let granted: string[] = [];
   const build = (): RuleSet =>
-    buildRuleSet({ settings: opts.settings, cwd, home, allowedTools: [...(opts.allowedTools ?? []), ...added.allow], disallowedTools: [...(opts.disallowedTools ?? []), ...added.deny] });
+    buildRuleSet({ settings: opts.settings, cwd, home, allowedTools: [...(opts.allowedTools ?? []), ...added.allow, ...granted], disallowedTools: [...(opts.disallowedTools ?? []), ...added.deny] });
   let set: RuleSet = build();
   let mode: PermissionMode = opts.mode ?? modeFromSettings(opts.settings) ?? "default";
   if (!PERMISSION_MODES.includes(mode)) mode = "default";
@@ -251,7 +264,23 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       added[behavior].push(...rules);
       set = build();
     },
+    grant(rules: string[]) {
+      if (rules.length === 0 && granted.length === 0) return;
+      granted = [...rules];
+      set = build();
+    },
+    get granted() {
+      return granted;
+    },
     workingDirectories,
+    searchHides: (absPath: string) => {
+      try {
+        const paths = resolvePath(absPath, cwd, home).all;
+        return !!findPathRule(set, "deny", "Read", paths) || (mode !== "bypassPermissions" && paths.some(isCredentialPath));
+      } catch {
+        return true;
+      }
+    },
     grepExcludes: (searchDir: string) => {
       const dir = real(searchDir, cwd);
       const credentials = mode === "bypassPermissions" ? [] : credentialExcludeGlobs();

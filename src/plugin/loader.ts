@@ -4,6 +4,8 @@ import { pathToFileURL } from "node:url";
 import { hooksSchema, type Settings } from "../config/schema.ts";
 import { parseJsonWithLocation } from "../util/json-error.ts";
 import type { Plugin } from "./types.ts";
+import { findInstalledPlugin } from "./installed.ts";
+import { pluginPaths, unsupportedParts, type PartState, type PluginPaths } from "./parts.ts";
 
 /** A Claude Code plugin folder (contracts §6.1): its hooks run; commands, agents and skills are listed. */
 export type ClaudePluginInfo = {
@@ -15,9 +17,17 @@ export type ClaudePluginInfo = {
   root: string;
   dataDir: string;
   hooks?: Record<string, unknown>;
+  /** The file the hooks came from (or plugin.json when inline). */
+  hooksFile?: string;
   commands: string[];
   agents: string[];
   skills: string[];
+  /** Component folders after plugin.json's path fields (contracts §6.1). */
+  paths: PluginPaths;
+  /** Parts present that yoke does not run yet. */
+  unsupported: PartState[];
+  /** How an enabledPlugins entry was found (local-directory marketplace, installed_plugins.json, cache). */
+  resolvedVia?: string;
 };
 
 export type LoadedPlugin =
@@ -80,12 +90,19 @@ export function describeLoadError(err: unknown): string {
   return `syntax error: ${parts.join("; ")}${list.length > 3 ? ` (and ${list.length - 3} more)` : ""}`;
 }
 
-function readManifest(root: string): { name: string; version?: string; description?: string; hooks?: unknown } {
+type Manifest = Record<string, unknown> & { name: string; version?: string; description?: string; hooks?: unknown };
+
+function readManifest(root: string): Manifest {
   const mf = join(root, ".claude-plugin", "plugin.json");
   if (!existsSync(mf)) return { name: basename(root) };
   const raw = parseJsonWithLocation(readFileSync(mf, "utf8"), mf) as Record<string, unknown>;
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new Error(`${mf}: the manifest must be a JSON object`);
   if (typeof raw.name !== "string" || !raw.name) throw new Error(`${mf}: field "name" is required`);
-  return raw as { name: string };
+  // The name becomes the namespace of every command, skill and agent (`plugin:name`).
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(raw.name)) throw new Error(`${mf}: field "name": "${raw.name}" may hold only letters, digits, dots, hyphens and underscores`);
+  for (const k of ["version", "description"])
+    if (raw[k] !== undefined && typeof raw[k] !== "string") throw new Error(`${mf}: field "${k}" must be a string`);
+  return raw as Manifest;
 }
 
 const listDir = (dir: string, filter: (n: string) => boolean) => (existsSync(dir) ? readdirSync(dir).filter(filter).sort() : []);
@@ -94,6 +111,7 @@ export function readClaudePlugin(root: string, dataRoot: string, key?: string): 
   const m = readManifest(root);
   let hooks: Record<string, unknown> | undefined;
   const hooksFile = typeof m.hooks === "string" ? resolve(root, m.hooks) : join(root, "hooks", "hooks.json");
+  const paths = pluginPaths(root, m);
   const inline = m.hooks && typeof m.hooks === "object" ? (m.hooks as Record<string, unknown>) : undefined;
   const rawHooks = inline ?? (existsSync(hooksFile) ? (parseJsonWithLocation(readFileSync(hooksFile, "utf8"), hooksFile) as Record<string, unknown>) : undefined);
   if (rawHooks) {
@@ -113,9 +131,12 @@ export function readClaudePlugin(root: string, dataRoot: string, key?: string): 
     root,
     dataDir: join(dataRoot, m.name.replace(/[^A-Za-z0-9_-]/g, "-")),
     hooks,
-    commands: listDir(join(root, "commands"), (n) => n.endsWith(".md")).map((n) => n.slice(0, -3)),
-    agents: listDir(join(root, "agents"), (n) => n.endsWith(".md")).map((n) => n.slice(0, -3)),
-    skills: listDir(join(root, "skills"), (n) => existsSync(join(root, "skills", n, "SKILL.md"))),
+    ...(hooks ? { hooksFile: inline ? join(root, ".claude-plugin", "plugin.json") : hooksFile } : {}),
+    commands: paths.commands.flatMap((d) => (d.endsWith(".md") ? [basename(d, ".md")] : listDir(d, (n) => n.endsWith(".md")).map((n) => n.slice(0, -3)))),
+    agents: paths.agents.flatMap((d) => listDir(d, (n) => n.endsWith(".md")).map((n) => n.slice(0, -3))),
+    skills: paths.skills.flatMap((d) => listDir(d, (n) => existsSync(join(d, n, "SKILL.md")))),
+    paths,
+    unsupported: unsupportedParts(root, m),
   };
 }
 
@@ -136,19 +157,6 @@ function entriesIn(dir: string): string[] {
     .sort()
     .map((n) => join(dir, n))
     .filter((p) => (isDir(p) ? isClaudePluginDir(p) || TS_ENTRY.some((e) => existsSync(join(p, e))) : /\.(ts|js|mjs)$/.test(p)));
-}
-
-/** An installed Claude Code plugin for an `enabledPlugins` key `name@marketplace`. */
-function findInstalled(key: string, claudeDir: string): string | null {
-  const [name, market] = key.split("@");
-  if (!name) return null;
-  const bases = [join(claudeDir, "plugins", "cache", market ?? "", name), join(claudeDir, "plugins", "marketplaces", market ?? "", "plugins", name)];
-  for (const b of bases) {
-    if (isClaudePluginDir(b)) return b;
-    // cache/<market>/<name>/<version>/
-    for (const v of isDir(b) ? readdirSync(b).sort().reverse() : []) if (isClaudePluginDir(join(b, v))) return join(b, v);
-  }
-  return null;
 }
 
 export type DiscoverOptions = {
@@ -185,10 +193,10 @@ export async function discoverPlugins(
   if (o.bare) return { plugins: [], errors, skipped };
   const dataRoot = join(o.yokeDir, "plugins-data");
   const user: LoadedPlugin[] = [];
-  const load = async (path: string, origin: "user" | "project" | "flag" | "enabledPlugins", key?: string) => {
+  const load = async (path: string, origin: "user" | "project" | "flag" | "enabledPlugins", key?: string, via?: string) => {
     try {
       if (origin === "enabledPlugins" || (isDir(path) && isClaudePluginDir(path))) {
-        user.push({ kind: "claude", origin, path, info: readClaudePlugin(path, dataRoot, key) });
+        user.push({ kind: "claude", origin, path, info: { ...readClaudePlugin(path, dataRoot, key), ...(via ? { resolvedVia: via } : {}) } });
         return;
       }
       const file = isDir(path) ? TS_ENTRY.map((e) => join(path, e)).find(existsSync) : path;
@@ -211,9 +219,10 @@ export async function discoverPlugins(
   }
   for (const [key, on] of Object.entries(o.settings.enabledPlugins ?? {})) {
     if (on !== true) continue;
-    const root = findInstalled(key, o.claudeDir);
-    if (!root) errors.push({ path: key, message: `enabledPlugins: ${key} is not installed under ${join(o.claudeDir, "plugins")}` });
-    else await load(root, "enabledPlugins", key);
+    const found = findInstalledPlugin(key, o.claudeDir, o.cwd);
+    if (!found.root)
+      errors.push({ path: key, message: `enabledPlugins: ${key} is not installed under ${join(o.claudeDir, "plugins")}${found.notes.length ? ` (${found.notes.join("; ")})` : ""}` });
+    else await load(found.root, "enabledPlugins", key, found.via);
   }
   const nameOf = (p: LoadedPlugin) => (p.kind === "yoke" ? p.plugin.name : p.info.name);
   const taken = new Set(user.map(nameOf));

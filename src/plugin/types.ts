@@ -22,6 +22,11 @@ export type SessionView = {
   readonly permissionMode: PermissionMode;
   /** The validated auto-memory directory, or null when auto memory is off. */
   readonly memoryDir: string | null;
+  /**
+   * True in the interactive terminal session, false in `-p` and stream-json runs. Claude Code runs memory
+   * extraction and session memory by default only outside `-p`; the first-party plugins follow this.
+   */
+  readonly interactive: boolean;
   /** The conversation so far, as sent to the model. Do not mutate. */
   messages(): readonly Message[];
   /** Token count of the last request's input (usage.input_tokens + cache tokens). */

@@ -5,6 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
+import { runProcess, runProcessSync } from "../util/subprocess.ts";
 
 const GLOB = /[*?[\]{}]/;
 
@@ -22,7 +23,9 @@ function queries(workingDirectories: string[], denyRead: string[]): { dir: strin
     });
 }
 
-const spawnOptions = () => ({ stdin: "ignore", stdout: "pipe", stderr: "ignore", env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } }) as const;
+// Bounded (issue 20.5): a history git cannot search in time counts as found, so the caller asks rather than lets run.
+const runOptions = () => ({ stderr: "ignore", env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" }, timeoutMs: 30_000 }) as const;
+const timedOutAnswer = (dir: string, argv: string[]) => join(dir, argv.at(-1)!.replace(/^:\((?:glob|literal)\)/, ""));
 const firstFile = (dir: string, out: string) => {
   const file = out.split("\n").find(Boolean);
   return file ? join(dir, file) : undefined;
@@ -31,13 +34,8 @@ const firstFile = (dir: string, out: string) => {
 /** One Read-denied path found in the history of a working directory's repository, or undefined. */
 export async function deniedInHistory(workingDirectories: string[], denyRead: string[]): Promise<string | undefined> {
   const checks = queries(workingDirectories, denyRead).map(async ({ dir, argv }) => {
-    try {
-      const p = Bun.spawn(argv, spawnOptions());
-      const [out] = await Promise.all([new Response(p.stdout).text(), p.exited]);
-      return firstFile(dir, out);
-    } catch {
-      return undefined;
-    }
+    const r = await runProcess(argv, runOptions());
+    return r.timedOut ? timedOutAnswer(dir, argv) : firstFile(dir, r.stdout);
   });
   return (await Promise.all(checks)).find(Boolean);
 }
@@ -45,10 +43,9 @@ export async function deniedInHistory(workingDirectories: string[], denyRead: st
 /** The same, waiting: for a rule added while the session runs, decided before the next permission check. */
 export function deniedInHistorySync(workingDirectories: string[], denyRead: string[]): string | undefined {
   for (const { dir, argv } of queries(workingDirectories, denyRead)) {
-    try {
-      const found = firstFile(dir, Bun.spawnSync(argv, spawnOptions()).stdout.toString());
-      if (found) return found;
-    } catch {}
+    const r = runProcessSync(argv, runOptions());
+    const found = r.timedOut ? timedOutAnswer(dir, argv) : firstFile(dir, r.stdout);
+    if (found) return found;
   }
   return undefined;
 }

@@ -9,7 +9,8 @@
  *
  * Linux only, and only for lines without the network proxy (whose relays the line starts per command).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { runProcess, spawnProcess } from "../util/subprocess.ts";
 import { readlinkSync } from "node:fs";
 import { shellWords } from "./bwrap-line.ts";
 
@@ -49,11 +50,13 @@ export async function startHolder(o: { line: string; bwrap: string; nsenter?: st
   }
   let child: ChildProcess;
   try {
-    child = spawn(o.bwrap, ["--info-fd", "3", ...opts, ...cmd], {
+    child = spawnProcess([o.bwrap, "--info-fd", "3", ...opts, ...cmd], {
       // The kept sandbox's own command says it runs (bubblewrap reports the pid before its mounts are
       // made), then waits on its stdin, which ends with yoke.
       env: { ...o.env, __YOKE_SB_DIR: "/", __YOKE_SB_RUN: "echo ready; exec cat >/dev/null" } as Record<string, string>,
-      stdio: ["pipe", "pipe", "ignore", "pipe"],
+      stdin: "pipe",
+      stderr: "ignore",
+      extraPipes: 1,
     });
   } catch {
     return undefined;
@@ -124,13 +127,12 @@ export async function startHolder(o: { line: string; bwrap: string; nsenter?: st
   };
   // One command through it before any of the session's: where joining is refused (an unprivileged
   // bubblewrap owns its namespaces through a user namespace nsenter cannot reach), commands get their own.
-  const probe = Bun.spawn(["/bin/sh", "-c", `export __YOKE_SB_DIR=/ __YOKE_SB_RUN='echo joined'; ${line()}`], {
+  const probe = await runProcess(["/bin/sh", "-c", `export __YOKE_SB_DIR=/ __YOKE_SB_RUN='echo joined'; ${line()}`], {
     env: o.env as Record<string, string>,
-    stdin: "ignore",
-    stdout: "pipe",
     stderr: "ignore",
+    timeoutMs: 10_000,
   });
-  const [said] = await Promise.all([new Response(probe.stdout).text(), probe.exited]);
+  const said = probe.stdout;
   if (said !== "joined\n") {
     stop();
     return undefined;

@@ -3,8 +3,8 @@
  * rules (policy.ts), availability (probe.ts), the library backend (runtime.ts).
  */
 import type { SandboxSettings } from "../config/schema.ts";
-import { homedir } from "node:os";
 import { join } from "node:path";
+import { userHome } from "../util/home.ts";
 import { buildPolicy, credentialPaths, type PolicyInput, type SandboxPolicy } from "./policy.ts";
 import { probeSandbox, sandboxWish, type SandboxWish } from "./probe.ts";
 import { deniedInHistory, deniedInHistorySync } from "./history.ts";
@@ -42,7 +42,7 @@ export async function createBashSandbox(o: {
 }): Promise<SandboxSetup> {
   const wish = sandboxWish(o.settings, o.env);
   if (wish.want === "off") return { ...inactiveSandbox(wish.why), wish };
-  const home = o.env.HOME || homedir();
+  const home = userHome(o.env);
   const rulesNow = typeof o.rules === "function" ? o.rules : () => o.rules as PolicyInput["rules"];
   const build = (rules: PolicyInput["rules"]) =>
     buildPolicy({

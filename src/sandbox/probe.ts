@@ -4,6 +4,7 @@
  */
 import { accessSync, constants } from "node:fs";
 import type { SandboxSettings } from "../config/schema.ts";
+import { runProcess } from "../util/subprocess.ts";
 
 /** What the settings and the environment ask for. */
 export type SandboxWish =
@@ -68,19 +69,15 @@ export async function probeSandbox(o: { settings?: SandboxSettings; env: Record<
     if (!s.path) return { ok: false, reason: "socat is not installed; the sandbox needs it to reach the allowed hosts (apt-get install socat)" };
     socat = s.path;
   }
-  try {
-    const p = Bun.spawn(
-      [bwrap.path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent", "--", "/bin/sh", "-c", "exit 0"],
-      { stdin: "ignore", stdout: "ignore", stderr: "pipe", env: { PATH: "/usr/bin:/bin" } },
-    );
-    const [code, err] = await Promise.all([p.exited, new Response(p.stderr).text()]);
-    if (code !== 0) {
-      const line = err.trim().split("\n")[0] || `exit code ${code}`;
-      return { ok: false, reason: `bubblewrap cannot create its namespaces here (${line}); user namespaces may be off in this container` };
-    }
-  } catch (e) {
-    return { ok: false, reason: `bubblewrap could not be started: ${(e as Error).message}` };
+  const p = await runProcess(
+    [bwrap.path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent", "--", "/bin/sh", "-c", "exit 0"],
+    { stdout: "ignore", env: { PATH: "/usr/bin:/bin" }, timeoutMs: 10_000 },
+  );
+  if (p.error) return { ok: false, reason: `bubblewrap could not be started: ${p.error}` };
+  if (p.code !== 0) {
+    const line = p.timedOut ? "no answer within 10 s" : p.stderr.trim().split("\n")[0] || `exit code ${p.code}`;
+    return { ok: false, reason: `bubblewrap cannot create its namespaces here (${line}); user namespaces may be off in this container` };
   }
-  const v = Bun.spawnSync([bwrap.path, "--version"], { stdout: "pipe", stderr: "ignore" });
-  return { ok: true, platform: "linux", bwrap: bwrap.path, version: v.stdout.toString().trim().replace(/^bubblewrap\s*/, ""), socat, rg: rg.path };
+  const v = await runProcess([bwrap.path, "--version"], { stderr: "ignore", timeoutMs: 10_000 });
+  return { ok: true, platform: "linux", bwrap: bwrap.path, version: v.stdout.trim().replace(/^bubblewrap\s*/, ""), socat, rg: rg.path };
 }

@@ -4,8 +4,8 @@
  * state in a module singleton. Loaded on the first sandboxed command, so runs without Bash never pay.
  */
 import { existsSync, lstatSync, readdirSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import { userHome } from "../util/home.ts";
 import type { SandboxSettings } from "../config/schema.ts";
 import { helperPaths } from "./helpers.ts";
 import { mountTargets } from "./bwrap-line.ts";
@@ -13,6 +13,7 @@ import { addPaths, type DiskSnapshot, holdGhosts, snapshot, unchanged } from "./
 import { type Holder, startHolder } from "./holder.ts";
 import { expandDenyWriteGlobs, type SandboxPolicy } from "./policy.ts";
 import type { Availability, SandboxWish } from "./probe.ts";
+import { guardStrayChildren } from "../util/subprocess.ts";
 
 export type BashSandboxInput = { command: string; dangerouslyDisableSandbox?: boolean };
 
@@ -112,7 +113,7 @@ export function activeSandbox(o: {
   const mayLeave = s.allowUnsandboxedCommands !== false;
   const net = s.network ?? {};
   const bwrap = o.availability.platform === "linux" ? o.availability.bwrap : undefined;
-  const home = homedir();
+  const home = userHome();
   // yoke's own tools, found on the PATH yoke started with (never a settings env).
   const tools = { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin" };
   const nsenter = Bun.which("nsenter", tools) ?? undefined;
@@ -165,11 +166,14 @@ export function activeSandbox(o: {
     } as SrtConfig;
   };
 
+  let unguardBridges = () => {};
   const start = (): Promise<Srt> =>
     (ready ??= (async () => {
       const srt = await import("@anthropic-ai/sandbox-runtime");
       const p = o.policy();
       await srt.SandboxManager.initialize(await config(p));
+      // Its socat bridges are its own children, in yoke's group: they must die with yoke too (issue 20.8).
+      unguardBridges = guardStrayChildren();
       configured = { policy: p, denyGlobs: "" };
       srtLoaded = srt;
       return srt;
@@ -308,6 +312,7 @@ export function activeSandbox(o: {
       try {
         await (await ready).SandboxManager.reset();
       } catch {}
+      unguardBridges();
     },
   };
   return sandbox;
@@ -356,7 +361,7 @@ const isLink = (p: string) => {
  * cannot be made. Binds written in a form we do not recognise stay (the safe side).
  */
 export function stripPlaceholders(command: string, roots: string[], out: string[]): string {
-  const home = homedir();
+  const home = userHome();
   const seen = new Set<string>();
   for (const root of roots) {
     if (root === home || seen.has(root) || !existsSync(root)) continue;

@@ -70,7 +70,8 @@ export const TOOL_DECLARATIONS: readonly ToolDeclaration[] = [
   { ...d("WebSearch", "network"), mainField: "query" },
   // Starting a subagent is read-only itself: what the subagent does is decided call by call inside it.
   d("Agent", "read", { kind: "name", field: "subagent_type", ignoreCase: true }, ["Task"]),
-  d("Skill", "write", { kind: "name", field: "skill" }),
+  // Loading a skill reads its file; its `!` commands and the tools it then uses are decided call by call.
+  d("Skill", "read", { kind: "name", field: "skill" }),
   d("TaskStop", "session", undefined, ["KillShell", "KillBash"]),
   { ...d("TaskOutput", "session", undefined, ["AgentOutputTool", "BashOutputTool"]), readOnly: true },
   { ...d("BashOutput", "session"), readOnly: true },

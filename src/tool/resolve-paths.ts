@@ -1,5 +1,5 @@
-import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { userHome } from "../util/home.ts";
 
 /** The input fields that name one file (Read, Write, Edit, MultiEdit, NotebookEdit). */
 const PATH_KEYS = ["file_path", "notebook_path"] as const;
@@ -9,7 +9,7 @@ const PATH_KEYS = ["file_path", "notebook_path"] as const;
  * folder) before hooks, permission rules and the tool see it, so hooks always get absolute paths (contracts §1.4
  * PreToolUse). Returns the same object when nothing changes. Pure.
  */
-export function absolutizePaths(input: Record<string, unknown>, cwd: string, home: string = homedir()): Record<string, unknown> {
+export function absolutizePaths(input: Record<string, unknown>, cwd: string, home: string = userHome()): Record<string, unknown> {
   let out = input;
   for (const k of PATH_KEYS) {
     const v = input[k];

@@ -43,10 +43,14 @@ export type ToolContext = {
   toolUseId: string;
   /** Globs (ripgrep style, `!x`) that whole-tree searches must leave out: files Read deny rules cover. */
   searchExcludes?: (searchDir: string) => string[];
+  /** Whether a found file stays out of search results (a Read deny rule covers it): the evaluator decides, tools filter. */
+  searchHides?: (absPath: string) => boolean;
   /** The kernel sandbox Bash runs its commands in, when the session has one (src/sandbox). */
   sandbox?: BashSandbox;
   /** Called by tools that change a file, before the change, for checkpoints. */
   beforeFileChange?: (absPath: string) => Promise<void> | void;
+  /** Output as the tool produces it (Bash), for a mode that shows a live tail; absent when no one listens. Never throws. */
+  progress?: (chunk: Uint8Array) => void;
 };
 
 export type SessionToolState = {

@@ -96,3 +96,35 @@ export function onStdoutClosed(fn: () => void): void {
 export async function flushOutput(): Promise<void> {
   await Promise.all([stdout().flushed(), stderr().flushed()]);
 }
+
+/** The size of the terminal on stdout; 0 for what the system does not report (not a terminal). */
+export const stdoutSize = (): { columns: number; rows: number } => ({ columns: process.stdout.columns ?? 0, rows: process.stdout.rows ?? 0 });
+
+/**
+ * For a full-screen mode: until the returned function is called, every line written to stderr (through writeErr or
+ * directly by a library) goes to `onLine` instead of over the screen; write callbacks still fire, so nothing waits.
+ * The returned function puts stderr back and writes out an unfinished last line. Never throws.
+ */
+export function divertStderr(onLine: (line: string) => void): () => void {
+  const original = process.stderr.write;
+  let partial = "";
+  process.stderr.write = ((chunk: string | Uint8Array, a?: unknown, b?: unknown) => {
+    const cb = typeof a === "function" ? a : typeof b === "function" ? b : undefined;
+    const lines = (partial + (typeof chunk === "string" ? chunk : Buffer.from(chunk).toString())).split("\n");
+    partial = lines.pop() ?? "";
+    for (const l of lines) {
+      try {
+        onLine(l);
+      } catch {
+        // The screen is gone: the line is dropped rather than thrown into the writer.
+      }
+    }
+    if (cb) queueMicrotask(() => (cb as (e?: Error) => void)());
+    return true;
+  }) as typeof process.stderr.write;
+  return () => {
+    process.stderr.write = original;
+    if (partial) original.call(process.stderr, `${partial}\n`);
+    partial = "";
+  };
+}

@@ -48,7 +48,7 @@ describe("Claude Code 2.1.332 options (issue 17.11)", () => {
     // The rest are implemented (README "Flags"): none of these may turn into a warning unnoticed.
     expect(warned.sort()).toEqual(
       [
-        "agent", "allow-dangerously-skip-permissions", "autocompact", "ax-screen-reader", "background", "betas", "bg", "brief", "chrome",
+        "allow-dangerously-skip-permissions", "autocompact", "ax-screen-reader", "background", "betas", "bg", "brief", "chrome",
         "cloud", "debug-file", "desktop", "environment", "exclude-dynamic-system-prompt-sections", "file", "forward-subagent-text",
         "from-pr", "ide", "no-chrome", "permission-prompts", "plugin-url", "prompt-suggestions", "remote-control",
         "remote-control-session-name-prefix", "restricted", "safe-mode", "system-prompt-snapshot", "teleport", "tmux", "worktree",

@@ -31,7 +31,8 @@ describe("yoke <command> --help", () => {
       // A pipe gets plain text.
       expect(r.stdout).not.toContain("\x1b[");
     }
-  });
+    // One binary run per command (a dozen and more): seconds in all on a loaded machine.
+  }, 60_000);
 
   test("`yoke --help` lists every command in the table", async () => {
     const r = await run(["--help"]);

@@ -30,7 +30,7 @@ function fixture() {
     ".claude-plugin/plugin.json": JSON.stringify({ name: "ccplug", version: "1.0.0" }),
     "hooks/hooks.json": JSON.stringify({ hooks: { SessionStart: [{ matcher: "startup", hooks: [{ type: "command", command: "${CLAUDE_PLUGIN_ROOT}/start.sh" }] }] } }),
     "commands/ship.md": "Ship.\n",
-    "agents/critic.md": "Critic.\n",
+    "agents/critic.md": "---\nname: critic\ndescription: Critiques a change.\n---\nCritic.\n",
     "skills/charts/SKILL.md": "Charts.\n",
   });
   return { cwd, env, cc };
@@ -128,7 +128,11 @@ describe("yoke plugins list", () => {
     expect(out).toContain("attribution 1.0.0  [yoke plugin, bundled]  disabled (disabled: YOKE_DISABLE_PLUGINS lists attribution)");
     expect(out).toContain(`watch 0.2.0  [yoke plugin, project]  enabled\n    path: ${join(cwd, ".yoke/plugins/watch.ts")}`);
     expect(out).toContain("quiet 1.0.0  [yoke plugin, project]  disabled (disabled: settings: plugins.quiet is false)");
-    expect(out).toContain(`ccplug 1.0.0  [Claude Code plugin, flag]  enabled\n    path: ${cc}\n    hooks: 1\n    commands: ship\n    agents: critic\n    skills: charts`);
+    // Each part with its state (issue 14 point 3).
+    expect(out).toContain(
+      `ccplug 1.0.0  [Claude Code plugin, flag]  enabled\n    path: ${cc}\n    hooks loaded: SessionStart (1 handler from ${join(cc, "hooks/hooks.json")})\n` +
+        `    skills loaded: ccplug:charts\n    commands loaded: ccplug:ship\n    agents loaded: ccplug:critic`,
+    );
     expect(out).toContain(`(failed to load)  [yoke plugin, -]  error (`);
     expect(out).toContain(`path: ${join(cwd, ".yoke/plugins/broken.ts")}`);
 

@@ -294,7 +294,8 @@ describe("stream-json --include-hook-events (contracts §1.9)", () => {
 
     r = await runWith(cwd, [bashCall("true"), say("ok")], ["--output-format", "stream-json", "--verbose", "--allowedTools", "Bash"]);
     expect(r.lines!.filter((l) => l.subtype?.startsWith("hook_")).map((l) => l.hook_event)).toEqual(["SessionStart", "SessionStart"]);
-  });
+    // Two runs of the binary with hooks: more than the 5 s default on a loaded machine.
+  }, 60_000);
 
   test("hook_started is written when a hook starts: two parallel hooks start before either answers", async () => {
     const cwd = project({

@@ -303,7 +303,8 @@ describe("MCP prompts and resource mentions in -p (issue 13 point 5)", () => {
     expect(text).toContain("summarise @everything:demo://resource/static/document/architecture.md please");
     expect(text).toContain('<mcp-resource server="everything" uri="demo://resource/static/document/architecture.md">');
     expect(text.length).toBeGreaterThan(500);
-  });
+    // Two runs of the binary, each starting the everything server: more than the 5 s default on a loaded machine.
+  }, 60_000);
 
   test("a prompt missing a required argument, or a failing one, is named on stderr and the input goes on unchanged; ordinary @text is untouched", async () => {
     const cwd = mcpProject({ everything: everything() }, approved("everything"));

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { isolatedEnv, runYoke, spawnYoke } from "../helpers/binary.ts";
 import { fakeApiEnv } from "../helpers/fake-anthropic.ts";
 import { tempDir } from "../helpers/tmp.ts";
-import { acquireSessionLock, holderIsStale, processStart } from "../../src/session/lock.ts";
+import { acquireSessionLock, holderIsStale, LEASE_MS, processStart } from "../../src/session/lock.ts";
 import { useFakeAnthropic } from "../helpers/e2e.ts";
 
 const fake = useFakeAnthropic();
@@ -114,5 +114,26 @@ describe("stale lock detection", () => {
     expect(() => acquireSessionLock(path, "s")).toThrow(/session s is in use by another yoke run/);
     lock.release();
     expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
+  test("a killed run not yet reaped (a zombie: its pid is still there, same start time) is stale", async () => {
+    // The child's parent is `sleep`, which never reaps: once killed, the child stays a zombie until sleep ends.
+    const parent = Bun.spawn(["sh", "-c", "sleep 30 & echo $!; exec sleep 60"], { stdout: "pipe" });
+    const reader = parent.stdout.getReader();
+    const pid = Number(new TextDecoder().decode((await reader.read()).value).trim());
+    const start = processStart(pid);
+    expect(holderIsStale({ pid, start, at: "" })).toBe(false);
+    process.kill(pid, "SIGKILL");
+    for (let i = 0; i < 400 && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8")); i++) await Bun.sleep(5);
+    expect(readFileSync(`/proc/${pid}/stat`, "utf8")).toMatch(/\) Z /);
+    expect(holderIsStale({ pid, start, at: "" })).toBe(true);
+    parent.kill("SIGKILL");
+    await parent.exited;
+  });
+
+  test("a holder on another host (a retried pod on a shared volume) is judged by its lease, not its pid", () => {
+    const h = { pid: process.pid, start: processStart(process.pid), at: "", host: "another-pod-7f9c" };
+    expect(holderIsStale(h, Date.now() - 5_000)).toBe(false);
+    expect(holderIsStale(h, Date.now() - LEASE_MS - 1_000)).toBe(true);
   });
 });

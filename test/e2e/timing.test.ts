@@ -14,7 +14,7 @@ test("YOKE_TIMING=1 prints ordered phase marks; without it stderr stays empty", 
   const line = timed.stderr.trim();
   expect(line.startsWith("yoke timing (ms since start): ")).toBe(true);
   const marks = line.split(": ")[1]!.split(" ").map((kv) => kv.split("="));
-  expect(marks.map(([k]) => k)).toEqual(["main", "args-loaded", "headless-loaded", "composed", "sdk-loaded", "request", "response", "message-done", "exit"]);
+  expect(marks.map(([k]) => k)).toEqual(["main", "args-loaded", "headless-loaded", "extensions", "composed", "sdk-loaded", "request", "response", "message-done", "exit"]);
   const times = marks.map(([, v]) => Number(v));
   expect(times.every((t, i) => Number.isFinite(t) && (i === 0 || t >= times[i - 1]!))).toBe(true);
   const plain = await runYoke(["-p", "x"], { env: isolatedEnv(fakeApiEnv(fake)) });

@@ -32,6 +32,7 @@ export function testHost(o: {
   env?: Record<string, string>;
   memory?: boolean;
   transcriptPath?: string;
+  interactive?: boolean;
 } = {}): TestHost {
   const yokeDir = tempDir("yoke-plugin-");
   const memoryDir = o.memory === false ? null : join(yokeDir, "projects", "p", "memory") + "/";
@@ -58,6 +59,7 @@ export function testHost(o: {
       transcriptPath: o.transcriptPath ?? join(yokeDir, "projects", "p", "sess-1.jsonl"),
       model: "claude-test",
       permissionMode: "default",
+      interactive: o.interactive ?? false,
       memoryDir,
       messages: () => t.messages,
       contextTokens: () => t.tokens.value,

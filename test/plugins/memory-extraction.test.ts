@@ -197,6 +197,11 @@ describe("createExtraction (internals §3)", () => {
     expect(extractionEnabled(testHost({ settings: { memoryExtraction: true } }).host)).toBe(true);
     expect(extractionEnabled(testHost({ settings: { memoryExtraction: true }, env: { YOKE_MEMORY_EXTRACTION: "0" } }).host)).toBe(false);
     expect(extractionEnabled(testHost({ env: { YOKE_MEMORY_EXTRACTION: "1" }, memory: false }).host)).toBe(false);
+    // Issue 12 point 6: on by default in the interactive session; the setting and the env switch still turn it off.
+    expect(extractionEnabled(testHost({ interactive: true }).host)).toBe(true);
+    expect(extractionEnabled(testHost({ interactive: true, settings: { memoryExtraction: false } }).host)).toBe(false);
+    expect(extractionEnabled(testHost({ interactive: true, env: { YOKE_MEMORY_EXTRACTION: "0" } }).host)).toBe(false);
+    expect(extractionEnabled(testHost({ interactive: true, memory: false }).host)).toBe(false);
     const off = testHost();
     await memoryExtraction.setup(off.host);
     expect(off.hooks).toHaveLength(0);

@@ -259,6 +259,15 @@ describe("createSessionMemory", () => {
     const envOff = testHost({ settings: { sessionMemory: true }, env: { YOKE_SESSION_MEMORY: "0" } });
     await sessionMemory.setup(envOff.host);
     expect(envOff.hooks).toHaveLength(0);
+    // Issue 12 point 6: on by default in the interactive session; the setting and the env switch still turn it off.
+    const tty = testHost({ interactive: true });
+    await sessionMemory.setup(tty.host);
+    expect(tty.providers).toHaveLength(1);
+    for (const o of [{ settings: { sessionMemory: false } }, { env: { YOKE_SESSION_MEMORY: "0" } }]) {
+      const t = testHost({ interactive: true, ...o });
+      await sessionMemory.setup(t.host);
+      expect(t.hooks).toHaveLength(0);
+    }
     expect(existsSync(notesPathFor(on.host))).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createGrepTool, type GrepInput } from "../../src/tool/builtin/grep.ts";
 import { requiredLiteral, translateRegex } from "../../src/tool/builtin/search/regex.ts";
@@ -217,14 +217,31 @@ test.skipIf(!hasRg)("both engines give the same answer on a batch of queries", a
     const [a, b] = await Promise.all([grep("rg", q), grep("builtin", q)]);
     expect({ q, out: b.content }).toEqual({ q, out: a.content });
   }
-});
+  // 15 queries, each a ripgrep process: more than the 5 s default on a loaded 2-core machine.
+}, 30_000);
 
-test("YOKE_GREP_ENGINE=rg without rg on PATH is reported", async () => {
-  const r = await createGrepTool().run({ pattern: "x" }, makeCtx(root, {}, { YOKE_GREP_ENGINE: "rg", PATH: "/nonexistent" }));
+test("YOKE_GREP_ENGINE=rg without rg on the PATH yoke started with is reported", async () => {
+  const saved = process.env.PATH;
+  process.env.PATH = "/nonexistent";
+  let r: Awaited<ReturnType<ReturnType<typeof createGrepTool>["run"]>>;
+  try {
+    r = await createGrepTool().run({ pattern: "x" }, makeCtx(root, {}, { YOKE_GREP_ENGINE: "rg" }));
+  } finally {
+    process.env.PATH = saved;
+  }
   expect(r.isError).toBe(true);
   expect(String(r.content)).toContain("no `rg` executable is on PATH");
   const b = await createGrepTool().run({ pattern: "hello" }, makeCtx(root, {}, { YOKE_GREP_ENGINE: "builtin" }));
   expect((b.details as { engine: string }).engine).toBe("builtin");
+});
+
+test("a session PATH (settings env) with its own `rg` first does not pick the engine (issue 16 point 10)", async () => {
+  const bin = path.join(root, "evil-bin");
+  mkdirSync(bin, { recursive: true });
+  const marker = path.join(bin, "ran");
+  writeFileSync(path.join(bin, "rg"), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+  await createGrepTool().run({ pattern: "hello", output_mode: "content" }, makeCtx(root, {}, { PATH: `${bin}:${process.env.PATH}` }));
+  expect(existsSync(marker)).toBe(false);
 });
 
 test("regex translation and literal prefilter", () => {

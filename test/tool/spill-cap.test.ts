@@ -32,3 +32,16 @@ test("under the cap the file is the whole output", () => {
   expect(readFileSync(file, "utf8")).toBe("hello world\n");
   expect(sink.cutBytes).toBe(0);
 });
+
+// Issue 20.4, the same class: a background shell's `.output` file (`yes` in the background filled the disk).
+test("a background shell's .output file is capped the same way: newest output kept, first line says what was cut", async () => {
+  const { startBackgroundShell } = await import("../../src/tool/builtin/background-shells.ts");
+  const { makeShellCtx } = await import("./shell-ctx.ts");
+  const { ctx, dir } = makeShellCtx({ env: { YOKE_SPILL_MAX_BYTES: "65536" } });
+  const sh = startBackgroundShell(ctx, { command: "seq 1 200000", cwd: dir });
+  await sh.done;
+  const text = readFileSync(sh.outputFile, "utf8");
+  expect(statSync(sh.outputFile).size).toBeLessThanOrEqual(65536 + 200);
+  expect(text).toMatch(/^\[yoke: \d+ earlier bytes of this output were cut to keep the file under 65536 bytes\]\n/);
+  expect(text.endsWith("199999\n200000\n")).toBe(true);
+});

@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { yokeDir } from "../../config/paths.ts";
 import { defineCommand } from "citty";
@@ -8,6 +7,7 @@ import { runFlagArgs } from "../command-tree.ts";
 import { runEnv } from "../compose.ts";
 import { buildPermissionEvaluator, loadSettingsFromArgs, resolvePermissionMode } from "../permission-wiring.ts";
 import { wireSandbox } from "../sandbox-wiring.ts";
+import { runProcess } from "../../util/subprocess.ts";
 
 /**
  * `yoke doctor [--json]`: whether Bash runs inside the kernel sandbox here, and why (or why not),
@@ -28,10 +28,10 @@ async function doctorCommand(argv: string[]): Promise<number> {
     const w = await sb.wrap("true", cwd);
     if (!w.ok) check = { ok: false, detail: w.error };
     else {
-      const r = spawnSync("/bin/sh", ["-c", w.command], { cwd, env, encoding: "utf8" });
+      const r = await runProcess(["/bin/sh", "-c", w.command], { cwd, env, timeoutMs: 30_000 });
 
       sb.release(w.placeholders);
-      check = r.status === 0 ? { ok: true, detail: "a sandboxed command ran" } : { ok: false, detail: (r.stderr || `exit ${r.status}`).trim().split("\n")[0]! };
+      check = r.code === 0 ? { ok: true, detail: "a sandboxed command ran" } : { ok: false, detail: (r.error || r.stderr || (r.timedOut ? "no answer within 30 s" : `exit ${r.code}`)).trim().split("\n")[0]! };
     }
     await sb.shutdown();
   }

@@ -1,3 +1,6 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseAgentFile } from "../../agent/parse.ts";
 import type { LoadedPlugin } from "../../plugin/loader.ts";
 import { defineCommand } from "citty";
 import { parseArgv } from "../args.ts";
@@ -6,6 +9,13 @@ import { builtinTools } from "../builtin-tools.ts";
 import { compose } from "../compose.ts";
 import type { PluginRuntime } from "../plugin-wiring.ts";
 import { writeOut } from "../../util/output.ts";
+import type { PartState } from "../../plugin/parts.ts";
+import type { Extensions } from "../../extension/runtime.ts";
+import type { AgentDefinition } from "../../agent/types.ts";
+import type { McpServerState } from "../../mcp/manager.ts";
+
+/** What the session made of each plugin's parts, for their real state. */
+export type PartsContext = { extensions: Pick<Extensions, "commands" | "problems">; agentDefs: AgentDefinition[]; mcpServers: McpServerState[] };
 
 /** One row of `yoke plugins list --json`. */
 export type PluginRow = {
@@ -18,17 +28,77 @@ export type PluginRow = {
   /** Why it is disabled, or its load/setup error. */
   reason?: string;
   description?: string;
-  /** Claude Code plugin folders: what they bring (commands, agents and skills are listed, not run yet). */
+  /** Claude Code plugin folders: what they bring. */
   hooks?: number;
   commands?: string[];
   agents?: string[];
   skills?: string[];
+  /** Claude Code plugins: each part with its state (loaded, failed and why, not supported yet). */
+  parts?: PartState[];
 };
 
 const countHooks = (h: Record<string, unknown> | undefined) =>
   Object.values(h ?? {}).reduce<number>((n, groups) => n + (groups as Array<{ hooks: unknown[] }>).reduce((m, g) => m + g.hooks.length, 0), 0);
 
-function loadedRow(p: LoadedPlugin, errors: PluginRuntime["errors"]): PluginRow {
+/** Why each agent file under these folders does not load (the Agent tool skipped it with a warning). */
+function agentProblems(dirs: string[]): string[] {
+  const out: string[] = [];
+  for (const dir of dirs) {
+    let files: string[] = [];
+    try {
+      files = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith(".md"));
+    } catch {
+      continue;
+    }
+    for (const f of files) {
+      const file = join(dir, f);
+      try {
+        const r = parseAgentFile(readFileSync(file, "utf8"), file, "plugin");
+        if (!r.ok) out.push(r.error);
+      } catch (e) {
+        out.push(`${file}: ${(e as Error).message}`);
+      }
+    }
+  }
+  return out;
+}
+
+const under = (file: string, root: string) => file === root || file.startsWith(`${root}/`);
+
+/** The state of each part of a Claude Code plugin as the session loaded it. Pure. */
+export function claudeParts(p: Extract<LoadedPlugin, { kind: "claude" }>, ctx: PartsContext): PartState[] {
+  const i = p.info;
+  const parts: PartState[] = [];
+  const mine = ctx.extensions.commands.filter((c) => c.plugin?.name === i.name && c.plugin.root === i.root);
+  const problems = ctx.extensions.problems.filter((x) => under(x.file.replace(/:\d+$/, ""), i.root));
+  const part = (name: string, items: string[], failed: string[]) => {
+    if (!items.length && !failed.length) return;
+    parts.push(failed.length ? { part: name, state: "failed", items, reason: failed.join("; ") } : { part: name, state: "loaded", items });
+  };
+  if (i.hooks) {
+    const n = countHooks(i.hooks);
+    parts.push({ part: "hooks", state: "loaded", items: Object.keys(i.hooks).map((e) => e), reason: `${n} handler${n === 1 ? "" : "s"} from ${i.hooksFile ?? "hooks/hooks.json"}` });
+  }
+  const skillProblems = problems.filter((x) => /SKILL\.md/.test(x.file)).map((x) => `${x.file}: ${x.message}`);
+  part("skills", mine.filter((c) => c.kind === "skill").map((c) => c.name), skillProblems);
+  part("commands", mine.filter((c) => c.kind === "command").map((c) => c.name), problems.filter((x) => !/SKILL\.md/.test(x.file)).map((x) => `${x.file}: ${x.message}`));
+  const agents = ctx.agentDefs.filter((a) => a.source === "plugin" && a.name.startsWith(`${i.name}:`)).map((a) => a.name);
+  part("agents", agents, agentProblems(i.paths.agents));
+  const servers = ctx.mcpServers.filter((s) => s.scope === "plugin" && (s.name.startsWith(`plugin:${i.name}:`) || under(s.source, i.root)));
+  if (servers.length) {
+    const bad = servers.filter((s) => s.status !== "connected" && s.status !== "pending");
+    parts.push({
+      part: "mcpServers",
+      state: bad.length ? "failed" : "loaded",
+      items: servers.map((s) => `${s.name} (${s.status})`),
+      ...(bad.length ? { reason: bad.map((s) => `${s.name}: ${s.error ?? s.status}`).join("; ") } : {}),
+    });
+  }
+  parts.push(...i.unsupported);
+  return parts;
+}
+
+function loadedRow(p: LoadedPlugin, errors: PluginRuntime["errors"], ctx?: PartsContext): PluginRow {
   const err = errors.find((e) => e.path === p.path);
   const status = err ? ("error" as const) : ("enabled" as const);
   if (p.kind === "yoke")
@@ -56,12 +126,13 @@ function loadedRow(p: LoadedPlugin, errors: PluginRuntime["errors"]): PluginRow 
     commands: i.commands,
     agents: i.agents,
     skills: i.skills,
+    ...(ctx ? { parts: claudeParts(p, ctx) } : {}),
   };
 }
 
 /** Every plugin yoke found: running, disabled or replaced (with why), and the ones that failed to load. Pure. */
-export function pluginRows(rt: PluginRuntime): PluginRow[] {
-  const rows = rt.loaded.map((p) => loadedRow(p, rt.errors));
+export function pluginRows(rt: PluginRuntime, ctx?: PartsContext): PluginRow[] {
+  const rows = rt.loaded.map((p) => loadedRow(p, rt.errors, ctx));
   for (const s of rt.skipped)
     rows.push({ name: s.name, version: s.version ?? null, kind: s.kind, origin: s.origin, path: s.path, status: "disabled", reason: s.reason });
   const known = new Set(rt.loaded.map((p) => p.path));
@@ -81,7 +152,13 @@ export function formatPluginRows(rows: PluginRow[]): string {
     out.push(`${r.name}${r.version ? ` ${r.version}` : ""}  [${r.kind === "claude" ? "Claude Code plugin" : "yoke plugin"}, ${r.origin}]  ${state}`);
     out.push(`    path: ${r.path}`);
     if (r.description) out.push(`    ${r.description}`);
-    if (r.kind === "claude") {
+    if (r.parts) {
+      if (!r.parts.length) out.push("    (no commands, agents, skills, hooks or MCP servers)");
+      for (const p of r.parts) {
+        const what = p.items?.length ? `: ${p.items.join(", ")}` : "";
+        out.push(`    ${p.part} ${p.state}${what}${p.reason ? ` (${p.reason})` : ""}`);
+      }
+    } else if (r.kind === "claude") {
       out.push(`    hooks: ${r.hooks ?? 0}`);
       out.push(`    commands: ${r.commands?.join(", ") || "-"}`);
       out.push(`    agents: ${r.agents?.join(", ") || "-"}`);
@@ -97,7 +174,7 @@ async function listPlugins(tail: string[]): Promise<number> {
   const args = parseArgv(tail.filter((a) => a !== "--json"));
   const rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools(), requireCredentials: false });
   try {
-    const rows = pluginRows(rt.plugins);
+    const rows = pluginRows(rt.plugins, { extensions: rt.extensions, agentDefs: rt.agentDefs, mcpServers: rt.mcp.servers() });
     writeOut(json ? `${JSON.stringify(rows, null, 2)}\n` : formatPluginRows(rows));
     return 0;
   } finally {

@@ -3,6 +3,7 @@ import { defineCommand } from "citty";
 import { UsageError } from "../args.ts";
 import { writeOut } from "../../util/output.ts";
 import { createDiagnostics } from "../../util/diagnostics.ts";
+import { exportResults, formatExportCsv, formatExportTable } from "../../session/export.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -36,6 +37,20 @@ function showCommand(id: string | undefined, json: boolean, cwd = process.cwd(),
   return 0;
 }
 
+function exportCommand(paths: string[], format: "table" | "json" | "csv"): number {
+  if (paths.length === 0) throw new UsageError("'sessions export' needs the result files or folders to read (e.g. the results folder of a fleet)");
+  let x;
+  try {
+    x = exportResults(paths);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const log = createDiagnostics();
+  for (const p of x.problems) log.warn(p);
+  writeOut(format === "json" ? `${JSON.stringify({ tasks: x.rows, summary: x.summary }, null, 2)}\n` : format === "csv" ? formatExportCsv(x) : formatExportTable(x));
+  return x.rows.length === 0 ? 1 : 0;
+}
+
 const json = { type: "boolean", description: "Print JSON" } as const;
 
 /** Extra positionals are a usage error, not silently dropped. */
@@ -51,6 +66,15 @@ export const command = defineCommand({
       meta: { name: "list", description: "Sessions of this folder, newest first" },
       args: { json },
       run: ({ args }) => (noExtra(args._, 0), listCommand(!!args.json)),
+    }),
+    export: defineCommand({
+      meta: { name: "export", description: "One table of many runs from their --output-format json results (files or folders)" },
+      args: {
+        paths: { type: "positional", required: false, description: "Result files or folders (searched for *.json)" },
+        json,
+        csv: { type: "boolean", description: "Print CSV" },
+      },
+      run: ({ args }) => exportCommand(args._, args.json ? "json" : args.csv ? "csv" : "table"),
     }),
     show: defineCommand({
       meta: { name: "show", description: "One session's transcript" },

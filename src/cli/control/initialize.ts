@@ -119,10 +119,14 @@ export function modelList(): Array<Record<string, unknown>> {
 export function initializeResponse(rt: Runtime, init: HostInit | null, mode: string): Record<string, unknown> {
   const hooksSent = !!init && (Object.keys(init.hooks).length > 0 || init.unknownEvents.length > 0);
   return {
-    commands: [{ name: "compact", description: "Summarize the conversation so far to free context", argumentHint: "[focus]" }],
+    commands: [
+      { name: "compact", description: "Summarize the conversation so far to free context", argumentHint: "[focus]" },
+      // Skills and custom commands (issue 14), as the SDK's supportedCommands() lists them.
+      ...rt.extensions.list().map((c) => ({ name: c.name, description: c.description, argumentHint: c.argumentHint ?? "" })),
+    ],
     agents: rt.agentDefs.map((a) => ({ name: a.name, description: a.description, ...(a.model ? { model: a.model } : {}) })),
-    output_style: "default",
-    available_output_styles: ["default"],
+    output_style: rt.outputStyle?.name ?? "default",
+    available_output_styles: ["default", ...rt.outputStyles.map((s) => s.name)],
     models: modelList(),
     account: { apiKeySource: rt.apiKeySource, apiProvider: "firstParty" },
     pid: process.pid,

@@ -7,6 +7,7 @@ import { toolsForAgent } from "../../agent/tools.ts";
 import type { AgentDefinition } from "../../agent/types.ts";
 import type { LoopEvent, TerminalReason } from "../../loop/events.ts";
 import type { LoopDeps } from "../../loop/run-turn.ts";
+import type { PermissionEvaluator } from "../../permission/types.ts";
 import { reminder } from "../../loop/run-turn.ts";
 import { DEFAULT_SUBAGENT_MAX_TURNS, runSubagent, type SubagentRun } from "../../loop/subagent.ts";
 import type { ContentBlock, Usage } from "../../provider/types.ts";
@@ -47,6 +48,10 @@ export type AgentToolOptions = {
    * Must not throw (a throw is swallowed).
    */
   onEvent?: (ev: LoopEvent, from: { toolUseId: string; agentId: string; agentType: string }) => void;
+  /** Adds an agent's own hooks for the length of its run; returns their remover. Must not throw. */
+  scopedHooks?: (agent: AgentDefinition) => (() => void) | undefined;
+  /** The evaluator an agent's `permissionMode` asks for (undefined: the parent's). Must not throw. */
+  permissionsFor?: (agent: AgentDefinition) => PermissionEvaluator | undefined;
   /** Non-fatal problems (unknown tool names in an agent file, store write failures). */
   warn?: (message: string) => void;
   now?: () => Date;
@@ -190,6 +195,7 @@ export function createAgentTool(o: AgentToolOptions): Tool {
       const prompt: string | ContentBlock[] = lead.length ? [...lead, { type: "text", text: inp.prompt }] : inp.prompt;
 
       const t0 = parent.clock();
+      const removeHooks = o.scopedHooks?.(agent);
       const run = await runSubagent(parent, {
         agentType: agent.name,
         agentId,
@@ -201,8 +207,10 @@ export function createAgentTool(o: AgentToolOptions): Tool {
         transcript: side.transcript,
         signal: ctx.signal,
         fileState: createFileState(),
+        ...(o.permissionsFor?.(agent) ? { permissions: o.permissionsFor(agent) } : {}),
         onEvent: o.onEvent ? (ev) => o.onEvent!(ev, { toolUseId: ctx.toolUseId, agentId, agentType: agent.name }) : undefined,
       });
+      removeHooks?.();
       side.close();
       const durationMs = parent.clock() - t0;
       const status = statusOf(run.result.terminalReason);

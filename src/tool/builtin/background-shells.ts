@@ -1,7 +1,7 @@
-import { appendFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionToolState, ToolContext } from "../types.ts";
-import { exitStatus, killGroup, sessionTempDir, spawnShell, type ShellLauncher } from "./shell-exec.ts";
+import { DEFAULT_SPILL_MAX_BYTES, envInt, exitStatus, killGroup, sessionTempDir, spawnShell, spillSink, type ShellLauncher } from "./shell-exec.ts";
 
 /** Characters of unread output kept in memory per stream; older unread text is dropped (the file keeps it). */
 export const UNREAD_CAP_CHARS = 1_000_000;
@@ -20,7 +20,10 @@ export type BackgroundShell = {
   startedAt: number;
   status: ShellStatus;
   exitCode: number | null;
-  /** stdout and stderr as they arrived, complete. */
+  /**
+   * stdout and stderr as they arrived, capped like spill files (YOKE_SPILL_MAX_BYTES, 64 MiB): past the cap the
+   * file keeps its newest half under a first line saying how many bytes were cut (issue 20 point 4).
+   */
   outputFile: string;
   /** True until both output pipes closed (a child of the command may hold them after it exits). */
   outputOpen: boolean;
@@ -83,12 +86,12 @@ export function startBackgroundShell(
     done: new Promise((r) => (resolveDone = r)),
   };
   reg.set(id, sh);
+  // The file is a convenience (memory keeps the unread tail regardless); the sink never throws.
+  const file = spillSink(0, outputFile, envInt(ctx.env, "YOKE_SPILL_MAX_BYTES", DEFAULT_SPILL_MAX_BYTES));
   for (const key of ["stdout", "stderr"] as const) {
     const dec = new TextDecoder("utf-8");
     child[key]?.on("data", (chunk: Uint8Array) => {
-      try {
-        appendFileSync(outputFile, chunk);
-      } catch {} // the file is a convenience; memory keeps the tail regardless
+      file.push(chunk);
       appendUnread(sh, key, dec.decode(chunk, { stream: true }));
     });
   }
@@ -116,6 +119,7 @@ export function startBackgroundShell(
   });
   child.on("close", (code, signal) => {
     end(exitStatus(code, signal));
+    file.close();
     sh.outputOpen = false;
     resolveDone();
   });

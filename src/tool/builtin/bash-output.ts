@@ -56,7 +56,7 @@ export const bashOutputTool = defineTool({
     const stderr = truncateMiddle(taken.stderr, max);
     const dropped = taken.dropped;
     const parts = [statusLine(sh)];
-    if (dropped) parts.push(`[${dropped} earlier characters were not kept in memory; the full output is in ${sh.outputFile}]`);
+    if (dropped) parts.push(`[${dropped} earlier characters were not kept in memory; the output file ${sh.outputFile} keeps them, up to its cap]`);
     if (stdout) parts.push(`<stdout>\n${stdout.replace(/\n$/, "")}\n</stdout>`);
     if (stderr) parts.push(`<stderr>\n${stderr.replace(/\n$/, "")}\n</stderr>`);
     if (!stdout && !stderr) parts.push(re ? "(no new output matching the filter)" : "(no new output)");

@@ -127,6 +127,7 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
       if (!collecting) return;
       sink.push(c);
       spill.push(c);
+      ctx.progress?.(c);
     });
   }
 
@@ -287,7 +288,7 @@ async function runBackground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
     // Claude Code's wording (observed in 2.1.332): scripts and models look for "with ID: <id>".
     `Command running in background with ID: ${sh.id}.`,
     `Read its new output with BashOutput (bash_id "${sh.id}"), stop it with TaskStop (task_id "${sh.id}").`,
-    `All of its output is also written to ${sh.outputFile}.`,
+    `All of its output is also written to ${sh.outputFile} (past ${envInt(ctx.env, "YOKE_SPILL_MAX_BYTES", DEFAULT_SPILL_MAX_BYTES)} bytes the newest part is kept and its first line says what was cut).`,
     note,
   ]
     .filter(Boolean)

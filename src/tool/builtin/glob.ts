@@ -59,7 +59,8 @@ export function createGlobTool(opts: GlobToolOptions = {}): Tool<GlobInput> {
           includeSymlinks: true,
           onFile: (e) => {
             const rel = walkRoot === root ? e.rel : path.relative(root, e.abs).split(path.sep).join("/");
-            if (isMatch(rel)) found.push(e.abs);
+            // Names under a Read-denied path are not shown either (`secrets/*` would list what the folder holds).
+            if (isMatch(rel) && !ctx.searchHides?.(e.abs)) found.push(e.abs);
           },
         });
       } catch (err) {

@@ -51,7 +51,8 @@ export function pickEngine(opts: GrepToolOptions, env: Record<string, string>): 
   const raw = opts.engine ?? (env.YOKE_GREP_ENGINE as GrepEngineChoice | undefined) ?? "auto";
   const choice: GrepEngineChoice = raw === "rg" || raw === "builtin" ? raw : "auto";
   if (choice === "builtin") return { name: "builtin", engine: builtinEngine };
-  const rg = opts.rgPath ?? Bun.which("rg", { PATH: env.PATH ?? process.env.PATH ?? "" });
+  // Found on the PATH yoke started with: a settings env.PATH must not swap in a repo's own `rg` for a read-only tool.
+  const rg = opts.rgPath ?? Bun.which("rg", { PATH: process.env.PATH ?? "" });
   if (rg) return { name: "rg", engine: createRgEngine(rg, env) };
   if (choice === "rg") throw new Error("YOKE_GREP_ENGINE=rg is set but no `rg` executable is on PATH.");
   return { name: "builtin", engine: builtinEngine };
@@ -120,7 +121,8 @@ export function createGrepTool(opts: GrepToolOptions = {}): Tool<GrepInput> {
         onlyMatching: content && (input["-o"] ?? false),
         signal: ctx.signal,
       };
-      const hits = await sortHits(await engine(q));
+      // Denied files were left out of the search; a file reached another way (a link, a named root) is dropped here.
+      const hits = await sortHits((await engine(q)).filter((h) => !ctx.searchHides?.(path.resolve(abs, h.path))));
       const { text, details } = formatHits(hits, {
         mode,
         lineNumbers: input["-n"] ?? true,

@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { closeSync, ftruncateSync, mkdirSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { constants as osConstants, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolContext } from "../types.ts";
-import { groupAlive, guardProcessGroup } from "../../util/subprocess.ts";
+import { claimTempDir } from "../../session/temp-sweep.ts";
+import { spawnProcess } from "../../util/subprocess.ts";
 
 export { groupAlive, KILL_GRACE_MS, killGroup } from "../../util/subprocess.ts";
 
@@ -47,27 +48,8 @@ export type ShellSpawn = {
  * arrive as the child's `error` event.
  */
 export function spawnShell(o: ShellSpawn): ChildProcess {
-  const shell = findShell();
-  return guarded(
-    spawn(shell, ["-c", wrapperScript(o.envFiles, o.pwdFile), "bash", o.command], {
-      cwd: o.cwd,
-      env: o.env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    }),
-  );
-}
-
-/**
- * The child's process group dies with yoke, even under SIGKILL (issue 20.8): registered with the watchdog until
- * the group is gone. A group that outlives its shell (`cmd &`) stays registered until yoke ends.
- */
-function guarded(child: ChildProcess): ChildProcess {
-  const unguard = guardProcessGroup(child.pid);
-  child.once("close", () => {
-    if (child.pid && !groupAlive(child.pid)) unguard();
-  });
-  return child;
+  // Its process group dies with yoke, even under SIGKILL (issue 20.8); one that outlives its shell (`cmd &`) too.
+  return spawnProcess([findShell(), "-c", wrapperScript(o.envFiles, o.pwdFile), "bash", o.command], { cwd: o.cwd, env: o.env });
 }
 
 /** The command line spawnShell would run, for a sandbox to wrap. Pure. */
@@ -80,7 +62,7 @@ export type ShellLauncher = (o: ShellSpawn) => ChildProcess;
 
 /** Starts a command line a sandbox produced, as spawnShell starts a shell (own process group, stdin from /dev/null). */
 export function spawnWrapped(commandLine: string, o: Pick<ShellSpawn, "cwd" | "env">): ChildProcess {
-  return guarded(spawn("/bin/sh", ["-c", commandLine], { cwd: o.cwd, env: o.env, detached: true, stdio: ["ignore", "pipe", "pipe"] }));
+  return spawnProcess(["/bin/sh", "-c", commandLine], { cwd: o.cwd, env: o.env });
 }
 
 /** Exit status as a shell reports it: a death by signal N becomes 128+N. */
@@ -229,9 +211,14 @@ export function envInt(env: Record<string, string>, key: string, fallback: numbe
 export const defaultSessionTempDir = (env: Record<string, string | undefined>, sessionId: string): string => join(env.TMPDIR || tmpdir(), `yoke-${sessionId}`);
 
 export function sessionTempDir(ctx: Pick<ToolContext, "session" | "sessionId" | "env">): string {
-  if (ctx.session.tmpDir === undefined) made.add(ctx.session);
-  const dir = ctx.session.tmpDir ?? defaultSessionTempDir(ctx.env, ctx.sessionId);
-  mkdirSync(dir, { recursive: true });
+  if (ctx.session.tmpDir !== undefined) {
+    mkdirSync(ctx.session.tmpDir, { recursive: true });
+    return ctx.session.tmpDir;
+  }
+  const dir = defaultSessionTempDir(ctx.env, ctx.sessionId);
+  // Owned by this process, so the next start sweeps it if this run is SIGKILLed (issue 20.4).
+  claimTempDir(dir);
+  made.add(ctx.session);
   ctx.session.tmpDir = dir;
   return dir;
 }

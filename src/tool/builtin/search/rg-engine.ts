@@ -1,4 +1,6 @@
 import { statSync } from "node:fs";
+import type { Readable } from "node:stream";
+import { killGroup, spawnProcess } from "../../../util/subprocess.ts";
 import { typeGlobs } from "./file-filter.ts";
 import { type FileHits, type GrepEngine, type GrepQuery, invalidRegexMessage, MAX_CONTENT_LINES, tooManyLinesMessage } from "./types.ts";
 
@@ -74,7 +76,7 @@ function parse(out: string, q: GrepQuery): FileHits[] {
  * file as its path arrives, so the mtime sort costs nothing after rg exits.
  */
 async function readBounded(
-  stream: ReadableStream<Uint8Array>,
+  stream: Readable,
   maxLines: number,
   stop: () => void,
   filesMode: boolean,
@@ -85,7 +87,7 @@ async function readBounded(
   let lines = 0;
   let carry = "";
   const sep = filesMode ? "\0" : "\n";
-  for await (const chunk of stream) {
+  for await (const chunk of stream as AsyncIterable<Uint8Array>) {
     const text = decoder.decode(chunk, { stream: true });
     parts.push(text);
     const records = (carry + text).split(sep);
@@ -121,15 +123,26 @@ export function createRgEngine(rgPath: string, env: Record<string, string>): Gre
     // rg knows more types than we do; refusing the same ones keeps both engines' answers the same.
     if (q.type) typeGlobs(q.type);
     if (q.signal.aborted) throw q.signal.reason ?? new Error("aborted");
-    const proc = Bun.spawn([rgPath, ...rgArgs(q)], { stdout: "pipe", stderr: "pipe", stdin: "ignore", env });
-    const kill = () => proc.kill();
+    const proc = spawnProcess([rgPath, ...rgArgs(q)], { env });
+    const kill = () => {
+      if (proc.pid) void killGroup(proc.pid, 0);
+    };
+    const exited = new Promise<number>((res) => {
+      proc.once("error", () => res(2));
+      proc.once("close", (code) => res(code ?? 2));
+    });
+    const errText = (async () => {
+      let t = "";
+      for await (const c of proc.stderr! as AsyncIterable<Buffer>) if (t.length < 65_536) t += c.toString("utf8");
+      return t;
+    })();
     const mtimes = new Map<string, number>();
     q.signal.addEventListener("abort", kill, { once: true });
     try {
       const [out, err, code] = await Promise.all([
-        readBounded(proc.stdout, q.mode === "content" ? MAX_CONTENT_LINES : Number.POSITIVE_INFINITY, kill, q.mode === "files_with_matches", mtimes),
-        new Response(proc.stderr).text(),
-        proc.exited,
+        readBounded(proc.stdout!, q.mode === "content" ? MAX_CONTENT_LINES : Number.POSITIVE_INFINITY, kill, q.mode === "files_with_matches", mtimes),
+        errText,
+        exited,
       ]);
       if (q.signal.aborted) throw q.signal.reason ?? new Error("aborted");
       if (code === 2 && !out) {

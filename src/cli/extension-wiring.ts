@@ -1,0 +1,157 @@
+import type { LoadedSettings } from "../config/load.ts";
+import { claudeUserDir, managedDir } from "../config/paths.ts";
+import { discoverExtensionsAsync, type Discovery, type ExtensionRoot } from "../extension/discover.ts";
+import { listingBudgetChars } from "../extension/listing.ts";
+import { discoverOutputStyles, selectOutputStyle, type OutputStyle } from "../extension/output-styles.ts";
+import { createExtensions, type Extensions } from "../extension/runtime.ts";
+import type { LoopDeps } from "../loop/run-turn.ts";
+import { hooksSchema } from "../config/schema.ts";
+import type { YokeHookBus } from "../hook/bus.ts";
+import type { Evaluator } from "../permission/index.ts";
+import type { PromptSection } from "../plugin/host.ts";
+import type { LoadedPlugin } from "../plugin/loader.ts";
+import type { ToolRegistry } from "../tool/registry.ts";
+import { isProjectTrusted } from "../trust/workspace.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
+
+/**
+ * Starts reading the managed, personal and project skills and commands (every file's head, concurrently), so
+ * discovery overlaps the rest of startup; plugins' come later in wireExtensions. Never rejects.
+ */
+export function startExtensionDiscovery(o: { cwd: string; env: Record<string, string>; bare: boolean; settingSources?: string[] }): Promise<Discovery> {
+  if (o.bare) return Promise.resolve({ commands: [], problems: [] });
+  const sources = o.settingSources;
+  return discoverExtensionsAsync({
+    cwd: o.cwd,
+    userDir: claudeUserDir(o.env),
+    managedDir: managedDir(o.env),
+    user: !sources || sources.includes("user"),
+    project: !sources || sources.includes("project"),
+  });
+}
+
+export type ExtensionWiringOptions = {
+  cwd: string;
+  /** startExtensionDiscovery's result. */
+  local: Promise<Discovery>;
+  settings: LoadedSettings;
+  bare: boolean;
+  permissions: Evaluator;
+  tools: ToolRegistry;
+  /** `--tools`: the Skill tool joins only when the list is unset, `default`, or names it. */
+  onlyTools: string[];
+  sections: PromptSection[];
+  plugins: LoadedPlugin[];
+  deps: () => LoopDeps;
+  /** The hook bus, for skills' and commands' frontmatter hooks. */
+  bus?: YokeHookBus;
+  /** The session's working directory now (Bash may move it). */
+  sessionCwd: () => string;
+  sessionId: string;
+  effort: () => string | undefined;
+  contextWindow: number;
+  log: Diagnostics;
+};
+
+/** The `agents/` folders of the Claude Code plugins that load (their agents are `plugin:name`). */
+export const pluginAgentFolders = (plugins: LoadedPlugin[]): Array<{ plugin: string; dir: string }> =>
+  plugins.flatMap((p) => (p.kind === "claude" ? p.info.paths.agents.map((dir) => ({ plugin: p.info.name, dir })) : []));
+
+/** The skill and command folders of the Claude Code plugins that load. */
+export function pluginExtensionRoots(plugins: LoadedPlugin[]): ExtensionRoot[] {
+  return plugins.flatMap((p) =>
+    p.kind === "claude"
+      ? [
+          {
+            source: "plugin" as const,
+            skillsDirs: p.info.paths.skills,
+            commandsDirs: p.info.paths.commands,
+            plugin: { name: p.info.name, root: p.info.root, dataDir: p.info.dataDir },
+          },
+        ]
+      : [],
+  );
+}
+
+/**
+ * Skills and custom slash commands for the session (issue 14 points 1–2): discovered once at startup (metadata
+ * only, overlapping the rest of startup), listed in the system prompt within a budget, the Skill tool registered, problems reported once each
+ * naming the file. Never rejects.
+ */
+export async function wireExtensions(o: ExtensionWiringOptions): Promise<Extensions> {
+  const roots = o.bare ? [] : pluginExtensionRoots(o.plugins);
+  const [local, fromPlugins] = await Promise.all([
+    o.local,
+    roots.length ? discoverExtensionsAsync({ cwd: o.cwd, userDir: "", plugins: roots, user: false, project: false }) : { commands: [], problems: [] },
+  ]);
+  // YOKE_TIMING: when the skills and commands were read (bench/extensions.ts).
+  performance.mark("yoke:extensions");
+  // Plugin entries are namespaced (`plugin:name`), so they rank after the others without clashing.
+  const found = { commands: [...local.commands, ...fromPlugins.commands], problems: [...local.problems, ...fromPlugins.problems] };
+  for (const p of found.problems) o.log.warn(`${p.file}: ${p.message}`);
+  const trusted = isProjectTrusted(o.settings);
+  const ext = createExtensions({
+    commands: found.commands,
+    problems: found.problems,
+    cwd: o.sessionCwd,
+    vars: () => ({ sessionId: o.sessionId, projectDir: o.cwd, effort: o.effort() }),
+    permissions: o.permissions,
+    // What a checkout ships grants nothing until the folder is trusted (DESIGN: trust and output).
+    mayGrant: (cmd) => cmd.source !== "project" || trusted,
+    runShell: async (command, signal) => {
+      const bash = o.tools.get("Bash");
+      if (!bash) return { output: "(Bash is not available in this session)", isError: true };
+      const r = await bash.run({ command }, o.deps().context(`skill-shell-${Date.now().toString(36)}`, signal));
+      const text = typeof r.content === "string" ? r.content : r.content.map((b) => (b.type === "text" ? b.text : "")).join("\n");
+      return { output: text, isError: !!r.isError };
+    },
+    // Frontmatter hooks run for the rest of the session once the skill or command is used (contracts §1.2).
+    onFirstUse: (cmd) => {
+      if (!cmd.hooks || (cmd.source === "project" && !trusted) || !o.bus) return;
+      const parsed = hooksSchema.safeParse(cmd.hooks);
+      if (!parsed.success) {
+        const i = parsed.error.issues[0]!;
+        o.log.warn(`${cmd.file}: field "hooks.${i.path.join(".")}": ${i.message} (its hooks are not used)`);
+        return;
+      }
+      const env: Record<string, string> = cmd.plugin ? { CLAUDE_PLUGIN_ROOT: cmd.plugin.root, CLAUDE_PLUGIN_DATA: cmd.plugin.dataDir } : {};
+      o.bus.addPluginHooks(parsed.data as never, { path: cmd.file, owner: `skill:${cmd.name}`, env });
+    },
+    warn: (m) => o.log.warn(m),
+    listingBudget: listingBudgetChars(o.contextWindow),
+  });
+  const only = o.onlyTools.flatMap((v) => v.split(/[ ,]+/)).filter(Boolean);
+  const wanted = !only.length || (only.length === 1 && only[0] === "default") || only.includes("Skill");
+  if (ext.tool && wanted && !o.permissions.isToolHidden("Skill")) o.tools.register(ext.tool);
+  o.sections.push({ plugin: "yoke", name: "skills", text: () => ext.listing() });
+  return ext;
+}
+
+/**
+ * The session's output style (issue 14 point 5): built-in, personal, project, managed or plugin styles; a plugin
+ * style with `force-for-plugin` wins, else the `outputStyle` setting. Problems are reported once, naming the file
+ * or the setting. Never throws.
+ */
+export function wireOutputStyle(o: {
+  cwd: string;
+  env: Record<string, string>;
+  settings: LoadedSettings;
+  bare: boolean;
+  settingSources?: string[];
+  plugins: LoadedPlugin[];
+  log: Diagnostics;
+}): { style: OutputStyle | null; styles: OutputStyle[] } {
+  const sources = o.settingSources;
+  const found = discoverOutputStyles({
+    cwd: o.cwd,
+    userDir: claudeUserDir(o.env),
+    managedDir: o.bare ? undefined : managedDir(o.env),
+    plugins: o.bare ? [] : o.plugins.flatMap((p) => (p.kind === "claude" ? [{ plugin: { name: p.info.name, root: p.info.root, dataDir: p.info.dataDir }, dirs: p.info.paths.outputStyles }] : [])),
+    user: !o.bare && (!sources || sources.includes("user")),
+    project: !o.bare && (!sources || sources.includes("project")),
+  });
+  for (const p of found.problems) o.log.warn(`${p.file}: ${p.message}`);
+  const picked = selectOutputStyle(found.styles, o.settings.merged.outputStyle);
+  if (picked.problem) o.log.warn(picked.problem);
+  return { style: picked.style, styles: found.styles };
+}

@@ -1,0 +1,293 @@
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { splitToolList } from "../permission/rule-parse.ts";
+import { parseFrontmatter } from "../util/frontmatter.ts";
+import type { ExtensionProblem, ExtensionSource, PluginOrigin, SlashCommand } from "./types.ts";
+
+/** A cap so a stray huge tree under .claude/commands cannot stall startup. */
+const MAX_FILES_PER_DIR = 2000;
+/** Claude Code caps one skill's listed description (with when_to_use) at this many characters (contracts §6.2). */
+export const MAX_LISTED_DESCRIPTION = 1536;
+
+/** Where skills and commands of one level sit; a plugin's folders are namespaced with its name. */
+export type ExtensionRoot = {
+  source: ExtensionSource;
+  skillsDirs: string[];
+  commandsDirs: string[];
+  plugin?: PluginOrigin;
+};
+
+export type DiscoverExtensionsOptions = {
+  cwd: string;
+  /** `~/.claude` (CLAUDE_CONFIG_DIR). */
+  userDir: string;
+  /** The managed policy folder (`/etc/claude-code`); its `.claude/skills` and `.claude/commands` rank first. */
+  managedDir?: string;
+  /** Claude Code plugins that load (`plugin:name` entries). */
+  plugins?: ExtensionRoot[];
+  /** False leaves out the project's folders (`--setting-sources` without project). Default true. */
+  project?: boolean;
+  /** False leaves out `~/.claude` (`--setting-sources` without user). Default true. */
+  user?: boolean;
+};
+
+export type Discovery = { commands: SlashCommand[]; problems: ExtensionProblem[] };
+
+const isDir = (p: string) => {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/** Folders from cwd up to the repository root (the first folder holding `.git`), closest first; cwd alone outside a repository. */
+export function projectDirs(cwd: string): string[] {
+  const out: string[] = [];
+  let d = resolve(cwd);
+  for (;;) {
+    out.push(d);
+    if (existsSync(join(d, ".git"))) return out;
+    const up = dirname(d);
+    if (up === d) return [resolve(cwd)];
+    d = up;
+  }
+}
+
+/** The levels in precedence order, highest first: managed, user, project (closest folder first), then plugins. */
+export function extensionRoots(o: DiscoverExtensionsOptions): ExtensionRoot[] {
+  const level = (source: ExtensionSource, base: string): ExtensionRoot => ({ source, skillsDirs: [join(base, "skills")], commandsDirs: [join(base, "commands")] });
+  const roots: ExtensionRoot[] = [];
+  if (o.managedDir) roots.push(level("managed", join(o.managedDir, ".claude")));
+  if (o.user !== false) roots.push(level("user", o.userDir));
+  if (o.project !== false)
+    for (const d of projectDirs(o.cwd)) {
+      const base = join(d, ".claude");
+      // ~/.claude seen again when cwd sits under HOME: it already counts as the user level.
+      if (resolve(base) !== resolve(o.userDir)) roots.push(level("project", base));
+    }
+  roots.push(...(o.plugins ?? []));
+  return roots;
+}
+
+const bool = (v: unknown): boolean | undefined => (v === true || v === "true" ? true : v === false || v === "false" ? false : undefined);
+const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v.trim() : typeof v === "number" ? String(v) : undefined);
+const list = (v: unknown): string[] =>
+  typeof v === "string" ? splitToolList([v]) : Array.isArray(v) ? splitToolList(v.filter((x): x is string => typeof x === "string")) : [];
+
+/** The first line of text in a body, for a command without a `description` (contracts §6.3). */
+function firstLine(body: string): string {
+  for (const line of body.split("\n")) {
+    const t = line.replace(/^#+\s*/, "").trim();
+    if (t) return t.length > 200 ? `${t.slice(0, 197)}...` : t;
+  }
+  return "";
+}
+
+/** Bytes read from each file at discovery: the frontmatter and the first lines (bodies load on use). */
+const HEAD_BYTES = 2048;
+/** The head is enough when the frontmatter block closes inside it (or there is none). */
+const headIsEnough = (head: string, size: number) => size < HEAD_BYTES || !head.startsWith("---") || /\n---[ \t]*\r?\n/.test(head.slice(3));
+
+/** A file's head as discovery needs it; the whole file when its frontmatter runs longer. Throws on a read error. */
+export function readHead(file: string): string {
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.allocUnsafe(HEAD_BYTES);
+    const n = readSync(fd, buf, 0, HEAD_BYTES, 0);
+    const head = buf.subarray(0, n).toString("utf8");
+    return headIsEnough(head, n) ? head : readFileSync(file, "utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** readHead off the main thread; an Error value instead of a throw. */
+async function readHeadAsync(file: string): Promise<string | Error> {
+  try {
+    const fh = await open(file, "r");
+    try {
+      const buf = Buffer.allocUnsafe(HEAD_BYTES);
+      const { bytesRead } = await fh.read(buf, 0, HEAD_BYTES, 0);
+      const head = buf.subarray(0, bytesRead).toString("utf8");
+      return headIsEnough(head, bytesRead) ? head : (await fh.readFile()).toString("utf8");
+    } finally {
+      await fh.close();
+    }
+  } catch (e) {
+    return e as Error;
+  }
+}
+
+type Reader = (file: string) => string;
+
+/** Parses one skill or command file into its metadata, or a problem naming the file (and line). Never throws. */
+export function readExtensionFile(
+  file: string,
+  o: { kind: "skill" | "command"; name: string; aliases?: string[]; source: ExtensionSource; plugin?: PluginOrigin; note?: string },
+  read: Reader = readHead,
+): SlashCommand | ExtensionProblem {
+  let text: string;
+  try {
+    text = read(file);
+  } catch (e) {
+    return { file, message: `cannot read: ${(e as Error).message}` };
+  }
+  const fm = parseFrontmatter(text, { fast: true, loose: true });
+  if (fm.error) return { file: fm.error.line ? `${file}:${fm.error.line}` : file, message: `${fm.error.message} (not loaded)` };
+  const f = fm.data ?? {};
+  const description = str(f.description) ?? firstLine(fm.body);
+  const cmd: SlashCommand = {
+    name: o.name,
+    aliases: o.aliases ?? [],
+    kind: o.kind,
+    source: o.source,
+    file,
+    baseDir: o.kind === "skill" ? dirname(file) : null,
+    ...(o.plugin ? { plugin: o.plugin } : {}),
+    description: o.note ? `${description} ${o.note}`.trim() : description,
+    argNames: list(f.arguments),
+    // `Bash(${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh:*)` names the plugin's own script (ralph-loop does).
+    allowedTools: list(f["allowed-tools"]).map((r) =>
+      r.replace(/\$\{CLAUDE_(PLUGIN_ROOT|PLUGIN_DATA|SKILL_DIR)\}/g, (m, k: string) =>
+        (k === "PLUGIN_ROOT" ? o.plugin?.root : k === "PLUGIN_DATA" ? o.plugin?.dataDir : o.kind === "skill" ? dirname(file) : undefined) ?? m,
+      ),
+    ),
+    // `hide-from-slash-command-tool` is the older spelling, still in published plugins.
+    disableModelInvocation: bool(f["disable-model-invocation"]) ?? bool(f["hide-from-slash-command-tool"]) ?? false,
+    userInvocable: bool(f["user-invocable"]) ?? true,
+  };
+  const whenToUse = str(f.when_to_use) ?? str(f["when-to-use"]);
+  if (whenToUse) cmd.whenToUse = whenToUse;
+  const hint = str(f["argument-hint"]);
+  if (hint) cmd.argumentHint = hint;
+  const model = str(f.model);
+  if (model && model !== "inherit") cmd.model = model;
+  if (f.hooks && typeof f.hooks === "object") cmd.hooks = f.hooks;
+  return cmd;
+}
+
+const isProblem = (x: SlashCommand | ExtensionProblem): x is ExtensionProblem => !("kind" in x);
+
+/** `<dir>/<name>/SKILL.md` for each skill folder in dir. */
+function skillFiles(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const n of names.sort()) {
+    if (n.startsWith(".")) continue;
+    const f = join(dir, n, "SKILL.md");
+    if (existsSync(f)) out.push(f);
+  }
+  return out.slice(0, MAX_FILES_PER_DIR);
+}
+
+/** `.md` files under dir, recursively, as paths relative to dir. */
+function commandFiles(dir: string): string[] {
+  let rel: string[];
+  try {
+    rel = readdirSync(dir, { recursive: true }) as string[];
+  } catch {
+    return [];
+  }
+  return rel
+    .filter((r) => r.endsWith(".md") && !r.split(sep).some((p) => p.startsWith(".")))
+    .sort()
+    .slice(0, MAX_FILES_PER_DIR);
+}
+
+/**
+ * Every skill and custom slash command (contracts §6.2, §6.3). On a name clash the higher level wins (managed >
+ * user > project, the folder closest to cwd first among project folders; plugin entries carry their plugin's
+ * name), and within one level a skill beats a command. Two of a kind with one name in one level, a broken frontmatter block
+ * and an unreadable file are problems, each naming the file; the rest loads. Never throws.
+ */
+export function discoverExtensions(o: DiscoverExtensionsOptions, read: Reader = readHead): Discovery {
+  const problems: ExtensionProblem[] = [];
+  const byName = new Map<string, SlashCommand>();
+  const levelOf = new Map<string, ExtensionRoot>();
+  const add = (c: SlashCommand, root: ExtensionRoot) => {
+    const had = byName.get(c.name);
+    if (had) {
+      // A higher level (an earlier root) keeps the name quietly, and so does a skill over a command of its name:
+      // that is the documented precedence (contracts §6.2). Two of a kind in one level are a clash.
+      const quiet = had.kind === "skill" && c.kind === "command";
+      if (!quiet && (levelOf.get(c.name) === root || (had.source === c.source && c.source !== "project")))
+        problems.push({ file: c.file, message: `/${c.name} is already defined by ${had.file}; this ${c.kind} is not loaded` });
+      return;
+    }
+    byName.set(c.name, c);
+    levelOf.set(c.name, root);
+  };
+  for (const root of extensionRoots(o)) {
+    const prefix = root.plugin ? `${root.plugin.name}:` : "";
+    const label = root.plugin ? `plugin:${root.plugin.name}` : root.source;
+    for (const dir of root.skillsDirs) {
+      for (const file of skillFiles(dir)) {
+        const r = readExtensionFile(file, { kind: "skill", name: `${prefix}${basename(dirname(file))}`, source: root.source, plugin: root.plugin }, read);
+        if (isProblem(r)) problems.push(r);
+        else add(r, root);
+      }
+    }
+    for (const dir of root.commandsDirs) {
+      if (dir.endsWith(".md")) {
+        // plugin.json may name single command files.
+        const r = readExtensionFile(dir, { kind: "command", name: `${prefix}${basename(dir, ".md")}`, source: root.source, plugin: root.plugin }, read);
+        if (isProblem(r)) problems.push(existsSync(dir) ? r : { file: dir, message: "no such file (named in plugin.json)" });
+        else add(r, root);
+        continue;
+      }
+      if (!isDir(dir)) continue;
+      for (const rel of commandFiles(dir)) {
+        const parts = rel.slice(0, -3).split(sep);
+        const base = parts[parts.length - 1]!;
+        const folders = parts.slice(0, -1);
+        const r = readExtensionFile(join(dir, rel), {
+          kind: "command",
+          name: `${prefix}${base}`,
+          // Subfolders annotate the description in 2.1.332 (contracts §6.3); `/folder:name` is accepted too.
+          aliases: folders.length ? [`${prefix}${[...folders, base].join(":")}`] : [],
+          source: root.source,
+          plugin: root.plugin,
+          note: folders.length ? `(${label}:${folders.join("/")})` : undefined,
+        }, read);
+        if (isProblem(r)) problems.push(r);
+        else add(r, root);
+      }
+    }
+  }
+  return { commands: [...byName.values()], problems };
+}
+
+/**
+ * discoverExtensions with every file's head read concurrently off the main thread first, so discovery overlaps
+ * the rest of startup (issue 14 point 7). Same result. Never rejects.
+ */
+export async function discoverExtensionsAsync(o: DiscoverExtensionsOptions): Promise<Discovery> {
+  const files: string[] = [];
+  for (const root of extensionRoots(o)) {
+    for (const dir of root.skillsDirs) files.push(...skillFiles(dir));
+    for (const dir of root.commandsDirs) {
+      if (dir.endsWith(".md")) files.push(dir);
+      else if (isDir(dir)) files.push(...commandFiles(dir).map((rel) => join(dir, rel)));
+    }
+  }
+  const heads = new Map<string, string | Error>();
+  await Promise.all(files.map(async (f) => void heads.set(f, await readHeadAsync(f))));
+  return discoverExtensions(o, (f) => {
+    const h = heads.get(f) ?? readHead(f);
+    if (h instanceof Error) throw h;
+    return h;
+  });
+}
+
+/** `a/b/c.md` under dir → its path relative to the project, for messages. */
+export const shortPath = (file: string, cwd: string): string => {
+  const r = relative(cwd, file);
+  return r && !r.startsWith("..") ? r : file;
+};

@@ -1,0 +1,81 @@
+import { MAX_LISTED_DESCRIPTION } from "./discover.ts";
+import type { SlashCommand } from "./types.ts";
+
+/** Claude Code gives the skill listing about 1% of the context window (contracts §6.2); ~4 characters a token. */
+export const listingBudgetChars = (contextWindow: number): number => Math.max(2000, Math.floor(contextWindow * 0.01 * 4));
+
+const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
+
+const describe = (c: SlashCommand): string => {
+  const d = oneLine(c.whenToUse ? `${c.description} - ${c.whenToUse}` : c.description);
+  return d.length > MAX_LISTED_DESCRIPTION ? `${d.slice(0, MAX_LISTED_DESCRIPTION - 1)}…` : d;
+};
+
+const HEAD =
+  "# Skills\nThese skills and commands can be loaded with the Skill tool (skill: the name below; args: the arguments, if any). " +
+  "When a task matches one's description, call Skill first: its full instructions are loaded only then.";
+
+/**
+ * The names and descriptions the model sees (seed 000: descriptions in context, bodies on use), within `budget`
+ * characters: every description in full when they fit, else each cut to an equal share, else names alone, else
+ * as many names as fit and a count of the rest. Only model-invocable entries. Pure.
+ */
+export function skillListing(commands: SlashCommand[], budget: number): string | null {
+  const shown = commands.filter((c) => !c.disableModelInvocation);
+  if (!shown.length) return null;
+  const full = shown.map((c) => ({ name: c.name, desc: describe(c) }));
+  const line = (name: string, desc: string) => (desc ? `- ${name}: ${desc}` : `- ${name}`);
+  // Arithmetic, not strings: "- name: desc\n" is 2 + name + (desc ? 2 + desc : 0) + 1 characters.
+  const total = (cap: number) => {
+    let n = HEAD.length + 1;
+    for (const e of full) {
+      const d = Math.min(e.desc.length, cap);
+      n += 3 + e.name.length + (d > 0 ? 2 + d : 0);
+    }
+    return n;
+  };
+  if (total(Number.POSITIVE_INFINITY) <= budget) return [HEAD, ...full.map((e) => line(e.name, e.desc))].join("\n");
+  const names = total(0);
+  const share = Math.floor((budget - names) / full.length) - 2; // ": "
+  if (share >= 20) return [HEAD, ...full.map((e) => line(e.name, e.desc.length > share ? `${e.desc.slice(0, share - 1)}…` : e.desc))].join("\n");
+  const lines: string[] = [HEAD];
+  let used = HEAD.length;
+  for (const [i, e] of full.entries()) {
+    const l = line(e.name, "");
+    if (used + l.length + 60 > budget) {
+      lines.push(`- … and ${full.length - i} more (call Skill with a name to load it)`);
+      break;
+    }
+    lines.push(l);
+    used += l.length + 1;
+  }
+  return lines.join("\n");
+}
+
+/** One invoked skill, remembered for re-injection after compaction. */
+export type InvokedSkill = { name: string; path: string; content: string };
+
+/** internals §6.4: each cut to 5,000 tokens, 25,000 in all, most recent first. */
+const PER_SKILL_CHARS = 5_000 * 4;
+const TOTAL_CHARS = 25_000 * 4;
+
+/** The bodies of skills invoked in the session, for the context after compaction (seed 000 step 5), or null. Pure. */
+export function reinjectedSkills(invoked: InvokedSkill[]): string | null {
+  const parts: string[] = [];
+  let used = 0;
+  const seen = new Set<string>();
+  for (const s of [...invoked].reverse()) {
+    if (seen.has(s.name)) continue;
+    seen.add(s.name);
+    let content = s.content.length > PER_SKILL_CHARS ? `${s.content.slice(0, PER_SKILL_CHARS)}\n[... the rest of this skill was cut; call Skill again to load it whole]` : s.content;
+    if (used + content.length > TOTAL_CHARS) {
+      const left = TOTAL_CHARS - used;
+      if (left < 500) break;
+      content = `${content.slice(0, left)}\n[... cut]`;
+    }
+    used += content.length;
+    parts.push(`### Skill: ${s.name}\nPath: ${s.path}\n\n${content}`);
+  }
+  if (!parts.length) return null;
+  return `<system-reminder>\nSkills used earlier in this session, as they were loaded (still in force):\n\n${parts.join("\n\n---\n\n")}\n</system-reminder>`;
+}

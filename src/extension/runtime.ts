@@ -1,0 +1,194 @@
+import type { LoopEvent, TurnResult } from "../loop/events.ts";
+import { runTurn, type Conversation, type LoopDeps, type MainConversation } from "../loop/run-turn.ts";
+import type { PermissionDecision, PermissionQuery } from "../permission/types.ts";
+import { resolveModel } from "../provider/models.ts";
+import { emptyUsage, type ContentBlock, type TextBlock } from "../provider/types.ts";
+import type { Tool, ToolResult } from "../tool/types.ts";
+import { commandMarker, expandBody, ExpansionError, type InvokeDeps } from "./invoke.ts";
+import { reinjectedSkills, skillListing, type InvokedSkill } from "./listing.ts";
+import type { RenderVars } from "./render.ts";
+import { createSkillTool } from "./skill-tool.ts";
+import type { ExtensionProblem, SlashCommand, SlashCommandInfo } from "./types.ts";
+
+/** The permission evaluator as extensions use it: decide, and the temporary `allowed-tools` grant. */
+export type GrantingEvaluator = {
+  decide(q: PermissionQuery): PermissionDecision;
+  grant(rules: string[]): void;
+  readonly granted: readonly string[];
+};
+
+export type ExtensionsOptions = {
+  commands: SlashCommand[];
+  problems: ExtensionProblem[];
+  cwd: () => string;
+  vars: () => RenderVars;
+  permissions: GrantingEvaluator;
+  /** Whether a command's `allowed-tools` may grant anything (project files only in a trusted folder). */
+  mayGrant: (cmd: SlashCommand) => boolean;
+  runShell: InvokeDeps["runShell"];
+  /** Called once per skill or command the first time it is used (its frontmatter hooks join the session). */
+  onFirstUse?: (cmd: SlashCommand) => void;
+  warn: (message: string) => void;
+  /** Characters the listing may take (listingBudgetChars). */
+  listingBudget: number;
+};
+
+/** A user's `/name args` prompt, expanded. */
+export type SlashExpansion = { cmd: SlashCommand; args: string; prompt: TextBlock[] };
+
+/** A session's skills and commands: the `/` prompt, the Skill tool, the context listing, re-injection. */
+export type Extensions = {
+  readonly commands: readonly SlashCommand[];
+  readonly problems: readonly ExtensionProblem[];
+  find(name: string): SlashCommand | undefined;
+  /** `/name args` when name is a user-invocable skill or command; null for anything else. Pure. */
+  parse(input: string): { cmd: SlashCommand; args: string } | null;
+  /** Expands a user's slash prompt, granting its `allowed-tools` for the turn. Throws ExpansionError naming the file. */
+  expandPrompt(cmd: SlashCommand, args: string, signal: AbortSignal): Promise<SlashExpansion>;
+  /** A new user message: the previous command's grant ends (contracts §6.2). */
+  beginPrompt(): void;
+  /** The Skill tool, or null when nothing is model-invocable. */
+  tool: Tool | null;
+  /** The names and descriptions for the system prompt, or null. */
+  listing(): string | null;
+  /** Invoked skills' bodies for the context after compaction, or null. */
+  reinjection(): string | null;
+  /** The `/` menu rows. */
+  list(): SlashCommandInfo[];
+};
+
+const SLASH = /^\/([^\s/]+)(?:\s+([\s\S]*))?$/;
+
+/** Builds the session's extensions from discovered commands. Never throws. */
+export function createExtensions(o: ExtensionsOptions): Extensions {
+  const byName = new Map<string, SlashCommand>();
+  for (const c of o.commands) for (const n of [c.name, ...c.aliases]) if (!byName.has(n)) byName.set(n, c);
+  const invoked: InvokedSkill[] = [];
+  const idep: InvokeDeps = { cwd: o.cwd, vars: o.vars, decide: (q) => o.permissions.decide(q), runShell: o.runShell, warn: o.warn };
+  const grantFor = (cmd: SlashCommand) => (o.mayGrant(cmd) ? cmd.allowedTools : []);
+  const used = new Set<SlashCommand>();
+  const remember = (cmd: SlashCommand, blocks: TextBlock[]) => {
+    if (!used.has(cmd)) {
+      used.add(cmd);
+      o.onFirstUse?.(cmd);
+    }
+    if (cmd.kind === "skill") invoked.push({ name: cmd.name, path: cmd.file, content: blocks.map((b) => b.text).join("\n\n") });
+  };
+
+  const invokeForModel = async (raw: string, args: string, signal: AbortSignal): Promise<ToolResult> => {
+    const name = raw.trim().replace(/^\//, "");
+    const cmd = byName.get(name);
+    if (!cmd) {
+      const known = o.commands.filter((c) => !c.disableModelInvocation).map((c) => c.name);
+      return { content: `Unknown skill "${name}". Available: ${known.join(", ") || "none"}.`, isError: true };
+    }
+    if (cmd.disableModelInvocation)
+      return { content: `"${name}" can only be run by the user (disable-model-invocation); do not call it through Skill.`, isError: true };
+    const before = o.permissions.granted;
+    const extra = grantFor(cmd).filter((r) => !before.includes(r));
+    if (extra.length) o.permissions.grant([...before, ...extra]);
+    try {
+      const blocks = await expandBody(cmd, args, idep, signal);
+      remember(cmd, blocks);
+      return { content: blocks, details: { success: true, commandName: cmd.name, ...(extra.length ? { allowedTools: cmd.allowedTools } : {}) } };
+    } catch (e) {
+      if (extra.length) o.permissions.grant([...before]);
+      if (e instanceof ExpansionError) return { content: e.message, isError: true };
+      throw e;
+    }
+  };
+
+  const hasModelInvocable = o.commands.some((c) => !c.disableModelInvocation);
+  let listingText: string | null | undefined;
+  return {
+    commands: o.commands,
+    problems: o.problems,
+    find: (n) => byName.get(n),
+    parse(input) {
+      const m = SLASH.exec(input.trim());
+      if (!m) return null;
+      const cmd = byName.get(m[1]!);
+      return cmd && cmd.userInvocable ? { cmd, args: (m[2] ?? "").trim() } : null;
+    },
+    async expandPrompt(cmd, args, signal) {
+      o.permissions.grant(grantFor(cmd));
+      try {
+        const blocks = await expandBody(cmd, args, idep, signal);
+        remember(cmd, blocks);
+        return { cmd, args, prompt: [commandMarker(cmd.name, args), ...blocks] };
+      } catch (e) {
+        o.permissions.grant([]);
+        throw e;
+      }
+    },
+    beginPrompt: () => o.permissions.grant([]),
+    tool: hasModelInvocable ? createSkillTool(invokeForModel) : null,
+    // The commands are fixed for the session: the listing is made once, on the first request.
+    listing: () => (listingText === undefined ? (listingText = skillListing(o.commands, o.listingBudget)) : listingText),
+    reinjection: () => reinjectedSkills(invoked),
+    list: () =>
+      o.commands
+        .filter((c) => c.userInvocable)
+        .map((c) => ({
+          name: c.name,
+          description: c.description,
+          ...(c.argumentHint ? { argumentHint: c.argumentHint } : {}),
+          kind: c.kind,
+          source: c.plugin ? `plugin:${c.plugin.name}` : c.source,
+          modelInvocable: !c.disableModelInvocation,
+        })),
+  };
+}
+
+/**
+ * The `/` menu of a session (for the interactive terminal, issue 12): every user-invocable skill and custom
+ * command with its description, argument hint and source. Built-in commands (`/compact`) are the caller's.
+ */
+export const listSlashCommands = (rt: { extensions: Extensions }): SlashCommandInfo[] => rt.extensions.list();
+
+/** A turn that ended before the model was asked (a refused `!` command): the result says why. */
+function failedTurn(deps: LoopDeps, message: string): TurnResult {
+  return {
+    subtype: "error_during_execution",
+    isError: true,
+    result: message,
+    errors: [message],
+    numTurns: 0,
+    durationMs: 0,
+    durationApiMs: 0,
+    stopReason: null,
+    terminalReason: "completed",
+    usage: emptyUsage(),
+    modelUsage: deps.usage.modelUsage(),
+    totalCostUsd: deps.usage.totalCost(),
+    permissionDenials: [],
+  };
+}
+
+/**
+ * One user prompt through the extensions: `/name args` for a known skill or command is expanded (its
+ * `allowed-tools` granted and its `model` used for this turn), anything else runs as it is. The previous
+ * prompt's grant ends first. An expansion that fails ends the turn with an error result naming the file.
+ */
+export async function* extendedTurn(
+  ext: Extensions,
+  deps: LoopDeps,
+  convo: Conversation,
+  prompt: string | ContentBlock[],
+  signal: AbortSignal,
+  main: MainConversation,
+  slashCommands = true,
+): AsyncGenerator<LoopEvent, TurnResult> {
+  ext.beginPrompt();
+  const hit = slashCommands && typeof prompt === "string" ? ext.parse(prompt) : null;
+  if (!hit) return yield* runTurn(deps, convo, prompt, signal, main);
+  let expanded: SlashExpansion;
+  try {
+    expanded = await ext.expandPrompt(hit.cmd, hit.args, signal);
+  } catch (e) {
+    if (e instanceof ExpansionError) return failedTurn(deps, e.message);
+    throw e;
+  }
+  const turnDeps = hit.cmd.model ? { ...deps, model: () => resolveModel(hit.cmd.model!) } : deps;
+  return yield* runTurn(turnDeps, convo, expanded.prompt, signal, main);
+}

@@ -1,0 +1,74 @@
+import { ProcessTerminal } from "@mariozechner/pi-tui";
+import type { ParsedArgs } from "../cli/args.ts";
+import { divertStderr, stdoutSize, writeErr } from "../util/output.ts";
+import { VERSION } from "../version.ts";
+import { createScreen, matchesKey } from "./screen.ts";
+import { style } from "./theme.ts";
+import { terminalProblem, localeNotice } from "./preflight.ts";
+
+/**
+ * `yoke` at a terminal (issue 12): the interactive session. Composes the same Runtime as `-p` and renders its
+ * events; the loop never learns a terminal exists. Returns the exit code; the transcript is written as the session
+ * goes, so every way out (exit, Ctrl+D, a signal, a closed terminal, a render failure) leaves it whole.
+ *
+ * Startup is a feature: this file loads only the screen, draws the input prompt, and then loads and composes the
+ * session (src/tui/run-session.ts) while the person can already type; lines sent before it is ready wait for it.
+ */
+export async function runInteractive(args: ParsedArgs): Promise<number> {
+  const size = stdoutSize();
+  const problem = terminalProblem(process.env, size.columns, size.rows);
+  if (problem) {
+    writeErr(`${problem}\n`);
+    return 1;
+  }
+  const terminal = new ProcessTerminal();
+  const screen = createScreen(terminal);
+  let sessionId: string | null = null;
+  let stopped = false;
+  // While the screen is up, what anything writes to stderr (a failed hook, a plugin or MCP warning) becomes a line
+  // in the session instead of text over the screen.
+  const restoreStderr = divertStderr((l) => {
+    if (l.trim()) screen.add(style.gray(`  ${l.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/[\x00-\x08\x0b-\x1f\x7f]/g, " ")}`));
+  });
+  const stopScreen = () => {
+    if (stopped) return;
+    stopped = true;
+    screen.stop();
+    restoreStderr();
+  };
+  // A failure in a render or a key handler must not leave a raw-mode terminal with a stack trace over it.
+  const crash = (e: unknown) => {
+    stopScreen();
+    writeErr(`yoke: the interactive session failed: ${e instanceof Error ? e.message : String(e)}\n`);
+    if (sessionId) writeErr(`The conversation is saved: resume it with \`yoke --resume ${sessionId}\`.\n`);
+    process.exit(1);
+  };
+  process.on("uncaughtException", crash);
+  process.on("unhandledRejection", crash);
+
+  screen.add(`${style.bold("yoke")} ${style.gray(`${VERSION} · ${process.cwd()}`)}`);
+  const locale = localeNotice(process.env);
+  if (locale) screen.add(style.yellow(`  ${locale}`));
+  for (const f of args.ignored ?? []) screen.add(style.yellow(`  ${f} is a Claude Code option yoke does not support yet; it is ignored.`));
+  screen.setStatus(style.gray("starting…"));
+  // Until the session is ready: typed lines wait, Ctrl+C / Ctrl+D leave at once (nothing to save yet).
+  const early: string[] = [];
+  screen.editor.onSubmit = (text) => {
+    screen.editor.setText("");
+    early.push(text);
+    screen.setActivity(style.gray(early.map((t) => `  queued: ${t.split("\n")[0]}`).join("\n")));
+  };
+  const leaveEarly = screen.tui.addInputListener((data) => {
+    if (matchesKey(data, "ctrl+c") || (matchesKey(data, "ctrl+d") && !screen.editor.getText())) {
+      stopScreen();
+      process.exit(130);
+    }
+    return undefined;
+  });
+  screen.tui.start();
+  performance.mark("yoke:prompt-drawn");
+
+  const { runSession } = await import("./run-session.ts");
+  leaveEarly();
+  return runSession({ args, screen, early, stopScreen, onSessionId: (id) => (sessionId = id) });
+}

@@ -1,0 +1,152 @@
+import {
+  CombinedAutocompleteProvider,
+  Container,
+  Editor,
+  Input,
+  Markdown,
+  matchesKey,
+  SelectList,
+  Text,
+  TUI,
+  type Component,
+  type Terminal,
+} from "@mariozechner/pi-tui";
+import { editorTheme, markdownTheme as baseMarkdownTheme, selectTheme, style } from "./theme.ts";
+import { highlightCode } from "./highlight.ts";
+
+const markdownTheme = { ...baseMarkdownTheme, highlightCode };
+
+/**
+ * The terminal's layout on pi-tui (chosen by measurement, README "Interactive session"): the conversation so far,
+ * the activity line (spinner, queued messages), a dialog when one is open, the prompt input and the status line.
+ * pi-tui renders the whole tree and writes only the lines that changed, inside synchronized-output frames.
+ * Only this file and the dialogs know pi-tui; the controller talks to the Screen type.
+ */
+export type Choice = { value: string; label: string; description?: string };
+
+export type Screen = {
+  tui: TUI;
+  editor: Editor;
+  /** A finished block in the conversation (a prompt, a notice, a report). */
+  add(text: string): Text;
+  addMarkdown(text: string): Markdown;
+  /** The activity area above the input (spinner, queued messages); empty string hides it. */
+  setActivity(text: string): void;
+  setStatus(text: string): void;
+  /** Shows a dialog and resolves with the chosen value, or null on Esc. One dialog at a time (callers queue). */
+  choose(title: string, choices: Choice[]): Promise<string | null>;
+  /** A one-line text answer (e.g. what to do instead), or null on Esc. */
+  askText(title: string): Promise<string | null>;
+  dialogOpen(): boolean;
+  /** Hands the terminal to another program (an editor) while `run` runs, then redraws everything. */
+  suspend<T>(run: () => T): T;
+  setCommands(items: Array<{ name: string; description: string }>, cwd: string): void;
+  render(): void;
+  stop(): void;
+};
+
+export function createScreen(terminal: Terminal): Screen {
+  const tui = new TUI(terminal);
+  const log = new Container();
+  const activity = new Text("", 0, 0);
+  const dialog = new Container();
+  const editor = new Editor(tui, editorTheme, { paddingX: 0 });
+  const status = new Text("", 0, 0);
+  for (const c of [log, activity, dialog, editor, status] as Component[]) tui.addChild(c);
+  tui.setFocus(editor);
+  let open = false;
+
+  const withDialog = <T>(build: (done: (v: T) => void) => Component, focus: (c: Component) => Component): Promise<T> =>
+    new Promise<T>((resolve) => {
+      open = true;
+      const done = (v: T) => {
+        dialog.clear();
+        open = false;
+        tui.setFocus(editor);
+        tui.requestRender();
+        resolve(v);
+      };
+      const c = build(done);
+      dialog.addChild(c);
+      tui.setFocus(focus(c));
+      tui.requestRender();
+    });
+
+  const screen: Screen = {
+    tui,
+    editor,
+    add(text) {
+      const t = new Text(text, 0, 0);
+      log.addChild(t);
+      log.addChild(new Text("", 0, 0));
+      tui.requestRender();
+      return t;
+    },
+    addMarkdown(text) {
+      const m = new Markdown(text, 0, 0, markdownTheme);
+      log.addChild(m);
+      tui.requestRender();
+      return m;
+    },
+    setActivity(text) {
+      activity.setText(text);
+      tui.requestRender();
+    },
+    setStatus(text) {
+      status.setText(text);
+      tui.requestRender();
+    },
+    choose(title, choices) {
+      let list!: SelectList;
+      return withDialog<string | null>(
+        (done) => {
+          const box = new Container();
+          box.addChild(new Text(title, 0, 0));
+          list = new SelectList(
+            choices.map((c) => ({ value: c.value, label: c.label, description: c.description })),
+            Math.min(choices.length, 8),
+            selectTheme,
+          );
+          list.onSelect = (item) => done(item.value);
+          list.onCancel = () => done(null);
+          box.addChild(list);
+          return box;
+        },
+        () => list,
+      );
+    },
+    askText(title) {
+      let input!: Input;
+      return withDialog<string | null>(
+        (done) => {
+          const box = new Container();
+          box.addChild(new Text(title, 0, 0));
+          input = new Input();
+          input.onSubmit = (v: string) => done(v);
+          input.onEscape = () => done(null);
+          box.addChild(input);
+          return box;
+        },
+        () => input,
+      );
+    },
+    dialogOpen: () => open,
+    suspend(run) {
+      tui.stop();
+      try {
+        return run();
+      } finally {
+        tui.start();
+        tui.requestRender(true);
+      }
+    },
+    setCommands(items, cwd) {
+      editor.setAutocompleteProvider(new CombinedAutocompleteProvider(items.map((i) => ({ name: i.name, description: i.description })), cwd, null));
+    },
+    render: () => tui.requestRender(),
+    stop: () => tui.stop(),
+  };
+  return screen;
+}
+
+export { matchesKey, style };

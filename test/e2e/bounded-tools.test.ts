@@ -1,0 +1,110 @@
+/**
+ * Issue 20 point 5: every tool call ends and every child's output is bounded, through the compiled binary.
+ * One test per class that can fail: a tool that hangs ends at its timeout as an is_error result and the run goes on;
+ * a command that streams forever is cut at its cap with the cut said; a hook that streams forever and never ends is
+ * stopped at its timeout and the run goes on. (MCP: test/e2e/mcp.test.ts, a server whose tools/call never answers.)
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
+import { tempDir } from "../helpers/tmp.ts";
+
+let fake: FakeAnthropic;
+beforeAll(async () => {
+  yokeBin();
+  fake = await startFakeAnthropic();
+});
+afterAll(() => fake.stop());
+
+/** The tool_result the model got back in the request after the call. */
+const resultIn = (req: { body: any }) => {
+  const last = req.body.messages.at(-1);
+  return last.content.find((b: any) => b.type === "tool_result");
+};
+
+test("a tool that hangs (WebFetch of a server that never answers) ends at YOKE_TOOL_TIMEOUT_MS as is_error; the run goes on", async () => {
+  const hung = Bun.serve({ port: 0, fetch: () => new Promise<Response>(() => {}) });
+  try {
+    const cwd = tempDir();
+    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_TOOL_TIMEOUT_MS: "700" });
+    const n = fake.requests.length;
+    fake.push(
+      { content: [{ type: "tool_use", name: "WebFetch", input: { url: `http://127.0.0.1:${hung.port}/x`, prompt: "what?" } }] },
+      { content: [{ type: "text", text: "went on" }] },
+    );
+    const r = await runYoke(["-p", "go", "--allowedTools", "WebFetch", "--output-format", "json"], { cwd, env });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).result).toBe("went on");
+    const tr = resultIn(fake.requests[n + 1]!);
+    expect(tr.is_error).toBe(true);
+    expect(JSON.stringify(tr.content)).toContain("WebFetch did not finish within 700 ms (YOKE_TOOL_TIMEOUT_MS) and was stopped.");
+  } finally {
+    hung.stop(true);
+  }
+}, 30_000);
+
+test("a command that streams forever is cut: timeout said, output cut with the omitted bytes said, spill file capped", async () => {
+  const cwd = tempDir();
+  const tmp = tempDir();
+  const env = isolatedEnv({ ...fakeApiEnv(fake), TMPDIR: tmp, YOKE_SPILL_MAX_BYTES: "1048576" });
+  const n = fake.requests.length;
+  fake.push(
+    { content: [{ type: "tool_use", name: "Bash", input: { command: "yes", timeout: 1500 } }] },
+    { content: [{ type: "text", text: "went on" }] },
+  );
+  const r = await runYoke(["-p", "go", "--allowedTools", "Bash", "--output-format", "json"], { cwd, env });
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout).result).toBe("went on");
+  const tr = resultIn(fake.requests[n + 1]!);
+  const text = typeof tr.content === "string" ? tr.content : tr.content.map((b: { text: string }) => b.text).join("");
+  // Booleans, not matchers on the text: a failure must not print 30,000 characters of "y".
+  expect(tr.is_error).toBe(true);
+  expect(text.startsWith('Command timed out after 1.5s and its process group was killed.')).toBe(true);
+  expect(/the first \d+ bytes were cut to cap the file/.test(text)).toBe(true);
+  expect(text.length <= 30_500).toBe(true); // BASH_MAX_OUTPUT_LENGTH, plus the timeout line
+}, 30_000);
+
+test("a hook that streams forever and never exits is stopped at its timeout, its output capped; the run goes on", async () => {
+  const cwd = tempDir();
+  const settings = join(cwd, "settings.json");
+  writeFileSync(settings, JSON.stringify({ hooks: { PostToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "yes", timeout: 1 }] }] } }));
+  const env = isolatedEnv(fakeApiEnv(fake));
+  const n = fake.requests.length;
+  fake.push({ content: [{ type: "tool_use", name: "Bash", input: { command: "echo hi" } }] }, { content: [{ type: "text", text: "went on" }] });
+  const r = await runYoke(["-p", "go", "--allowedTools", "Bash", "--settings", settings, "--output-format", "json"], { cwd, env });
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout).result).toBe("went on");
+  expect(JSON.stringify(resultIn(fake.requests[n + 1]!).content)).toContain("hi");
+}, 30_000);
+
+test("hostile files through the binary: a FIFO in the project and /dev/zero are refused or skipped, nothing hangs", async () => {
+  const { mkdirSync } = await import("node:fs");
+  const cwd = tempDir();
+  mkdirSync(join(cwd, "src"));
+  writeFileSync(join(cwd, "src", "a.txt"), "needle here\n");
+  Bun.spawnSync(["mkfifo", join(cwd, "src", "pipe")]);
+  const env = isolatedEnv(fakeApiEnv(fake));
+  const n = fake.requests.length;
+  const calls = [
+    { name: "Grep", input: { pattern: "needle", output_mode: "content" } },
+    { name: "Grep", input: { pattern: "needle", path: join(cwd, "src", "pipe") } },
+    { name: "Grep", input: { pattern: "x", path: "/dev/zero" } },
+    { name: "Read", input: { file_path: "/dev/zero" } },
+    { name: "Read", input: { file_path: join(cwd, "src", "pipe") } },
+    { name: "Glob", input: { pattern: "**/*", path: cwd } },
+  ];
+  fake.push(...calls.map((c) => ({ content: [{ type: "tool_use" as const, ...c }] })), { content: [{ type: "text", text: "went on" }] });
+  const r = await runYoke(["-p", "go", "--allowedTools", "Grep,Read,Glob", "--output-format", "json"], { cwd, env });
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout).result).toBe("went on");
+  const results = calls.map((_, i) => resultIn(fake.requests[n + 1 + i]!));
+  const text = (tr: any) => (typeof tr.content === "string" ? tr.content : JSON.stringify(tr.content));
+  expect(text(results[0])).toContain("needle here");
+  for (const i of [1, 2, 3, 4]) {
+    expect(results[i].is_error).toBe(true);
+    expect(text(results[i])).toMatch(/FIFO|device|not a regular file/i);
+  }
+  expect(text(results[5])).toContain("a.txt");
+}, 60_000);

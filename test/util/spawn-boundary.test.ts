@@ -1,0 +1,74 @@
+// Issue 20 point 8 and issue 11 point 6: every process yoke starts goes through src/util/subprocess.ts (own process
+// group, the kill-on-death watchdog, timeouts). A direct Bun.spawn or node:child_process call anywhere else fails here.
+import { expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { helperFailure, runProcess, runProcessSync, spawnProcess } from "../../src/util/subprocess.ts";
+
+/** A live (not zombie) process: a killed child not yet reaped by its new parent still answers kill(pid, 0). */
+const alive = (pid: number) => {
+  try {
+    const st = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/^[ZX]/.test(st.slice(st.lastIndexOf(")") + 2));
+  } catch {
+    return false;
+  }
+};
+
+const root = join(import.meta.dir, "..", "..");
+const DIRECT = /\bBun\.spawn(Sync)?\b|\bBun\.\$|["']node:child_process["']|["']child_process["']/;
+
+test("nothing in src/ or plugins/ starts a process except through util/subprocess.ts", () => {
+  const offenders: string[] = [];
+  for (const top of ["src", "plugins"]) {
+    for (const rel of readdirSync(join(root, top), { recursive: true }) as string[]) {
+      if (!/\.(ts|mts|js|mjs)$/.test(rel)) continue;
+      const file = join(top, rel);
+      if (file === join("src", "util", "subprocess.ts")) continue;
+      readFileSync(join(root, file), "utf8")
+        .split("\n")
+        .forEach((line, i) => {
+          const t = line.trim();
+          if (DIRECT.test(line) && !t.startsWith("//") && !t.startsWith("*") && !t.startsWith("import type ") && !/^const EXEC_CODE = /.test(t)) offenders.push(`${file}:${i + 1}: ${t}`);
+        });
+    }
+  }
+  expect(offenders).toEqual([]);
+});
+
+test("spawnProcess: the child leads its own process group; fixed stdin is a file, not a socket", async () => {
+  const child = spawnProcess(["bash", "-c", 'ps -o pgid= -p $$; [ -S /dev/stdin ] && echo socket || echo not-socket; cat'], { stdin: { data: "payload" } });
+  let out = "";
+  child.stdout!.on("data", (c: Buffer) => (out += c));
+  await new Promise((r) => child.once("close", r));
+  const [pgid, kind, rest] = out.trim().split("\n");
+  expect(Number(pgid)).toBe(child.pid!);
+  expect(kind).toBe("not-socket");
+  expect(rest).toBe("payload");
+});
+
+test("runProcess: a command that hangs ends at its timeout with its whole group killed", async () => {
+  const r = await runProcess(["bash", "-c", "sleep 300 & echo $!; wait"], { timeoutMs: 200, graceMs: 0 });
+  expect(r.timedOut).toBe(true);
+  expect(alive(Number(r.stdout.trim()))).toBe(false);
+});
+
+test("runProcess: a command that streams forever is cut at its output cap and the cut is counted", async () => {
+  const r = await runProcess(["bash", "-c", "yes | head -c 3000000"], { timeoutMs: 60_000, maxOutputBytes: 1000 });
+  expect(r.stdout.length).toBe(1000);
+  expect(r.cutBytes).toBe(3_000_000 - 1000);
+});
+
+test("runProcess: a program that does not exist comes back as an error, never a throw", async () => {
+  const r = await runProcess(["/nonexistent/prog"], { timeoutMs: 1000 });
+  expect(r.error).toMatch(/ENOENT|no such file/i);
+});
+
+test("runProcessSync and helperFailure: timeout, exit code and stderr are named", () => {
+  const slow = runProcessSync(["sleep", "5"], { timeoutMs: 100 });
+  expect(slow.timedOut).toBe(true);
+  expect(helperFailure(slow, 100)).toBe("no answer within 0.1 s; it was killed");
+  const bad = runProcessSync(["bash", "-c", "echo boom >&2; exit 3"], { timeoutMs: 10_000 });
+  expect(helperFailure(bad, 10_000)).toBe("exit code 3: boom");
+  expect(helperFailure(runProcessSync(["true"], { timeoutMs: 10_000 }), 10_000)).toBeUndefined();
+});
