@@ -18,7 +18,7 @@ test("started early, then by connect: one process; messages read before a reader
   t.onmessage = (m) => got.push(m);
   await t.start();
   expect(t.pid()).toBe(pid);
-  expect(got.map((m) => (m as { params: { n: number } }).params.n)).toEqual([1, 2]);
+  expect(got.map((m) => (m as unknown as { params: { n: number } }).params.n)).toEqual([1, 2]);
   await t.close();
 });
 
