@@ -40,7 +40,8 @@ export type Screen = {
   dialogOpen(): boolean;
   /** Hands the terminal to another program (an editor) while `run` runs, then redraws everything. */
   suspend<T>(run: () => T): T;
-  setCommands(items: Array<{ name: string; description: string }>, cwd: string): void;
+  /** The `/` menu, read each time it opens (MCP prompts join once their server connects). */
+  setCommands(items: () => Array<{ name: string; description: string; argumentHint?: string }>, cwd: string): void;
   render(): void;
   stop(): void;
 };
@@ -141,7 +142,10 @@ export function createScreen(terminal: Terminal): Screen {
       }
     },
     setCommands(items, cwd) {
-      editor.setAutocompleteProvider(new CombinedAutocompleteProvider(items.map((i) => ({ name: i.name, description: i.description })), cwd, null));
+      const provider = new CombinedAutocompleteProvider([], cwd, null);
+      // pi-tui reads `commands` on every suggestion request: a getter keeps the menu current without a new provider.
+      Object.defineProperty(provider, "commands", { get: items });
+      editor.setAutocompleteProvider(provider);
     },
     render: () => tui.requestRender(),
     stop: () => tui.stop(),
