@@ -46,8 +46,19 @@ export type Screen = {
   stop(): void;
 };
 
-export function createScreen(terminal: Terminal): Screen {
+export function createScreen(terminal: Terminal, o: { renderFault?: string } = {}): Screen {
   const tui = new TUI(terminal);
+  // A test seam (YOKE_TEST_RENDER_FAULT, test/e2e/tui-crash.test.ts): the render throws once any line on screen shows
+  // this text, as a broken component would, so the crash path (terminal restored, transcript whole) is tested for real.
+  const fault = o.renderFault;
+  if (fault) {
+    const render = tui.render.bind(tui);
+    tui.render = (width: number) => {
+      const lines = render(width);
+      if (lines.some((l) => l.includes(fault))) throw new Error(`a component failed to render (test fault "${fault}")`);
+      return lines;
+    };
+  }
   const log = new Container();
   const activity = new Text("", 0, 0);
   const dialog = new Container();

@@ -11,7 +11,17 @@ import { startTerm, type Term } from "../helpers/tmux.ts";
 import { tempDir } from "../helpers/tmp.ts";
 
 export type TuiSession = { fake: FakeAnthropic; cwd: string; env: Record<string, string>; term: Term; bin: string };
-export type SessionOptions = { argv?: string[]; env?: Record<string, string | undefined>; columns?: number; rows?: number; cwd?: string; wait?: string | false };
+export type SessionOptions = {
+  argv?: string[];
+  env?: Record<string, string | undefined>;
+  columns?: number;
+  rows?: number;
+  cwd?: string;
+  /** Text to wait for before handing the session over; false: do not wait. Default "context" (the status line). */
+  wait?: string | false;
+  /** A shell command run in the same terminal right after yoke exits (e.g. `stty -a > file`); yoke's status is kept. */
+  after?: string;
+};
 
 /** Registers the hooks that build the binary once and close every terminal and fake API the file opened. */
 export function tuiSuite(): (script: FakeEntry[], o?: SessionOptions) => Promise<TuiSession> {
@@ -31,7 +41,8 @@ export function tuiSuite(): (script: FakeEntry[], o?: SessionOptions) => Promise
     const cwd = o.cwd ?? tempDir("yoke-tui-");
     // Memory runs by default in a terminal (issue 12 point 6); these tests script the main conversation only.
     const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "0", YOKE_SESSION_MEMORY: "0", ...o.env });
-    const term = startTerm({ argv: [bin, ...(o.argv ?? [])], env, cwd, columns: o.columns, rows: o.rows });
+    const argv = o.after ? ["sh", "-c", `"$0" "$@"; s=$?; ${o.after}; exit $s`, bin, ...(o.argv ?? [])] : [bin, ...(o.argv ?? [])];
+    const term = startTerm({ argv, env, cwd, columns: o.columns, rows: o.rows });
     terms.push(term);
     if (o.wait !== false) await term.waitFor(o.wait ?? "context");
     return { fake, cwd, env, term, bin };
