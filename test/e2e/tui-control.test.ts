@@ -180,7 +180,8 @@ test("a resize re-flows the screen to the new width", async () => {
 test("Ctrl+C clears the input, twice exits; the session is saved", async () => {
   const { term, env } = await session([{ content: [{ type: "text", text: "hi" }] }]);
   send(term, "hello");
-  await term.waitFor("hi");
+  // The answer on a line of its own ("hi" alone would match "shift+tab" in the status line before the turn ends).
+  await term.waitFor(/^hi$/m);
   term.type("half a thought");
   await term.waitFor("half a thought", { where: "screen" });
   term.keys("C-c");
