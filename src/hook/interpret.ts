@@ -48,6 +48,8 @@ export type CommandContext = {
   onFailureBlock: boolean;
   /** Set for a plugin's hook: an exit-2 block names the plugin, as Claude Code does. */
   pluginId?: string;
+  /** How failures name a hook that is not a command (`mcp_tool hook srv/tool`); default `hook command "<label>"`. */
+  what?: string;
 };
 
 /** Observed in 2.1.332: a plugin hook's exit-2 block ends with the plugin that set it up (JSON reasons do not). */
@@ -61,9 +63,9 @@ const fromPlugin = (pluginId: string | undefined) => (pluginId ? `\n\nThis hook 
  * and become blocking errors under `onFailure: "block"`. Pure; never throws.
  */
 export function interpretCommandRun(run: CommandRun, c: CommandContext): HandlerResult {
-  const where = `hook command "${c.label}" (${c.path})`;
+  const where = `${c.what ?? `hook command "${c.label}"`} (${c.path})`;
   const record: HookRecord = {
-    source: `command: ${c.label} (${c.path})`,
+    source: `${c.what ? c.what.replace(/ hook /, ": ") : `command: ${c.label}`} (${c.path})`,
     command: c.label,
     hookName: c.hookName,
     exitCode: run.exitCode,
