@@ -21,6 +21,8 @@ export const HOOK_EVENTS = [
   "StopFailure",
   "InstructionsLoaded",
   "Notification",
+  "PostToolBatch",
+  "MessageDisplay",
 ] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 
@@ -66,6 +68,8 @@ export type HookOutcome = {
   suppressOriginalPrompt?: boolean;
   /** SessionStart `initialUserMessage`. */
   initialUserMessage?: string;
+  /** MessageDisplay `displayContent`: the text shown instead (last handler wins). */
+  displayContent?: string;
   /** SessionStart `watchPaths`. */
   watchPaths?: string[];
   /** `continue: false` from any handler: stop the loop after this step. */

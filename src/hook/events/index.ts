@@ -19,6 +19,8 @@ import { stop, stopInput, stopOutput } from "./stop.ts";
 import { subagentStart, subagentStartInput, subagentStartOutput } from "./subagent-start.ts";
 import { subagentStop, subagentStopInput, subagentStopOutput } from "./subagent-stop.ts";
 import { userPromptSubmit, userPromptSubmitInput, userPromptSubmitOutput } from "./user-prompt-submit.ts";
+import { postToolBatch, postToolBatchInput, postToolBatchOutput } from "./post-tool-batch.ts";
+import { messageDisplay, messageDisplayInput, messageDisplayOutput } from "./message-display.ts";
 
 export type { CommonFields, EventSpec, HandlerResult, HookJsonOutput } from "./common.ts";
 
@@ -40,6 +42,8 @@ export const EVENT_SPECS: { [E in HookEventName]: EventSpec<E> } = {
   StopFailure: stopFailure,
   InstructionsLoaded: instructionsLoaded,
   Notification: notification,
+  PostToolBatch: postToolBatch,
+  MessageDisplay: messageDisplay,
 };
 
 const INPUTS = {
@@ -59,6 +63,8 @@ const INPUTS = {
   StopFailure: stopFailureInput,
   InstructionsLoaded: instructionsLoadedInput,
   Notification: notificationInput,
+  PostToolBatch: postToolBatchInput,
+  MessageDisplay: messageDisplayInput,
 };
 const OUTPUTS = {
   PreToolUse: preToolUseOutput,
@@ -77,6 +83,8 @@ const OUTPUTS = {
   StopFailure: stopFailureOutput,
   InstructionsLoaded: instructionsLoadedOutput,
   Notification: notificationOutput,
+  PostToolBatch: postToolBatchOutput,
+  MessageDisplay: messageDisplayOutput,
 };
 /** The stdin payload of event E, typed from its zod schema (DESIGN "HookPayload<N>"). */
 export type HookPayload<E extends HookEventName> = z.infer<(typeof INPUTS)[E]>;
