@@ -60,3 +60,150 @@ describe("hook stderr is passed on verbatim, trailing newlines kept (review poin
     expect(JSON.stringify(r.requests[1]!.body.messages)).toContain(JSON.stringify(`PostToolUse:Bash hook blocking error from command: "${post}": [${post}]: post says\n\n`).slice(1, -1));
   });
 });
+
+/** The messages of a request after its first assistant turn, without cache_control (placement follows the last message). */
+const tail = (req: any, from = 1): any[] => JSON.parse(JSON.stringify(req.body.messages.slice(from)).replaceAll(',"cache_control":{"type":"ephemeral"}', ""));
+const afterFirstAssistant = (lines: any[]) => lines.slice(lines.findIndex((l) => l.type === "assistant") + 1);
+const json = (o: unknown) => `echo '${JSON.stringify(o)}'`;
+
+describe("block feedback as Claude Code 2.1.332 sends it: a user turn, and a system turn for JSON blocks (review point 1, contracts §1.7)", () => {
+  test("Stop decision:block: the reminder as a user turn, then `Stop hook blocking error from command` as a role:system turn; transcript: hook-text user line, hook_blocking_error attachment, summary sharing its id", async () => {
+    const cwd = hooksProject({});
+    const stop = stopOnce(cwd, json({ decision: "block", reason: "Run the tests first." }));
+    writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: hook("Stop", stop) }));
+    const r = await runWith(cwd, [say("done"), say("tests pass")], []);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe("tests pass");
+    // Observed in 2.1.332 (request body): string content for the single reminder; the system turn last.
+    expect(tail(r.requests[1]!)).toEqual([
+      { role: "assistant", content: [{ type: "text", text: "done" }] },
+      { role: "user", content: `<system-reminder>\n${PREAMBLE}\nStop hook feedback:\nRun the tests first.\n</system-reminder>` },
+      { role: "system", content: [{ type: "text", text: `Stop hook blocking error from command: "${stop}": Run the tests first.` }] },
+    ]);
+    const lines = afterFirstAssistant(transcriptLines(r.env.HOME!));
+    expect(lines.slice(0, 3).map((l) => l.type)).toEqual(["user", "attachment", "system"]);
+    const [fb, att, sum] = lines;
+    // Observed in 2.1.332: keys and their order on the feedback line.
+    expect(Object.keys(fb).slice(0, 11)).toEqual(["parentUuid", "isSidechain", "promptId", "type", "message", "isMeta", "rowSource", "hookText", "hookTextLead", "uuid", "timestamp"]);
+    expect(fb).toMatchObject({ message: { role: "user", content: "Stop hook feedback:\nRun the tests first." }, isMeta: true, rowSource: "hook", hookText: true, hookTextLead: PREAMBLE });
+    expect(Object.keys(att).slice(0, 8)).toEqual(["parentUuid", "isSidechain", "attachment", "type", "uuid", "timestamp", "rendered", "renderedRole"]);
+    expect(att.parentUuid).toBe(fb.uuid);
+    expect(att.attachment).toEqual({ type: "hook_blocking_error", hookName: "Stop", toolUseID: sum.toolUseID, hookEvent: "Stop", blockingError: { blockingError: "Run the tests first.", command: stop } });
+    expect(att.rendered).toEqual([{ content: `<system-reminder>\nStop hook blocking error from command: "${stop}": Run the tests first.\n</system-reminder>` }]);
+    expect(att.renderedRole).toBe("system");
+    expect(sum.subtype).toBe("stop_hook_summary");
+  });
+
+  test("Stop exit 2: the user turn only, no system turn and no attachment line (observed in 2.1.332)", async () => {
+    const cwd = hooksProject({});
+    const stop = stopOnce(cwd, `echo "Fix lint" >&2; exit 2`);
+    writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: hook("Stop", stop) }));
+    const r = await runWith(cwd, [say("done"), say("fixed")], []);
+    expect(r.code).toBe(0);
+    expect(tail(r.requests[1]!).map((m) => m.role)).toEqual(["assistant", "user"]);
+    expect(transcriptLines(r.env.HOME!).some((l) => l.type === "attachment")).toBe(false);
+  });
+
+  test("two Stop hooks block at once (JSON and exit 2): one user turn of two reminders, the first ending in a newline, then the JSON one's system turn (observed in 2.1.332)", async () => {
+    const cwd = hooksProject({});
+    const one = script(cwd, "one.sh", `if grep -q '"stop_hook_active":true'; then exit 0; fi\n${json({ decision: "block", reason: "JSON one." })}`);
+    const two = script(cwd, "two.sh", `if grep -q '"stop_hook_active":true'; then exit 0; fi\necho "exit two" >&2; exit 2`);
+    writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: one }, { type: "command", command: two }] }] } }));
+    const r = await runWith(cwd, [say("done"), say("really done")], []);
+    expect(r.code).toBe(0);
+    expect(tail(r.requests[1]!).slice(1)).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: `<system-reminder>\n${PREAMBLE}\nStop hook feedback:\nJSON one.\n</system-reminder>\n` },
+          { type: "text", text: `<system-reminder>\n${PREAMBLE}\nStop hook feedback:\n[${two}]: exit two\n\n</system-reminder>` },
+        ],
+      },
+      { role: "system", content: [{ type: "text", text: `Stop hook blocking error from command: "${one}": JSON one.` }] },
+    ]);
+    // Transcript order as 2.1.332 writes it: feedback, its attachment, the next feedback, the summary.
+    const lines = afterFirstAssistant(transcriptLines(r.env.HOME!)).slice(0, 4);
+    expect(lines.map((l) => l.type + (l.attachment ? `/${l.attachment.type}` : ""))).toEqual(["user", "attachment/hook_blocking_error", "user", "system"]);
+  });
+
+  test("SubagentStop decision:block inside a subagent: the same user turn, and a `SubagentStop hook blocking error` system turn (observed in 2.1.332)", async () => {
+    const cwd = hooksProject({});
+    const sstop = stopOnce(cwd, json({ decision: "block", reason: "Sub: check again." }));
+    writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: hook("SubagentStop", sstop) }));
+    const agent = { content: [{ type: "tool_use" as const, name: "Agent", input: { description: "look", prompt: "look around", subagent_type: "general-purpose" } }] };
+    const r = await runWith(cwd, [agent, say("sub done"), say("sub checked"), say("all done")], ["--allowedTools", "Agent"]);
+    expect(r.code).toBe(0);
+    const sub = r.requests[2]!;
+    expect(tail(sub).slice(-2)).toEqual([
+      { role: "user", content: `<system-reminder>\n${PREAMBLE}\nStop hook feedback:\nSub: check again.\n</system-reminder>` },
+      { role: "system", content: [{ type: "text", text: `SubagentStop hook blocking error from command: "${sstop}": Sub: check again.` }] },
+    ]);
+  });
+
+  test("tool hooks: per call PreToolUse context, PostToolUse blocks then context, then PostToolBatch context, as one system turn after the results; attachment lines around each tool_result line (observed in 2.1.332)", async () => {
+    const cwd = hooksProject({});
+    writeFileSync(join(cwd, "notes.txt"), "note\n");
+    const pre = script(cwd, "pre.sh", `cat >/dev/null; ${json({ hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: "pre ctx" } })}`);
+    const post = script(cwd, "post.sh", `cat >/dev/null; ${json({ decision: "block", reason: "Output looked wrong.", hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "post ctx" } })}`);
+    const batch = script(cwd, "batch.sh", `cat >/dev/null; ${json({ hookSpecificOutput: { hookEventName: "PostToolBatch", additionalContext: "batch ctx" } })}`);
+    writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: { ...hook("PreToolUse", pre), ...hook("PostToolUse", post), ...hook("PostToolBatch", batch) } }));
+    const calls = { content: [{ type: "tool_use" as const, name: "Bash", input: { command: "echo hi" } }, { type: "tool_use" as const, name: "Read", input: { file_path: "notes.txt" } }] };
+    const r = await runWith(cwd, [calls, say("done")], ["--allowedTools", "Bash,Read"]);
+    expect(r.code).toBe(0);
+    const msgs = tail(r.requests[1]!);
+    expect(msgs.map((m) => m.role)).toEqual(["assistant", "user", "system"]);
+    expect(msgs[1].content.map((b: any) => b.type)).toEqual(["tool_result", "tool_result"]);
+    const perTool = (t: string) => [`PreToolUse:${t} hook additional context: pre ctx`, `PostToolUse:${t} hook blocking error from command: "${post}": Output looked wrong.`, `PostToolUse:${t} hook additional context: post ctx`];
+    expect(msgs[2].content).toEqual([{ type: "text", text: [...perTool("Bash"), ...perTool("Read"), "PostToolBatch hook additional context: batch ctx"].join("\n\n") }]);
+    const lines = afterFirstAssistant(transcriptLines(r.env.HOME!)).filter((l) => l.type === "attachment" || l.type === "user");
+    const kinds = lines.map((l) => (l.type === "attachment" ? `${l.attachment.type}:${l.attachment.hookName}` : l.message?.content?.[0]?.type ?? l.type));
+    expect(kinds.slice(0, 9)).toEqual([
+      "hook_additional_context:PreToolUse:Bash",
+      "tool_result",
+      "hook_blocking_error:PostToolUse:Bash",
+      "hook_additional_context:PostToolUse:Bash",
+      "hook_additional_context:PreToolUse:Read",
+      "tool_result",
+      "hook_blocking_error:PostToolUse:Read",
+      "hook_additional_context:PostToolUse:Read",
+      "hook_additional_context:PostToolBatch",
+    ]);
+    const ctx = lines.find((l) => l.attachment?.type === "hook_additional_context");
+    expect(ctx.attachment).toEqual({ type: "hook_additional_context", content: ["pre ctx"], hookName: "PreToolUse:Bash", toolUseID: msgs[0].content[0].id, hookEvent: "PreToolUse" });
+    expect(lines.find((l) => l.attachment?.hookName === "PostToolBatch").attachment.toolUseID).toMatch(/^hook-/);
+  });
+
+  test("UserPromptSubmit additionalContext: an attachment line after the prompt, sent as a system turn after it (observed in 2.1.332)", async () => {
+    const cwd = hooksProject({});
+    const ups = script(cwd, "ups.sh", `cat >/dev/null; ${json({ hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "ups ctx" } })}`);
+    writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: hook("UserPromptSubmit", ups) }));
+    const r = await runWith(cwd, [say("ok")], []);
+    expect(r.code).toBe(0);
+    const msgs = tail(r.requests[0]!, 0);
+    expect(msgs.at(-1)).toEqual({ role: "system", content: [{ type: "text", text: "UserPromptSubmit hook additional context: ups ctx" }] });
+    expect(JSON.stringify(msgs.slice(0, -1))).not.toContain("ups ctx");
+    const lines = transcriptLines(r.env.HOME!);
+    const att = lines.find((l) => l.type === "attachment");
+    expect(att.attachment).toMatchObject({ type: "hook_additional_context", content: ["ups ctx"], hookName: "UserPromptSubmit", hookEvent: "UserPromptSubmit" });
+    expect(att.parentUuid).toBe(lines.find((l) => l.type === "user").uuid);
+  });
+
+  test("a resumed session sends the same turns again: hook-text lines and system attachments rebuilt from the transcript", async () => {
+    const cwd = hooksProject({});
+    const stop = stopOnce(cwd, json({ decision: "block", reason: "Run the tests first." }));
+    const post = script(cwd, "post.sh", `cat >/dev/null; ${json({ decision: "block", reason: "Looked wrong." })}`);
+    writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: { ...hook("Stop", stop), ...hook("PostToolUse", post) } }));
+    const first = await runWith(cwd, [bashCall("echo hi"), say("done"), say("tests pass")], ["--allowedTools", "Bash", "--output-format", "json"]);
+    expect(first.code).toBe(0);
+    writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({}));
+    const again = await runWith(cwd, [say("resumed")], ["--resume", first.json.session_id], { env: { HOME: first.env.HOME }, prompt: "next" });
+    expect(again.code).toBe(0);
+    // The last message of a request is a block list (it carries the cache breakpoint); elsewhere a lone text is a string.
+    const norm = (ms: any[]) => ms.map((m) => (Array.isArray(m.content) && m.content.length === 1 && m.content[0].type === "text" ? { ...m, content: m.content[0].text } : m));
+    const live = norm(tail(first.requests[2]!, 0));
+    const resumed = norm(tail(again.requests[0]!, 0));
+    // Everything the last live request sent, then the answer and the new prompt.
+    expect(resumed.slice(0, live.length)).toEqual(live);
+    expect(resumed.map((m: any) => m.role)).toEqual(["user", "assistant", "user", "system", "assistant", "user", "system", "assistant", "user"]);
+  });
+});
