@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AssistantMessage, ToolUseBlock } from "../provider/types.ts";
 import type { Transcript } from "../session/transcript.ts";
 import type { ToolOutcome, ToolRunnerDeps } from "./tool-runner.ts";
-import { contextAttachment, writeAttachments } from "./hook-feedback.ts";
+import { contextAttachment, shownTexts, successAttachments, writeAttachments } from "./hook-feedback.ts";
 
 /**
  * MessageDisplay (contracts §1.1; payload keys from hooks-hook-stdin-shape.txt): fired once per text block of an
@@ -60,13 +60,21 @@ export async function firePostToolBatch(
   });
   const out = await deps.hooks.emit("PostToolBatch", deps.hookPayload("PostToolBatch", { tool_calls }), { signal });
   const toolUseID = `hook-${randomUUID()}`;
-  const lines = out.additionalContext.map((c) => contextAttachment("PostToolBatch", "PostToolBatch", toolUseID, c));
+  // Observed in 2.1.332: PostToolBatch's lines carry `accountMemoryBatch: false`.
+  const batchMark = { accountMemoryBatch: false };
+  const lines = [
+    ...successAttachments(out, "PostToolBatch", toolUseID, { extra: batchMark }),
+    ...out.additionalContext.map((c) => {
+      const l = contextAttachment("PostToolBatch", "PostToolBatch", toolUseID, c);
+      return { ...l, attachment: { ...l.attachment, ...batchMark } };
+    }),
+  ];
   writeAttachments(deps.transcript, lines);
-  const result: BatchHookResult = { context: lines.map((l) => l.text), systemMessages: out.systemMessages };
+  const result: BatchHookResult = { context: shownTexts(lines), systemMessages: out.systemMessages };
   if (out.blocked || out.stop) {
     const reason = out.blockReason ?? out.stopReason ?? "";
     deps.transcript.attachment(
-      { type: "hook_stopped_continuation", message: reason, hookName: "PostToolBatch", toolUseID, hookEvent: "PostToolBatch" },
+      { type: "hook_stopped_continuation", message: reason, hookName: "PostToolBatch", toolUseID, hookEvent: "PostToolBatch", ...batchMark },
       { rendered: `PostToolBatch hook stopped continuation: ${reason}`, role: "system" },
     );
     result.stopped = { reason };

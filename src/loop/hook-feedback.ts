@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { capText } from "../hook/events/common.ts";
 import type { HookOutcome } from "../hook/types.ts";
 import type { SystemMessage, TextBlock, UserMessage } from "../provider/types.ts";
 import { asReminder, type Transcript } from "../session/transcript.ts";
@@ -11,18 +12,18 @@ import { HOOK_OUTPUT_PREAMBLE } from "./stop-hook-lines.ts";
  * content of the same turn, all of the turn's system texts joined by a blank line.
  */
 
-/** One attachment line a hook produced, and the text the model gets for it (`rendered`, unwrapped). */
-export type HookAttachment = { attachment: Record<string, unknown> & { type: string }; text: string; role: "system" | "user" };
+/** One attachment line a hook produced, and the text the model gets for it (`rendered`, unwrapped), if any. */
+export type HookAttachment = { attachment: Record<string, unknown> & { type: string }; text?: string; role?: "system" | "user" };
 
 /** `hook_additional_context` (observed in 2.1.332): `<hookName> hook additional context: <text>`, one line per text. */
-export const contextAttachment = (hookName: string, hookEvent: string, toolUseID: string, content: string): HookAttachment => ({
+export const contextAttachment = (hookName: string, hookEvent: string, toolUseID: string, content: string): HookAttachment & { text: string } => ({
   attachment: { type: "hook_additional_context", content: [content], hookName, toolUseID, hookEvent },
   text: `${hookName} hook additional context: ${content}`,
   role: "system",
 });
 
 /** `hook_blocking_error` (observed in 2.1.332): `<hookName> hook blocking error from command: "<command>": <error>`. */
-export const blockingAttachment = (hookName: string, hookEvent: string, toolUseID: string, blockingError: string, command: string): HookAttachment => ({
+export const blockingAttachment = (hookName: string, hookEvent: string, toolUseID: string, blockingError: string, command: string): HookAttachment & { text: string } => ({
   attachment: { type: "hook_blocking_error", hookName, toolUseID, hookEvent, blockingError: { blockingError, command } },
   text: `${hookName} hook blocking error from command: "${command}": ${blockingError}`,
   role: "system",
@@ -30,7 +31,44 @@ export const blockingAttachment = (hookName: string, hookEvent: string, toolUseI
 
 /** Writes the lines to the transcript in order. */
 export function writeAttachments(t: Transcript, lines: readonly HookAttachment[]): void {
-  for (const l of lines) t.attachment(l.attachment, { rendered: l.text, role: l.role });
+  for (const l of lines) t.attachment(l.attachment, l.text !== undefined ? { rendered: l.text, role: l.role ?? "system" } : undefined);
+}
+
+/** The texts the model gets from these lines, in order. */
+export const shownTexts = (lines: readonly HookAttachment[]): string[] => lines.flatMap((l) => (l.text !== undefined ? [l.text] : []));
+
+/**
+ * `hook_success` (observed in 2.1.332): one line per command hook that exited 0 and printed something, before
+ * that hook's other lines; `content` is its plain stdout trimmed, "" when the stdout was JSON. Shown to the model
+ * only where plain stdout is model context (`shownAs`: UserPromptSubmit's `<hookName> hook success: <content>`).
+ */
+export function successAttachments(
+  out: HookOutcome,
+  hookEvent: string,
+  toolUseID: string,
+  o: { shownAs?: (content: string) => string; extra?: Record<string, unknown> } = {},
+): HookAttachment[] {
+  const lines: HookAttachment[] = [];
+  for (const r of out.records) {
+    if (r.outcome !== "success" || r.exitCode !== 0 || r.command === undefined || r.stdout.trim() === "" || r.blockingError) continue;
+    const json = r.stdout.trim().startsWith("{");
+    const content = json ? "" : r.stdout.trim();
+    const attachment = {
+      type: "hook_success",
+      hookName: r.hookName,
+      toolUseID,
+      hookEvent,
+      content,
+      stdout: r.stdout,
+      stderr: r.stderr,
+      exitCode: 0,
+      command: r.command,
+      durationMs: Math.round(r.durationMs),
+      ...o.extra,
+    };
+    lines.push(o.shownAs && content ? { attachment, text: o.shownAs(content), role: "system" } : { attachment });
+  }
+  return lines;
 }
 
 /** The system turn carrying these texts (joined by a blank line), or undefined when there are none. */
@@ -80,4 +118,21 @@ export function writeStopFeedback(t: Transcript, out: HookOutcome): { user: User
   }
   const sys = systemTurn(system);
   return { user: reminderTurn(reminders), ...(sys ? { system: sys } : {}), toolUseID, uuid };
+}
+
+/**
+ * UserPromptSubmit's lines (observed in 2.1.332): a `hook_success` per hook that printed plain text, shown as
+ * `UserPromptSubmit hook success: <stdout>`, then a `hook_additional_context` per JSON additionalContext.
+ */
+export function userPromptSubmitLines(out: HookOutcome): HookAttachment[] {
+  // Observed in 2.1.332: here only plain stdout gets a hook_success line (a JSON answer gets its context lines only).
+  const success = successAttachments(out, "UserPromptSubmit", randomUUID(), { shownAs: (c) => `UserPromptSubmit hook success: ${c}` }).filter((l) => l.text !== undefined);
+  // The merge counted plain stdout as context too; what remains came from JSON.
+  const plain = success.flatMap((l) => (l.text !== undefined ? [capText(String(l.attachment.content))] : []));
+  const json = [...out.additionalContext];
+  for (const p of plain) {
+    const i = json.indexOf(p);
+    if (i >= 0) json.splice(i, 1);
+  }
+  return [...success, ...json.map((c) => contextAttachment("UserPromptSubmit", "UserPromptSubmit", `hook-${randomUUID()}`, c))];
 }

@@ -7,7 +7,7 @@ import type { LoopEvent, PermissionDenial, ResultSubtype, TerminalReason, TurnRe
 import { runToolCall, type ToolOutcome, type ToolRunnerDeps } from "./tool-runner.ts";
 import { addUsage, type UsageTracker } from "./usage.ts";
 import { stopCapWarning, writeStopCapWarning, writeStopHookSummary } from "./stop-hook-lines.ts";
-import { contextAttachment, systemTurn, writeAttachments, writeStopFeedback } from "./hook-feedback.ts";
+import { shownTexts, systemTurn, userPromptSubmitLines, writeAttachments, writeStopFeedback } from "./hook-feedback.ts";
 import { displayedMessage, firePostToolBatch } from "./display-and-batch-hooks.ts";
 
 /**
@@ -143,9 +143,9 @@ export async function* runTurn(
   const uuid = deps.transcript.user(userMsg, hostUuid ? { uuid: hostUuid } : {});
   main.onPrompt?.(uuid);
   // Observed in 2.1.332: a UserPromptSubmit hook's context is an attachment line after the prompt, sent as a system turn.
-  const submitLines = (submit?.additionalContext ?? []).map((c) => contextAttachment("UserPromptSubmit", "UserPromptSubmit", `hook-${randomUUID()}`, c));
+  const submitLines = submit ? userPromptSubmitLines(submit) : [];
   writeAttachments(deps.transcript, submitLines);
-  const submitTurn = systemTurn(submitLines.map((l) => l.text));
+  const submitTurn = systemTurn(shownTexts(submitLines));
   if (submitTurn) convo.messages.push(submitTurn);
   yield { type: "user", message: userMsg, uuid, prompt };
 

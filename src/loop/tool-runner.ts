@@ -12,7 +12,7 @@ import { permissionSuggestions } from "../permission/suggestions.ts";
 import type { PermissionDenial } from "./events.ts";
 import { mcpServerField } from "../tool/mcp-server-field.ts";
 import { runWithDeadline } from "./tool-deadline.ts";
-import { blockingAttachment, contextAttachment, type HookAttachment } from "./hook-feedback.ts";
+import { blockingAttachment, contextAttachment, successAttachments, type HookAttachment } from "./hook-feedback.ts";
 
 /** Asks a person. Absent in headless runs, where an `ask` becomes a denial. */
 export type AskPermission = (req: { toolName: string; input: Record<string, unknown>; reason: string; toolUseId?: string }) => Promise<
@@ -56,7 +56,7 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
   const out: ToolOutcome = { block: errorResult(call.id, ""), context: [], systemMessages: [], hooks: [] };
   const note = (phase: "pre" | "post", a: HookAttachment) => {
     out.hooks!.push({ ...a, phase });
-    out.context.push(a.text);
+    if (a.text !== undefined) out.context.push(a.text);
   };
   const tool = deps.tools.get(call.name);
   if (!tool) {
@@ -84,6 +84,7 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
       )
     : null;
   if (pre) {
+    for (const a of successAttachments(pre, "PreToolUse", call.id)) note("pre", a);
     for (const c of pre.additionalContext) note("pre", contextAttachment(`PreToolUse:${tool.name}`, "PreToolUse", call.id, c));
     out.systemMessages.push(...pre.systemMessages);
     if (pre.stop) out.stop = { reason: pre.stopReason ?? "A PreToolUse hook stopped the run." };
@@ -208,6 +209,7 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
       : await deps.hooks.emit("PostToolUse", deps.hookPayload("PostToolUse", { ...fields, tool_response: out.details ?? null }), o);
     // Observed in 2.1.332: one line per blocking hook, naming its command, then the hooks' additional context.
     const hookName = `${event}:${tool.name}`;
+    for (const a of successAttachments(post, event, call.id)) note("post", a);
     const blocks = post.records.filter((r) => r.blockingError);
     if (blocks.length) for (const r of blocks) note("post", blockingAttachment(hookName, event, call.id, r.blockingError!, r.command ?? r.source));
     else if (post.blocked && post.blockReason)

@@ -157,15 +157,19 @@ describe("block feedback as Claude Code 2.1.332 sends it: a user turn, and a sys
     expect(msgs[2].content).toEqual([{ type: "text", text: [...perTool("Bash"), ...perTool("Read"), "PostToolBatch hook additional context: batch ctx"].join("\n\n") }]);
     const lines = afterFirstAssistant(transcriptLines(r.env.HOME!)).filter((l) => l.type === "attachment" || l.type === "user");
     const kinds = lines.map((l) => (l.type === "attachment" ? `${l.attachment.type}:${l.attachment.hookName}` : l.message?.content?.[0]?.type ?? l.type));
-    expect(kinds.slice(0, 9)).toEqual([
+    // A hook that printed JSON and did not block also gets a hook_success line first; one that blocked does not.
+    expect(kinds.slice(0, 12)).toEqual([
+      "hook_success:PreToolUse:Bash",
       "hook_additional_context:PreToolUse:Bash",
       "tool_result",
       "hook_blocking_error:PostToolUse:Bash",
       "hook_additional_context:PostToolUse:Bash",
+      "hook_success:PreToolUse:Read",
       "hook_additional_context:PreToolUse:Read",
       "tool_result",
       "hook_blocking_error:PostToolUse:Read",
       "hook_additional_context:PostToolUse:Read",
+      "hook_success:PostToolBatch",
       "hook_additional_context:PostToolBatch",
     ]);
     const ctx = lines.find((l) => l.attachment?.type === "hook_additional_context");
@@ -205,5 +209,42 @@ describe("block feedback as Claude Code 2.1.332 sends it: a user turn, and a sys
     // Everything the last live request sent, then the answer and the new prompt.
     expect(resumed.slice(0, live.length)).toEqual(live);
     expect(resumed.map((m: any) => m.role)).toEqual(["user", "assistant", "user", "system", "assistant", "user", "system", "assistant", "user"]);
+  });
+});
+
+describe("hook_success lines (review point 5; observed in 2.1.332)", () => {
+  test("a command hook that exited 0 and printed gets a hook_success line before its other lines; a silent one gets none; UserPromptSubmit's plain stdout reaches the model as `hook success`", async () => {
+    const cwd = hooksProject({});
+    writeFileSync(join(cwd, "a.txt"), "A\n");
+    const silent = script(cwd, "silent.sh", "cat >/dev/null; exit 0");
+    const plain = script(cwd, "plain.sh", "cat >/dev/null; echo plain pre out; echo some err >&2");
+    const postJson = script(cwd, "post.sh", `cat >/dev/null; ${json({ hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "post ok ctx" } })}`);
+    const ups = script(cwd, "ups.sh", "cat >/dev/null; echo plain ups out");
+    const batch = script(cwd, "batch.sh", `cat >/dev/null; ${json({ hookSpecificOutput: { hookEventName: "PostToolBatch", additionalContext: "batch ctx" } })}`);
+    const h = (m: string | undefined, c: string) => ({ ...(m ? { matcher: m } : {}), hooks: [{ type: "command", command: c }] });
+    writeFileSync(
+      join(cwd, ".claude/settings.json"),
+      JSON.stringify({ hooks: { PreToolUse: [h("Bash", silent), h("Read", plain)], PostToolUse: [h("Bash", postJson)], UserPromptSubmit: [h(undefined, ups)], PostToolBatch: [h(undefined, batch)] } }),
+    );
+    const calls = { content: [{ type: "tool_use" as const, name: "Bash", input: { command: "echo hi" } }, { type: "tool_use" as const, name: "Read", input: { file_path: "a.txt" } }] };
+    const r = await runWith(cwd, [calls, say("ok")], ["--allowedTools", "Bash,Read"]);
+    expect(r.code).toBe(0);
+    const atts = transcriptLines(r.env.HOME!).filter((l) => l.type === "attachment").map((l) => l.attachment);
+    expect(atts.map((a) => `${a.type}:${a.hookName}`)).toEqual([
+      "hook_success:UserPromptSubmit",
+      "hook_success:PostToolUse:Bash",
+      "hook_additional_context:PostToolUse:Bash",
+      "hook_success:PreToolUse:Read",
+      "hook_success:PostToolBatch",
+      "hook_additional_context:PostToolBatch",
+    ]);
+    const read = atts.find((a) => a.hookName === "PreToolUse:Read");
+    expect(Object.keys(read)).toEqual(["type", "hookName", "toolUseID", "hookEvent", "content", "stdout", "stderr", "exitCode", "command", "durationMs"]);
+    expect(read).toMatchObject({ content: "plain pre out", stdout: "plain pre out\n", stderr: "some err\n", exitCode: 0, command: plain, toolUseID: r.requests[1]!.body.messages.find((m: any) => m.role === "assistant").content[1].id });
+    expect(atts.find((a) => a.hookName === "PostToolUse:Bash").content).toBe("");
+    expect(atts.filter((a) => a.hookName === "PostToolBatch").map((a) => a.accountMemoryBatch)).toEqual([false, false]);
+    // Only UserPromptSubmit's success is shown to the model: in the system turn after the prompt.
+    expect(tail(r.requests[0]!, 0).at(-1)).toEqual({ role: "system", content: [{ type: "text", text: "UserPromptSubmit hook success: plain ups out" }] });
+    expect(JSON.stringify(r.requests[1]!.body.messages)).not.toContain("plain pre out");
   });
 });
