@@ -136,3 +136,35 @@ export function userPromptSubmitLines(out: HookOutcome): HookAttachment[] {
   }
   return [...success, ...json.map((c) => contextAttachment("UserPromptSubmit", "UserPromptSubmit", `hook-${randomUUID()}`, c))];
 }
+
+/**
+ * SessionStart's lines, written when the hooks ran, before the first prompt (observed in 2.1.332): a `hook_success`
+ * per hook that printed (plain stdout shown as `SessionStart:<source> hook success: <stdout>`), then a
+ * `hook_additional_context` per JSON additionalContext (hookName and toolUseID "SessionStart"). What they show goes
+ * to the model in the system turn after the next prompt.
+ */
+export function sessionStartLines(out: HookOutcome): HookAttachment[] {
+  const success = successAttachments(out, "SessionStart", randomUUID(), { shownAs: undefined });
+  const lines: HookAttachment[] = [];
+  const plain: string[] = [];
+  for (const l of success) {
+    const content = String(l.attachment.content);
+    if (content) {
+      plain.push(capText(content));
+      lines.push({ ...l, text: `${String(l.attachment.hookName)} hook success: ${content}`, role: "system" });
+    } else lines.push(l);
+  }
+  const json = [...out.additionalContext];
+  for (const p of plain) {
+    const i = json.indexOf(p);
+    if (i >= 0) json.splice(i, 1);
+  }
+  return [...lines, ...json.map((c) => contextAttachment("SessionStart", "SessionStart", "SessionStart", c))];
+}
+
+/** Writes SessionStart's lines and returns the texts the next prompt's system turn carries. */
+export function recordSessionStart(t: Transcript, out: HookOutcome): string[] {
+  const lines = sessionStartLines(out);
+  writeAttachments(t, lines);
+  return shownTexts(lines);
+}

@@ -62,6 +62,8 @@ export type MainConversation = {
   structuredOutput?: () => unknown;
   /** The transcript uuid of each prompt as it is recorded (checkpoints key on it). */
   onPrompt?: (uuid: string) => void;
+  /** Texts for the system turn after this prompt, before UserPromptSubmit's (SessionStart hook output). */
+  promptSystem?: () => string[];
   /** The uuid the host gave this prompt (stream-json input `uuid`, contracts §4.5), used for its transcript line. */
   promptUuid?: () => string | undefined;
 };
@@ -145,7 +147,7 @@ export async function* runTurn(
   // Observed in 2.1.332: a UserPromptSubmit hook's context is an attachment line after the prompt, sent as a system turn.
   const submitLines = submit ? userPromptSubmitLines(submit) : [];
   writeAttachments(deps.transcript, submitLines);
-  const submitTurn = systemTurn(shownTexts(submitLines));
+  const submitTurn = systemTurn([...(main.promptSystem?.() ?? []), ...shownTexts(submitLines)]);
   if (submitTurn) convo.messages.push(submitTurn);
   yield { type: "user", message: userMsg, uuid, prompt };
 

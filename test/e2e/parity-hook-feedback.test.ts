@@ -248,3 +248,33 @@ describe("hook_success lines (review point 5; observed in 2.1.332)", () => {
     expect(JSON.stringify(r.requests[1]!.body.messages)).not.toContain("plain pre out");
   });
 });
+
+describe("SessionStart output (review point 5; observed in 2.1.332)", () => {
+  test("lines written before the prompt (hook_success per hook that printed, then hook_additional_context), their texts the system turn after the prompt, ahead of UserPromptSubmit's", async () => {
+    const cwd = hooksProject({});
+    const ssJson = script(cwd, "ss-json.sh", `cat >/dev/null; ${json({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "ss json ctx" } })}`);
+    const ssPlain = script(cwd, "ss-plain.sh", "cat >/dev/null; echo ss plain out");
+    const ups = script(cwd, "ups.sh", `cat >/dev/null; ${json({ hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "ups ctx" } })}`);
+    const h = (...cs: string[]) => [{ hooks: cs.map((c) => ({ type: "command", command: c })) }];
+    writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: { SessionStart: h(ssJson, ssPlain), UserPromptSubmit: h(ups) } }));
+    const r = await runWith(cwd, [say("ok")], []);
+    expect(r.code).toBe(0);
+    expect(tail(r.requests[0]!, 0)).toEqual([
+      { role: "user", content: "go" },
+      { role: "system", content: [{ type: "text", text: "SessionStart:startup hook success: ss plain out\n\nSessionStart hook additional context: ss json ctx\n\nUserPromptSubmit hook additional context: ups ctx" }] },
+    ]);
+    const lines = transcriptLines(r.env.HOME!).filter((l) => l.type === "attachment" || l.type === "user");
+    const kinds = lines.map((l) => (l.type === "user" ? "prompt" : `${l.attachment.type}:${l.attachment.hookName}:${l.attachment.content}`));
+    // Both hooks ran in parallel: their hook_success lines come in configuration order.
+    expect(kinds).toEqual([
+      "hook_success:SessionStart:startup:",
+      "hook_success:SessionStart:startup:ss plain out",
+      "hook_additional_context:SessionStart:ss json ctx",
+      "prompt",
+      "hook_additional_context:UserPromptSubmit:ups ctx",
+    ]);
+    expect(lines[0].rendered).toBeUndefined();
+    expect(lines[1].rendered).toEqual([{ content: "<system-reminder>\nSessionStart:startup hook success: ss plain out\n</system-reminder>" }]);
+    expect(lines[2].attachment.toolUseID).toBe("SessionStart");
+  });
+});
