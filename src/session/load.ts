@@ -133,7 +133,8 @@ export function conversationFromEntries(entries: SessionEntry[], opts: Conversat
   for (const m of opts.meta ?? []) {
     if (typeof m.uuid === "string" && (typeof m.parentUuid === "string" || m.parentUuid === null)) {
       bridges.set(m.uuid, m.parentUuid as string | null);
-      if (m.type === "attachment" && Array.isArray(m.rendered) && (m.renderedRole === "system" || m.renderedRole === "user")) shown.set(m.uuid, m as ShownAttachment);
+      if (m.type === "attachment" && RESENT.has(String((m.attachment as { type?: unknown } | undefined)?.type)) && Array.isArray(m.rendered) && (m.renderedRole === "system" || m.renderedRole === "user"))
+        shown.set(m.uuid, m as ShownAttachment);
     }
   }
 
@@ -201,6 +202,12 @@ const resultsFirst = (bs: ContentBlock[]): ContentBlock[] => [
   ...bs.filter((b) => b.type !== "tool_result"),
 ];
 
+/**
+ * The attachment lines a resume sends again: the hook output yoke itself sent live. Others that Claude Code writes
+ * (environment, model, skill listing, instructions …) stand for context yoke builds afresh each session.
+ */
+const RESENT = new Set(["hook_success", "hook_additional_context", "hook_blocking_error"]);
+
 /** An attachment line as 2.1.332 writes it, with what the model was shown (contracts §5.2). */
 export type ShownAttachment = MetaEntry & { type: "attachment"; uuid: string; rendered: Array<{ content?: unknown }>; renderedRole: "system" | "user" };
 
@@ -236,8 +243,8 @@ export function toApiMessages(chain: Array<SessionEntry | ShownAttachment>): Mes
         const blocks = texts.map((text): TextBlock => ({ type: "text", text }));
         if (last?.role === "user") last.content = [...blocksOf(last.content), ...blocks];
         else out.push({ role: "user", content: blocks });
+        lastHookText = null;
       }
-      lastHookText = null;
       continue;
     }
     if (e.type === "assistant") {
