@@ -25,11 +25,12 @@ describe("async hook output (issue 17.2, observed in 2.1.332)", () => {
     const slow = script(
       cwd,
       "slow.sh",
-      `cat >/dev/null; [ -e ${gate} ] && exit 0; ${first}\nwhile [ ! -e ${gate} ]; do sleep 0.05; done\necho '{"systemMessage":"late sys","hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"late ctx"}}'\ntouch ${gone}`,
+      // Only the first call's hook waits, told by its payload: a check of the gate would race with a hook that yoke
+      // starts in the background ("async" setting) and that gets to run only after the second call opened the gate.
+      `in=$(cat); case "$in" in *'"echo first"'*) ;; *) exit 0 ;; esac; ${first}\nwhile [ ! -e ${gate} ]; do sleep 0.05; done\necho '{"systemMessage":"late sys","hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"late ctx"}}'\ntouch ${gone}`,
     );
     writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: settings(slow) }));
-    // Barriers, not a timing: under a loaded train the two polling loops and four requests once outlasted the default
-    // 20 s kill (train 5); a generous bound keeps a slow run from looking like a hang.
+    // A generous bound: under a loaded train the polling loops and four requests are slow, which is not a hang.
     const r = await runWith(cwd, [bashCall("echo first"), bashCall(`touch ${gate}; while [ ! -e ${gone} ]; do sleep 0.05; done`), bashCall("true"), say("done")], ["--allowedTools", "Bash"], {
       timeoutMs: 90_000,
     });
