@@ -6,6 +6,7 @@ import { codeMayExec, gitConfigUnprotected, gitContentScope, gitTopLevel, isDire
 import {
   CODE_FLAGS, EXEC_STRING, execStringIndex, gitGlobals, gitOperands, HARMLESS_ENV, isReadOnlyCommand, pathArgs, reachesEnv, renderArgv, SAFE_ENV, SHELLS, unwrap, WRAPPERS,
 } from "./bash-words.ts";
+import { deniedAncestor, deniedFolderIn, deniedFolderMayMeet, gitDeniedName, gitNames, type Listing, listingOf } from "./bash-listings.ts";
 import { isInside, type ResolvedPath, resolvePath, ruleMayCoverInside } from "./paths.ts";
 import { isCredentialPath, isProtectedPath } from "./sensitive-paths.ts";
 import { findBashRule, findPathRule, type RuleSet } from "./rule-set.ts";
@@ -178,6 +179,73 @@ function expandGlob(pattern: string, cwd: string): string[] | undefined {
   }
 }
 
+/**
+ * Whether a shell pattern expands to names inside a folder a Read deny rule covers (`echo secrets/x*`): the
+ * shell prints them, whatever the program. `heres` undefined: the directory is unknown.
+ */
+function patternVerdict(word: ShellWord, heres: string[] | undefined, ctx: BashContext): Verdict | undefined {
+  if (!word.static || !word.glob) return undefined;
+  const alts = word.pattern !== undefined ? braceExpand(word.pattern) : [word.value];
+  if (!alts) return { behavior: "ask", reason: `${word.raw} expands to too many words`, hard: true, pathOnly: true };
+  for (const alt of alts) {
+    const value = word.pattern !== undefined ? unescapePattern(alt) : alt;
+    if (!/[*?[]/.test(value)) continue;
+    const relative = !value.startsWith("/");
+    if (relative && heres === undefined) return { behavior: "ask", reason: `cannot tell which folder ${word.raw} is expanded in`, hard: true, pathOnly: true };
+    for (const here of relative ? heres! : ["/"]) {
+      const found = expandGlob(value, here);
+      if (found === undefined) return { behavior: "ask", reason: `cannot expand ${word.raw}`, hard: true, pathOnly: true };
+      for (const f of found) {
+        const rule = deniedAncestor(ctx.set, f, ctx.home);
+        if (rule) return { behavior: "ask", reason: `the pattern ${word.raw} expands to names inside a folder rule ${rule.text} denies`, rule, pathOnly: true };
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The names a part prints from under denied folders: its shell patterns, a recursive listing, a git listing. */
+function namesVerdict(u: Unit, name: string, listing: Listing | undefined, heres: string[], ctx: BashContext, trackedCache: Map<string, string[] | undefined>): Verdict | undefined {
+  for (const x of [...u.argv, ...u.cmd.redirects.flatMap((r) => (r.target && !r.op.startsWith("<<") ? [r.target] : []))]) {
+    const v = patternVerdict(x, heres, ctx);
+    if (v) return v;
+  }
+  if (listing)
+    for (const t of listing.targets) {
+      if (!t.static) continue;
+      for (const here of heres) {
+        const scope = resolvePath(t.value, here, ctx.home).real;
+        if (!isDirectory(scope)) continue;
+        const hit = deniedFolderIn(ctx.set, scope, { home: ctx.home, maxDepth: listing.maxDepth, follow: listing.follow });
+        if (hit === "unknown") return { behavior: "ask", reason: `${name} lists the names under ${t.raw}, too many to check against the Read deny rules`, hard: true, pathOnly: true };
+        if (hit) return { behavior: "ask", reason: `${name} lists the names under ${t.raw}, among them those in ${hit.dir}, which rule ${hit.rule.text} denies; list narrower paths`, rule: hit.rule, pathOnly: true };
+      }
+    }
+  if (name === "git")
+    for (const here of heres) {
+      const names = gitNames(u.argv, here);
+      if (!names) continue;
+      // Bounded by pathspecs that meet no denied folder (`git log --stat -- src`): nothing from one is listed.
+      if (names.limits && !names.limits.some((l) => deniedFolderMayMeet(ctx.set, resolvePath(l.value, here, ctx.home).real, ctx.home))) continue;
+      const top = gitTopLevel(here);
+      const sub = gitOperands(u.argv).subcommand;
+      if (names.untracked) {
+        const hit = deniedFolderIn(ctx.set, top, { home: ctx.home, follow: false });
+        if (hit === "unknown") return { behavior: "ask", reason: `git ${sub} lists untracked names, too many to check against the Read deny rules`, hard: true, pathOnly: true };
+        if (hit) return { behavior: "ask", reason: `git ${sub} lists untracked and ignored names, among them those in ${hit.dir}, which rule ${hit.rule.text} denies`, rule: hit.rule, pathOnly: true };
+      }
+      const named = gitDeniedName(ctx.set, top, names, ctx.home, trackedCache);
+      if (named === "unknown") return { behavior: "ask", reason: `git cannot list what git ${sub} names, so it cannot be checked against the Read deny rules`, hard: true };
+      // The index and the history are in .git, which the sandbox does not hide: not `pathOnly`.
+      if (named) {
+        // Named by the folder, never by the file: the reason goes to the model.
+        const rule = deniedAncestor(ctx.set, named, ctx.home);
+        return { behavior: "ask", reason: `git ${sub} lists names from the index or the history, some inside a folder ${rule ? `rule ${rule.text}` : "a Read rule"} denies; name the paths to list after --`, rule, hard: !rule };
+      }
+    }
+  return undefined;
+}
+
 /** yoke's own credentials, which the sandbox removes from a sandboxed command's environment. */
 const YOKE_KEYS = new Set(["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"]);
 /** Secret-looking environment names: printing one needs approval. */
@@ -243,6 +311,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
   if (units.length > MAX_PARTS) return { behavior: "ask", reason: `The command has ${units.length} parts (more than ${MAX_PARTS}), so it needs the user's approval`, bypassable: true };
 
   const hasPathDenies = set.pathRules.deny.Read.length + set.pathRules.deny.Edit.length > 0;
+  const hasReadDenies = set.pathRules.deny.Read.length > 0;
   const wholeAllow = findBashRule(set, "allow", [whole]);
   const compound = units.length > 1;
   const verdicts: Verdict[] = [];
@@ -396,6 +465,9 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
         }
       }
     };
+    // A listing's folders are paths it reads too (`find -L secrets`: find's start points come before its options).
+    const listing = hasReadDenies ? listingOf(u.argv, name) : undefined;
+    if (listing) reads.push(...listing.targets.filter((t) => !reads.includes(t)));
     // The directory itself: a command run inside a denied folder is treated as reading it.
     if (u.chdir?.static) for (const h of heres) check({ ...u.chdir, value: h, raw: u.chdir.raw, glob: false }, false, "runs in");
     const writeCmd = !readOnly;
@@ -449,6 +521,8 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
           }
         }
       }
+    // Names under denied folders (review point 1): recursive listings, shell patterns, git's listings.
+    if (!partVerdict && hasReadDenies) partVerdict = namesVerdict(u, name, listing, heres, ctx, trackedCache);
     if (name === "cd" || name === "pushd") {
       // Options, then `--` ends them: `cd -- secrets` goes to secrets.
       const args = u.argv.slice(1);
@@ -531,6 +605,15 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     else verdicts.push({ behavior: "ask", reason: `no rule allows ${renderArgv(u.argv, true).slice(0, 80)}`, unmatched: true });
   });
 
+  // Patterns outside any command's words (for-loop items, array items, case words), against every directory the shell may be in.
+  if (hasReadDenies)
+    for (const p of parsed.patterns) {
+      const v = patternVerdict(p, cwdKnown ? cwds : undefined, ctx);
+      if (v) {
+        verdicts.push(v);
+        break;
+      }
+    }
   const denied = verdicts.find((v) => v.behavior === "deny");
   if (denied) return { behavior: "deny", reason: `Permission to run this Bash command was denied: ${denied.reason}.`, rule: denied.rule, bypassable: false };
   if (critical) return { behavior: "ask", reason: "The command removes a critical path (/, home or a system directory) and always needs the user's approval.", bypassable: false };
