@@ -148,3 +148,30 @@ test("a background shell with no timeout that floods output: read capped, file c
   expect(alive()).toBe(false);
   expect(readdirSync(tmp).filter((f) => f.startsWith("yoke-"))).toEqual([]);
 }, 120_000);
+
+test("huge files through the binary: Edit of a sparse 2 GiB file is refused naming it and its size; Grep pages 300,000 matches", async () => {
+  const { closeSync, openSync, truncateSync } = await import("node:fs");
+  const cwd = tempDir();
+  const huge = join(cwd, "huge.log");
+  closeSync(openSync(huge, "w"));
+  truncateSync(huge, 2 * 1024 * 1024 * 1024);
+  writeFileSync(join(cwd, "many.txt"), "hit\n".repeat(300_000));
+  const env = isolatedEnv(fakeApiEnv(fake));
+  const n = fake.requests.length;
+  fake.push(
+    { content: [{ type: "tool_use", name: "Edit", input: { file_path: huge, old_string: "a", new_string: "b" } }] },
+    { content: [{ type: "tool_use", name: "Grep", input: { pattern: "hit", output_mode: "content", head_limit: 2, offset: 299_990 } }] },
+    { content: [{ type: "text", text: "went on" }] },
+  );
+  const r = await runYoke(["-p", "go", "--allowedTools", "Edit,Grep", "--output-format", "json"], { cwd, env, timeoutMs: 60_000 });
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout).result).toBe("went on");
+  const text = (tr: any) => (typeof tr.content === "string" ? tr.content : tr.content.map((b: { text: string }) => b.text).join(""));
+  const edit = resultIn(fake.requests[n + 1]!);
+  expect(edit.is_error).toBe(true);
+  expect(text(edit)).toContain(`File is too large to edit: ${huge} is 2GB (2147483648 bytes). Maximum editable file size is 256MB (YOKE_EDIT_MAX_BYTES).`);
+  // Past the 200,000 entries Grep keeps, the model is told to narrow the search rather than yoke holding them all.
+  expect(text(resultIn(fake.requests[n + 2]!))).toBe(
+    "Grep pages through the first 200000 of its 300000 results only. Narrow the search (a more specific pattern, path, glob or type) to reach the rest.",
+  );
+}, 90_000);
