@@ -105,6 +105,11 @@ export type ProviderError = {
  */
 export interface Provider {
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ProviderEvent>;
+  /**
+   * Gets ready for the first request while the run is still composing (loads the client, opens the connection to
+   * the API), so the request leaves the moment it is built (issue 21). Optional; never throws, never waits.
+   */
+  warm?(): void;
 }
 
 export const emptyUsage = (): Usage => ({
