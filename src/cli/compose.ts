@@ -300,6 +300,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     includeHookEvents: !!args.flags["include-hook-events"],
     reportHookErrors: o.reportHookErrors !== false,
     log,
+    callMcpTool: (server, tool, input, signal) => mcpReady.then((m) => m.callTool(server, tool, input, signal)),
   });
   agentHookScope = agentHooks({ bus: hooks, settings, warn: (m) => log.warn(m) });
   const modelSetup = modelWiring(args, settings, env, () => session.effort);

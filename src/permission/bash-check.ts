@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { braceExpand, unescapePattern } from "./bash-braces.ts";
 import { INDIRECT, parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
@@ -6,6 +7,8 @@ import { codeMayExec, gitConfigUnprotected, gitContentScope, gitTopLevel, isDire
 import {
   CODE_FLAGS, EXEC_STRING, execStringIndex, gitGlobals, gitOperands, HARMLESS_ENV, isReadOnlyCommand, pathArgs, reachesEnv, renderArgv, SAFE_ENV, SHELLS, unwrap, WRAPPERS,
 } from "./bash-words.ts";
+import { runnerOpaque } from "./bash-runners.ts";
+import { projectScripts } from "./project-scripts.ts";
 import { deniedAncestor, deniedFolderIn, deniedFolderMayMeet, gitDeniedName, gitNames, type Listing, listingOf } from "./bash-listings.ts";
 import { isInside, type ResolvedPath, resolvePath, ruleMayCoverInside } from "./paths.ts";
 import { isCredentialPath, isProtectedPath } from "./sensitive-paths.ts";
@@ -19,7 +22,13 @@ export type BashContext = {
   env: Record<string, string | undefined>;
   workingDirs: string[];
   mode: PermissionMode;
+  /** How many build-tool recipes deep this check is (project-scripts.ts): `make` whose recipe runs `make` ... */
+  depth?: number;
 };
+
+/** Rules a program that runs commands by design could talk around: Bash deny/ask rules, Read/Edit deny rules. */
+const guardedBy = (set: RuleSet): boolean =>
+  set.byList.deny.some((r) => r.toolName === "Bash") || set.byList.ask.some((r) => r.toolName === "Bash") || set.pathRules.deny.Read.length + set.pathRules.deny.Edit.length > 0;
 
 /** One command the shell would run, after wrappers, nested shells, xargs and find -exec were opened up. */
 type Unit = { argv: ShellWord[]; envNames: string[]; allowArgv: ShellWord[]; allowAssigns: string[]; raw: string; cmd: SimpleCommand; implicitArgs: boolean; chdir?: ShellWord; opaque?: string; fx?: OptionEffects };
@@ -120,6 +129,8 @@ function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out
       const code = codeOf(d.argv, cmd);
       if (code.some((c) => codeMayExec(name, c))) unit.opaque = `${name} runs inline code that can start other programs`;
     }
+    // Editors, debuggers, database shells, other shell languages ... run commands no rule sees (review point 2).
+    if (!unit.opaque && guardedBy(ctx.set)) unit.opaque = runnerOpaque(d.argv, cmd);
     // A program named at run time (`"$(echo rm)"`, `$'\x72m'`) or by a pattern (`/bin/r[m]`) cannot be matched against rules.
     if (d.argv[0] && (!d.argv[0].static || d.argv[0].glob)) unit.opaque ??= `the program name ${d.argv[0].raw} is only known at run time`;
     if (err) return err;
@@ -228,6 +239,8 @@ function namesVerdict(u: Unit, name: string, listing: Listing | undefined, heres
       // Bounded by pathspecs that meet no denied folder (`git log --stat -- src`): nothing from one is listed.
       if (names.limits && !names.limits.some((l) => deniedFolderMayMeet(ctx.set, resolvePath(l.value, here, ctx.home).real, ctx.home))) continue;
       const top = gitTopLevel(here);
+      // Outside a work tree git lists nothing (it fails).
+      if (!existsSync(join(top, ".git"))) continue;
       const sub = gitOperands(u.argv).subcommand;
       if (names.untracked) {
         const hit = deniedFolderIn(ctx.set, top, { home: ctx.home, follow: false });
@@ -243,6 +256,48 @@ function namesVerdict(u: Unit, name: string, listing: Listing | undefined, heres
         return { behavior: "ask", reason: `git ${sub} lists names from the index or the history, some inside a folder ${rule ? `rule ${rule.text}` : "a Read rule"} denies; name the paths to list after --`, rule, hard: !rule };
       }
     }
+  return undefined;
+}
+
+const SCRIPT_FILES = /(^|\/)(GNUmakefile|makefile|Makefile|[^/]*\.mk|package\.json)$/;
+const PM_WRITES = new Set(["pkg", "set-script", "init", "create", "exec", "x", "dlx", "patch", "patch-commit"]);
+
+/** Whether a part may change a makefile or package.json: it names one, edits the manifest, or may write files anywhere. */
+function mayRewriteScripts(v: Unit, changesLinks: boolean): boolean {
+  const name = v.argv[0]?.static ? basename(v.argv[0].value) : "";
+  const words = [...v.argv.slice(1), ...v.cmd.redirects.flatMap((r) => (r.target ? [r.target] : []))];
+  if (v.opaque || words.some((x) => !x.static || SCRIPT_FILES.test(x.value))) return true;
+  if (["npm", "pnpm", "yarn", "bun"].includes(name)) return PM_WRITES.has(v.argv.slice(1).find((x) => !x.value.startsWith("-"))?.value ?? "");
+  // Build tools' own runs are checked themselves; other programs that may write anywhere (`cp -r`, `tar x`, `git checkout`) may write one.
+  if (name === "make" || name === "gmake") return false;
+  return changesLinks || v.cmd.redirects.some((r) => WRITE_OPS.has(r.op));
+}
+
+/**
+ * The recipes a build tool runs for this part (project-scripts.ts), each decided as if typed: one that a deny rule
+ * forbids, or that cannot be proven safe from one, makes the part ask whatever rule allows the tool.
+ */
+function scriptsVerdict(u: Unit, name: string, heres: string[], ctx: BashContext, othersWrite: boolean): Verdict | undefined {
+  const bashRules = ctx.set.byList.deny.some((r) => r.toolName === "Bash") || ctx.set.byList.ask.some((r) => r.toolName === "Bash");
+  for (const here of heres) {
+    const s = projectScripts(u.argv, name, here);
+    if (!s) continue;
+    if ("opaque" in s) return { behavior: "ask", reason: `${s.opaque}, so what ${name} runs cannot be checked`, hard: true, pathOnly: !bashRules };
+    // `printf 'x:\n\trm -rf p' > Makefile && make x`: what is checked now is not what runs.
+    if (othersWrite) return { behavior: "ask", reason: `another part of the command may change what ${name} runs (its makefile or package.json), so it cannot be checked`, hard: true, pathOnly: !bashRules };
+    if ((ctx.depth ?? 0) >= 3) return { behavior: "ask", reason: `${name} runs build tools ${ctx.depth} deep, too deep to check`, hard: true, pathOnly: !bashRules };
+    for (const line of s.lines) {
+      const d = decideBash(line.text, { ...ctx, cwd: line.cwd, depth: (ctx.depth ?? 0) + 1 });
+      if (d.behavior === "deny" || (d.behavior === "ask" && !d.bypassable))
+        return {
+          behavior: "ask",
+          reason: `${name} runs \`${line.text.trim().slice(0, 80)}\` (${line.where}): ${d.reason.replace(/^(Permission to run this Bash command was denied|This Bash command needs approval): /, "").replace(/\.$/, "")}`,
+          rule: d.rule,
+          hard: true,
+          pathOnly: d.behavior === "ask" ? d.sandboxable === true : d.rule?.toolName === "Read" || d.rule?.toolName === "Edit",
+        };
+    }
+  }
   return undefined;
 }
 
@@ -312,6 +367,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
 
   const hasPathDenies = set.pathRules.deny.Read.length + set.pathRules.deny.Edit.length > 0;
   const hasReadDenies = set.pathRules.deny.Read.length > 0;
+  const guarded = guardedBy(set);
   const wholeAllow = findBashRule(set, "allow", [whole]);
   const compound = units.length > 1;
   const verdicts: Verdict[] = [];
@@ -523,6 +579,8 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       }
     // Names under denied folders (review point 1): recursive listings, shell patterns, git's listings.
     if (!partVerdict && hasReadDenies) partVerdict = namesVerdict(u, name, listing, heres, ctx, trackedCache);
+    // What `make` and `npm run` run for this command, as if typed (review point 2).
+    if (!partVerdict && guarded) partVerdict = scriptsVerdict(u, name, heres, ctx, units.some((v, i) => i !== index && mayRewriteScripts(v, linkChangers[i]!)));
     if (name === "cd" || name === "pushd") {
       // Options, then `--` ends them: `cd -- secrets` goes to secrets.
       const args = u.argv.slice(1);
