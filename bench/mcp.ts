@@ -55,12 +55,38 @@ function serverStartMs(s: { command: string; args: string[] }): Promise<number> 
   });
 }
 
+/** A server's own start as a client needs it before the first request: spawn → initialize → tools/list answered. */
+function serverListedMs(s: { command: string; args: string[] }): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const c = spawn(s.command, s.args, { stdio: ["pipe", "pipe", "ignore"] });
+    let buf = "";
+    c.stdout.setEncoding("utf8");
+    c.stdout.on("data", (chunk: string) => {
+      buf += chunk;
+      for (const line of buf.split("\n").slice(0, -1)) {
+        const m = JSON.parse(line) as { id?: number };
+        if (m.id === 1) {
+          c.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" })}\n`);
+        } else if (m.id === 2) {
+          resolve(performance.now() - t0);
+          c.kill();
+        }
+      }
+      buf = buf.slice(buf.lastIndexOf("\n") + 1);
+    });
+    c.on("error", reject);
+    c.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } } })}\n`);
+  });
+}
+
 const cwd = tempDir("yoke-bench-mcp-");
 const servers = { everything: everything(), fs: filesystem(cwd), tiny: tiny("ok") };
 const three = JSON.stringify({ mcpServers: servers });
 const none: number[] = [];
 const withThree: number[] = [];
 const own: Record<string, number[]> = { everything: [], fs: [], tiny: [] };
+const ownListed: Record<string, number[]> = { everything: [], fs: [], tiny: [] };
 const together: number[] = [];
 /** From YOKE_TIMING, per run with 3 servers: start → first server spawned; first spawn → last server listed; last listed → request. */
 const phases = { beforeSpawn: [] as number[], servers: [] as number[], afterListed: [] as number[] };
@@ -74,10 +100,12 @@ for (let i = 0; i < RUNS; i++) {
   phases.servers.push(Math.max(...pick("-listed")) - Math.min(...pick("-spawned")));
   phases.afterListed.push(w.marks.request! - Math.max(...pick("-listed")));
   for (const [k, s] of Object.entries(servers)) own[k]!.push(await serverStartMs(s));
+  for (const [k, s] of Object.entries(servers)) ownListed[k]!.push(await serverListedMs(s));
   // The three started at once, as yoke starts them: on 2 cores they compete for CPU.
   together.push(Math.max(...(await Promise.all(Object.values(servers).map(serverStartMs)))));
 }
 const slowest = Math.max(...Object.values(own).map(median));
+const slowestListed = Math.max(...Object.values(ownListed).map(median));
 const extra = median(withThree) - median(none);
 
 const manyFile = join(cwd, "many.json");
@@ -97,6 +125,8 @@ console.log(`| extra time with 3 servers | ${f(extra)} ms |`);
 for (const [k, xs] of Object.entries(own)) console.log(`| ${k} server's own start (spawn → initialize answered) | ${f(median(xs))} ms |`);
 console.log(`| the 3 servers' own start, started together (spawn → last initialize answered) | ${f(median(together))} ms |`);
 console.log(`| extra ÷ slowest server's own start (target ≤ 1) | ${(extra / slowest).toFixed(2)} |`);
+console.log(`| slowest server's own start through tools/list (spawn → initialize → tools/list answered) | ${f(slowestListed)} ms |`);
+console.log(`| extra ÷ slowest server's own start through tools/list | ${(extra / slowestListed).toFixed(2)} |`);
 console.log(`| extra ÷ the 3 servers' own start together | ${(extra / median(together)).toFixed(2)} |`);
 console.log(`| yoke: process start → first server spawned (YOKE_TIMING) | ${f(median(phases.beforeSpawn))} ms |`);
 console.log(`| servers inside yoke: first spawned → last tools/list answered | ${f(median(phases.servers))} ms |`);

@@ -208,3 +208,26 @@ test("a bearer header in the config still works without OAuth; login refuses wha
     plain.stop(true);
   }
 }, 120_000);
+
+test("a pre-registered client (the server's `oauth` entry: clientId, callbackPort): login uses it and registers nothing", async () => {
+  const u = user();
+  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
+  const port = probe.port!;
+  probe.stop(true);
+  const redirect = `http://localhost:${port}/callback`;
+  const reg = await fetch(`${s.origin}/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: "pre", redirect_uris: [redirect], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" }),
+  });
+  const { client_id } = (await reg.json()) as { client_id: string };
+  expect((await u.yoke("add-json", "srv", JSON.stringify({ type: "http", url: s.url, oauth: { clientId: client_id, callbackPort: port } }))).code).toBe(0);
+  const regs = s.counts.registrations;
+  const li = await login(u, "callback");
+  expect(li.code).toBe(0);
+  expect(li.out).toContain(`client_id=${client_id}`);
+  expect(li.out).toContain(encodeURIComponent(redirect));
+  expect(s.counts.registrations).toBe(regs);
+  const r = await u.run([call("mcp__srv__whoami"), say("done")]);
+  expect(toolResultsOf(r.requests[1]!)[0]).toMatchObject({ is_error: false, text: `client ${client_id}` });
+});
