@@ -1,0 +1,66 @@
+// Issue 21 point 3: each way in loads only what it uses. A source run with test/helpers/module-log.ts preloaded
+// lists every module it loaded; the compiled binary splits its chunks along the same dynamic imports (build.ts),
+// so what a source run does not load, the binary does not read either.
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { COMMANDS } from "../../src/cli/commands/index.ts";
+import { isolatedEnv, repoRoot } from "../helpers/binary.ts";
+import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
+import { tempDir } from "../helpers/tmp.ts";
+
+// Source runs transpile on the fly: under load one takes seconds.
+setDefaultTimeout(300_000);
+
+const root = repoRoot();
+let fake: FakeAnthropic;
+beforeAll(async () => {
+  fake = await startFakeAnthropic();
+});
+
+/** The modules a source run of `yoke ...args` loaded, relative to the repository (node_modules/… for packages). */
+async function modulesOf(args: string[], extraEnv: Record<string, string> = {}): Promise<string[]> {
+  const cwd = tempDir("yoke-modules-");
+  const log = join(tempDir("yoke-modules-log-"), "modules.json");
+  const env = isolatedEnv({ ...fakeApiEnv(fake), ...extraEnv, YOKE_MODULE_LOG: log });
+  const p = Bun.spawn([process.execPath, "--preload", join(root, "test/helpers/module-log.ts"), join(root, "src/main.ts"), ...args], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
+  const code = await p.exited;
+  if (code !== 0) throw new Error(`yoke ${args.join(" ")} exited ${code}: ${out}${err}`);
+  return (JSON.parse(readFileSync(log, "utf8")) as string[]).map((m) => m.slice(root.length + 1));
+}
+
+const pkg = (m: string) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(m)?.[1];
+/** Modules of these packages or src folders among `mods`. */
+const of = (mods: string[], ...what: string[]) => mods.filter((m) => what.some((w) => (w.startsWith("src/") ? m.startsWith(w) : pkg(m) === w)));
+
+// What no start loads unless it is used: the terminal UI, the MCP client, the HTML converter of WebFetch.
+const HEAVY_UNUSED = ["src/tui/", "@mariozechner/pi-tui", "@modelcontextprotocol/sdk", "node-html-markdown", "node-html-parser", "marked"];
+
+describe("modules loaded per way in", () => {
+  test("--version loads main, the version and the output module, nothing else", async () => {
+    expect((await modulesOf(["--version"])).sort()).toEqual(["src/main.ts", "src/util/output.ts", "src/version.ts"]);
+  });
+
+  test("--help loads no package of the model, the UI, MCP or WebFetch, and no subcommand", async () => {
+    const mods = await modulesOf(["--help"]);
+    expect(of(mods, ...HEAVY_UNUSED, "@anthropic-ai/sdk", "zod", "yaml")).toEqual([]);
+    expect(Object.keys(COMMANDS).filter((c) => mods.includes(`src/cli/commands/${c}.ts`))).toEqual([]);
+  });
+
+  test("each subcommand's --help loads its own module only, and never the UI or the model's SDK", async () => {
+    for (const name of Object.keys(COMMANDS)) {
+      const mods = await modulesOf([name, "--help"]);
+      expect({ name, heavy: of(mods, ...HEAVY_UNUSED, "@anthropic-ai/sdk") }).toEqual({ name, heavy: [] });
+      const others = Object.keys(COMMANDS).filter((o) => o !== name && mods.includes(`src/cli/commands/${o}.ts`));
+      expect({ name, others }).toEqual({ name, others: [] });
+    }
+  });
+
+  test("the headless path (-p, no MCP server configured) loads the SDK but no UI, no MCP client, no HTML converter", async () => {
+    fake.push({ content: [{ type: "text", text: "hello" }] });
+    const mods = await modulesOf(["-p", "say hello"]);
+    expect(of(mods, "@anthropic-ai/sdk").length).toBeGreaterThan(0);
+    expect(of(mods, ...HEAVY_UNUSED)).toEqual([]);
+  });
+});
