@@ -234,6 +234,27 @@ describe.skipIf(!probe.ok)("kernel sandbox, compiled binary (issue 16 points 12â
   }, 120_000);
 });
 
+// Review point 4, in the binary: the kept sandbox cannot be joined (an nsenter that lets the kept sandbox's own
+// start-up probe through and refuses every command). Root only: elsewhere commands start their own bubblewrap.
+describe.skipIf(!probe.ok || process.geteuid?.() !== 0)("a kept sandbox that cannot be joined", () => {
+  test("the call is a named error (what failed, what to do), the command did not run, the next one runs in its own bubblewrap", async () => {
+    const p = sandboxProject(ATTACK_SETTINGS);
+    const bin = join(p.root, "bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, "nsenter"), `#!/bin/sh\ncase "$__YOKE_SB_RUN" in *joined*) exec /usr/bin/nsenter "$@";; esac\necho "nsenter: reassociate to namespace 'ns/mnt' failed: Operation not permitted" >&2\nexit 1\n`);
+    chmodSync(join(bin, "nsenter"), 0o755);
+    const r = await runBash(p, [{ id: "toolu_join1", command: "touch ran-1.txt" }, { id: "toolu_join2", command: "touch ran-2.txt && echo second-ran" }], { PATH: `${bin}:${process.env.PATH}` });
+    const first = r.results.get("toolu_join1");
+    expect(first?.isError).toBe(true);
+    expect(first?.text).toContain("the kept sandbox could not be entered (nsenter failed: reassociate to namespace 'ns/mnt' failed: Operation not permitted), so the command did not run");
+    expect(first?.text).toContain("YOKE_SANDBOX_KEEP=0");
+    expect(r.stderr).toContain("yoke: Bash sandbox: the kept sandbox could not be entered");
+    expect(existsSync(join(p.cwd, "ran-1.txt"))).toBe(false);
+    expect(existsSync(join(p.cwd, "ran-2.txt"))).toBe(true);
+    expect(r.results.get("toolu_join2")).toMatchObject({ isError: false, text: "second-ran" });
+  }, 120_000);
+});
+
 describe("sandbox unavailable or misconfigured", () => {
   test("missing bwrap: said once on stderr and in system/init; the static checks stand alone", async () => {
     const p = sandboxProject({ permissions: { allow: ["Bash(touch:*)"] }, sandbox: { bwrapPath: "/nonexistent/bwrap" } });
