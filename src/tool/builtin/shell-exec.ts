@@ -149,23 +149,29 @@ export function spillSink(threshold: number, file: string, maxBytes = DEFAULT_SP
   let written = 0;
   let headLen = 0;
   let cut = 0;
-  const keepTail = () => {
-    // Keep the newest half; the first line says what went. O(maxBytes) once per maxBytes/2 written.
-    const keep = Math.floor(maxBytes / 2);
-    const tail = Buffer.alloc(keep);
-    readSync(fd!, tail, 0, keep, written - keep);
-    cut += written - headLen - keep;
+  const keep = Math.floor(maxBytes / 2);
+  // Past the cap the file keeps the newest half, its first line saying how much went: O(maxBytes) once per
+  // maxBytes/2 written. The cut comes before a chunk that would pass the cap is written, so a reader never sees the
+  // file over it (a flooding command's chunks can be a MiB).
+  const restart = (tail: Uint8Array, dropped: number) => {
+    cut += dropped;
     const head = Buffer.from(`[yoke: ${cut} earlier bytes of this output were cut to keep the file under ${maxBytes} bytes]\n`);
     ftruncateSync(fd!, 0);
     writeSync(fd!, head, 0, head.length, 0);
-    writeSync(fd!, tail, 0, keep, head.length);
+    writeSync(fd!, tail, 0, tail.length, head.length);
     headLen = head.length;
-    written = head.length + keep;
+    written = head.length + tail.length;
   };
   const write = (c: Uint8Array) => {
+    const content = written - headLen;
+    if (c.length >= keep) return restart(c.subarray(c.length - keep), content + c.length - keep);
+    if (content + c.length > maxBytes) {
+      const tail = Buffer.alloc(keep);
+      readSync(fd!, tail, 0, keep, written - keep);
+      restart(tail, content - keep);
+    }
     writeSync(fd!, c, 0, c.length, written);
     written += c.length;
-    if (written > maxBytes) keepTail();
   };
   return {
     push(chunk) {
