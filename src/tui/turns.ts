@@ -1,6 +1,6 @@
 import type { LoopEvent, TurnResult } from "../loop/events.ts";
 import { isCompactCommand } from "../loop/compaction.ts";
-import { runTurn } from "../loop/run-turn.ts";
+import { extendedTurn } from "../extension/runtime.ts";
 import type { Runtime } from "../cli/compose.ts";
 import type { Prompt } from "../cli/stdin.ts";
 
@@ -21,11 +21,15 @@ export async function startSession(rt: Runtime, signal: AbortSignal): Promise<st
 
 /**
  * One prompt: MCP prompts (`/mcp__server__prompt`) and `@server:uri` mentions expanded, `/compact [focus]` run as
- * compaction (issue 7), anything else as a turn of the main conversation. `slash` false: slash commands are off.
+ * compaction (issue 7), skills and custom commands expanded (issue 14), anything else as a turn of the main
+ * conversation. `slash` false: slash commands are off.
  */
 export async function promptRun(rt: Runtime, prompt: Prompt, signal: AbortSignal, slash: boolean): Promise<AsyncGenerator<LoopEvent, TurnResult>> {
-  const input = typeof prompt === "string" && (slash || !prompt.startsWith("/")) ? await rt.mcp.expandInput(prompt, signal) : prompt;
-  return slash && typeof input === "string" && isCompactCommand(input) ? rt.compactor.manual(rt.convo, input, signal) : runTurn(rt.deps, rt.convo, input, signal, rt.main);
+  const ours = slash && typeof prompt === "string" && !isCompactCommand(prompt) && rt.extensions.parse(prompt) !== null;
+  const input = typeof prompt === "string" && !ours && (slash || !prompt.startsWith("/")) ? await rt.mcp.expandInput(prompt, signal) : prompt;
+  return slash && typeof input === "string" && isCompactCommand(input)
+    ? rt.compactor.manual(rt.convo, input, signal)
+    : extendedTurn(rt.extensions, rt.deps, rt.convo, input, signal, rt.main, slash);
 }
 
 /** SessionEnd hooks with the reason (contracts §1: clear, logout, prompt_input_exit, other), then async hooks drained. */

@@ -19,6 +19,7 @@ import { stop, stopInput, stopOutput } from "./stop.ts";
 import { subagentStart, subagentStartInput, subagentStartOutput } from "./subagent-start.ts";
 import { subagentStop, subagentStopInput, subagentStopOutput } from "./subagent-stop.ts";
 import { userPromptSubmit, userPromptSubmitInput, userPromptSubmitOutput } from "./user-prompt-submit.ts";
+import { userPromptExpansion, userPromptExpansionInput, userPromptExpansionOutput } from "./user-prompt-expansion.ts";
 
 export type { CommonFields, EventSpec, HandlerResult, HookJsonOutput } from "./common.ts";
 
@@ -30,6 +31,7 @@ export const EVENT_SPECS: { [E in HookEventName]: EventSpec<E> } = {
   PostToolUse: postToolUse,
   PostToolUseFailure: postToolUseFailure,
   UserPromptSubmit: userPromptSubmit,
+  UserPromptExpansion: userPromptExpansion,
   Stop: stop,
   SubagentStart: subagentStart,
   SubagentStop: subagentStop,
@@ -49,6 +51,7 @@ const INPUTS = {
   PostToolUse: postToolUseInput,
   PostToolUseFailure: postToolUseFailureInput,
   UserPromptSubmit: userPromptSubmitInput,
+  UserPromptExpansion: userPromptExpansionInput,
   Stop: stopInput,
   SubagentStart: subagentStartInput,
   SubagentStop: subagentStopInput,
@@ -67,6 +70,7 @@ const OUTPUTS = {
   PostToolUse: postToolUseOutput,
   PostToolUseFailure: postToolUseFailureOutput,
   UserPromptSubmit: userPromptSubmitOutput,
+  UserPromptExpansion: userPromptExpansionOutput,
   Stop: stopOutput,
   SubagentStart: subagentStartOutput,
   SubagentStop: subagentStopOutput,
