@@ -33,7 +33,7 @@ import { createHookContext } from "./hook-context.ts";
 import { modelWiring } from "./model-wiring.ts";
 import { wireCompaction, wireLoop } from "./loop-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
-import { pluginAgentFolders, startExtensionDiscovery, wireExtensions, wireOutputStyle } from "./extension-wiring.ts";
+import { forkSkill, pluginAgentFolders, startExtensionDiscovery, wireExtensions, wireOutputStyle } from "./extension-wiring.ts";
 import type { OutputStyle } from "../extension/output-styles.ts";
 import { agentHooks, agentPermissions, agentSkillContext, cutToolsForAgent, mainAgent } from "./main-agent.ts";
 import type { Extensions } from "../extension/runtime.ts";
@@ -420,6 +420,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     effort: () => modelSetup.effort(models.current()),
     contextWindow: modelInfo(model).contextWindow,
     log,
+    // `context: fork` skills run through the Agent tool's runner (plugin agents included once loaded).
+    fork: forkSkill((req, c) => agents.run(req, c), () => session.cwd),
   });
   let extensions: Extensions | undefined;
 

@@ -165,6 +165,7 @@ export function readExtensionFile(
   const model = str(f.model);
   if (model && model !== "inherit") cmd.model = model;
   if (f.hooks && typeof f.hooks === "object") cmd.hooks = f.hooks;
+  if (str(f.context) === "fork") cmd.fork = str(f.agent) ? { agent: str(f.agent) } : {};
   return cmd;
 }
 
