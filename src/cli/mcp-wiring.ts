@@ -7,6 +7,7 @@ import { type ApprovalKeys, type McpScope, normalizeMcpName, type ScopedServer }
 import type { McpServerState, TransportFactory } from "../mcp/manager.ts";
 import type { McpSession } from "../mcp/session.ts";
 import { claudeJsonPath, loadMcpSources, pluginServers } from "../mcp/sources.ts";
+import { prestartStdio } from "../mcp/transports.ts";
 import { isProjectTrusted } from "../trust/workspace.ts";
 import type { PromptSection } from "../plugin/host.ts";
 import type { LoadedPlugin } from "../plugin/loader.ts";
@@ -78,14 +79,19 @@ export async function wireMcp(o: McpWiringOptions): Promise<McpWiring> {
   }
   let session: McpSession | undefined;
   let starting: Promise<McpSession> | undefined;
+  const logDir = join(projectStateDir(o.cwd, o.env), "mcp-logs");
+  // stdio servers are spawned before the SDK is imported, so its import overlaps their start (bench/mcp.ts).
+  const prepared = sources.servers.length ? prestartStdio(sources.servers, { cwd: o.cwd, env: o.env, logDir }) : undefined;
   const start = (servers = sources.servers, unapproved = sources.unapproved) =>
     (starting ??= import("../mcp/session.ts").then(async (m) => {
+      performance.mark("yoke:mcp-imported");
       session = await m.startMcpSession({
         servers,
         unapproved: unapproved.map((u) => ({ name: u.name, reason: u.reason, source: u.server.source })),
         cwd: o.cwd,
         env: o.env,
-        logDir: join(projectStateDir(o.cwd, o.env), "mcp-logs"),
+        logDir,
+        prepared,
         version: o.version,
         tools: o.tools,
         hidden: o.hidden,

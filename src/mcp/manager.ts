@@ -146,9 +146,11 @@ export function createMcpManager(o: McpManagerOptions): McpManager {
       try {
         transport = await e.factory();
         e.transport = transport;
+        performance.mark(`yoke:mcp-${e.state.name}-transport`);
         // The SDK's own request timeout covers initialize; the outer bound also covers a transport that never starts.
         await withTimeout(client.connect(transport, { timeout: o.connectTimeoutMs }), o.connectTimeoutMs + 500, "connect");
         e.client = client;
+        performance.mark(`yoke:mcp-${e.state.name}-initialized`);
         const caps = client.getServerCapabilities() ?? {};
         e.state.serverInfo = client.getServerVersion();
         e.state.instructions = client.getInstructions();
@@ -160,6 +162,7 @@ export function createMcpManager(o: McpManagerOptions): McpManager {
           caps.prompts ? client.listPrompts(undefined, { timeout: o.connectTimeoutMs }).then((r) => r.prompts, () => []) : [],
         ]);
         e.state.prompts = prompts;
+        performance.mark(`yoke:mcp-${e.state.name}-listed`);
         e.state.status = "connected";
         e.state.error = undefined;
         client.setNotificationHandler(ToolListChangedNotificationSchema, () => {

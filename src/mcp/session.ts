@@ -29,6 +29,8 @@ export type McpSessionOptions = {
   /** One line to stderr (prefixed by the caller). */
   warn: (msg: string) => void;
   contextWindow?: number;
+  /** Transports already started (stdio servers spawned before the SDK loaded), by server name. */
+  prepared?: Map<string, TransportFactory>;
 };
 
 export type McpSession = {
@@ -126,7 +128,7 @@ export async function startMcpSession(o: McpSessionOptions): Promise<McpSession>
   const addConfigured = async (servers: ScopedServer[]) => {
     await Promise.all(
       servers.map(async (s) => {
-        const factory = s.problem ? s.problem : transportFor(s, { cwd: o.cwd, env: o.env, logDir: o.logDir });
+        const factory = s.problem ? s.problem : (o.prepared?.get(s.name) ?? transportFor(s, { cwd: o.cwd, env: o.env, logDir: o.logDir }));
         if (typeof factory === "string") {
           manager.addInert(s.name, { scope: s.scope, source: s.source, status: "failed", error: factory });
           report(s.name, `MCP server "${s.name}" not started: ${factory}`);

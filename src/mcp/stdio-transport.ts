@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { killGroup, spawnProcess } from "../util/subprocess.ts";
 
 /**
@@ -10,6 +10,10 @@ import { killGroup, spawnProcess } from "../util/subprocess.ts";
  * group (so closing it also ends what it spawned, e.g. `npx` → node), get the session's whole environment (the SDK
  * passes only a short allow-list), and keep its stderr for a log and for the error we report when it dies. Lines on
  * stdout that are not JSON-RPC are skipped and remembered, not fatal: many servers print a banner there.
+ *
+ * It loads nothing of the SDK at run time (types only), so a server is spawned while the SDK is still being imported
+ * (bench/mcp.ts: the import cost ~60 ms before any server started). `start()` may be called early and again by the
+ * SDK's `connect`: the process starts once, and messages that arrive before a reader is set wait for it.
  */
 export type StdioTransportOptions = {
   command: string;
@@ -40,8 +44,30 @@ export const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
 /** Characters of a server's stderr appended to its log per run: a server that floods stderr cannot fill the disk. */
 export const MAX_LOG_CHARS = 16 * 1024 * 1024;
 
+/**
+ * A JSON-RPC 2.0 message by shape: a request or notification (a method), or a response (an id with a result or an
+ * error). The SDK's Protocol checks the details; this only tells messages from banners and stray output.
+ */
+export function asJsonRpc(v: unknown): JSONRPCMessage | undefined {
+  if (!v || typeof v !== "object" || Array.isArray(v)) return undefined;
+  const m = v as Record<string, unknown>;
+  if (m.jsonrpc !== "2.0") return undefined;
+  if (typeof m.method === "string") return m as unknown as JSONRPCMessage;
+  if ((typeof m.id === "string" || typeof m.id === "number") && ("result" in m || "error" in m)) return m as unknown as JSONRPCMessage;
+  return undefined;
+}
+
 export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
   let child: ChildProcess | undefined;
+  let started: Promise<void> | undefined;
+  /** Messages read before the SDK set `onmessage` (the transport was started early). */
+  const early: JSONRPCMessage[] = [];
+  const deliver = (msg: JSONRPCMessage) => {
+    if (t.onmessage) {
+      while (early.length) t.onmessage(early.shift()!);
+      t.onmessage(msg);
+    } else early.push(msg);
+  };
   let buffer = "";
   let stderr = "";
   let lastGarbage: string | undefined;
@@ -54,8 +80,14 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
     garbage: () => lastGarbage,
     exit: () => exited,
     pid: () => child?.pid,
-    async start() {
-      await new Promise<void>((resolveStart, reject) => {
+    start() {
+      if (started) {
+        // The SDK's connect after an early start: hand over what was read meanwhile.
+        return started.then(() => {
+          while (early.length && t.onmessage) t.onmessage(early.shift()!);
+        });
+      }
+      started = new Promise<void>((resolveStart, reject) => {
         // spawnProcess: own process group, dies with yoke even under SIGKILL (issue 20.8).
         const c = spawnProcess([o.command, ...o.args], { cwd: o.cwd, env: o.env, stdin: "pipe" });
         child = c;
@@ -81,12 +113,11 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
             if (!line.trim()) continue;
             let msg: JSONRPCMessage | undefined;
             try {
-              const parsed = JSONRPCMessageSchema.safeParse(JSON.parse(line));
-              if (parsed.success) msg = parsed.data;
+              msg = asJsonRpc(JSON.parse(line));
             } catch {
               // not JSON: remembered below
             }
-            if (msg) t.onmessage?.(msg);
+            if (msg) deliver(msg);
             else lastGarbage = line.slice(0, 200);
           }
           // What is left is one unfinished line: past the cap the server is cut off, said, and closed.
@@ -110,6 +141,7 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
           }
         });
       });
+      return started;
     },
     async send(message) {
       const c = child;

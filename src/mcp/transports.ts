@@ -1,7 +1,6 @@
 import { join, resolve } from "node:path";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { expandServer, isRemote, isStdio, type ScopedServer, type RemoteServerConfig, normalizeMcpName } from "./config.ts";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { TransportFactory } from "./manager.ts";
 import { createStdioTransport } from "./stdio-transport.ts";
 import { helperFailure, runProcessSync } from "../util/subprocess.ts";
@@ -30,7 +29,8 @@ function helperHeaders(helper: string, env: Record<string, string>, cwd: string)
 }
 
 function remote(c: RemoteServerConfig, ctx: TransportContext): TransportFactory {
-  return () => {
+  // The SDK's HTTP transports load with the client, not with this module (which the startup path imports early).
+  return async () => {
     let url: URL;
     try {
       url = new URL(c.url);
@@ -38,6 +38,10 @@ function remote(c: RemoteServerConfig, ctx: TransportContext): TransportFactory 
       throw new Error(`"url" is not a valid URL: ${c.url}`);
     }
     const headers = { ...c.headers, ...(c.headersHelper ? helperHeaders(c.headersHelper, ctx.env, ctx.cwd) : {}) };
+    const [{ SSEClientTransport }, { StreamableHTTPClientTransport }] = await Promise.all([
+      import("@modelcontextprotocol/sdk/client/sse.js"),
+      import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    ]);
     return c.type === "sse"
       ? new SSEClientTransport(url, { requestInit: { headers }, eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...headers, ...(init?.headers as Record<string, string>) } }) } })
       : new StreamableHTTPClientTransport(url, { requestInit: { headers } });
@@ -65,4 +69,33 @@ export function transportFor(s: ScopedServer, ctx: TransportContext): TransportF
       cwd,
       logFile: ctx.logDir ? join(ctx.logDir, `${normalizeMcpName(s.name)}.log`) : undefined,
     });
+}
+
+/**
+ * Starts the stdio servers now, before the MCP SDK is imported (this module and the stdio transport load none of
+ * it): the SDK's import then overlaps the servers' own start instead of preceding it. Returns one factory per server
+ * whose first call hands over the started transport and later calls (reconnects) start a fresh one. Never throws: a
+ * server that cannot start fails at connect, with the reason.
+ */
+export function prestartStdio(servers: ScopedServer[], ctx: TransportContext): Map<string, TransportFactory> {
+  const out = new Map<string, TransportFactory>();
+  for (const s of servers) {
+    if (s.problem || !isStdio(s.config)) continue;
+    const factory = transportFor(s, ctx);
+    if (typeof factory === "string") continue;
+    let first: Transport | undefined;
+    try {
+      first = factory() as Transport;
+      first.start().catch(() => {}); // its failure is reported by connect, which calls start again
+    } catch {
+      first = undefined;
+    }
+    performance.mark(`yoke:mcp-${s.name}-spawned`);
+    out.set(s.name, () => {
+      const t = first;
+      first = undefined;
+      return t ?? factory();
+    });
+  }
+  return out;
 }

@@ -101,6 +101,7 @@ export async function createBashSandbox(o: {
     availability,
     covers: sb.covers,
     wrap: sb.wrap,
+    notStarted: sb.notStarted,
     release: sb.release,
     shutdown: sb.shutdown,
     stats: sb.stats,

@@ -11,14 +11,21 @@ import { helperPaths } from "./helpers.ts";
 import { mountTargets } from "./bwrap-line.ts";
 import { addPaths, type DiskSnapshot, holdGhosts, snapshot, unchanged } from "./fingerprint.ts";
 import { type Holder, startHolder } from "./holder.ts";
+import { startFailure } from "./start-failure.ts";
 import { expandDenyWriteGlobs, type SandboxPolicy } from "./policy.ts";
 import type { Availability, SandboxWish } from "./probe.ts";
 import { guardStrayChildren } from "../util/subprocess.ts";
 
 export type BashSandboxInput = { command: string; dangerouslyDisableSandbox?: boolean };
 
-/** `placeholders`: protected names the command may not create; pass them to `release` after it ran. */
-export type WrapResult = { ok: true; command: string; placeholders: string[] } | { ok: false; error: string };
+/**
+ * `placeholders`: protected names the command may not create; pass them to `release` after it ran.
+ * `kept`: the command joins the kept sandbox (holder.ts) rather than starting a bubblewrap of its own.
+ */
+export type WrapResult = { ok: true; command: string; placeholders: string[]; kept: boolean } | { ok: false; error: string };
+
+/** `announce`: the command line says on fd 3 (which the caller opens) when the sandbox is set up and the command starts. */
+export type WrapOptions = { announce?: boolean };
 
 /** What the Bash tool and the permission evaluator see. Every method is safe to call when inactive. */
 export type BashSandbox = {
@@ -37,7 +44,13 @@ export type BashSandbox = {
    * as its directory. Never throws: a failure comes back as `{ ok: false, error }` naming the cause,
    * and the caller must not run the command.
    */
-  wrap(inner: string, cwd: string): Promise<WrapResult>;
+  wrap(inner: string, cwd: string, opts?: WrapOptions): Promise<WrapResult>;
+  /**
+   * Call when an announcing command (`WrapOptions.announce`) ended without announcing: the sandbox failed
+   * before the command started. Returns what failed and what to do (start-failure.ts); a kept sandbox that
+   * could not be entered is given up, so the next command starts in a bubblewrap of its own.
+   */
+  notStarted(kept: boolean, stderr: string): string;
   /**
    * Call once per wrapped command after it ended: removes the mount points bubblewrap left on the host,
    * and any protected name from `placeholders` the command created. Returns the names it removed.
@@ -66,6 +79,7 @@ export function inactiveSandbox(reason: string): BashSandbox {
     autoAllow: false,
     covers: () => false,
     wrap: async () => ({ ok: false, error: `the sandbox is off: ${reason}` }),
+    notStarted: (kept, stderr) => startFailure({ kept, stderr }),
     release: () => [],
     shutdown: async () => {},
   };
@@ -88,7 +102,7 @@ type Built = { disk?: DiskSnapshot; line: string; placeholders: string[]; target
  * front of the line, and removes them before the command starts, so the command's environment is as before.
  */
 const INNER =
-  'set -- "$__YOKE_SB_DIR" "$__YOKE_SB_RUN"; unset __YOKE_SB_DIR __YOKE_SB_RUN; cd "$1" && eval "shift 2\n$2"';
+  'set -- "$__YOKE_SB_DIR" "$__YOKE_SB_RUN"; [ -z "$__YOKE_SB_SAY" ] || { printf started >&3; exec 3>&-; }; unset __YOKE_SB_DIR __YOKE_SB_RUN __YOKE_SB_SAY; cd "$1" && eval "shift 2\n$2"';
 
 /**
  * An active sandbox for a machine where the probe said it can start. The library is initialised on
@@ -119,7 +133,7 @@ export function activeSandbox(o: {
   const nsenter = Bun.which("nsenter", tools) ?? undefined;
   const setpriv = Bun.which("setpriv", tools) ?? undefined;
   // YOKE_SANDBOX_KEEP=0: one bubblewrap per command, as before kept sandboxes.
-  const keepWanted = process.env.YOKE_SANDBOX_KEEP !== "0";
+  let keepWanted = process.env.YOKE_SANDBOX_KEEP !== "0";
   // Without an allowed host no proxy is needed: the command gets no network at all, and skips socat's start-up.
   const proxiedBy = (p: SandboxPolicy) => p.allowedDomains.length > 0 || net.httpProxyPort !== undefined || net.socksProxyPort !== undefined;
   let ready: Promise<Srt> | undefined;
@@ -257,7 +271,7 @@ export function activeSandbox(o: {
     },
     availability: o.availability,
     covers: (input) => !(mayLeave && input.dangerouslyDisableSandbox === true) && !isExcluded(input.command, excluded),
-    async wrap(inner, cwd) {
+    async wrap(inner, cwd, wo = {}) {
       if (failure) return { ok: false, error: failure };
       let srt: Srt;
       try {
@@ -284,12 +298,24 @@ export function activeSandbox(o: {
         }
         running++;
         for (const g of b.ghosts) ghosts.add(g);
-        const vars = `__YOKE_SB_DIR=${quote(cwd)} __YOKE_SB_RUN=${quote(inner)}`;
+        const vars = `__YOKE_SB_DIR=${quote(cwd)} __YOKE_SB_RUN=${quote(inner)}${wo.announce ? " __YOKE_SB_SAY=1" : ""}`;
         const command = b.holder ? `export ${vars}; ${b.holder.line()}` : `${vars} ${b.line}`;
-        return { ok: true, command, placeholders: [...b.placeholders] };
+        return { ok: true, command, placeholders: [...b.placeholders], kept: !!b.holder };
       } catch (e) {
         return { ok: false, error: `the sandbox could not wrap the command: ${(e as Error).message.split("\n")[0]}` };
       }
+    },
+    notStarted(kept, stderr) {
+      if (kept && keepWanted) {
+        // Given up for the session: its holder stops once no command runs in it, and every later command
+        // starts a bubblewrap of its own from the same line.
+        keepWanted = false;
+        if (built?.holder) {
+          retired.push({ ...built, targets: [], ghosts: new Set() });
+          built.holder = undefined;
+        }
+      }
+      return startFailure({ kept, stderr });
     },
     release(placeholders = []) {
       const removed: string[] = [];

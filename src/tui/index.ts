@@ -1,5 +1,6 @@
 import { ProcessTerminal } from "@mariozechner/pi-tui";
 import type { ParsedArgs } from "../cli/args.ts";
+import { createDiagnostics } from "../util/diagnostics.ts";
 import { divertStderr, stdoutSize, writeErr } from "../util/output.ts";
 import { VERSION } from "../version.ts";
 import { createScreen, matchesKey } from "./screen.ts";
@@ -39,7 +40,7 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
   // A failure in a render or a key handler must not leave a raw-mode terminal with a stack trace over it.
   const crash = (e: unknown) => {
     stopScreen();
-    writeErr(`yoke: the interactive session failed: ${e instanceof Error ? e.message : String(e)}\n`);
+    createDiagnostics().error(`the interactive session failed: ${e instanceof Error ? e.message : String(e)}`);
     if (sessionId) writeErr(`The conversation is saved: resume it with \`yoke --resume ${sessionId}\`.\n`);
     process.exit(1);
   };

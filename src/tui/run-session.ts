@@ -5,7 +5,8 @@ import { builtinTools } from "../cli/builtin-tools.ts";
 import { compose, type Runtime } from "../cli/compose.ts";
 import type { PermissionMode } from "../permission/types.ts";
 import { listSessions } from "../session/list.ts";
-import { writeErr, writeOut } from "../util/output.ts";
+import { createDiagnostics } from "../util/diagnostics.ts";
+import { writeOut } from "../util/output.ts";
 import { createController } from "./controller.ts";
 import { openHistory } from "./history.ts";
 import { matchesKey, type Screen } from "./screen.ts";
@@ -30,7 +31,7 @@ export async function runSession(o: {
     const id = await pickSession(screen, process.cwd());
     if (id === null) {
       stopScreen();
-      writeErr("yoke: no session picked\n");
+      createDiagnostics().error("no session picked");
       return 1;
     }
     args.flags.resume = id;
@@ -43,7 +44,7 @@ export async function runSession(o: {
   } catch (e) {
     stopScreen();
     if (e instanceof SettingsError || e instanceof UsageError) {
-      writeErr(`yoke: ${e.message}\n`);
+      createDiagnostics().error(e.message);
       return 1;
     }
     throw e;

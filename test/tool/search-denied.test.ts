@@ -58,3 +58,35 @@ describe("Grep", () => {
         expect(out).toContain("app.ts");
       });
 });
+
+// Issue 16 review point 3: the model's own `glob` and `type` filters select files by name; they must never select a
+// denied one. Two layers hold it: the exclusions handed to the engine (grepExcludes) and the name filter applied to
+// what the engine returns (searchHides). Each layer is run alone here, so dropping or reordering either one fails.
+describe("Grep with glob and type filters: denied names stay hidden by each layer alone", () => {
+  const GLOBS = ["*.pem", "**/*", "secrets/**", "{secrets,src}/**", "sec/**", "*.txt", "**/deep-name*", "**/.env", ".env", "envlink", "p.txt", "!src/**"];
+  const TYPES = ["txt", "ts", "md"];
+  const layers = {
+    "name filter only (searchHides)": () => makeCtx(root, { searchHides: (p) => ev.searchHides(p) }),
+    "engine exclusions only (grepExcludes)": () => makeCtx(root, { searchExcludes: (d) => ev.grepExcludes(d) }),
+  };
+  for (const [layer, mk] of Object.entries(layers))
+    for (const engine of ["builtin", "rg"] as const)
+      test(`${layer}, ${engine} engine`, async () => {
+        if (engine === "rg" && !Bun.which("rg")) return;
+        const leaks: string[] = [];
+        const inputs = [...GLOBS.map((glob) => ({ glob })), ...TYPES.map((type) => ({ type })), { glob: "*.txt", type: "txt" }];
+        for (const extra of inputs)
+          for (const output_mode of ["files_with_matches", "content", "count"] as const) {
+            const out = String((await createGrepTool({ engine }).run({ pattern: "CANARY", output_mode, ...extra }, mk())).content);
+            for (const line of out.split("\n")) if (LEAKS.test(line) || /CANARY-(env|key|deep|private)/.test(line)) leaks.push(`${JSON.stringify(extra)} ${output_mode}: ${line}`);
+          }
+        expect(leaks).toEqual([]);
+        // The filters still find what is not denied.
+        const ts = String((await createGrepTool({ engine }).run({ pattern: "CANARY", type: "ts" }, mk())).content);
+        expect(ts).toContain("app.ts");
+      });
+  test("without either layer the same searches do show denied names (the test can fail)", async () => {
+    const out = String((await createGrepTool({ engine: "builtin" }).run({ pattern: "CANARY", glob: "*.txt" }, makeCtx(root))).content);
+    expect(out).toMatch(/deep-name/);
+  });
+});

@@ -116,7 +116,12 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   const pwdFile = join(tmp, `cwd-${tag}`);
   const launched = await launch(ctx, inp, { command: inp.command, cwd, env: ctx.env, envFiles: ctx.session.envFiles, pwdFile });
   if ("error" in launched) return sandboxFailure(launched.error);
-  const { child, sandboxed, placeholders } = launched;
+  const { child, sandboxed, placeholders, kept } = launched;
+  // The sandboxed line says on fd 3 when it is set up and the command starts; nothing there means it never did.
+  let announced = false;
+  const announcing = sandboxed ? (child.stdio[3] as NodeJS.ReadableStream | null | undefined) : undefined;
+  const announceEnd = announcing ? new Promise<void>((r) => (announcing.once("close", () => r()), announcing.once("error", () => r()))) : Promise.resolve();
+  announcing?.on("data", () => (announced = true));
   // Keep up to 4 bytes per allowed character at each end: enough for any UTF-8 before the final cut.
   const out = byteCollector(maxChars * 4);
   const err = byteCollector(maxChars * 4);
@@ -206,8 +211,9 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   if (why === "abort") {
     return { content: withNotes(["Command interrupted by the user; its process group was killed.", body].filter(Boolean).join("\n")), isError: true, details: d };
   }
-  // bubblewrap reports its own failure to set up as `bwrap: …` with exit 1, before the command ran.
-  if (sandboxed && code === 1 && /^bwrap: /.test(stderr)) return sandboxFailure(`bubblewrap failed: ${stderr.split("\n")[0]!.slice(7)}`, d);
+  // The sandbox's own word, not the command's output, tells a failed start (a command may print `bwrap: …` itself).
+  if (sandboxed && !announced) await Promise.race([announceEnd, Bun.sleep(PIPE_GRACE_MS)]);
+  if (sandboxed && !announced && ctx.sandbox) return sandboxStartFailure(ctx.sandbox.notStarted(kept, stderr), d);
   const benign = code === 0 ? undefined : benignExit(inp.command, code);
   if (benign) return { content: withNotes([body, `(exit code ${code}: ${benign})`].filter(Boolean).join("\n")), details: d };
   if (code !== 0) return { content: withNotes(`Exit code ${code}${body ? `\n${body}` : ""}`), isError: true, details: d };
@@ -230,12 +236,12 @@ function updateCwd(ctx: ToolContext, pwdFile: string): string | undefined {
  * Starts the shell, inside the session's sandbox when it covers this call. A sandbox that cannot wrap
  * the command comes back as an error and nothing is started: the command never runs unsandboxed for it.
  */
-async function launch(ctx: ToolContext, inp: BashInput, o: ShellSpawn): Promise<{ child: ChildProcess; sandboxed: boolean; placeholders: string[] } | { error: string }> {
+async function launch(ctx: ToolContext, inp: BashInput, o: ShellSpawn): Promise<{ child: ChildProcess; sandboxed: boolean; placeholders: string[]; kept: boolean } | { error: string }> {
   const sb = ctx.sandbox;
-  if (!sb?.active || !sb.covers(inp)) return { child: spawnShell(o), sandboxed: false, placeholders: [] };
-  const w = await sb.wrap(shellLine(o), o.cwd);
+  if (!sb?.active || !sb.covers(inp)) return { child: spawnShell(o), sandboxed: false, placeholders: [], kept: false };
+  const w = await sb.wrap(shellLine(o), o.cwd, { announce: true });
   if (!w.ok) return { error: w.error };
-  return { child: spawnWrapped(w.command, { cwd: o.cwd, env: sandboxEnv(ctx, o.env) }), sandboxed: true, placeholders: w.placeholders };
+  return { child: spawnWrapped(w.command, { cwd: o.cwd, env: sandboxEnv(ctx, o.env), announceFd: true }), sandboxed: true, placeholders: w.placeholders, kept: w.kept };
 }
 
 const SECRET_ENV = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"];
@@ -263,6 +269,12 @@ function sandboxFailure(cause: string, d: BashDetails = details("", "", false)):
     isError: true,
     details: d,
   };
+}
+
+/** A command the sandbox failed to start: `message` (start-failure.ts) names what failed and what to do. */
+function sandboxStartFailure(message: string, d: BashDetails): ToolResult {
+  errLine(`yoke: Bash sandbox: ${message}`);
+  return { content: `The sandbox failed: ${message}.`, isError: true, details: d };
 }
 
 async function runBackground(inp: BashInput, ctx: ToolContext): Promise<ToolResult> {

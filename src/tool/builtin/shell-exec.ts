@@ -61,8 +61,9 @@ export function shellLine(o: ShellSpawn): string {
 export type ShellLauncher = (o: ShellSpawn) => ChildProcess;
 
 /** Starts a command line a sandbox produced, as spawnShell starts a shell (own process group, stdin from /dev/null). */
-export function spawnWrapped(commandLine: string, o: Pick<ShellSpawn, "cwd" | "env">): ChildProcess {
-  return spawnProcess(["/bin/sh", "-c", commandLine], { cwd: o.cwd, env: o.env });
+export function spawnWrapped(commandLine: string, o: Pick<ShellSpawn, "cwd" | "env"> & { announceFd?: boolean }): ChildProcess {
+  // fd 3: where a sandboxed line announces that the command started (sandbox WrapOptions.announce).
+  return spawnProcess(["/bin/sh", "-c", commandLine], { cwd: o.cwd, env: o.env, ...(o.announceFd ? { extraPipes: 1 } : {}) });
 }
 
 /** Exit status as a shell reports it: a death by signal N becomes 128+N. */
