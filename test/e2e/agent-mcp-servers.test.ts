@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { toolResultsOf, type LoggedRequest } from "../helpers/fake-anthropic.ts";
+import { toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { repoRoot, yokeBin } from "../helpers/binary.ts";
 import { alive } from "../helpers/process-alive.ts";
 import { writeTree } from "../helpers/tmp.ts";
@@ -33,7 +33,7 @@ describe("inline servers in an agent's frontmatter", () => {
         agentCall("calc"),
         call("mcp__calc__add", { a: 2, b: 3 }),
         say("it is 5"),
-        (req: LoggedRequest) => {
+        () => {
           // The parent's next request: the agent has finished, so its server must have stopped.
           aliveAfter = alive(Number(readFileSync(pidFile, "utf8").trim()));
           return say("the agent says 5");
