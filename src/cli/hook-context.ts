@@ -8,13 +8,13 @@ import type { HookEventName } from "../hook/types.ts";
  * Events fired inside a tool context: they carry `effort: {level}` (contracts §1.4; observed in 2.1.332 on
  * PreToolUse, PostToolUse, PostToolBatch and Stop, hooks-hook-stdin-shape.txt).
  */
-const EFFORT_EVENTS = new Set<HookEventName>(["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "Stop", "SubagentStop"]);
+const EFFORT_EVENTS = new Set<HookEventName>(["PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "PermissionRequest", "Stop", "SubagentStop"]);
 
 /** Events that carry no `prompt_id` in 2.1.332: they fire before the first prompt or outside a turn. */
 const NO_PROMPT_ID = new Set<HookEventName>(["SessionStart", "InstructionsLoaded"]);
 
-/** Events without `permission_mode` in 2.1.332 (contracts §1.4: SessionStart, SubagentStart, Notification, SessionEnd). */
-const NO_PERMISSION_MODE = new Set<HookEventName>(["SessionStart", "SubagentStart", "Notification", "SessionEnd", "InstructionsLoaded"]);
+/** Events without `permission_mode` in 2.1.332 (contracts §1.4: SessionStart, SubagentStart, Notification, SessionEnd; MessageDisplay per hooks-hook-stdin-shape.txt). */
+const NO_PERMISSION_MODE = new Set<HookEventName>(["SessionStart", "SubagentStart", "Notification", "SessionEnd", "InstructionsLoaded", "MessageDisplay"]);
 
 export type HookContextOptions = {
   sessionId: string;

@@ -50,8 +50,11 @@ export type CommandContext = {
   pluginId?: string;
 };
 
-/** Observed in 2.1.332: a plugin hook's exit-2 block ends with the plugin that set it up (JSON reasons do not). */
-const fromPlugin = (pluginId: string | undefined) => (pluginId ? `\n\nThis hook comes from the ${pluginId} plugin.` : "");
+/**
+ * Observed in 2.1.332: a plugin hook's exit-2 block ends with the plugin that set it up (JSON reasons do not), on
+ * the line after the verbatim stderr ("x\n" gives "x\n\nThis hook…", "x\n\n" gives "x\n\n\nThis hook…").
+ */
+const fromPlugin = (pluginId: string | undefined) => (pluginId ? `\nThis hook comes from the ${pluginId} plugin.` : "");
 
 /**
  * Turns one finished command-hook process into a HandlerResult by Claude Code's exit-code table
@@ -92,7 +95,8 @@ export function interpretCommandRun(run: CommandRun, c: CommandContext): Handler
       if (parsed.output) result.output = parsed.output;
       const hso = (parsed.output?.hookSpecificOutput ?? {}) as Record<string, unknown>;
       const jsonReason = [hso.permissionDecisionReason, parsed.output?.reason].find((v) => typeof v === "string" && v);
-      result.blockingError = capText((jsonReason as string | undefined) ?? `[${c.label}]: ${run.stderr.trim() || "No stderr output"}${fromPlugin(c.pluginId)}`);
+      // Observed in 2.1.332: the stderr goes on verbatim, its trailing newlines kept (to the model, the transcript, the UI).
+      result.blockingError = capText((jsonReason as string | undefined) ?? `[${c.label}]: ${run.stderr.trim() ? run.stderr : "No stderr output"}${fromPlugin(c.pluginId)}`);
     } else if (parsed.output) {
       // contracts §1.5 / §9: JSON on a non-0/2 exit is honoured if schema-valid.
       result.output = parsed.output;

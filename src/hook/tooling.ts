@@ -74,10 +74,14 @@ function syntheticFields(event: HookEventName, tool: string, input: Record<strin
       return { file_path: "CLAUDE.md", memory_type: "Project", load_reason: "session_start" };
     case "Notification":
       return { message: "yoke hooks run: sample notification", notification_type: "idle_prompt" };
+    case "PostToolBatch":
+      return { tool_calls: [{ tool_name: tool, tool_input: input, tool_use_id: "toolu_yoke_dry_run", tool_response: "" }] };
+    case "MessageDisplay":
+      return { turn_id: "turn-dry-run", message_id: "message-dry-run", index: 0, final: true, delta: "yoke hooks run: sample answer" };
   }
 }
 
-const NO_MODE = new Set<HookEventName>(["SessionStart", "SubagentStart", "Notification", "SessionEnd"]);
+const NO_MODE = new Set<HookEventName>(["SessionStart", "SubagentStart", "Notification", "SessionEnd", "MessageDisplay"]);
 
 /** The payload `runHooksDry` sends: the user's payload or a synthetic one, common fields filled. */
 export function dryRunPayload(bus: YokeHookBus, event: HookEventName, o: DryRunOptions = {}): Record<string, unknown> {

@@ -22,6 +22,8 @@ export const HOOK_EVENTS = [
   "StopFailure",
   "InstructionsLoaded",
   "Notification",
+  "PostToolBatch",
+  "MessageDisplay",
 ] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 
@@ -69,6 +71,8 @@ export type HookOutcome = {
   suppressOriginalPrompt?: boolean;
   /** SessionStart `initialUserMessage`. */
   initialUserMessage?: string;
+  /** MessageDisplay `displayContent`: the text shown instead (last handler wins). */
+  displayContent?: string;
   /** SessionStart `watchPaths`. */
   watchPaths?: string[];
   /** `continue: false` from any handler: stop the loop after this step. */

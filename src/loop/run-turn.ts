@@ -7,6 +7,7 @@ import type { LoopEvent, PermissionDenial, ResultSubtype, TerminalReason, TurnRe
 import { runToolCall, type ToolOutcome, type ToolRunnerDeps } from "./tool-runner.ts";
 import { addUsage, type UsageTracker } from "./usage.ts";
 import { HOOK_OUTPUT_PREAMBLE, stopCapWarning, writeStopCapWarning, writeStopHookSummary } from "./stop-hook-lines.ts";
+import { displayedMessage, firePostToolBatch } from "./display-and-batch-hooks.ts";
 
 /**
  * What every conversation needs, the main one and any run beside it (forks, subagents): provider, tools,
@@ -102,6 +103,8 @@ export async function* runTurn(
   let stopHookActive = false;
   // True while the latest permission denial has not been followed by a successful tool call.
   let blockedByDenial = false;
+  // MessageDisplay's turn_id: one per prompt (observed in 2.1.332).
+  const turnId = randomUUID();
 
   const finish = (over: Partial<TurnResult> & { terminalReason: TerminalReason }): TurnResult => ({
     subtype: "success",
@@ -222,7 +225,7 @@ export async function* runTurn(
     stopReason = message.stop_reason;
     convo.messages.push({ role: "assistant", content: message.content });
     const uuids = deps.transcript.assistant(message, { ...(requestId ? { requestId } : {}), requestedModel: model });
-    yield { type: "assistant", message, uuids, ...(requestId ? { requestId } : {}) };
+    yield { type: "assistant", message: await displayedMessage(deps, message, turnId, signal), uuids, ...(requestId ? { requestId } : {}) };
     const text = textOf(message.content);
     if (text) lastText = text;
 
@@ -305,8 +308,10 @@ export async function* runTurn(
       yield { type: "user", message: msg, uuid: u, toolUseResult: o.details };
       for (const m of o.systemMessages) yield { type: "system", subtype: "informational", data: { content: m } };
     }
+    const batch = await firePostToolBatch(deps, runnable, outcomes, signal);
+    for (const m of batch.systemMessages) yield { type: "system", subtype: "informational", data: { content: m } };
     const context = [
-      ...outcomes.flatMap((o) => o.context).map(reminder),
+      ...[...outcomes.flatMap((o) => o.context), ...batch.context].map(reminder),
       ...((await main.afterTools?.(calls)) ?? []).map((text): TextBlock => ({ type: "text", text })),
     ];
     if (context.length) {
@@ -319,6 +324,8 @@ export async function* runTurn(
 
     const stopped = outcomes.find((o) => o.stop);
     if (stopped) return finish({ result: stopped.stop!.reason, terminalReason: "hook_stopped" });
+    // contracts §1.1: a PostToolBatch block ends the turn before the next model call; the result is empty (observed in 2.1.332).
+    if (batch.stopped) return finish({ result: "", terminalReason: "hook_stopped" });
     // contracts §4.4: a structured answer given in this batch ends the run at once, its JSON as the result (Claude Code 2.1.332).
     const answered = calls.some((c, i) => c.name === "StructuredOutput" && outcomes[i] && !outcomes[i]!.block.is_error);
     if (answered && main.structuredOutput?.() !== undefined) {

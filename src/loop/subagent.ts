@@ -70,14 +70,15 @@ export function subagentHookBus(
   parentPayload: HookPayloadBuilder,
   info: { agentId: string; agentType: string; transcriptPath: string; onStop?: () => void },
 ): HookBus {
-  const map = (e: HookEventName): HookEventName | null => (e === "Stop" ? "SubagentStop" : e === "UserPromptSubmit" ? null : e);
+  // A subagent's text is not shown to the user, so MessageDisplay does not fire for it.
+  const map = (e: HookEventName): HookEventName | null => (e === "Stop" ? "SubagentStop" : e === "UserPromptSubmit" || e === "MessageDisplay" ? null : e);
   return {
     has(event) {
       const m = map(event);
       return m !== null && parent.has(m);
     },
     async emit(event, payload, opts) {
-      if (event === "UserPromptSubmit") return emptyOutcome();
+      if (event === "UserPromptSubmit" || event === "MessageDisplay") return emptyOutcome();
       if (event !== "Stop") return parent.emit(event, payload, opts);
       // TypeScript does not narrow a generic payload with its event; this is the Stop payload.
       const stop = payload as EmitPayload<"Stop">;

@@ -88,6 +88,16 @@ export type McpManager = {
 
 const firstLine = (s: string) => s.trim().split("\n").filter(Boolean).slice(-3).join(" | ").slice(0, 400);
 
+/** An OAuth refusal (our needs-auth, the SDK's UnauthorizedError, a 401 that outlived a refresh): sign in again. */
+function authFailure(err: unknown, transport: Transport | undefined, server: string): string | undefined {
+  const e = err as { needsAuth?: boolean; name?: string; code?: unknown; message?: string } | undefined;
+  if (e?.needsAuth) return e.message;
+  const said = (transport as { authTrail?: { last?: string } } | undefined)?.authTrail?.last;
+  if (e?.name === "UnauthorizedError" || (e?.code === 401 && said !== undefined))
+    return `needs authentication: the server refused its OAuth token${said ? ` (${said})` : ""}; run \`yoke mcp login ${server}\` to sign in again`;
+  return undefined;
+}
+
 /** Why a connect failed, in words a user can act on: exit code, stderr, stdout garbage, timeout. */
 function describeFailure(err: unknown, transport: Transport | undefined, timeoutMs: number): string {
   const msg = err instanceof Error ? err.message : String(err);
@@ -192,8 +202,9 @@ export function createMcpManager(o: McpManagerOptions): McpManager {
         };
       } catch (err) {
         e.client = undefined;
-        e.state.status = "failed";
-        e.state.error = describeFailure(err, transport, o.connectTimeoutMs);
+        const auth = authFailure(err, transport, e.state.name);
+        e.state.status = auth ? "needs-auth" : "failed";
+        e.state.error = auth ?? describeFailure(err, transport, o.connectTimeoutMs);
         await client.close().catch(() => {});
         await transport?.close().catch(() => {});
       } finally {

@@ -119,6 +119,7 @@ export async function startMcpSession(o: McpSessionOptions): Promise<McpSession>
 
   const afterConnect = (s: McpServerState) => {
     if (s.status === "failed") report(s.name, `MCP server "${s.name}" failed to connect: ${s.error}`);
+    else if (s.status === "needs-auth") report(s.name, `MCP server "${s.name}" ${s.error}`);
   };
 
   for (const u of o.unapproved) {

@@ -4,6 +4,9 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { TransportFactory } from "./manager.ts";
 import { createStdioTransport } from "./stdio-transport.ts";
 import { helperFailure, runProcessSync } from "../util/subprocess.ts";
+import { claudeUserDir } from "../config/paths.ts";
+import { type AuthTrail, createOAuthProvider, isNeedsAuth, needsAuth, trailingFetch } from "./oauth.ts";
+import { createOAuthStore, credentialsPath } from "./oauth-store.ts";
 
 export type TransportContext = {
   cwd: string;
@@ -28,7 +31,7 @@ function helperHeaders(helper: string, env: Record<string, string>, cwd: string)
   return Object.fromEntries(Object.entries(parsed as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
 }
 
-function remote(c: RemoteServerConfig, ctx: TransportContext): TransportFactory {
+function remote(name: string, c: RemoteServerConfig, ctx: TransportContext): TransportFactory {
   // The SDK's HTTP transports load with the client, not with this module (which the startup path imports early).
   return async () => {
     let url: URL;
@@ -38,13 +41,30 @@ function remote(c: RemoteServerConfig, ctx: TransportContext): TransportFactory 
       throw new Error(`"url" is not a valid URL: ${c.url}`);
     }
     const headers = { ...c.headers, ...(c.headersHelper ? helperHeaders(c.headersHelper, ctx.env, ctx.cwd) : {}) };
-    const [{ SSEClientTransport }, { StreamableHTTPClientTransport }] = await Promise.all([
+    const [{ SSEClientTransport }, { StreamableHTTPClientTransport }, { auth }] = await Promise.all([
       import("@modelcontextprotocol/sdk/client/sse.js"),
       import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+      import("@modelcontextprotocol/sdk/client/auth.js"),
     ]);
-    return c.type === "sse"
-      ? new SSEClientTransport(url, { requestInit: { headers }, eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...headers, ...(init?.headers as Record<string, string>) } }) } })
-      : new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+    // OAuth (a server that answers 401 with its metadata): the SDK's flow over Claude Code's credential store. A
+    // configured Authorization header still goes out as written; OAuth only starts when the server refuses it.
+    const trail: AuthTrail = {};
+    const fetchFn = trailingFetch(trail);
+    const authProvider = createOAuthProvider({ server: name, config: c, store: createOAuthStore(credentialsPath(claudeUserDir(ctx.env))), trail, mode: "run", clientSecret: ctx.env.MCP_CLIENT_SECRET });
+    if (authProvider.refreshDue(60_000)) {
+      // A stored token past (or at) its expiry is refreshed before the first request, as Claude Code does.
+      try {
+        await auth(authProvider, { serverUrl: url, fetchFn });
+      } catch (e) {
+        if (isNeedsAuth(e)) throw e;
+        throw needsAuth(name, `refreshing its expired OAuth token failed: ${(e as Error).message}${trail.last && !(e as Error).message.includes(trail.last) ? ` (${trail.last})` : ""}`);
+      }
+    }
+    const t =
+      c.type === "sse"
+        ? new SSEClientTransport(url, { authProvider, fetch: fetchFn, requestInit: { headers }, eventSourceInit: { fetch: (u, init) => fetchFn(u, { ...init, headers: { ...headers, ...(init?.headers as Record<string, string>) } }) } })
+        : new StreamableHTTPClientTransport(url, { authProvider, fetch: fetchFn, requestInit: { headers } });
+    return Object.assign(t, { authTrail: trail });
   };
 }
 
@@ -58,7 +78,7 @@ export function transportFor(s: ScopedServer, ctx: TransportContext): TransportF
   if (s.pluginData) env.CLAUDE_PLUGIN_DATA = s.pluginData;
   const { config, missing } = expandServer(s.config, env);
   if (missing.length) return `${s.source}: mcpServers.${s.name.replace(/^plugin:[^:]+:/, "")}: missing environment variables: ${missing.join(", ")}`;
-  if (isRemote(config)) return remote(config, ctx);
+  if (isRemote(config)) return remote(s.name, config, ctx);
   if (!isStdio(config)) return `server "${s.name}" is an SDK server: it is served by the host over the control channel`;
   const cwd = config.cwd ? resolve(ctx.cwd, config.cwd) : ctx.cwd;
   return () =>

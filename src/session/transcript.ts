@@ -45,8 +45,17 @@ export type Transcript = {
   assistant(message: AssistantMessage, extra?: Record<string, unknown>): string[];
   /** A `system` line: `extra` goes before its timestamp and uuid, `trailing` after them (Claude Code's key order). */
   system(subtype: string, extra?: Record<string, unknown>, trailing?: Record<string, unknown>): string;
+  /**
+   * An `attachment` line (context Claude Code 2.1.332 records beside the conversation, contracts §5.2): the
+   * attachment object, and how the model was shown it (`rendered` texts, wrapped as reminders, and their role).
+   * Part of the parentUuid chain. Returns its uuid.
+   */
+  attachment(attachment: Record<string, unknown> & { type: string }, shown?: { rendered: string | string[]; role: "system" | "user" }): string;
   meta(entry: Record<string, unknown> & { type: string }): void;
 };
+
+/** The reminder wrapper Claude Code puts around every rendered attachment text. */
+export const asReminder = (text: string): string => `<system-reminder>\n${text}\n</system-reminder>`;
 
 export function createTranscript(store: SessionStore, info: TranscriptInfo): Transcript {
   let last: string | null = null;
@@ -114,6 +123,18 @@ export function createTranscript(store: SessionStore, info: TranscriptInfo): Tra
       const b = base();
       // Observed in 2.1.332 (stop_hook_summary, informational): chain, type, subtype, the line's own keys, timestamp, uuid, then the common keys.
       const head = { parentUuid: b.parentUuid, isSidechain: b.isSidechain, type: "system", subtype, ...extra, timestamp: b.timestamp, uuid: b.uuid, ...trailing };
+      store.append(inOrder(head, b) as never);
+      last = b.uuid;
+      return b.uuid;
+    },
+    attachment(attachment, shown) {
+      const b = base();
+      // Observed in 2.1.332 (roundtrip-transcript-shape.txt): chain, attachment, type, uuid, timestamp, rendered, renderedRole, common keys.
+      const head: Record<string, unknown> = { parentUuid: b.parentUuid, isSidechain: b.isSidechain, attachment, type: "attachment", uuid: b.uuid, timestamp: b.timestamp };
+      if (shown) {
+        head.rendered = (Array.isArray(shown.rendered) ? shown.rendered : [shown.rendered]).map((t) => ({ content: asReminder(t) }));
+        head.renderedRole = shown.role;
+      }
       store.append(inOrder(head, b) as never);
       last = b.uuid;
       return b.uuid;

@@ -21,7 +21,8 @@ describe("PreToolUse (contracts §1.5, §1.6, §1.7)", () => {
     expect(existsSync(join(cwd, "marker"))).toBe(false);
     const [res] = toolResultsOf(r.requests[1]!);
     expect(res!.is_error).toBe(true);
-    expect(res!.text).toBe(`PreToolUse:Bash hook error: [${guard}]: no touching marker`);
+    // Observed in 2.1.332: the stderr verbatim, its newline kept.
+    expect(res!.text).toBe(`PreToolUse:Bash hook error: [${guard}]: no touching marker\n`);
     expect(r.json.permission_denials).toHaveLength(1);
     expect(r.json.permission_denials[0]).toMatchObject({ tool_name: "Bash", tool_input: { command: "touch marker" } });
     expect(r.json.result).toBe("blocked, ok");

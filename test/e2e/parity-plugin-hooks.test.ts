@@ -72,6 +72,6 @@ describe("plugin hook texts (issue 17.5, observed in 2.1.332)", () => {
     script(cwd, "g.sh", 'cat >/dev/null; echo "settings guard" >&2; exit 2');
     writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: hook("PreToolUse", "${CLAUDE_PROJECT_DIR}/g.sh", "Bash") }));
     const r = await runWith(cwd, [bashCall("echo hi"), say("ok")], []);
-    expect(toolResultsOf(r.requests[1]!)[0]!.text).toBe("PreToolUse:Bash hook error: [${CLAUDE_PROJECT_DIR}/g.sh]: settings guard");
+    expect(toolResultsOf(r.requests[1]!)[0]!.text).toBe("PreToolUse:Bash hook error: [${CLAUDE_PROJECT_DIR}/g.sh]: settings guard\n");
   });
 });

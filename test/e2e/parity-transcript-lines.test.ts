@@ -53,7 +53,7 @@ describe("other transcript line types (issue 17.9, observed in 2.1.332)", () => 
     expect(keys(sums[0])).toBe(
       `parentUuid, isSidechain, type, subtype, hookCount, hookInfos, hookErrors, failedHookErrorIndexes, hookAdditionalContext, preventedContinuation, stopReason, hasOutput, level, timestamp, uuid, toolUseID, ${COMMON}`,
     );
-    expect(sums[0]).toMatchObject({ hookCount: 2, hookErrors: [`[${guard}]: more please`], preventedContinuation: false, stopReason: "", hasOutput: true, level: "suggestion" });
+    expect(sums[0]).toMatchObject({ hookCount: 2, hookErrors: [`[${guard}]: more please\n`], preventedContinuation: false, stopReason: "", hasOutput: true, level: "suggestion" });
     expect(sums[0].hookInfos.map((h: any) => h.command).sort()).toEqual([guard, note].sort());
     for (const h of sums[0].hookInfos) expect(typeof h.durationMs).toBe("number");
     expect(sums[1].hookErrors).toEqual([]);

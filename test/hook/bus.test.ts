@@ -27,7 +27,8 @@ describe("command hooks: exit codes (contracts §1.5)", () => {
     const o = await busFor(e).emit("PreToolUse", prePayload(e));
     expect(o.blocked).toBe(true);
     expect(o.permissionDecision).toBe("deny");
-    expect(o.blockReason).toBe("[echo 'no rm' >&2; exit 2]: no rm");
+    // Observed in 2.1.332: the stderr verbatim, trailing newline kept.
+    expect(o.blockReason).toBe("[echo 'no rm' >&2; exit 2]: no rm\n");
     expect(o.records[0]!.outcome).toBe("blocking");
     expect(o.records[0]!.exitCode).toBe(2);
   });

@@ -5,12 +5,12 @@ import { busFor, cmd, hooks, makeEnv, writeSettings } from "./helpers.ts";
 describe("yoke hooks list / run core", () => {
   test("listHooks shows every hook with its source and why it will not run", () => {
     const e = makeEnv();
-    const user = writeSettings(e, "user", { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [cmd("guard.sh", { timeout: 5, if: "Bash(rm *)" })] }], PostToolBatch: [{ hooks: [cmd("x")] }] } });
+    const user = writeSettings(e, "user", { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [cmd("guard.sh", { timeout: 5, if: "Bash(rm *)" })] }], PreModelSwitch: [{ hooks: [cmd("x")] }] } });
     const bus = busFor(e);
     bus.registerInProcess("Stop", () => {}, { source: "memory" });
     const rows = listHooks(bus);
     expect(rows[0]).toMatchObject({ event: "PreToolUse", matcher: "Bash", type: "command", command: "guard.sh", source: user, level: "user", timeoutSec: 5, if: "Bash(rm *)" });
-    expect(rows[1]!.note).toContain("PostToolBatch is not fired by yoke");
+    expect(rows[1]!.note).toContain("PreModelSwitch is not fired by yoke");
     expect(rows[2]).toMatchObject({ event: "Stop", source: "plugin: memory" });
     const text = formatHookList(rows);
     expect(text.split("\n")[0]).toMatch(/^EVENT\s+MATCHER\s+TYPE\s+COMMAND\s+SOURCE$/);

@@ -166,15 +166,30 @@ describe.each(engines)("Grep with the %s engine (contracts §7.2)", (engine) => 
     expect(r.content).toBe(`${path.join(d, "pkg/sub/big.txt")}:200001:${"x".repeat(500)} [... line truncated]`);
   });
 
-  test("content beyond the line cap asks the model to narrow the search; files mode still answers", async () => {
+  test("content past the old 200,000-line cap pages like any other (issue 20.5: kept as shown, the rest counted)", async () => {
     const d = tempDir();
     writeFileSync(path.join(d, "many.txt"), "hit\n".repeat(200_001));
+    const f = path.join(d, "many.txt");
     const r = await grep(engine, { pattern: "hit", output_mode: "content" }, d);
-    expect(r.isError).toBe(true);
-    expect(String(r.content)).toBe(
-      'Error: The search matched more than 200000 lines, too many to sort and page. Narrow it (a more specific pattern, path, glob or type), or use output_mode "files_with_matches" or "count" first.',
+    expect(r.isError).toBeUndefined();
+    const lines = String(r.content).split("\n");
+    expect(lines[0]).toBe(`${f}:1:hit`);
+    expect(lines[249]).toBe(`${f}:250:hit`);
+    expect(lines.at(-1)).toBe("[Showing results 1-250 of 200001. Call Grep again with offset: 250 to see the next ones, or narrow the search.]");
+    const mid = await grep(engine, { pattern: "hit", output_mode: "content", offset: 100_000, head_limit: 2 }, d);
+    expect(mid.content).toBe(
+      `${f}:100001:hit\n${f}:100002:hit\n\n[Showing results 100001-100002 of 200001. Call Grep again with offset: 100002 to see the next ones, or narrow the search.]`,
     );
-    expect((await grep(engine, { pattern: "hit", output_mode: "count" }, d)).content).toStartWith(`${path.join(d, "many.txt")}:200001`);
+    // Pages reach as far as Grep keeps (MAX_KEPT_ENTRIES); past it the model is told to narrow the search.
+    const edge = await grep(engine, { pattern: "hit", output_mode: "content", offset: 199_999 }, d);
+    expect(edge.content).toBe(
+      `${f}:200000:hit\n\n[Showing results 200000-200000 of 200001. Grep pages through the first 200000 only: narrow the search (a more specific pattern, path, glob or type) to see the rest.]`,
+    );
+    const past = await grep(engine, { pattern: "hit", output_mode: "content", offset: 200_000 }, d);
+    expect(past.content).toBe(
+      "Grep pages through the first 200000 of its 200001 results only. Narrow the search (a more specific pattern, path, glob or type) to reach the rest.",
+    );
+    expect((await grep(engine, { pattern: "hit", output_mode: "count" }, d)).content).toStartWith(`${f}:200001`);
   });
 
   test("a FIFO with no writer, which once made a search that never ended, is refused at once (issue 20.5)", async () => {

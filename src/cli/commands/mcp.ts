@@ -24,6 +24,8 @@ const USAGE = `Usage:
   yoke mcp add -t http|sse [-s SCOPE] [-H "Name: value"]... NAME URL
   yoke mcp add-json [-s SCOPE] NAME JSON
   yoke mcp remove [-s SCOPE] NAME
+  yoke mcp login NAME [--no-browser]           OAuth sign-in of an HTTP/SSE server (paste the redirect URL when headless)
+  yoke mcp logout NAME                         forget a server's stored OAuth tokens
 list and get take the run options too (--mcp-config, --strict-mcp-config, --settings, --plugin-dir).`;
 
 type Scope = "local" | "user" | "project";
@@ -160,7 +162,7 @@ async function listOrGet(sub: "list" | "get", tail: string[]): Promise<number> {
     else if (!rows.length) writeOut("No MCP servers configured. Add one with: yoke mcp add NAME -- COMMAND [ARGS...]\n");
     else
       for (const r of rows) {
-        const mark = r.status === "connected" ? "✓ connected" : r.status === "disabled" ? "disabled" : `✗ ${r.status}`;
+        const mark = r.status === "connected" ? "✓ connected" : r.status === "disabled" ? "disabled" : r.status === "needs-auth" ? "! needs authentication" : `✗ ${r.status}`;
         writeOut(`${r.name}: ${r.target} (${r.transport}, ${r.scope}) - ${mark}, ${r.tools} tool${r.tools === 1 ? "" : "s"}\n`);
         if (r.error) writeOut(`    ${r.error}\n`);
         if (name) {
@@ -232,6 +234,14 @@ async function mcpCommand(sub: string, tail: string[]): Promise<number> {
       );
       return 1;
     }
+    case "login":
+    case "logout": {
+      const noBrowser = tail.includes("--no-browser");
+      const [name, extra] = tail.filter((a) => a !== "--no-browser");
+      if (!name || name.startsWith("-") || extra !== undefined) throw new UsageError(`${sub} needs one server name\n${USAGE}`);
+      const { mcpLogin, mcpLogout } = await import("./mcp-login.ts");
+      return sub === "login" ? mcpLogin(name, noBrowser) : mcpLogout(name);
+    }
     default:
       throw new UsageError(`unknown subcommand '${sub}'\n${USAGE}`);
   }
@@ -269,6 +279,16 @@ export const command = defineCommand({
       meta: { name: "add-json", description: "Add a server from its JSON config" },
       args: { name: { type: "positional", required: false, description: "Server name" }, json: { type: "positional", required: false, description: "The server's config as JSON" }, scope },
       run: ({ rawArgs }) => mcpCommand("add-json", rawArgs),
+    }),
+    login: defineCommand({
+      meta: { name: "login", description: "Sign in to an HTTP/SSE server with OAuth (Claude Code's `claude mcp login`)" },
+      args: { name: { type: "positional", required: false, description: "Server name" }, "no-browser": { type: "boolean", description: "Print the URL only; paste the redirect URL back" } },
+      run: ({ rawArgs }) => mcpCommand("login", rawArgs),
+    }),
+    logout: defineCommand({
+      meta: { name: "logout", description: "Forget a server's stored OAuth tokens" },
+      args: { name: { type: "positional", required: false, description: "Server name" } },
+      run: ({ rawArgs }) => mcpCommand("logout", rawArgs),
     }),
     remove: defineCommand({
       meta: { name: "remove", description: "Remove a server from yoke's files (all scopes unless -s)" },

@@ -20,6 +20,8 @@ import { subagentStart, subagentStartInput, subagentStartOutput } from "./subage
 import { subagentStop, subagentStopInput, subagentStopOutput } from "./subagent-stop.ts";
 import { userPromptSubmit, userPromptSubmitInput, userPromptSubmitOutput } from "./user-prompt-submit.ts";
 import { userPromptExpansion, userPromptExpansionInput, userPromptExpansionOutput } from "./user-prompt-expansion.ts";
+import { postToolBatch, postToolBatchInput, postToolBatchOutput } from "./post-tool-batch.ts";
+import { messageDisplay, messageDisplayInput, messageDisplayOutput } from "./message-display.ts";
 
 export type { CommonFields, EventSpec, HandlerResult, HookJsonOutput } from "./common.ts";
 
@@ -42,6 +44,8 @@ export const EVENT_SPECS: { [E in HookEventName]: EventSpec<E> } = {
   StopFailure: stopFailure,
   InstructionsLoaded: instructionsLoaded,
   Notification: notification,
+  PostToolBatch: postToolBatch,
+  MessageDisplay: messageDisplay,
 };
 
 const INPUTS = {
@@ -62,6 +66,8 @@ const INPUTS = {
   StopFailure: stopFailureInput,
   InstructionsLoaded: instructionsLoadedInput,
   Notification: notificationInput,
+  PostToolBatch: postToolBatchInput,
+  MessageDisplay: messageDisplayInput,
 };
 const OUTPUTS = {
   PreToolUse: preToolUseOutput,
@@ -81,6 +87,8 @@ const OUTPUTS = {
   StopFailure: stopFailureOutput,
   InstructionsLoaded: instructionsLoadedOutput,
   Notification: notificationOutput,
+  PostToolBatch: postToolBatchOutput,
+  MessageDisplay: messageDisplayOutput,
 };
 /** The stdin payload of event E, typed from its zod schema (DESIGN "HookPayload<N>"). */
 export type HookPayload<E extends HookEventName> = z.infer<(typeof INPUTS)[E]>;

@@ -5,7 +5,8 @@ import { defineTool } from "../define-tool.ts";
 import type { Tool } from "../types.ts";
 import description from "./glob.md" with { type: "text" };
 import { resolveSearchPath } from "./grep.ts";
-import { byMtimeDesc, mtimesOf } from "./search/mtime.ts";
+import { createCollector } from "./search/collect.ts";
+import { mtimesOf } from "./search/mtime.ts";
 import { walk } from "./search/walk.ts";
 
 /** Input of Glob (contracts §7.2). */
@@ -22,6 +23,9 @@ export type GlobToolOptions = {
   /** Honour .gitignore and friends (default true; see the report: Claude Code's default differs). */
   respectIgnore?: boolean;
 };
+
+/** Paths statted together while Glob walks. */
+const STAT_BATCH = 1024;
 
 export type GlobDetails = { filenames: string[]; numFiles: number; truncated: boolean; durationMs: number };
 
@@ -50,7 +54,19 @@ export function createGlobTool(opts: GlobToolOptions = {}): Tool<GlobInput> {
       const scanned = picomatch.scan(pattern);
       const walkRoot = scanned.base ? path.join(root, scanned.base) : root;
       const isMatch = picomatch(pattern, { dot: true });
-      const found: string[] = [];
+      // Only the newest `limit` paths are held; the rest are counted (issue 20.5): paths wait in a batch,
+      // are statted together, and the walk waits while a full batch is being statted.
+      const newest = createCollector({ mode: "files_with_matches", withContext: false, keep: limit });
+      let batch: string[] = [];
+      let chain = Promise.resolve();
+      const flush = () => {
+        const paths = batch;
+        batch = [];
+        chain = chain.then(async () => {
+          for (const [p, t] of await mtimesOf(paths)) newest.add({ path: p, count: 1, lines: [], mtimeMs: t });
+        });
+        return chain;
+      };
       try {
         await walk({
           root: walkRoot,
@@ -60,26 +76,28 @@ export function createGlobTool(opts: GlobToolOptions = {}): Tool<GlobInput> {
           onFile: (e) => {
             const rel = walkRoot === root ? e.rel : path.relative(root, e.abs).split(path.sep).join("/");
             // Names under a Read-denied path are not shown either (`secrets/*` would list what the folder holds).
-            if (isMatch(rel) && !ctx.searchHides?.(e.abs)) found.push(e.abs);
+            if (!isMatch(rel) || ctx.searchHides?.(e.abs)) return;
+            batch.push(e.abs);
+            if (batch.length >= STAT_BATCH) return flush();
           },
         });
       } catch (err) {
         if (ctx.signal.aborted) throw err;
         // The literal prefix does not exist: nothing can match.
       }
-      const times = await mtimesOf(found);
-      const files = [...times.keys()].sort(byMtimeDesc(times));
-      const shown = files.slice(0, limit);
+      await flush();
+      const { hits, files: total } = newest.done();
+      const shown = hits.slice(0, limit).map((h) => h.path);
       const details: GlobDetails = {
         filenames: shown,
-        numFiles: files.length,
-        truncated: files.length > limit,
+        numFiles: total,
+        truncated: total > limit,
         durationMs: Math.round(performance.now() - started),
       };
-      if (!files.length) return { content: "No files found", details };
+      if (!total) return { content: "No files found", details };
       let text = shown.join("\n");
-      if (files.length > limit) {
-        text += `\n(Results are truncated: showing the ${limit} most recently modified of ${files.length} matching files, ${files.length - limit} left out. Use a more specific pattern or path.)`;
+      if (total > limit) {
+        text += `\n(Results are truncated: showing the ${limit} most recently modified of ${total} matching files, ${total - limit} left out. Use a more specific pattern or path.)`;
       }
       return { content: text, details };
     },

@@ -8,7 +8,8 @@ import description from "./grep.md" with { type: "text" };
 import { looksBinary } from "./read-text.ts";
 import { builtinEngine } from "./search/builtin-engine.ts";
 import { splitGlobs } from "./search/file-filter.ts";
-import { formatHits, sortHits } from "./search/format.ts";
+import { createCollector, keepFor } from "./search/collect.ts";
+import { formatHits } from "./search/format.ts";
 import { createRgEngine } from "./search/rg-engine.ts";
 import type { GrepEngine, GrepMode } from "./search/types.ts";
 
@@ -106,6 +107,9 @@ export function createGrepTool(opts: GrepToolOptions = {}): Tool<GrepInput> {
       const around = input["-C"] ?? input.context ?? 0;
       const content = mode === "content";
       const { name, engine } = pickEngine(opts, ctx.env);
+      const headLimit = input.head_limit ?? DEFAULT_HEAD_LIMIT;
+      const offset = input.offset ?? 0;
+      const keep = keepFor(offset, headLimit);
       const q = {
         pattern: input.pattern,
         root: abs,
@@ -119,16 +123,21 @@ export function createGrepTool(opts: GrepToolOptions = {}): Tool<GrepInput> {
         ignoreCase: input["-i"] ?? false,
         multiline: input.multiline ?? false,
         onlyMatching: content && (input["-o"] ?? false),
+        maxLines: keep,
         signal: ctx.signal,
       };
-      // Denied files were left out of the search; a file reached another way (a link, a named root) is dropped here.
-      const hits = await sortHits((await engine(q)).filter((h) => !ctx.searchHides?.(path.resolve(abs, h.path))));
-      const { text, details } = formatHits(hits, {
+      const withContext = q.before > 0 || q.after > 0;
+      // Only the files that can reach the page are held; the rest are counted (issue 20.5). Denied files were left
+      // out of the search; a file reached another way (a link, a named root) is dropped here.
+      const hide = ctx.searchHides;
+      const collector = createCollector({ mode, withContext, keep, hide: hide && ((p) => hide(path.resolve(abs, p))) });
+      await engine(q, collector.add);
+      const { text, details } = formatHits(collector.done(), {
         mode,
         lineNumbers: input["-n"] ?? true,
-        withContext: q.before > 0 || q.after > 0,
-        headLimit: input.head_limit ?? DEFAULT_HEAD_LIMIT,
-        offset: input.offset ?? 0,
+        withContext,
+        headLimit,
+        offset,
       });
       return { content: text, details: { ...details, engine: name } };
     },

@@ -193,6 +193,8 @@ describe("buildPayload key order (contracts §1.4)", () => {
       StopFailure: { error: "rate_limit" },
       InstructionsLoaded: { file_path: "/p/CLAUDE.md", memory_type: "Project", load_reason: "session_start" },
       Notification: { message: "m", notification_type: "idle_prompt" },
+      PostToolBatch: { tool_calls: [{ tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t", tool_response: "a.txt" }] },
+      MessageDisplay: { turn_id: "t", message_id: "m", index: 0, final: true, delta: "hi" },
     };
     for (const [ev, spec] of Object.entries(EVENT_SPECS)) {
       const p = buildPayload(ev as never, common, fields[ev]);

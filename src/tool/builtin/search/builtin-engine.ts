@@ -1,21 +1,15 @@
 import { readFile, stat } from "node:fs/promises";
 import { fileFilter, globOverride } from "./file-filter.ts";
 import { canMatchNewline, requiredLiteral, translateRegex } from "./regex.ts";
-import {
-  type FileHits,
-  type GrepEngine,
-  type GrepLine,
-  type GrepQuery,
-  invalidRegexMessage,
-  MAX_CONTENT_LINES,
-  tooManyLinesMessage,
-} from "./types.ts";
+import { type GrepEngine, type GrepLine, type GrepQuery, invalidRegexMessage } from "./types.ts";
 import { walk } from "./walk.ts";
 
 /** Files larger than this are skipped by the built-in engine, which reads a file whole (ripgrep streams). */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 const READ_CONCURRENCY = 48;
+const PENDING_HIGH = 4096;
+const PENDING_LOW = 1024;
 
 /** Line starts of `text`; a trailing newline does not start a line. */
 function lineStarts(text: string): number[] {
@@ -93,36 +87,53 @@ function scan(text: string, re: RegExp, lineRe: RegExp, q: GrepQuery, needLines:
   return { matched, starts, count };
 }
 
-function withContext(text: string, s: Scan, before: number, after: number, only: RegExp | null): GrepLine[] {
+/**
+ * Match and context lines of one file, the first `maxLines` of them kept; `entries` counts them all plus
+ * the `--` gaps the listing puts between groups (`gaps`), so a file of a million matches costs one page.
+ */
+function withContext(
+  text: string,
+  s: Scan,
+  q: Pick<GrepQuery, "before" | "after" | "maxLines">,
+  only: RegExp | null,
+): { lines: GrepLine[]; entries: number } {
   const starts = s.starts!;
   const total = starts.length;
   const isMatch = new Set(s.matched);
+  const gaps = q.before > 0 || q.after > 0;
   const out: GrepLine[] = [];
+  let entries = 0;
+  let prevN = -1;
+  const push = (n: number, lineText: () => string, match: boolean) => {
+    if (gaps && prevN !== -1 && n > prevN + 1) entries++;
+    entries++;
+    prevN = n;
+    if (out.length < q.maxLines) out.push({ n, text: lineText(), match });
+  };
   let next = 0;
   for (const l of s.matched) {
-    const from = Math.max(l - before, next);
-    const to = Math.min(l + after, total - 1);
+    const from = Math.max(l - q.before, next);
+    const to = Math.min(l + q.after, total - 1);
     for (let i = from; i <= to; i++) {
       const a = starts[i]!;
       let b = i + 1 < total ? starts[i + 1]! - 1 : text.length;
       if (b > a && i + 1 >= total && text[b - 1] === "\n") b--;
-      const line = text.slice(a, b);
       if (only && isMatch.has(i)) {
         only.lastIndex = 0;
         // Empty matches (e.g. `x*`) carry nothing to show; both engines drop them.
-        for (const m of line.matchAll(only)) if (m[0]) out.push({ n: i + 1, text: m[0], match: true });
-      } else out.push({ n: i + 1, text: line, match: isMatch.has(i) });
+        for (const m of text.slice(a, b).matchAll(only)) if (m[0]) push(i + 1, () => m[0], true);
+      } else push(i + 1, () => text.slice(a, b), isMatch.has(i));
     }
     next = Math.max(next, to + 1);
   }
-  return out;
+  return { lines: out, entries };
 }
 
 /**
  * Searches with a JavaScript RegExp: same walk rules as `rg --hidden --glob !.git` (ignore files,
  * `.git` skipped, symlinks not followed), binary files (a NUL byte) skipped.
  */
-export const builtinEngine: GrepEngine = async (q) => {
+export const builtinEngine: GrepEngine = async (q, onFile) => {
   let re: RegExp;
   try {
     re = translateRegex(q.pattern, { ignoreCase: q.ignoreCase, multiline: q.multiline });
@@ -137,39 +148,42 @@ export const builtinEngine: GrepEngine = async (q) => {
   // ripgrep's count in multiline mode: matches when the pattern can span lines, otherwise lines.
   const countMatches = q.multiline && canMatchNewline(q.pattern, true);
 
-  const hits: FileHits[] = [];
-  let collected = 0;
-  let overflow = false;
   const pending: string[] = [];
   let walking = true;
   let active = 0;
   let wake: () => void = () => {};
+  // The walk outruns the reads on a big tree: past PENDING_HIGH paths it waits for them (issue 20.5).
+  let drained: Array<() => void> = [];
 
   const searchFile = async (abs: string) => {
     let buf: Buffer;
+    let mtimeMs: number;
     try {
       // Only regular files of a bounded size: a symlink to a FIFO blocks, one to /dev/zero never ends (issue 20.5).
       const st = await stat(abs);
       if (!st.isFile() || st.size > MAX_FILE_BYTES) return;
+      mtimeMs = st.mtimeMs;
       buf = await readFile(abs);
     } catch {
       return;
     }
+    if (q.signal.aborted) return;
     if (needle && buf.indexOf(needle) === -1) return;
     if (buf.indexOf(0) !== -1) return;
     const text = buf.toString("utf8");
     const s = scan(text, re, lineRe, q, needLines, countMatches);
-    if (!s.count || overflow) return;
-    const lines = needLines ? withContext(text, s, q.before, q.after, q.onlyMatching ? re : null) : [];
-    collected += lines.length;
-    if (collected > MAX_CONTENT_LINES) overflow = true;
-    else hits.push({ path: abs, count: s.count, lines });
+    if (!s.count) return;
+    if (!needLines) return onFile({ path: abs, count: s.count, lines: [], mtimeMs });
+    const { lines, entries } = withContext(text, s, q, q.onlyMatching ? re : null);
+    onFile({ path: abs, count: s.count, lines, entries, mtimeMs });
   };
 
   const done = new Promise<void>((resolve, reject) => {
     const pump = () => {
       if (q.signal.aborted) return reject(q.signal.reason ?? new Error("aborted"));
-      if (overflow) return reject(new Error(tooManyLinesMessage()));
+      if (pending.length < PENDING_LOW && drained.length) {
+        for (const go of drained.splice(0)) go();
+      }
       while (active < READ_CONCURRENCY && pending.length) {
         const f = pending.pop()!;
         active++;
@@ -184,7 +198,10 @@ export const builtinEngine: GrepEngine = async (q) => {
   });
   done.catch(() => {});
   // Answer an abort at once; reads already started finish in the background and are dropped.
-  const onAbort = () => wake();
+  const onAbort = () => {
+    for (const go of drained.splice(0)) go();
+    wake();
+  };
   q.signal.addEventListener("abort", onAbort, { once: true });
   try {
     if (q.rootIsFile) {
@@ -198,13 +215,13 @@ export const builtinEngine: GrepEngine = async (q) => {
           if (filter && !filter(e.rel)) return;
           pending.push(e.abs);
           if (active < READ_CONCURRENCY) wake();
+          if (pending.length >= PENDING_HIGH) return new Promise<void>((go) => drained.push(go));
         },
       });
     }
     walking = false;
     wake();
     await done;
-    return hits;
   } finally {
     q.signal.removeEventListener("abort", onAbort);
   }

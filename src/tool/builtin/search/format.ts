@@ -1,16 +1,5 @@
-import { byMtimeDesc, mtimesOf } from "./mtime.ts";
-import { type FileHits, type GrepMode, MAX_LINE_CHARS } from "./types.ts";
-
-/**
- * The one file order both engines share: newest modification time first, ties by path (code-unit order).
- * Never rejects; a file that vanished sorts as oldest.
- */
-export async function sortHits(hits: FileHits[]): Promise<FileHits[]> {
-  const times = await mtimesOf(hits.filter((h) => h.mtimeMs === undefined).map((h) => h.path));
-  for (const h of hits) if (h.mtimeMs !== undefined) times.set(h.path, h.mtimeMs);
-  const cmp = byMtimeDesc(times);
-  return hits.sort((a, b) => cmp(a.path, b.path));
-}
+import { type Collected, MAX_KEPT_ENTRIES, MAX_UNLIMITED_PAGE } from "./collect.ts";
+import { type GrepMode, MAX_LINE_CHARS } from "./types.ts";
 
 const cut = (text: string) =>
   text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)} [... line truncated]` : text;
@@ -34,14 +23,22 @@ export type GrepDetails = {
   appliedOffset?: number;
 };
 
-/** Renders sorted hits the ripgrep way (`path:N:text`, `path-N-text` for context, `--` between groups) and pages them. */
-export function formatHits(hits: FileHits[], o: FormatOptions): { text: string; details: GrepDetails } {
+/**
+ * Renders collected hits the ripgrep way (`path:N:text`, `path-N-text` for context, `--` between groups) and
+ * pages them. The totals are the collector's counts of the whole search; only the kept hits are listed.
+ */
+export function formatHits(c: Collected, o: FormatOptions): { text: string; details: GrepDetails } {
+  const hits = c.hits;
+  const total = c.entries;
+  const start = Math.min(o.offset, total);
+  const end = Math.min(start + (o.headLimit > 0 ? o.headLimit : MAX_UNLIMITED_PAGE), total, Math.max(start, c.keep));
   let entries: string[];
-  if (o.mode === "files_with_matches") entries = hits.map((h) => h.path);
-  else if (o.mode === "count") entries = hits.map((h) => `${h.path}:${h.count}`);
+  if (o.mode === "files_with_matches") entries = hits.slice(0, end).map((h) => h.path);
+  else if (o.mode === "count") entries = hits.slice(0, end).map((h) => `${h.path}:${h.count}`);
   else {
     entries = [];
     for (const h of hits) {
+      if (entries.length >= end) break;
       let prev = -1;
       for (const l of h.lines) {
         if (o.withContext && entries.length && l.n > prev + 1) entries.push("--");
@@ -51,34 +48,37 @@ export function formatHits(hits: FileHits[], o: FormatOptions): { text: string; 
       }
     }
   }
-  const total = entries.length;
-  const start = Math.min(o.offset, total);
-  const end = o.headLimit > 0 ? Math.min(start + o.headLimit, total) : total;
   const page = entries.slice(start, end);
-  const numMatches = hits.reduce((n, h) => n + h.count, 0);
   const details: GrepDetails = {
     mode: o.mode,
-    numFiles: hits.length,
+    numFiles: c.files,
     filenames: o.mode === "files_with_matches" ? page : hits.map((h) => h.path),
   };
   if (o.mode === "content") details.numLines = page.length;
-  if (o.mode === "count") details.numMatches = numMatches;
+  if (o.mode === "count") details.numMatches = c.matches;
   if (end < total) details.appliedLimit = o.headLimit;
   if (start > 0) details.appliedOffset = start;
 
   if (total === 0) return { text: o.mode === "files_with_matches" ? "No files found" : "No matches found", details };
   if (page.length === 0) {
-    return {
-      text: `No results at offset ${o.offset}: there are only ${total}. Call Grep again with a smaller offset.`,
-      details,
-    };
+    const why =
+      start >= MAX_KEPT_ENTRIES
+        ? `Grep pages through the first ${MAX_KEPT_ENTRIES} of its ${total} results only. Narrow the search (a more specific pattern, path, glob or type) to reach the rest.`
+        : `No results at offset ${o.offset}: there are only ${total}. Call Grep again with a smaller offset.`;
+    return { text: why, details };
   }
   let text = page.join("\n");
   if (o.mode === "count") {
-    text += `\n\nFound ${numMatches} matching line${numMatches === 1 ? "" : "s"} in ${hits.length} file${hits.length === 1 ? "" : "s"}.`;
+    text += `\n\nFound ${c.matches} matching line${c.matches === 1 ? "" : "s"} in ${c.files} file${c.files === 1 ? "" : "s"}.`;
   }
   if (end < total) {
-    text += `\n\n[Showing results ${start + 1}-${end} of ${total}. Call Grep again with offset: ${end} to see the next ones, or narrow the search.]`;
+    const next =
+      end >= MAX_KEPT_ENTRIES
+        ? `Grep pages through the first ${MAX_KEPT_ENTRIES} only: narrow the search (a more specific pattern, path, glob or type) to see the rest.`
+        : o.headLimit > 0
+          ? `Call Grep again with offset: ${end} to see the next ones, or narrow the search.`
+          : `head_limit 0 shows at most ${MAX_UNLIMITED_PAGE} at a time: call Grep again with offset: ${end} to see the next ones, or narrow the search.`;
+    text += `\n\n[Showing results ${start + 1}-${end} of ${total}. ${next}]`;
   }
   if (o.mode === "content") details.content = text;
   return { text, details };

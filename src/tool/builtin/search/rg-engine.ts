@@ -1,8 +1,8 @@
 import { statSync } from "node:fs";
-import type { Readable } from "node:stream";
 import { killGroup, spawnProcess } from "../../../util/subprocess.ts";
 import { typeGlobs } from "./file-filter.ts";
-import { type FileHits, type GrepEngine, type GrepQuery, invalidRegexMessage, MAX_CONTENT_LINES, tooManyLinesMessage } from "./types.ts";
+import { keptLine } from "./collect.ts";
+import { type FileHits, type GrepEngine, type GrepQuery, invalidRegexMessage } from "./types.ts";
 
 /** Bytes of a line ripgrep prints; above MAX_LINE_CHARS in any encoding, so our own cut decides. */
 const RG_MAX_COLUMNS = 4096;
@@ -38,80 +38,79 @@ export function rgArgs(q: GrepQuery): string[] {
   return args;
 }
 
-function parse(out: string, q: GrepQuery): FileHits[] {
-  const byPath = new Map<string, FileHits>();
-  const get = (p: string) => {
-    let h = byPath.get(p);
-    if (!h) byPath.set(p, (h = { path: p, count: 0, lines: [] }));
-    return h;
+/** Longest record kept whole; rg's --max-columns keeps real ones far below it. */
+const MAX_RECORD_CHARS = 1 << 20;
+
+/**
+ * Parses rg's output as it streams: records are NUL-ended paths (files mode) or `path\0rest` lines. rg
+ * prints each file's results together, so a file is complete when the next path starts; it goes to
+ * `onFile` with at most `q.maxLines` lines kept (the rest counted). Holds one file and one record at a time.
+ */
+function streamParser(q: GrepQuery, onFile: (h: FileHits) => void) {
+  const filesMode = q.mode === "files_with_matches";
+  const gaps = q.before > 0 || q.after > 0;
+  let cur: FileHits | null = null;
+  let prevN = -1;
+  const flush = () => {
+    if (cur) onFile(cur);
+    cur = null;
+    prevN = -1;
   };
-  if (q.mode === "files_with_matches") {
-    for (const p of out.split("\0")) {
-      const clean = p.replace(/^\n+/, "");
-      if (clean) get(clean).count = 1;
+  const mtime = (file: string) => {
+    try {
+      return statSync(file).mtimeMs;
+    } catch {
+      return 0;
     }
-    return [...byPath.values()];
-  }
-  for (const line of out.split("\n")) {
-    if (!line || line === "--") continue;
-    const z = line.indexOf("\0");
-    if (z < 0) continue;
-    const h = get(line.slice(0, z));
-    const rest = line.slice(z + 1);
+  };
+  const start = (file: string) => {
+    if (cur?.path === file) return cur;
+    flush();
+    return (cur = { path: file, count: 0, lines: [], entries: 0, mtimeMs: mtime(file) });
+  };
+  const record = (r: string) => {
+    if (filesMode) {
+      const clean = r.replace(/^\n+/, "");
+      if (clean) start(clean).count = 1;
+      return;
+    }
+    if (!r || r === "--") return;
+    const z = r.indexOf("\0");
+    if (z < 0) return;
+    const h = start(r.slice(0, z));
+    const rest = r.slice(z + 1);
     if (q.mode === "count") {
       h.count = Number(rest);
-      continue;
+      return;
     }
     const sep = rest.search(/[:-]/);
     const match = rest[sep] === ":";
-    if (match && q.onlyMatching && sep === rest.length - 1) continue;
-    h.lines.push({ n: Number(rest.slice(0, sep)), text: rest.slice(sep + 1), match });
+    if (match && q.onlyMatching && sep === rest.length - 1) return;
+    const n = Number(rest.slice(0, sep));
     if (match) h.count++;
-  }
-  return [...byPath.values()];
-}
-
-/**
- * Reads rg's stdout, calling `stop` and rejecting once it holds more than `maxLines` lines. Stats each
- * file as its path arrives, so the mtime sort costs nothing after rg exits.
- */
-async function readBounded(
-  stream: Readable,
-  maxLines: number,
-  stop: () => void,
-  filesMode: boolean,
-  mtimes: Map<string, number>,
-): Promise<string> {
-  const decoder = new TextDecoder();
-  const parts: string[] = [];
-  let lines = 0;
+    if (gaps && prevN !== -1 && n > prevN + 1) h.entries!++;
+    h.entries!++;
+    prevN = n;
+    if (h.lines.length < q.maxLines) h.lines.push({ n, text: keptLine(rest.slice(sep + 1)), match });
+  };
   let carry = "";
-  const sep = filesMode ? "\0" : "\n";
-  for await (const chunk of stream as AsyncIterable<Uint8Array>) {
-    const text = decoder.decode(chunk, { stream: true });
-    parts.push(text);
-    const records = (carry + text).split(sep);
-    carry = records.pop()!;
-    for (const r of records) {
-      const file = filesMode ? r.replace(/^\n+/, "") : r.slice(0, Math.max(0, r.indexOf("\0")));
-      if (file && !mtimes.has(file)) {
-        let t = 0;
-        try {
-          t = statSync(file).mtimeMs;
-        } catch {}
-        mtimes.set(file, t);
+  const sepChar = filesMode ? "\0" : "\n";
+  return {
+    push(text: string) {
+      let from = 0;
+      for (let i = text.indexOf(sepChar); i !== -1; i = text.indexOf(sepChar, from)) {
+        record(carry + text.slice(from, i));
+        carry = "";
+        from = i + 1;
       }
-    }
-    if (maxLines !== Number.POSITIVE_INFINITY) {
-      for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines++;
-      if (lines > maxLines) {
-        stop();
-        throw new Error(tooManyLinesMessage());
-      }
-    }
-  }
-  parts.push(decoder.decode());
-  return parts.join("");
+      if (carry.length < MAX_RECORD_CHARS) carry += text.slice(from, from + MAX_RECORD_CHARS - carry.length);
+    },
+    end() {
+      if (carry) record(carry);
+      carry = "";
+      flush();
+    },
+  };
 }
 
 /**
@@ -119,7 +118,7 @@ async function readBounded(
  * reports a bad pattern or type, or with the abort reason.
  */
 export function createRgEngine(rgPath: string, env: Record<string, string>): GrepEngine {
-  return async (q) => {
+  return async (q, onFile) => {
     // rg knows more types than we do; refusing the same ones keeps both engines' answers the same.
     if (q.type) typeGlobs(q.type);
     if (q.signal.aborted) throw q.signal.reason ?? new Error("aborted");
@@ -136,25 +135,28 @@ export function createRgEngine(rgPath: string, env: Record<string, string>): Gre
       for await (const c of proc.stderr! as AsyncIterable<Buffer>) if (t.length < 65_536) t += c.toString("utf8");
       return t;
     })();
-    const mtimes = new Map<string, number>();
+    const parser = streamParser(q, onFile);
+    let sawOutput = false;
+    const out = (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of proc.stdout! as AsyncIterable<Uint8Array>) {
+        if (chunk.length) sawOutput = true;
+        parser.push(decoder.decode(chunk, { stream: true }));
+      }
+      parser.push(decoder.decode());
+      parser.end();
+    })();
     q.signal.addEventListener("abort", kill, { once: true });
     try {
-      const [out, err, code] = await Promise.all([
-        readBounded(proc.stdout!, q.mode === "content" ? MAX_CONTENT_LINES : Number.POSITIVE_INFINITY, kill, q.mode === "files_with_matches", mtimes),
-        errText,
-        exited,
-      ]);
+      const [, err, code] = await Promise.all([out, errText, exited]);
       if (q.signal.aborted) throw q.signal.reason ?? new Error("aborted");
-      if (code === 2 && !out) {
+      if (code === 2 && !sawOutput) {
         if (/regex parse error|error parsing regex/i.test(err)) {
           const reason = err.split("\n").filter((l) => /^error:/i.test(l.trim())).join(" ").replace(/^\s*error:\s*/i, "");
           throw new Error(invalidRegexMessage(q.pattern, reason || err.trim()));
         }
         if (err.trim()) throw new Error(`ripgrep failed: ${err.trim().split("\n").slice(0, 5).join("\n")}`);
       }
-      const hits = parse(out, q);
-      for (const h of hits) h.mtimeMs = mtimes.get(h.path);
-      return hits;
     } finally {
       q.signal.removeEventListener("abort", kill);
     }

@@ -16,28 +16,25 @@ export type GrepQuery = {
   multiline: boolean;
   /** Content mode: one line per match holding only the matched text (rg -o). */
   onlyMatching: boolean;
+  /** Content mode: lines of one file kept at most; the rest are counted in `entries` (issue 20.5). */
+  maxLines: number;
   signal: AbortSignal;
 };
 
 export type GrepLine = { n: number; text: string; match: boolean };
 
-/** Hits in one file. `lines` (match and context lines, ascending) is filled only in content mode. */
-export type FileHits = { path: string; count: number; lines: GrepLine[]; mtimeMs?: number };
+/**
+ * Hits in one file. `lines` (match and context lines, ascending) is filled only in content mode, at most
+ * `maxLines` of them; `entries` then says how many lines and `--` gaps the whole file had.
+ */
+export type FileHits = { path: string; count: number; lines: GrepLine[]; mtimeMs?: number; entries?: number };
 
 /**
- * A search engine: resolves to the files with at least one match, in any order.
+ * A search engine: hands each file with at least one match to `onFile`, complete, in any order, and
+ * resolves when the search is over. Holds no more than one file's hits itself.
  * Rejects with an Error whose message is worded for the model (bad regex, unknown type) or on abort.
  */
-export type GrepEngine = (q: GrepQuery) => Promise<FileHits[]>;
-
-/**
- * Most content-mode lines (matches plus context) a search may collect before it gives up: results are
- * sorted before paging, so everything is held in memory; past this the model must narrow the search.
- */
-export const MAX_CONTENT_LINES = 200_000;
-
-export const tooManyLinesMessage = () =>
-  `The search matched more than ${MAX_CONTENT_LINES} lines, too many to sort and page. Narrow it (a more specific pattern, path, glob or type), or use output_mode "files_with_matches" or "count" first.`;
+export type GrepEngine = (q: GrepQuery, onFile: (h: FileHits) => void) => Promise<void>;
 
 /** Longest line text shown; both engines' lines are cut here, so their output agrees. */
 export const MAX_LINE_CHARS = 500;

@@ -15,8 +15,11 @@ export type WalkOptions = {
   /** Honour .gitignore/.ignore/.rgignore (nested and in parents up to the git root) and .git/info/exclude. */
   respectIgnore?: boolean;
   signal?: AbortSignal;
-  /** Called for every file (and, with includeSymlinks, every symlink) not ignored. */
-  onFile(entry: WalkEntry): void;
+  /**
+   * Called for every file (and, with includeSymlinks, every symlink) not ignored. A returned promise holds
+   * the walk until it settles: a consumer slower than the walk keeps its backlog bounded (issue 20.5).
+   */
+  onFile(entry: WalkEntry): void | Promise<void>;
   includeSymlinks?: boolean;
   /** Files for which this is true are kept even when an ignore file hides them (ripgrep: `--glob` overrides ignore files). */
   forceInclude?: (rel: string) => boolean;
@@ -150,8 +153,11 @@ export async function walk(opts: WalkOptions): Promise<void> {
       const rel = relDir ? `${relDir}/${e.name}` : e.name;
       if (respect && matchers.length && isIgnored(matchers, abs, isDir) && (isDir || !opts.forceInclude?.(rel))) continue;
       if (isDir) queue.push({ dir: abs, matchers });
-      else if (e.isFile()) opts.onFile({ abs, rel, symlink: false });
-      else if (e.isSymbolicLink() && opts.includeSymlinks) opts.onFile({ abs, rel, symlink: true });
+      let held: void | Promise<void> = undefined;
+      if (e.isFile()) held = opts.onFile({ abs, rel, symlink: false });
+      else if (e.isSymbolicLink() && opts.includeSymlinks) held = opts.onFile({ abs, rel, symlink: true });
+      if (held) await held;
+      if (opts.signal?.aborted) return;
     }
   }
 }
