@@ -82,7 +82,8 @@ describe("what a UserPromptExpansion answer does (contracts §1.5, §1.6)", () =
     expect(r.requests).toHaveLength(0);
     expect(r.json.is_error).toBe(false);
     expect(r.json.num_turns).toBe(0);
-    expect(r.json.result).toBe(`UserPromptExpansion operation blocked by hook:\n[${rec}]: nope, blocked\n\nOriginal prompt: /greet world`);
+    // Byte for byte as 2.1.332 printed it (the hook's stderr keeps its newline).
+    expect(r.json.result).toBe(`UserPromptExpansion operation blocked by hook:\n[${rec}]: nope, blocked\n\n\nOriginal prompt: /greet world`);
   });
 
   test("decision:block with suppressOriginalPrompt leaves the prompt out; without a reason it says Blocked by hook", async () => {
