@@ -21,6 +21,11 @@ export type Sample = {
   /** performance.now() just before the spawn: wall time and other marks count from here. */
   startedAt: number;
   wallMs: number;
+  /**
+   * CPU time (user + system) of the process tree, in ms: wait4's usage of the child, which holds what its
+   * reaped descendants (hooks, MCP servers) used. On a loaded shared machine it moves far less than wall time.
+   */
+  cpuMs: number | null;
   /** Peak RSS in KiB, or null when it could not be measured. */
   rssKiB: number | null;
   code: number | null;
@@ -130,7 +135,9 @@ export async function measure(cmd: string[], opts: MeasureOptions): Promise<Samp
     }
     rmSync(scratch, { recursive: true, force: true });
   }
-  return { startedAt: started, wallMs, rssKiB, code: proc.exitCode, stdout: await stdout, stderr: await stderr, timedOut };
+  const usage = proc.resourceUsage();
+  const cpuMs = usage ? (Number(usage.cpuTime.user) + Number(usage.cpuTime.system)) / 1000 : null;
+  return { startedAt: started, wallMs, cpuMs, rssKiB, code: proc.exitCode, stdout: await stdout, stderr: await stderr, timedOut };
 }
 
 export type Stats = { median: number; min: number; max: number; samples: number[] };

@@ -10,7 +10,7 @@ export type CliFigures = {
   version: string;
   sizeBytes: number;
   /** Per scenario: wall time in ms and peak RSS in MiB; null when not measured. */
-  scenarios: Record<ScenarioId, { wallMs: Stats | null; firstRequestMs: Stats | null; rssMiB: Stats | null; sideRequests: number } | undefined>;
+  scenarios: Record<ScenarioId, { wallMs: Stats | null; cpuMs?: Stats | null; firstRequestMs: Stats | null; rssMiB: Stats | null; sideRequests: number } | undefined>;
 };
 
 export type Results = {
@@ -19,6 +19,10 @@ export type Results = {
   rssMethod: string;
   machine: { cpus: number; cpuModel: string; loadAvg1: number; os: string; bun: string };
   threeTurnScript: `Write → ${ThreeTurnTool} → text`;
+  /** Where the runs ran: an empty folder, or the configured project of bench/project.ts. */
+  project?: "bare" | "configured";
+  /** yoke's YOKE_TIMING phase marks per scenario: ms since process start. */
+  phases?: Partial<Record<ScenarioId, Record<string, Stats>>>;
   /** Whether Bash was in the tool list of yoke's init line. */
   yokeHasBash: boolean;
   /** Whether the Bash step's tool_result was an error (e.g. denied); null when not scripted. */
@@ -33,6 +37,9 @@ export const TARGETS = {
   oneTurn: { wallMs: 150, rssMiB: 80 },
   threeTurns: { wallMs: 250 },
 } as const;
+
+/** Issue 21 point 4: wall time as a ratio of Claude Code's in the same run, peak RSS and binary size absolute. */
+export const RATIO_TARGETS = { version: 0.5, oneTurn: 0.1, threeTurns: 0.1, oneTurnRssMiB: 50, binaryMiB: 110 } as const;
 
 /** For scale, from issue 2: the real `claude` 2.1.332 on this kind of machine. */
 export const ISSUE_CLAUDE = "claude 2.1.332 (issue 2): 1.18 s / 196 MiB one turn, 1.37 s / 210 MiB three turns";
@@ -64,20 +71,25 @@ export function renderTable(r: Results): string {
     const c = r.claude?.scenarios[id];
     const name = id === "threeTurns" ? label3 : LABELS[id];
     const wallTarget = id === "oneTurn" ? check(y?.wallMs, TARGETS.oneTurn.wallMs, "ms") : id === "threeTurns" ? check(y?.wallMs, TARGETS.threeTurns.wallMs, "ms") : "";
-    const rssTarget = id === "oneTurn" ? check(y?.rssMiB, TARGETS.oneTurn.rssMiB, "MiB") : "";
-    const wall = [`${name}: wall`, ms(y?.wallMs), spread(y?.wallMs, "ms"), wallTarget];
+    const rssTarget = id === "oneTurn" ? check(y?.rssMiB, RATIO_TARGETS.oneTurnRssMiB, "MiB") : "";
+    const ratioTarget = withClaude ? ` · ≤ ${RATIO_TARGETS[id]}× claude ${y?.wallMs && c?.wallMs ? (y.wallMs.median / c.wallMs.median <= RATIO_TARGETS[id] ? "✓" : "✗") : ""}` : "";
+    const wall = [`${name}: wall`, ms(y?.wallMs), spread(y?.wallMs, "ms"), `${wallTarget}${ratioTarget}`.replace(/^ · /, "")];
+    const cpuRow = [`${name}: CPU (user+sys)`, ms(y?.cpuMs), spread(y?.cpuMs, "ms"), ""];
     const first = [`${name}: spawn → first request`, ms(y?.firstRequestMs), spread(y?.firstRequestMs, "ms"), ""];
     const rss = [`${name}: peak RSS`, mib(y?.rssMiB), spread(y?.rssMiB, "MiB"), rssTarget];
     if (withClaude) {
       wall.push(ms(c?.wallMs), ratio(y?.wallMs, c?.wallMs));
+      cpuRow.push(ms(c?.cpuMs), ratio(y?.cpuMs, c?.cpuMs));
       rss.push(mib(c?.rssMiB), ratio(y?.rssMiB, c?.rssMiB));
       first.push(ms(c?.firstRequestMs), ratio(y?.firstRequestMs, c?.firstRequestMs));
     }
     rows.push(wall);
+    if (y?.cpuMs) rows.push(cpuRow);
     if (id !== "version") rows.push(first);
     rows.push(rss);
   }
-  const size = ["binary size", `${(r.yoke.sizeBytes / 1048576).toFixed(1)} MiB`, "", ""];
+  const sizeMiB = r.yoke.sizeBytes / 1048576;
+  const size = ["binary size", `${sizeMiB.toFixed(1)} MiB`, "", `≤ ${RATIO_TARGETS.binaryMiB} MiB ${sizeMiB <= RATIO_TARGETS.binaryMiB ? "✓" : "✗"}`];
   if (withClaude) size.push(`${(r.claude!.sizeBytes / 1048576).toFixed(1)} MiB`, `${(r.yoke.sizeBytes / r.claude!.sizeBytes).toFixed(2)}×`);
   rows.push(size);
   const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
@@ -90,6 +102,7 @@ export function renderPreamble(r: Results): string {
   const lines = [
     `yoke ${r.yoke.version} — ${r.runs} runs per figure, medians; peak RSS via ${r.rssMethod}`,
     `machine: ${m.cpus} × ${m.cpuModel}, ${m.os}, bun ${m.bun}, load average ${m.loadAvg1.toFixed(2)} at start`,
+    `project: ${r.project === "configured" ? "configured (git repo, CLAUDE.md, 3 hooks, 2 skills, 1 stdio MCP server, 2 plugins: bench/project.ts)" : "bare (an empty folder)"}`,
     `three-turn script: ${r.threeTurnScript}${r.threeTurnScript.includes("Read") && !r.yokeHasBash ? " (Bash is not in yoke's tool list yet)" : ""}`,
   ];
   if (r.bashResultIsError.yoke !== null) lines.push(`Bash step result: yoke ${r.bashResultIsError.yoke ? "is_error (denied or failed)" : "ok"}` + (r.bashResultIsError.claude === null ? "" : `, claude ${r.bashResultIsError.claude ? "is_error" : "ok"}`));
@@ -99,4 +112,18 @@ export function renderPreamble(r: Results): string {
   }
   lines.push(`for scale, ${ISSUE_CLAUDE}`);
   return lines.join("\n");
+}
+
+/** yoke's phase marks (YOKE_TIMING=1): median ms since process start, min–max, per scenario. */
+export function renderPhases(r: Results): string {
+  if (!r.phases || Object.keys(r.phases).length === 0) return "";
+  const ids = (["version", "oneTurn", "threeTurns"] as const).filter((id) => r.phases![id]);
+  const names: string[] = [];
+  for (const id of ids) for (const n of Object.keys(r.phases[id]!)) if (!names.includes(n)) names.push(n);
+  const order = (n: string) => Math.min(...ids.map((id) => r.phases![id]![n]?.median ?? Infinity));
+  names.sort((a, b) => order(a) - order(b));
+  const cell = (s: Stats | undefined) => (s ? `${s.median.toFixed(1)} (${s.min.toFixed(0)}–${s.max.toFixed(0)})` : "");
+  const head = ["yoke phase (ms since start, median (min–max))", ...ids.map((id) => LABELS[id])];
+  const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
+  return [line(head), line(head.map(() => "---")), ...names.map((n) => line([n, ...ids.map((id) => cell(r.phases![id]![n]))]))].join("\n");
 }

@@ -8,13 +8,15 @@
  * Exits 1 (naming the run and its output) when a run does not do what its scenario scripts: a
  * figure from a failed run would be meaningless. Never a timed test: it only prints.
  */
-import { readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, platform, release } from "node:os";
 import { join } from "node:path";
 import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../test/helpers/fake-anthropic.ts";
 import { isolatedEnv, repoRoot, yokeBin } from "../test/helpers/binary.ts";
 import { detectRssMethod, measure, stats, type RssMethod } from "./measure.ts";
-import { renderPreamble, renderTable, TARGETS, type CliFigures, type Results } from "./report.ts";
+import { configuredArgs, configuredProblem, writeConfiguredProject, type ProjectKind } from "./project.ts";
+import { parseTiming } from "./timing.ts";
+import { renderPhases, renderPreamble, renderTable, TARGETS, type CliFigures, type Results } from "./report.ts";
 import {
   freshCwd,
   installResponder,
@@ -26,10 +28,10 @@ import {
   type ThreeTurnTool,
 } from "./scenarios.ts";
 
-type Opts = { runs: number; json: string | null; bin: string | null; fromJson: string | null; script: ThreeTurnTool | null };
+type Opts = { runs: number; json: string | null; bin: string | null; fromJson: string | null; script: ThreeTurnTool | null; project: ProjectKind; claude: boolean };
 
 function parseOpts(argv: string[]): Opts {
-  const o: Opts = { runs: 7, json: null, bin: null, fromJson: null, script: null };
+  const o: Opts = { runs: 7, json: null, bin: null, fromJson: null, script: null, project: "configured", claude: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const next = () => {
@@ -49,7 +51,12 @@ function parseOpts(argv: string[]): Opts {
       const v = next();
       if (v !== "Bash" && v !== "Read") throw new Error(`bench: --three-turn-tool must be Bash or Read (got '${v}')`);
       o.script = v;
-    } else throw new Error(`bench: unknown option ${a} (use --runs N, --json [FILE], --bin PATH, --from-json FILE, --three-turn-tool Bash|Read)`);
+    } else if (a === "--project") {
+      const v = next();
+      if (v !== "bare" && v !== "configured") throw new Error(`bench: --project must be bare or configured (got '${v}')`);
+      o.project = v;
+    } else if (a === "--no-claude") o.claude = false;
+    else throw new Error(`bench: unknown option ${a} (use --runs N, --json [FILE], --bin PATH, --from-json FILE, --three-turn-tool Bash|Read, --project bare|configured, --no-claude)`);
   }
   return o;
 }
@@ -68,7 +75,7 @@ async function main(): Promise<number> {
   const opts = parseOpts(process.argv.slice(2));
   if (opts.fromJson) {
     const r = JSON.parse(readFileSync(opts.fromJson, "utf8")) as Results;
-    console.log(`${renderPreamble(r)}\n\n${renderTable(r)}`);
+    console.log(`${renderPreamble(r)}\n\n${renderTable(r)}\n\n${renderPhases(r)}`);
     return 0;
   }
   const loadAvg1 = loadavg()[0]!;
@@ -80,9 +87,13 @@ async function main(): Promise<number> {
   const fake = await startFakeAnthropic();
   const fakes = [fake];
   const clis: Cli[] = [
-    { name: "yoke", bin: yokePath, fake, restock: installResponder(fake, () => current, () => tool), env: (f) => isolatedEnv({ ...f, YOKE_RETRY_BASE_MS: "5" }) },
+    // YOKE_TIMING: the phase marks (one stderr line at exit); trust: the project's hooks and MCP servers apply, as
+    // they do for Claude Code in -p mode, which asks no trust question.
+    { name: "yoke", bin: yokePath, fake, restock: installResponder(fake, () => current, () => tool), env: (f) => isolatedEnv({ ...f, YOKE_RETRY_BASE_MS: "5", YOKE_TIMING: "1", YOKE_TRUST_WORKSPACE: "1" }) },
   ];
-  const claudeBin = process.env.CLAUDE_BIN;
+  // The pinned Claude Code 2.1.332 native build the Agent SDK dev dependency ships, unless CLAUDE_BIN names another.
+  const pinned = join(repoRoot(), "node_modules", "@anthropic-ai", "claude-agent-sdk-linux-x64", "claude");
+  const claudeBin = opts.claude ? (process.env.CLAUDE_BIN || (existsSync(pinned) ? pinned : undefined)) : undefined;
   if (claudeBin) {
     // Its own fake without request validation: Claude Code 2.1.197 sends `role: "system"` entries in
     // `messages`, which the real API takes but fake-validate.ts refuses.
@@ -102,15 +113,18 @@ async function main(): Promise<number> {
   const once = async (cli: Cli, id: ScenarioId) => {
     const cwd = freshCwd();
     scratch.push(cwd);
+    const configured = opts.project === "configured" && id !== "version";
+    if (configured) writeConfiguredProject(cwd);
     const env = cli.env(fakeApiEnv(cli.fake));
     scratch.push(env.HOME!);
     const log = newRunLog(id, cwd);
     current = log;
     cli.restock();
-    const s = await measure([cli.bin, ...scenarioArgs(id)], { cwd, env, rss });
+    // A long limit: at nice 19 on a loaded shared machine one Claude Code run has taken 30 s.
+    const s = await measure([cli.bin, ...scenarioArgs(id), ...(configured ? configuredArgs() : [])], { cwd, env, rss, timeoutMs: 240_000 });
     current = null;
-    const problem = runProblem(id, s, log);
-    if (problem) throw new Error(`bench: ${cli.name} ${id} run failed: ${problem}`);
+    const problem = runProblem(id, s, log) ?? (configured ? configuredProblem(log.firstBody, { mcp: cli.name === "yoke" }) : null);
+    if (problem) throw new Error(`bench: ${cli.name} ${id} run failed: ${problem}\n  stderr: ${s.stderr.slice(0, 400)}`);
     return { s, log };
   };
 
@@ -129,6 +143,8 @@ async function main(): Promise<number> {
     if (tool === "Bash" && !hasBash) console.error("bench: note: Bash forced but not in yoke's tool list: yoke's second step gets an is_error result");
 
     const wall: Record<string, number[]> = {};
+    const cpu: Record<string, number[]> = {};
+    const phases: Record<string, Record<string, number[]>> = {};
     const rssMiB: Record<string, number[]> = {};
     const toFirst: Record<string, number[]> = {};
     const side: Record<string, number> = {};
@@ -142,6 +158,8 @@ async function main(): Promise<number> {
           const { s, log } = await once(cli, id);
           const key = `${cli.name}/${id}`;
           (wall[key] ??= []).push(s.wallMs);
+          if (s.cpuMs !== null) (cpu[key] ??= []).push(s.cpuMs);
+          if (cli.name === "yoke") for (const [phase, at] of Object.entries(parseTiming(s.stderr))) ((phases[id] ??= {})[phase] ??= []).push(at);
           if (log.firstRequestAt !== null) (toFirst[key] ??= []).push(log.firstRequestAt - s.startedAt);
           if (s.rssKiB !== null) (rssMiB[key] ??= []).push(s.rssKiB / 1024);
           side[key] = Math.max(side[key] ?? 0, log.sideRequests);
@@ -156,7 +174,7 @@ async function main(): Promise<number> {
       const scenarios = {} as CliFigures["scenarios"];
       for (const id of SCENARIOS) {
         const key = `${cli.name}/${id}`;
-        scenarios[id] = { wallMs: stats(wall[key] ?? []), firstRequestMs: stats(toFirst[key] ?? []), rssMiB: stats(rssMiB[key] ?? []), sideRequests: side[key] ?? 0 };
+        scenarios[id] = { wallMs: stats(wall[key] ?? []), cpuMs: stats(cpu[key] ?? []), firstRequestMs: stats(toFirst[key] ?? []), rssMiB: stats(rssMiB[key] ?? []), sideRequests: side[key] ?? 0 };
       }
       return { bin: cli.bin, version, sizeBytes: statSync(cli.bin).size, scenarios };
     };
@@ -166,13 +184,15 @@ async function main(): Promise<number> {
       rssMethod: rss === "gnu-time" ? "GNU time %M" : rss === "proc-vmhwm" ? "polling /proc/<pid>/status VmHWM" : "none (not measured)",
       machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? "unknown", loadAvg1, os: `${platform()} ${release()}`, bun: Bun.version },
       threeTurnScript: `Write → ${tool} → text`,
+      project: opts.project,
+      phases: Object.fromEntries(Object.entries(phases).map(([id, p]) => [id, Object.fromEntries(Object.entries(p).map(([k, v]) => [k, stats(v)!]))])),
       yokeHasBash: hasBash,
       bashResultIsError: { yoke: bashErr.yoke ?? null, claude: bashErr.claude ?? null },
       yoke: figures(clis[0]!),
       claude: clis[1] ? figures(clis[1]) : null,
       targets: TARGETS,
     };
-    console.log(`${renderPreamble(results)}\n\n${renderTable(results)}`);
+    console.log(`${renderPreamble(results)}\n\n${renderTable(results)}\n\n${renderPhases(results)}`);
     if (opts.json) {
       writeFileSync(opts.json, `${JSON.stringify(results, null, 2)}\n`);
       console.log(`\nwrote ${opts.json}`);

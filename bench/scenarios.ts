@@ -31,6 +31,8 @@ export type RunLog = {
   firstRequestAt: number | null;
   /** tool_result texts the CLI sent back, in order, with their is_error flag. */
   toolResults: Array<{ text: string; isError: boolean }>;
+  /** The body of the first main-loop request (the configured project's check reads it). */
+  firstBody: unknown;
 };
 
 const textOf = (req: LoggedRequest): string => JSON.stringify(req.body?.messages ?? []);
@@ -63,7 +65,10 @@ export function installResponder(fake: FakeAnthropic, current: () => RunLog | nu
     }
     const messages = (req.body.messages ?? []) as Array<{ role?: string }>;
     const step = messages.filter((m) => m.role === "assistant").length;
-    if (log.mainRequests++ === 0) log.firstRequestAt = performance.now();
+    if (log.mainRequests++ === 0) {
+      log.firstRequestAt = performance.now();
+      log.firstBody = req.body;
+    }
     if (step > 0) for (const r of toolResultsOf(req)) log.toolResults.push({ text: r.text, isError: r.is_error });
     return scriptedReply(log, step, tool());
   };
@@ -83,7 +88,7 @@ export function scenarioArgs(id: ScenarioId): string[] {
   return ["-p", `${MARKER(id)} write out.txt, then check it`, "--permission-mode", "acceptEdits"];
 }
 
-export const newRunLog = (scenario: ScenarioId, cwd: string): RunLog => ({ scenario, cwd, mainRequests: 0, sideRequests: 0, firstRequestAt: null, toolResults: [] });
+export const newRunLog = (scenario: ScenarioId, cwd: string): RunLog => ({ scenario, cwd, mainRequests: 0, sideRequests: 0, firstRequestAt: null, toolResults: [], firstBody: null });
 
 /** Why a finished run does not count, or null when it did what the scenario scripts. */
 export function runProblem(id: ScenarioId, s: { code: number | null; stdout: string; stderr: string; timedOut: boolean }, log: RunLog): string | null {

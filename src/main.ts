@@ -1,12 +1,12 @@
 import { VERSION } from "./version.ts";
-import { flushOutput, writeErr, writeOut } from "./util/output.ts";
+import { flushOutput, writeErr, writeOut, writeOutOnce } from "./util/output.ts";
 
 /** argv → Runtime → mode. The only place that reads process.argv, exits, or installs signal handlers. */
 async function main(argv: string[]): Promise<number> {
   performance.mark("yoke:main");
-  // --version answers before anything else is loaded: startup is a feature.
+  // --version answers before anything else is loaded, without making Node's stdout stream: startup is a feature.
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
-    writeOut(`${VERSION} (yoke)\n`);
+    await writeOutOnce(`${VERSION} (yoke)\n`);
     return 0;
   }
   const { ensureHome } = await import("./util/home.ts");

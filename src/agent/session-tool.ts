@@ -41,6 +41,7 @@ export function sessionAgentTool(o: SessionAgentToolOptions): { tool: Tool; agen
     sessionDir: o.transcriptPath ? o.transcriptPath.replace(/\.jsonl$/, "") : null,
     sessionId: o.sessionId,
     version: o.version,
+    entrypoint: o.env.CLAUDE_CODE_ENTRYPOINT || "sdk-cli",
     warn: o.warn,
     promptContext: o.promptContext,
     ...o.extra,

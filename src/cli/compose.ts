@@ -130,7 +130,7 @@ export type ComposeOptions = {
 };
 
 /** Process env, then settings env, then what Claude Code exports to its tools and hooks (contracts §1.8). */
-export function runEnv(settings: LoadedSettings, warn: (m: string) => void): Record<string, string> {
+export function runEnv(settings: LoadedSettings, warn: (m: string) => void, interactive = false): Record<string, string> {
   const launch: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) launch[k] = v;
   // Settings env never moves the shell, yoke's state or the memory folder, nor decides trust (src/trust/env.ts).
@@ -138,7 +138,9 @@ export function runEnv(settings: LoadedSettings, warn: (m: string) => void): Rec
   if (refused.length) warn(`settings env may not set ${refused.join(", ")}; ignored`);
   // So scripts can tell they run under an agent.
   env.CLAUDECODE = "1";
-  env.CLAUDE_CODE_ENTRYPOINT = env.CLAUDE_CODE_ENTRYPOINT ?? "sdk-cli";
+  // A caller's own value wins (the Agent SDK sets sdk-ts); else `cli` at the terminal, `sdk-cli` headless. The
+  // transcript's `entrypoint` is this value (observed in 2.1.332: interactive writes "cli", -p "sdk-cli").
+  env.CLAUDE_CODE_ENTRYPOINT = env.CLAUDE_CODE_ENTRYPOINT || (interactive ? "cli" : "sdk-cli");
   return env;
 }
 
@@ -151,12 +153,12 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const bare = !!args.flags.bare;
   const log = o.log ?? runDiagnostics(args);
   const settings = loadSettingsFromArgs(args, cwd);
-  const env = runEnv(settings, (m) => log.warn(m));
+  const env = runEnv(settings, (m) => log.warn(m), o.interactive === true);
   // Skills and commands are read while the rest starts (issue 14 point 7: discovery must not delay the first request).
   const localExtensions = startExtensionDiscovery({ cwd, env, bare, settingSources: settingSourcesOf(args) });
 
   // Keys and tokens that pass through a session are written to the transcript as [REDACTED] unless switched off.
-  const ss = setupSession(args, cwd, env, { redact: settings.merged.redactTranscripts !== false && env.YOKE_REDACT_TRANSCRIPTS !== "0", warn: (m) => log.warn(m) });
+  const ss = setupSession(args, cwd, env, { interactive: o.interactive === true, redact: settings.merged.redactTranscripts !== false && env.YOKE_REDACT_TRANSCRIPTS !== "0", warn: (m) => log.warn(m) });
   const sessionId = ss.sessionId;
   env.CLAUDE_CODE_SESSION_ID = sessionId;
 
@@ -175,7 +177,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const transcript = createTranscript(ss.store, {
     cwd: () => session.cwd,
     version: VERSION,
-    entrypoint: "sdk-cli",
+    entrypoint: env.CLAUDE_CODE_ENTRYPOINT ?? "sdk-cli",
     uuid: randomUUID,
     now: () => new Date(),
     gitBranch: () => gitBranch(),
@@ -312,6 +314,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     includeHookEvents: !!args.flags["include-hook-events"],
     reportHookErrors: o.reportHookErrors !== false,
     log,
+    callMcpTool: (server, tool, input, signal) => mcpReady.then((m) => m.callTool(server, tool, input, signal)),
   });
   agentHookScope = agentHooks({ bus: hooks, settings, warn: (m) => log.warn(m) });
   const modelSetup = modelWiring(args, settings, env, () => session.effort);

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { LoadedSettings } from "../config/load.ts";
 import { createHookBus, type YokeHookBus } from "../hook/bus.ts";
+import type { McpToolCaller } from "../hook/mcp-tool.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import type { Outbox } from "./outbox.ts";
 import { hookIfMatcher } from "./run-options.ts";
@@ -24,6 +25,8 @@ export function wireHooks(o: {
   includeHookEvents: boolean;
   reportHookErrors: boolean;
   log: Diagnostics;
+  /** `mcp_tool` hooks call the session's MCP servers through this. */
+  callMcpTool?: McpToolCaller;
 }): YokeHookBus {
   const { outbox, includeHookEvents } = o;
   return createHookBus({
@@ -34,6 +37,7 @@ export function wireHooks(o: {
     sessionId: o.sessionId,
     yokeDir: o.yokeDir,
     matchRule: hookIfMatcher(o.cwd, o.env),
+    callMcpTool: o.callMcpTool,
     onStart: (event, st) => {
       if (includeHookEvents || event === "SessionStart")
         outbox.push({ type: "system", subtype: "hook_started", data: { hook_id: st.id, hook_name: st.hookName, hook_event: event } });

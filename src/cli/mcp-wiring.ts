@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { userHome } from "../util/home.ts";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { LoadedSettings } from "../config/load.ts";
 import { projectStateDir } from "../config/paths.ts";
 import { type ApprovalKeys, type McpScope, normalizeMcpName, type ScopedServer } from "../mcp/config.ts";
@@ -24,6 +25,11 @@ export type McpWiring = {
   servers(): McpServerState[];
   /** The configured entries (scope, source, config), as read. */
   configs(): ScopedServer[];
+  /**
+   * Calls a tool of a configured server (`mcp_tool` hooks). A server that is not there, not started (unapproved) or
+   * waiting for a sign-in throws Claude Code's "MCP server 'NAME' not connected"; a failed one is reconnected first.
+   */
+  callTool(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult>;
   /** The seam for the Agent SDK's in-process servers (issue 15): a server reached through any MCP Transport. */
   addServer(name: string, transport: Transport | TransportFactory, meta?: { scope?: McpScope; source?: string }): Promise<McpServerState>;
   /** Slash commands the servers' prompts provide (`mcp__server__prompt`), for system/init. */
@@ -125,6 +131,11 @@ export async function wireMcp(o: McpWiringOptions): Promise<McpWiring> {
         o.warn((e as Error).message);
         return text;
       }
+    },
+    callTool: async (server, tool, args, signal) => {
+      const st = session?.servers().find((x) => x.name === server);
+      if (!session || !st || st.status === "disabled" || st.status === "needs-auth") throw new Error(`MCP server '${server}' not connected`);
+      return session.manager.callTool(server, tool, args, signal);
     },
     addServer: async (name, transport, meta) => (await start([], [])).addServer(name, transport, meta),
     close: async () => {

@@ -144,7 +144,7 @@ export async function wirePlugins(o: PluginWiringOptions): Promise<PluginRuntime
     const transcript = createTranscript(store, {
       cwd: () => o.cwd,
       version: o.version,
-      entrypoint: "sdk-cli",
+      entrypoint: o.env.CLAUDE_CODE_ENTRYPOINT || "sdk-cli",
       uuid: randomUUID,
       now: () => new Date(),
       isSidechain: true,

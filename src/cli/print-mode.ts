@@ -1,8 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { LoopEvent, TurnResult } from "../loop/events.ts";
-import { extendedTurn } from "../extension/runtime.ts";
-import { isCompactCommand } from "../loop/compaction.ts";
-import { effortTurn, isEffortCommand } from "./effort-command.ts";
+import { promptTurn } from "./prompt-turn.ts";
 import { writeLastPrompt, writePromptQueued } from "../session/prompt-lines.ts";
 import { trustInitField } from "../trust/workspace.ts";
 import { VERSION } from "../version.ts";
@@ -107,20 +105,9 @@ export async function runPrint(
     host?.setTurn(turnCtrl);
     const onAbort = () => turnCtrl?.abort();
     signal.addEventListener("abort", onAbort, { once: true });
-    // `/compact [focus]` runs compaction instead of a turn (issue 7).
-    // MCP prompts (`/mcp__server__prompt`, unless slash commands are off) and `@server:uri` resource mentions (issue 13 point 5).
-    const slash = !args.flags["disable-slash-commands"];
-    // Skills and custom commands (`/review src/app.ts`, issue 14) expand in extendedTurn; they are not MCP input.
-    const ours = slash && typeof prompt === "string" && !isCompactCommand(prompt) && !isEffortCommand(prompt) && rt.extensions.parse(prompt) !== null;
-    const input = typeof prompt === "string" && !ours && (slash || !prompt.startsWith("/")) ? await rt.mcp.expandInput(prompt, turnCtrl.signal) : prompt;
+    // Compaction, effort, skills, custom and MCP commands: the same for every mode (src/cli/prompt-turn.ts).
+    const gen = await promptTurn(rt, prompt, turnCtrl.signal, !args.flags["disable-slash-commands"]);
     writePromptQueued(rt.transcript, prompt, () => new Date());
-    const local = slash && typeof input === "string";
-    const gen =
-      local && isCompactCommand(input)
-        ? rt.compactor.manual(rt.convo, input, turnCtrl.signal)
-        : local && isEffortCommand(input)
-          ? effortTurn(input, { env: rt.env, setEffort: (level) => void (rt.session.effort = level) })
-          : extendedTurn(rt.extensions, rt.deps, rt.convo, input, turnCtrl.signal, rt.main, slash);
     for (;;) {
       const step = await gen.next();
       if (step.done) {

@@ -44,7 +44,7 @@ export function setupSession(
   args: ParsedArgs,
   cwd: string,
   env: Record<string, string>,
-  opts: { redact?: boolean; warn?: (m: string) => void } = {},
+  opts: { redact?: boolean; warn?: (m: string) => void; interactive?: boolean } = {},
 ): SessionSetup {
   const warn = opts.warn ?? ((m: string) => void createDiagnostics().warn(m));
   const flag = (k: string) => args.flags[k];
@@ -59,7 +59,8 @@ export function setupSession(
     if (typeof resume === "string") {
       fromPath = resumeTarget(resume, cwd, env);
     } else {
-      const latest = latestSession(cwd, env);
+      // At the terminal `--continue` skips `-p` and SDK sessions (contracts §5.3); headless it takes any.
+      const latest = latestSession(cwd, env, opts.interactive ? (r) => !r.entrypoint.startsWith("sdk-") : undefined);
       // Claude Code's `-c` with nothing to continue starts a new session; a bare `--resume` needs one to pick.
       if (!latest && !flag("continue")) throw new UsageError(`--resume: no earlier session in ${cwd}`);
       fromPath = latest?.path;

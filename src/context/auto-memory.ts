@@ -4,6 +4,7 @@ import { dirname, isAbsolute, join, normalize, resolve, sep } from "node:path";
 import type { LoadedSettings, SettingsLevel } from "../config/load.ts";
 import { sanitizePath, yokeDir } from "../config/paths.ts";
 import { estimateTokens, type InstructionFile } from "./types.ts";
+import { formatFileSize } from "../util/format-size.ts";
 import { isTruthy } from "../util/env.ts";
 
 export type AutoMemory = { enabled: boolean; dir: string | null; reason?: string };
@@ -113,13 +114,6 @@ export function resolveAutoMemory(opts: {
 
 export const MEMORY_INDEX_MAX_LINES = 200;
 export const MEMORY_INDEX_MAX_CHARS = 25_000;
-
-export function formatFileSize(n: number): string {
-  const fmt = (x: number) => x.toFixed(1).replace(/\.0$/, "");
-  if (n < 1024) return `${n} bytes`;
-  if (n < 1024 * 1024) return `${fmt(n / 1024)}KB`;
-  return `${fmt(n / (1024 * 1024))}MB`;
-}
 
 /** MEMORY.md cut at 200 lines, then at 25,000 characters on a line boundary, with a warning naming the limit (internals §2.2). */
 export function truncateMemoryIndex(raw: string): { text: string; warning?: string } {

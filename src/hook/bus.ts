@@ -9,6 +9,8 @@ import { capText, type EventSpec, type HandlerResult, type HookJsonOutput } from
 import { EVENT_SPECS, isHookEventName } from "./events/index.ts";
 import { sessionEndBudgetMs } from "./events/session-end.ts";
 import { interpretCommandRun, validateOutput } from "./interpret.ts";
+import { type McpToolCaller, runMcpToolHook } from "./mcp-tool.ts";
+import { runHttpHook } from "./http-hook.ts";
 import { matcherMatches } from "./matcher.ts";
 import { sessionEnvFile } from "./session-env.ts";
 import { emptyOutcome, type HookBus, type HookEventName, type HookOutcome, type HookRecord } from "./types.ts";
@@ -60,6 +62,8 @@ export type HookBusOptions = {
   onRecord?: (event: HookEventName, record: HookRecord) => void;
   /** Called as each matched handler starts; its record carries the same id (stream-json hook_started). */
   onStart?: (event: HookEventName, start: { id: string; hookName: string }) => void;
+  /** Calls a tool of the session's MCP servers (`mcp_tool` hooks); without it such hooks fail as not connected. */
+  callMcpTool?: McpToolCaller;
 };
 
 export type YokeHookBus = HookBus & {
@@ -84,7 +88,7 @@ export type YokeHookBus = HookBus & {
 
 type Registered = { event: HookEventName; handler: InProcessHandler; opts: InProcessOptions };
 
-const SUPPORTED_TYPES = new Set(["command"]);
+const SUPPORTED_TYPES = new Set(["command", "mcp_tool", "http"]);
 
 /** contracts §1.8: the environment every command hook gets. */
 export function hookBaseEnv(opts: Pick<HookBusOptions, "env" | "settings" | "projectDir" | "sessionId">): Record<string, string> {
@@ -160,6 +164,14 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
     });
     if (!SUPPORTED_TYPES.has(handler.type))
       return skipped(`${handler.type}: ${label} (${h.path})`, `hook type "${handler.type}" in ${h.path} is not supported by yoke yet; it was skipped`);
+    if (handler.type === "mcp_tool") {
+      const run = await runMcpToolHook({ handler, payload: JSON.parse(stdin) as Record<string, unknown>, call: opts.callMcpTool, timeoutMs, signal });
+      return interpretCommandRun(run, { spec, hookName, label, path: h.path, timeoutMs, pluginId: h.pluginId, what: `mcp_tool hook ${label}`, onFailureBlock: handler.onFailure === "block" && spec.onFailureApplies });
+    }
+    if (handler.type === "http") {
+      const run = await runHttpHook({ handler, body: stdin, env: { ...baseEnv, ...h.extraEnv }, timeoutMs, signal });
+      return interpretCommandRun(run, { spec, hookName, label, path: h.path, timeoutMs, pluginId: h.pluginId, what: `http hook ${label}`, onFailureBlock: handler.onFailure === "block" && spec.onFailureApplies });
+    }
     if (!handler.command) return skipped(`command: (none) (${h.path})`, `a ${event} command hook in ${h.path} has no "command"; it was skipped`);
     const env = { ...baseEnv, ...h.extraEnv };
     if (event === "SessionStart") {

@@ -73,7 +73,8 @@ export function collectSettingsHooks(settings: LoadedSettings, policy = hookPoli
 
 /** internals §8.1: identical command hooks across settings files run once; key = shell, command, args, if. */
 export const dedupeKey = (h: HookHandlerConfig): string =>
-  [h.type, (h as { shell?: string }).shell ?? "bash", h.command ?? "", JSON.stringify(h.args ?? null), h.if ?? ""].join("\0");
+  // Other types have no command: their whole entry tells two apart (two mcp_tool hooks are not one).
+  [h.type, (h as { shell?: string }).shell ?? "bash", h.command ?? "", JSON.stringify(h.args ?? null), h.if ?? "", h.type === "command" ? "" : JSON.stringify(h)].join("\0");
 
 /** How a handler reads in listings and records: the command line (exec form joined with spaces). */
 export const commandLabel = (h: HookHandlerConfig): string => {

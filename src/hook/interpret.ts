@@ -48,6 +48,8 @@ export type CommandContext = {
   onFailureBlock: boolean;
   /** Set for a plugin's hook: an exit-2 block names the plugin, as Claude Code does. */
   pluginId?: string;
+  /** How failures name a hook that is not a command (`mcp_tool hook srv/tool`); default `hook command "<label>"`. */
+  what?: string;
 };
 
 /**
@@ -64,9 +66,9 @@ const fromPlugin = (pluginId: string | undefined) => (pluginId ? `\nThis hook co
  * and become blocking errors under `onFailure: "block"`. Pure; never throws.
  */
 export function interpretCommandRun(run: CommandRun, c: CommandContext): HandlerResult {
-  const where = `hook command "${c.label}" (${c.path})`;
+  const where = `${c.what ?? `hook command "${c.label}"`} (${c.path})`;
   const record: HookRecord = {
-    source: `command: ${c.label} (${c.path})`,
+    source: `${c.what ? c.what.replace(/ hook /, ": ") : `command: ${c.label}`} (${c.path})`,
     command: c.label,
     hookName: c.hookName,
     exitCode: run.exitCode,

@@ -6,14 +6,25 @@
  * A tool stuck in synchronous code cannot be preempted; the limits inside each tool (file sizes, line caps) keep
  * that work finite.
  */
+import { truncateMiddle } from "../tool/define-tool.ts";
 import type { Tool, ToolContext, ToolResult } from "../tool/types.ts";
+import { boundsItself, MAX_TOOL_RESULT_CHARS } from "./tool-bounds.ts";
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 600_000;
 
-/** Tools with a bound of their own. */
-const SELF_BOUNDED = new Set(["Bash", "Agent", "Task", "AskUserQuestion"]);
+/** Tools with a bound of their own: the `own` rows of src/loop/tool-bounds.ts and MCP tools. */
+const selfBounded = (name: string) => boundsItself(name);
 
-const selfBounded = (name: string) => SELF_BOUNDED.has(name) || name.startsWith("mcp__");
+/**
+ * Every result's text cut to MAX_TOOL_RESULT_CHARS, head and tail kept: tools made with defineTool cut lower
+ * already; a tool a plugin or host registered as a bare Tool is held to this (issue 20.5). Mutates and returns.
+ */
+export function capResult(result: ToolResult): ToolResult {
+  if (typeof result.content === "string") result.content = truncateMiddle(result.content, MAX_TOOL_RESULT_CHARS);
+  else if (Array.isArray(result.content))
+    for (const b of result.content) if (b.type === "text" && b.text.length > MAX_TOOL_RESULT_CHARS) b.text = truncateMiddle(b.text, MAX_TOOL_RESULT_CHARS);
+  return result;
+}
 
 /** The deadline for a tool, from YOKE_TOOL_TIMEOUT_MS; undefined for a tool that bounds itself. Pure. */
 export function toolDeadlineMs(name: string, env: Record<string, string | undefined>): number | undefined {
@@ -26,6 +37,10 @@ const secs = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `$
 
 /** Runs the tool under its deadline. Never throws more than the tool itself does. */
 export async function runWithDeadline(tool: Pick<Tool, "name" | "run">, input: unknown, ctx: ToolContext): Promise<ToolResult> {
+  return capResult(await runTimed(tool, input, ctx));
+}
+
+async function runTimed(tool: Pick<Tool, "name" | "run">, input: unknown, ctx: ToolContext): Promise<ToolResult> {
   const ms = toolDeadlineMs(tool.name, ctx.env);
   if (ms === undefined) return tool.run(input as never, ctx);
   const ctrl = new AbortController();

@@ -50,6 +50,8 @@ export type ParseResult =
       commands: SimpleCommand[];
       /** Every variable name expanded anywhere (words, heredocs, arithmetic), INDIRECT when an indirect or name-listing expansion occurs. */
       params: string[];
+      /** Every word anywhere with an unquoted pattern character (`for f in secrets/x*`, array items, `case` words), as far as known before run time. */
+      patterns: ShellWord[];
     }
   | { ok: false; reason: string };
 
@@ -367,12 +369,13 @@ const SETS_ANY = new Set(["eval", "source", "."]);
  * parameter expanded (ParseResult.params; INDIRECT for `${!x}` / `${!prefix*}`), every name assigned anywhere,
  * and the names builtins set at run time.
  */
-function scanScript(ctx: Ctx, file: ShNode): string[] {
+function scanScript(ctx: Ctx, file: ShNode, patterns: ShellWord[]): string[] {
   const s = sh();
   const params = new Set<string>();
   s.Walk(file, (n) => {
     if (!n) return true;
     const t = s.NodeType(n);
+    if (t === "Word" && (n.Parts ?? []).some((p: ShNode) => s.NodeType(p) === "Lit" && GLOB_CHARS.test(p.Value))) patterns.push(wordOf(ctx, n));
     if (t === "ParamExp") {
       if (n.Excl || n.Names) params.add(INDIRECT);
       // Special parameters ($!, $?, $1 ...) are no environment names.
@@ -420,9 +423,10 @@ export function parseShell(command: string, opts: { env: Record<string, string |
   };
   try {
     const file = sh().NewParser().Parse(command, "command");
-    const params = scanScript(ctx, file);
+    const patterns: ShellWord[] = [];
+    const params = scanScript(ctx, file, patterns);
     collectStmts(ctx, file.Stmts ?? [], "top");
-    return { ok: true, commands: ctx.out, params };
+    return { ok: true, commands: ctx.out, params, patterns };
   } catch (e) {
     const err = e as { Error?: () => string; message?: string };
     const msg = typeof err?.Error === "function" ? err.Error() : (err?.message ?? String(e));

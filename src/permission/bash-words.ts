@@ -318,7 +318,7 @@ export const WRAPPERS = new Set([
 ]);
 
 /** Programs that run a command given as one string: the flag that carries it, or "all" for every positional joined. */
-export const EXEC_STRING: Record<string, string> = { watch: "all", su: "-c", runuser: "-c", script: "-c", flock: "-c", fish: "-c", tmux: "all", screen: "all", trap: "first" };
+export const EXEC_STRING: Record<string, string> = { watch: "all", su: "-c", runuser: "-c", script: "-c", flock: "-c", fish: "-c", tmux: "all", screen: "all", trap: "first", npx: "-c" };
 
 /** Index of the word carrying the command string for `-c`-style programs: `-c`, a short cluster ending in c (`-qc`), `--command[=]`. */
 export function execStringIndex(rest: ShellWord[], flag: string): { index: number; inline?: string } | undefined {

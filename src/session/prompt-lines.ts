@@ -8,9 +8,16 @@ const textOf = (p: PromptLike): string => (typeof p === "string" ? p : p.flatMap
  * `{type, operation: "enqueue", timestamp, sessionId, content}` then `{type, operation: "dequeue", timestamp, sessionId}`).
  */
 export function writePromptQueued(t: Transcript, prompt: PromptLike, now: () => Date): void {
-  const sessionId = t.store.sessionId;
-  t.meta({ type: "queue-operation", operation: "enqueue", timestamp: now().toISOString(), sessionId, content: textOf(prompt) });
-  t.meta({ type: "queue-operation", operation: "dequeue", timestamp: now().toISOString(), sessionId });
+  writeQueueOperation(t, "enqueue", now, prompt);
+  writeQueueOperation(t, "dequeue", now);
+}
+
+/**
+ * One `queue-operation` line. The terminal session writes `enqueue` only for a message typed while the agent works,
+ * and `dequeue` when it is taken up; a prompt typed at an idle input gets none (observed in 2.1.332, interactive).
+ */
+export function writeQueueOperation(t: Transcript, operation: "enqueue" | "dequeue", now: () => Date, prompt?: PromptLike): void {
+  t.meta({ type: "queue-operation", operation, timestamp: now().toISOString(), sessionId: t.store.sessionId, ...(prompt === undefined ? {} : { content: textOf(prompt) }) });
 }
 
 /**

@@ -14,6 +14,9 @@ import { diffLines, keyArgument, oneLine, resultPatch, toolLine } from "./tool-l
 import { endSession, promptRun, startSession } from "./turns.ts";
 import { createStatusBar } from "./status-bar.ts";
 import { attachFiles, mentionedFiles, runShellLine } from "./prompt-extras.ts";
+import { writeLastPrompt, writeQueueOperation } from "../session/prompt-lines.ts";
+
+const now = () => new Date();
 
 import type { Markdown, Text } from "@mariozechner/pi-tui";
 
@@ -56,6 +59,8 @@ export function createController(o: ControllerOptions) {
     r.text.setText(expanded && r.output.trim() ? `${r.line}\n${tail.map((l) => style.gray(`    ${oneLine(l, 300)}`)).join("\n")}` : r.line);
   };
   let streaming: { md: Markdown; text: string } | null = null;
+  /** The line as typed for the running prompt (the loop sees it expanded when it is a command). */
+  let typedPrompt: string | null = null;
   let turnStarted = 0;
   let turnTokens = 0;
   let contextTokens = 0;
@@ -101,7 +106,10 @@ export function createController(o: ControllerOptions) {
       const out = (await afterTools?.(calls)) ?? [];
       if (!queue.length) return out;
       const sent = queue.splice(0);
-      for (const q of sent) screen.add(`${style.bold("›")} ${q}`);
+      for (const q of sent) {
+        writeQueueOperation(r.transcript, "dequeue", now);
+        screen.add(`${style.bold("›")} ${q}`);
+      }
       updateActivity();
       return [...out, ...sent.map((q) => `The user sent this message while you were working; take it into account now:\n${q}`)];
     };
@@ -109,7 +117,10 @@ export function createController(o: ControllerOptions) {
     const promptContext = r.main.promptContext;
     r.main.promptContext = async (prompt, signal) => {
       const out = (await promptContext?.(prompt, signal)) ?? [];
-      const files = attachFiles(mentionedFiles(prompt, r.session.cwd), r.session.cwd, r.permissions);
+      // Only what the person typed: a custom command's own `@file` lines are attached by its expansion (issue 14).
+      const typed = typedPrompt ?? prompt;
+      typedPrompt = null;
+      const files = attachFiles(mentionedFiles(typed, r.session.cwd), r.session.cwd, r.permissions);
       for (const n of files.notes) screen.add(style.gray(`  ${n}`));
       return [...out, ...shellBlocks.splice(0), ...files.blocks];
     };
@@ -136,7 +147,7 @@ export function createController(o: ControllerOptions) {
       }, 100);
     });
     status.attach(r);
-    screen.setCommands(menuItems(BUILTIN_COMMANDS, o.externalCommands()), r.cwd);
+    screen.setCommands(() => menuItems(BUILTIN_COMMANDS, o.externalCommands()), r.cwd);
   };
 
   const status = createStatusBar(screen, { rt: () => rt, contextTokens: () => contextTokens });
@@ -249,6 +260,7 @@ export function createController(o: ControllerOptions) {
     }, 120);
     updateActivity();
     let result: TurnResult | null = null;
+    typedPrompt = text;
     try {
       const gen = await promptRun(rt, text, running.signal, o.slashEnabled || !!opts.compact);
       for (;;) {
@@ -273,9 +285,12 @@ export function createController(o: ControllerOptions) {
       updateActivity();
       updateStatus();
     }
+    writeLastPrompt(rt.transcript, text);
     if (result) await afterTurn(result, running === null);
     if (queue.length && !exiting) {
-      const next = queue.splice(0).join("\n\n");
+      const taken = queue.splice(0);
+      for (const _ of taken) writeQueueOperation(rt.transcript, "dequeue", now);
+      const next = taken.join("\n\n");
       screen.add(`${style.bold("›")} ${next}`);
       void runPrompt(next);
     }
@@ -377,6 +392,7 @@ export function createController(o: ControllerOptions) {
   function submitPrompt(text: string) {
     if (running) {
       queue.push(text);
+      writeQueueOperation(rt.transcript, "enqueue", now, text);
       updateActivity();
       return;
     }
@@ -410,7 +426,8 @@ export function createController(o: ControllerOptions) {
       }
       return;
     }
-    if (parsed.kind === "unknown") {
+    // A skill or command by one of its other names (`/frontend:component`) goes to the model path like its name.
+    if (parsed.kind === "unknown" && !rt.extensions.parse(text)) {
       screen.add(style.gray(`› ${text}`));
       screen.add(style.yellow(`  Unknown command /${parsed.name}.${parsed.suggestion ? ` Did you mean /${parsed.suggestion}?` : ""} /help lists the commands.`));
       return;

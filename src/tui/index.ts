@@ -23,7 +23,7 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     return 1;
   }
   const terminal = new ProcessTerminal();
-  const screen = createScreen(terminal);
+  const screen = createScreen(terminal, { renderFault: process.env.YOKE_TEST_RENDER_FAULT || undefined });
   let sessionId: string | null = null;
   let stopped = false;
   // While the screen is up, what anything writes to stderr (a failed hook, a plugin or MCP warning) becomes a line

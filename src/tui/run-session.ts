@@ -5,6 +5,7 @@ import { builtinTools } from "../cli/builtin-tools.ts";
 import { compose, type Runtime } from "../cli/compose.ts";
 import type { PermissionMode } from "../permission/types.ts";
 import { listSessions } from "../session/list.ts";
+import { listSlashCommands } from "../extension/runtime.ts";
 import { createDiagnostics } from "../util/diagnostics.ts";
 import { writeOut } from "../util/output.ts";
 import { createController } from "./controller.ts";
@@ -60,8 +61,12 @@ export async function runSession(o: {
     rt,
     screen,
     modes,
-    // The seam for custom commands and skills (issue 14): their list joins the `/` menu and /help.
-    externalCommands: () => [],
+    // Skills, custom and plugin commands (issue 14) and MCP prompts join the `/` menu and /help; typed, they run
+    // through the same path as in `-p` (src/cli/prompt-turn.ts).
+    externalCommands: () => [
+      ...listSlashCommands(current).map((c) => ({ name: c.name, description: `${c.description} (${c.source})`, ...(c.argumentHint ? { argumentHint: c.argumentHint } : {}) })),
+      ...current.mcp.promptCommands().map((name) => ({ name, description: "MCP prompt" })),
+    ],
     slashEnabled: !args.flags["disable-slash-commands"],
     addHistory: (t) => history.add(t),
     replaceRuntime: async (kind) => {

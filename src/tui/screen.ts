@@ -40,13 +40,25 @@ export type Screen = {
   dialogOpen(): boolean;
   /** Hands the terminal to another program (an editor) while `run` runs, then redraws everything. */
   suspend<T>(run: () => T): T;
-  setCommands(items: Array<{ name: string; description: string }>, cwd: string): void;
+  /** The `/` menu, read each time it opens (MCP prompts join once their server connects). */
+  setCommands(items: () => Array<{ name: string; description: string; argumentHint?: string }>, cwd: string): void;
   render(): void;
   stop(): void;
 };
 
-export function createScreen(terminal: Terminal): Screen {
+export function createScreen(terminal: Terminal, o: { renderFault?: string } = {}): Screen {
   const tui = new TUI(terminal);
+  // A test seam (YOKE_TEST_RENDER_FAULT, test/e2e/tui-crash.test.ts): the render throws once any line on screen shows
+  // this text, as a broken component would, so the crash path (terminal restored, transcript whole) is tested for real.
+  const fault = o.renderFault;
+  if (fault) {
+    const render = tui.render.bind(tui);
+    tui.render = (width: number) => {
+      const lines = render(width);
+      if (lines.some((l) => l.includes(fault))) throw new Error(`a component failed to render (test fault "${fault}")`);
+      return lines;
+    };
+  }
   const log = new Container();
   const activity = new Text("", 0, 0);
   const dialog = new Container();
@@ -141,7 +153,10 @@ export function createScreen(terminal: Terminal): Screen {
       }
     },
     setCommands(items, cwd) {
-      editor.setAutocompleteProvider(new CombinedAutocompleteProvider(items.map((i) => ({ name: i.name, description: i.description })), cwd, null));
+      const provider = new CombinedAutocompleteProvider([], cwd, null);
+      // pi-tui reads `commands` on every suggestion request: a getter keeps the menu current without a new provider.
+      Object.defineProperty(provider, "commands", { get: items });
+      editor.setAutocompleteProvider(provider);
     },
     render: () => tui.requestRender(),
     stop: () => tui.stop(),

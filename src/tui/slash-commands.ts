@@ -103,6 +103,9 @@ export function parseSlash(line: string, builtins: BuiltinCommand[], external: E
 }
 
 /** The `/` autocomplete rows: built-ins then external commands, each with its one line. */
-export function menuItems(builtins: BuiltinCommand[], external: ExternalCommand[]): Array<{ name: string; description: string }> {
-  return [...builtins.map((b) => ({ name: b.name, description: b.description })), ...external.map((e) => ({ name: e.name, description: e.description }))];
+export function menuItems(builtins: BuiltinCommand[], external: ExternalCommand[]): Array<{ name: string; description: string; argumentHint?: string }> {
+  return [
+    ...builtins.map((b) => ({ name: b.name, description: b.description, ...(b.args ? { argumentHint: b.args } : {}) })),
+    ...external.map((e) => ({ name: e.name, description: e.description, ...(e.argumentHint ? { argumentHint: e.argumentHint } : {}) })),
+  ];
 }

@@ -1,7 +1,6 @@
 import type { LoopEvent, TurnResult } from "../loop/events.ts";
-import { isCompactCommand } from "../loop/compaction.ts";
-import { extendedTurn } from "../extension/runtime.ts";
 import type { Runtime } from "../cli/compose.ts";
+import { promptTurn } from "../cli/prompt-turn.ts";
 import type { Prompt } from "../cli/stdin.ts";
 
 /**
@@ -20,17 +19,12 @@ export async function startSession(rt: Runtime, signal: AbortSignal): Promise<st
 }
 
 /**
- * One prompt: MCP prompts (`/mcp__server__prompt`) and `@server:uri` mentions expanded, `/compact [focus]` run as
- * compaction (issue 7), skills and custom commands expanded (issue 14), anything else as a turn of the main
- * conversation. `slash` false: slash commands are off.
+ * One prompt, through the same path as `-p` (src/cli/prompt-turn.ts): `/compact`, skills and custom commands (with
+ * `$ARGUMENTS`, `!` lines and `@file` mentions), plugin commands, MCP prompts, or a turn of the main conversation.
+ * `slash` false: slash commands are off.
  */
-export async function promptRun(rt: Runtime, prompt: Prompt, signal: AbortSignal, slash: boolean): Promise<AsyncGenerator<LoopEvent, TurnResult>> {
-  const ours = slash && typeof prompt === "string" && !isCompactCommand(prompt) && rt.extensions.parse(prompt) !== null;
-  const input = typeof prompt === "string" && !ours && (slash || !prompt.startsWith("/")) ? await rt.mcp.expandInput(prompt, signal) : prompt;
-  return slash && typeof input === "string" && isCompactCommand(input)
-    ? rt.compactor.manual(rt.convo, input, signal)
-    : extendedTurn(rt.extensions, rt.deps, rt.convo, input, signal, rt.main, slash);
-}
+export const promptRun = (rt: Runtime, prompt: Prompt, signal: AbortSignal, slash: boolean): Promise<AsyncGenerator<LoopEvent, TurnResult>> =>
+  promptTurn(rt, prompt, signal, slash);
 
 /** SessionEnd hooks with the reason (contracts §1: clear, logout, prompt_input_exit, other), then async hooks drained. */
 export async function endSession(rt: Runtime, reason: "clear" | "logout" | "prompt_input_exit" | "other"): Promise<void> {

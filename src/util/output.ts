@@ -94,7 +94,21 @@ export function onStdoutClosed(fn: () => void): void {
 
 /** Waits until stdout and stderr have handed everything to their readers (or the readers left). */
 export async function flushOutput(): Promise<void> {
-  await Promise.all([stdout().flushed(), stderr().flushed()]);
+  // Only streams that were written to: making process.stdout costs more than the whole of `--version` (below).
+  await Promise.all([stdoutStream?.flushed(), stderrStream?.flushed()]);
+}
+
+/**
+ * One short text straight to fd 1, for `--version` alone: Bun makes process.stdout (a Node stream) on first
+ * touch, and that costs ~25 ms of CPU, more than the rest of the start (bench/README.md, issue 21). Resolves once
+ * the reader has it; a reader that left is no error. Not for anything that writes more than once.
+ */
+export async function writeOutOnce(text: string): Promise<void> {
+  try {
+    await Bun.write(Bun.stdout, text);
+  } catch {
+    // EPIPE: `yoke --version | true`.
+  }
 }
 
 /** The size of the terminal on stdout; 0 for what the system does not report (not a terminal). */

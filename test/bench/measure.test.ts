@@ -1,9 +1,14 @@
 // The benchmark's measuring pieces (bench/measure.ts, bench/scenarios.ts) against real processes.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { detectRssMethod, measure, stats } from "../../bench/measure.ts";
 import { freshCwd, installResponder, newRunLog, runProblem, scenarioArgs, type RunLog } from "../../bench/scenarios.ts";
+import { configuredArgs, configuredProblem, writeConfiguredProject } from "../../bench/project.ts";
+import { parseTiming } from "../../bench/timing.ts";
 import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { isolatedEnv, yokeBin } from "../helpers/binary.ts";
+import { isolatedEnv, TRUST_WORKSPACE, yokeBin } from "../helpers/binary.ts";
+
+// Real runs of the binary: on a loaded shared machine two of them have taken over 30 s.
+setDefaultTimeout(180_000);
 
 describe("stats", () => {
   test("median of odd and even counts, min, max; null for none", () => {
@@ -70,5 +75,43 @@ describe("scenarios against the compiled binary", () => {
     const log = newRunLog("oneTurn", freshCwd());
     expect(runProblem("oneTurn", { code: 0, stdout: "something else\n", stderr: "", timedOut: false }, log)).toContain("stdout lacks");
     current = null;
+  });
+});
+
+describe("the configured project (issue 21 point 1)", () => {
+  let fake: FakeAnthropic;
+  let current: RunLog | null = null;
+  beforeAll(async () => {
+    yokeBin();
+    fake = await startFakeAnthropic();
+  });
+  afterAll(() => fake.stop());
+
+  test("yoke's first request carries CLAUDE.md, the skills, a plugin's skill and the MCP server's tools; YOKE_TIMING's marks come back", async () => {
+    const restock = installResponder(fake, () => current, () => "Read");
+    const cwd = freshCwd();
+    writeConfiguredProject(cwd);
+    current = newRunLog("oneTurn", cwd);
+    restock();
+    const env = isolatedEnv({ ...fakeApiEnv(fake), ...TRUST_WORKSPACE, YOKE_TIMING: "1" });
+    const s = await measure([yokeBin(), ...scenarioArgs("oneTurn"), ...configuredArgs()], { cwd, env, rss: "none" });
+    expect(runProblem("oneTurn", s, current)).toBeNull();
+    expect(configuredProblem(current.firstBody, { mcp: true })).toBeNull();
+    const marks = parseTiming(s.stderr);
+    for (const m of ["main", "headless-loaded", "composed", "request", "exit"]) expect(marks[m]).toBeGreaterThan(0);
+    expect(marks.main!).toBeLessThan(marks.request!);
+    current = null;
+  });
+
+  test("a first request without the project's files is named for what it lacks", () => {
+    expect(configuredProblem({ system: "x", messages: [], tools: [] }, { mcp: true })).toContain("CLAUDE.md");
+    const body = { system: "bench-claude-md: tabs, never spaces bench-skill-1 frontend-design:frontend-design", tools: [{ name: "Read" }] };
+    expect(configuredProblem(body, { mcp: true })).toContain("MCP server tiny");
+    expect(configuredProblem(body, { mcp: false })).toBeNull();
+  });
+
+  test("parseTiming reads the phase line and ignores other stderr", () => {
+    expect(parseTiming("warn: x\nyoke timing (ms since start): main=3.5 headless-loaded=10.0 request=20.25\n")).toEqual({ main: 3.5, "headless-loaded": 10, request: 20.25 });
+    expect(parseTiming("nothing here")).toEqual({});
   });
 });

@@ -5,7 +5,7 @@
  * stopped at its timeout and the run goes on. (MCP: test/e2e/mcp.test.ts, a server whose tools/call never answers.)
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
 import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
@@ -108,3 +108,70 @@ test("hostile files through the binary: a FIFO in the project and /dev/zero are 
   }
   expect(text(results[5])).toContain("a.txt");
 }, 60_000);
+
+// Issue 20.5, background shells: with no timeout one runs until TaskStop or the end of the session, as in Claude
+// Code. While it floods, yoke's memory holds at most UNREAD_CAP_CHARS of it per stream and its .output file stays
+// under YOKE_SPILL_MAX_BYTES; when the run ends normally the group is killed and the file removed with the folder.
+test("a background shell with no timeout that floods output: read capped, file capped, killed and removed when the run ends", async () => {
+  const cwd = tempDir();
+  const tmp = tempDir();
+  const pidFile = join(cwd, "bg.pid");
+  const env = isolatedEnv({ ...fakeApiEnv(fake), TMPDIR: tmp, YOKE_SPILL_MAX_BYTES: "1048576" });
+  const n = fake.requests.length;
+  // The barrier: a foreground command that returns once the flood's file has been cut at its cap at least once.
+  const waitCut = `f=$(ls "${tmp}"/yoke-*/bash_1.output); until head -c 100 "$f" | grep -q "were cut to keep the file"; do sleep 0.05; done; wc -c < "$f"`;
+  fake.push(
+    { content: [{ type: "tool_use", name: "Bash", input: { command: `echo $$ > ${pidFile}; exec yes flood`, run_in_background: true } }] },
+    { content: [{ type: "tool_use", name: "Bash", input: { command: waitCut, timeout: 120_000 } }] },
+    { content: [{ type: "tool_use", name: "BashOutput", input: { bash_id: "bash_1" } }] },
+    { content: [{ type: "text", text: "went on" }] },
+  );
+  const r = await runYoke(["-p", "go", "--allowedTools", "Bash,BashOutput", "--output-format", "json"], { cwd, env, timeoutMs: 100_000 });
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout).result).toBe("went on");
+  const text = (tr: any) => (typeof tr.content === "string" ? tr.content : tr.content.map((b: { text: string }) => b.text).join(""));
+  const size = Number(text(resultIn(fake.requests[n + 2]!)).trim());
+  expect(size > 0 && size <= 1_048_576 + 200).toBe(true); // the file at its cap (plus its first line)
+  const read = text(resultIn(fake.requests[n + 3]!));
+  expect(/\[\d+ earlier characters were not kept in memory/.test(read)).toBe(true);
+  expect(read.length <= 200_000).toBe(true); // what BashOutput hands back is cut too
+  // Killed at the end of the run, and its folder (with the .output file) removed.
+  const pid = Number(readFileSync(pidFile, "utf8"));
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return !/\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    } catch {
+      return false;
+    }
+  };
+  expect(alive()).toBe(false);
+  expect(readdirSync(tmp).filter((f) => f.startsWith("yoke-"))).toEqual([]);
+}, 120_000);
+
+test("huge files through the binary: Edit of a sparse 2 GiB file is refused naming it and its size; Grep pages 300,000 matches", async () => {
+  const { closeSync, openSync, truncateSync } = await import("node:fs");
+  const cwd = tempDir();
+  const huge = join(cwd, "huge.log");
+  closeSync(openSync(huge, "w"));
+  truncateSync(huge, 2 * 1024 * 1024 * 1024);
+  writeFileSync(join(cwd, "many.txt"), "hit\n".repeat(300_000));
+  const env = isolatedEnv(fakeApiEnv(fake));
+  const n = fake.requests.length;
+  fake.push(
+    { content: [{ type: "tool_use", name: "Edit", input: { file_path: huge, old_string: "a", new_string: "b" } }] },
+    { content: [{ type: "tool_use", name: "Grep", input: { pattern: "hit", output_mode: "content", head_limit: 2, offset: 299_990 } }] },
+    { content: [{ type: "text", text: "went on" }] },
+  );
+  const r = await runYoke(["-p", "go", "--allowedTools", "Edit,Grep", "--output-format", "json"], { cwd, env, timeoutMs: 60_000 });
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout).result).toBe("went on");
+  const text = (tr: any) => (typeof tr.content === "string" ? tr.content : tr.content.map((b: { text: string }) => b.text).join(""));
+  const edit = resultIn(fake.requests[n + 1]!);
+  expect(edit.is_error).toBe(true);
+  expect(text(edit)).toContain(`File is too large to edit: ${huge} is 2GB (2147483648 bytes). Maximum editable file size is 256MB (YOKE_EDIT_MAX_BYTES).`);
+  // Past the 200,000 entries Grep keeps, the model is told to narrow the search rather than yoke holding them all.
+  expect(text(resultIn(fake.requests[n + 2]!))).toBe(
+    "Grep pages through the first 200000 of its 300000 results only. Narrow the search (a more specific pattern, path, glob or type) to reach the rest.",
+  );
+}, 90_000);

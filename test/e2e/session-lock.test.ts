@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { isolatedEnv, runYoke, spawnYoke } from "../helpers/binary.ts";
 import { fakeApiEnv } from "../helpers/fake-anthropic.ts";
 import { tempDir } from "../helpers/tmp.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 import { acquireSessionLock, holderIsStale, LEASE_MS, processStart } from "../../src/session/lock.ts";
 import { useFakeAnthropic } from "../helpers/e2e.ts";
 
@@ -123,6 +124,8 @@ describe("stale lock detection", () => {
     const pid = Number(new TextDecoder().decode((await reader.read()).value).trim());
     const start = processStart(pid);
     expect(holderIsStale({ pid, start, at: "" })).toBe(false);
+    // Kill only once sh has become `sleep 60`: a child that dies while sh still runs is reaped by sh (seen under load).
+    await waitFor(() => readFileSync(`/proc/${parent.pid}/cmdline`, "utf8") === "sleep\x0060\x00", "the parent to exec sleep 60", 20_000);
     process.kill(pid, "SIGKILL");
     for (let i = 0; i < 400 && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8")); i++) await Bun.sleep(5);
     expect(readFileSync(`/proc/${pid}/stat`, "utf8")).toMatch(/\) Z /);

@@ -21,7 +21,7 @@ afterAll(async () => {
   for (const f of fakes) await f.stop();
 });
 
-async function session(script: FakeEntry[], o: { argv?: string[]; env?: Record<string, string>; columns?: number; rows?: number; cwd?: string } = {}) {
+async function session(script: FakeEntry[], o: { argv?: string[]; env?: Record<string, string>; columns?: number; rows?: number; cwd?: string; wait?: RegExp } = {}) {
   const fake = await startFakeAnthropic({ script });
   fakes.push(fake);
   const cwd = o.cwd ?? tempDir("yoke-tui-");
@@ -29,7 +29,7 @@ async function session(script: FakeEntry[], o: { argv?: string[]; env?: Record<s
   const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "0", YOKE_SESSION_MEMORY: "0", ...o.env });
   const term = startTerm({ argv: [bin, ...(o.argv ?? [])], env, cwd, columns: o.columns, rows: o.rows });
   open.push(term);
-  await term.waitFor("context");
+  await term.waitFor(o.wait ?? "context");
   return { fake, cwd, env, term };
 }
 
@@ -180,7 +180,8 @@ test("a resize re-flows the screen to the new width", async () => {
 test("Ctrl+C clears the input, twice exits; the session is saved", async () => {
   const { term, env } = await session([{ content: [{ type: "text", text: "hi" }] }]);
   send(term, "hello");
-  await term.waitFor("hi");
+  // The answer on a line of its own ("hi" alone would match "shift+tab" in the status line before the turn ends).
+  await term.waitFor(/^hi$/m);
   term.type("half a thought");
   await term.waitFor("half a thought", { where: "screen" });
   term.keys("C-c");
@@ -283,7 +284,8 @@ test("the settings statusLine command runs with the session's JSON and its outpu
   const cmd = `node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);console.log("SL " + j.model.id + " " + j.context_window.context_window_size + " cols=" + process.env.COLUMNS)})'`;
   const hasNode = Bun.which("node") !== null;
   const command = hasNode ? cmd : `read x; echo "SL $x" | cut -c1-40`;
-  const { term } = await session([], { argv: ["--settings", JSON.stringify({ statusLine: { type: "command", command } })] });
+  // The default status line shows only until the command's output replaces it: a loaded machine can miss that window.
+  const { term } = await session([], { argv: ["--settings", JSON.stringify({ statusLine: { type: "command", command } })], wait: /^SL /m });
   const screen = await term.waitFor(/^SL /m, { where: "screen" });
   if (hasNode) expect(screen).toMatch(/^SL claude-\S+ \d+ cols=100$/m);
   expect(screen.split("\n").at(-1)).toMatch(/^SL /);

@@ -85,7 +85,7 @@ export function attackProject(profile: Profile): AttackProject {
   write(cwd, PROJECT_FILES);
   for (const f of ["tools/git", "tools/cat", "tools/evil.sh", "test/app.test.sh"]) chmodSync(join(cwd, f), 0o755);
   // The secrets were committed once and untracked later: whole-history readers can still show them.
-  write(cwd, { ".env": `TOKEN=${CANARIES.env}\n`, "secrets/key.pem": `${CANARIES.key}\n`, "secrets/inner/note.txt": `${CANARIES.note}\n`, "private/p.txt": `${CANARIES.priv}\n` });
+  write(cwd, { ".env": `TOKEN=${CANARIES.env}\n`, "secrets/key.pem": `${CANARIES.key}\n`, "secrets/inner/note.txt": `${CANARIES.note}\n`, [`secrets/inner/${CANARIES.name}.txt`]: "named\n", "private/p.txt": `${CANARIES.priv}\n` });
   const env = gitEnv({ HOME: home, GIT_AUTHOR_NAME: "Fixture", GIT_AUTHOR_EMAIL: "fixture@example.invalid", GIT_COMMITTER_NAME: "Fixture", GIT_COMMITTER_EMAIL: "fixture@example.invalid" });
   const g = (...args: string[]) => {
     const r = Bun.spawnSync(["git", ...args], { cwd, env });

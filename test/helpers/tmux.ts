@@ -25,6 +25,8 @@ export type Term = {
   /** Waits until the screen (with scrollback) matches; returns it. Throws naming the pattern and showing the screen. */
   waitFor(pattern: string | RegExp, opts?: { timeoutMs?: number; where?: "screen" | "history" }): Promise<string>;
   resize(columns: number, rows: number): void;
+  /** A tmux format of the pane, e.g. `#{cursor_flag}` (1: cursor shown), `#{alternate_on}` (1: alternate screen). */
+  format(f: string): string;
   /** The program's exit status once it ended, else null. */
   exitStatus(): number | null;
   waitExit(timeoutMs?: number): Promise<number>;
@@ -85,6 +87,7 @@ export function startTerm(o: { argv: string[]; env: Record<string, string>; cwd:
       }
     },
     resize: (columns, rows) => void tmux("resize-window", "-t", "t", "-x", String(columns), "-y", String(rows)),
+    format: (f) => tmux("display-message", "-p", "-t", "t", f).trim(),
     exitStatus() {
       try {
         const s = readFileSync(statusFile, "utf8").trim();

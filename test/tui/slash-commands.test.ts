@@ -29,7 +29,7 @@ test("the seam for custom commands and skills: listed in the menu and /help, typ
   const ext = [{ name: "review", description: "Review a file", argumentHint: "FILE" }];
   expect(parseSlash("/review src/a.ts", BUILTIN_COMMANDS, ext)).toEqual({ kind: "external", name: "review" });
   expect(parseSlash("/reveiw", BUILTIN_COMMANDS, ext)).toMatchObject({ kind: "unknown", suggestion: "review" });
-  expect(menuItems(BUILTIN_COMMANDS, ext).at(-1)).toEqual({ name: "review", description: "Review a file" });
+  expect(menuItems(BUILTIN_COMMANDS, ext).at(-1)).toEqual({ name: "review", description: "Review a file", argumentHint: "FILE" });
   expect(helpText(BUILTIN_COMMANDS, ext)).toContain("/review FILE");
   // MCP prompts are expanded by the model path too.
   expect(parseSlash("/mcp__docs__search q", BUILTIN_COMMANDS, [])).toEqual({ kind: "external", name: "mcp__docs__search" });

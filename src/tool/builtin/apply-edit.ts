@@ -64,15 +64,29 @@ export function applyEdit(text: string, e: EditSpec, where: string): EditOutcome
   return { ok: true, text: out, count: found.length, at };
 }
 
-/** New-text lines around the change at `at`, numbered as Read numbers them, for the tool result. */
+/**
+ * New-text lines around the change at `at`, numbered as Read numbers them, for the tool result. Scans for
+ * line breaks instead of splitting, so a 200 MB file is not turned into millions of strings for 40 lines.
+ */
 export function snippetAround(text: string, at: number, changedLength: number, context = 4, maxLines = 40): string {
-  const lines = text.split("\n");
-  if (text.endsWith("\n")) lines.pop();
-  const firstLine = text.slice(0, at).split("\n").length - 1;
-  const lastLine = text.slice(0, at + changedLength).split("\n").length - 1;
+  const breaksBefore = (pos: number) => {
+    let n = 0;
+    for (let i = text.indexOf("\n"); i !== -1 && i < pos; i = text.indexOf("\n", i + 1)) n++;
+    return n;
+  };
+  const totalLines = breaksBefore(text.length) + (text.endsWith("\n") ? 0 : 1);
+  const firstLine = breaksBefore(at);
+  const lastLine = breaksBefore(at + changedLength);
   const from = Math.max(0, firstLine - context);
-  const to = Math.min(lines.length, lastLine + context + 1, from + maxLines);
-  const rows = lines.slice(from, to).map((l, i) => `${from + i + 1}\t${l}`);
-  if (to < Math.min(lines.length, lastLine + context + 1)) rows.push("…");
+  const to = Math.min(totalLines, lastLine + context + 1, from + maxLines);
+  let pos = 0;
+  for (let l = 0; l < from; l++) pos = text.indexOf("\n", pos) + 1;
+  const rows: string[] = [];
+  for (let l = from; l < to; l++) {
+    const end = text.indexOf("\n", pos);
+    rows.push(`${l + 1}\t${text.slice(pos, end === -1 ? text.length : end)}`);
+    pos = end + 1;
+  }
+  if (to < Math.min(totalLines, lastLine + context + 1)) rows.push("…");
   return rows.join("\n");
 }

@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, statSync, writeFileSync, type Stats } from "node:fs";
+import { mkdirSync, statSync, writeFileSync, type Stats } from "node:fs";
 import { dirname, isAbsolute } from "node:path";
 import type { ToolContext, ToolResult } from "../types.ts";
+import { editMaxBytes, readCapped, tooLargeMessage } from "./file-size.ts";
 
 /**
  * Helpers shared by the file tools: path checks, decoding a text file while remembering its BOM and
@@ -77,15 +78,6 @@ export function encodeText(text: string, style: { bom: boolean; crlf: boolean })
   return out;
 }
 
-/** Reads and decodes a text file. Throws a model-worded Error on failure. */
-export function readText(path: string): DecodedText {
-  try {
-    return decodeText(readFileSync(path));
-  } catch (err) {
-    throw new Error(describeFsError(err, path, "reading"));
-  }
-}
-
 /** Creates parent directories and writes. Throws a model-worded Error on failure. */
 export function writeText(path: string, data: string): void {
   try {
@@ -117,9 +109,19 @@ export function loadForChange(
   if (!st) return { ok: true, original: null };
   if (st.isDirectory()) return { ok: false, error: `${path} is a directory, not a file. Give the path of a file inside it.` };
   if (!st.isFile()) return { ok: false, error: `${path} is not a regular file (a device, socket or pipe), so it cannot be changed.` };
+  // Held whole in memory, so bounded (issue 20.5); checked before read-first, as Claude Code does.
+  const max = editMaxBytes(ctx.env);
+  if (st.size > max) return { ok: false, error: tooLargeMessage(path, { ok: false, size: st.size, zeroSized: false }, max) };
   const refusal = ctx.fileState.checkWritable(path);
   if (refusal) return { ok: false, error: refusal };
-  return { ok: true, original: readText(path) };
+  let read;
+  try {
+    read = readCapped(path, max);
+  } catch (err) {
+    throw new Error(describeFsError(err, path, "reading"));
+  }
+  if (!read.ok) return { ok: false, error: tooLargeMessage(path, read, max) };
+  return { ok: true, original: decodeText(read.bytes) };
 }
 
 /** Runs ctx.beforeFileChange (checkpoints) for a path about to change. */

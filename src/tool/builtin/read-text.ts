@@ -26,8 +26,8 @@ function finishLine(parts: Buffer[], first: boolean): { text: string; cut: boole
   return { text: `${text.slice(0, MAX_LINE_CHARS)}… [line cut at ${MAX_LINE_CHARS} characters]`, cut: true };
 }
 
-/** `start` is a 0-based line index. */
-export function readLineRange(path: string, start: number, limit: number): LineRange {
+/** `start` is a 0-based line index; at most `maxBytes` of the file are read (what follows is not seen). */
+export function readLineRange(path: string, start: number, limit: number, maxBytes = Number.POSITIVE_INFINITY): LineRange {
   const fd = openSync(path, "r");
   try {
     const buf = Buffer.allocUnsafe(CHUNK);
@@ -39,9 +39,11 @@ export function readLineRange(path: string, start: number, limit: number): LineR
     let sawBytes = false;
     let lastByteWasNewline = false;
     const end = start + limit;
+    let left = maxBytes;
     for (;;) {
-      const n = readSync(fd, buf, 0, CHUNK, null);
+      const n = left > 0 ? readSync(fd, buf, 0, Math.min(CHUNK, left), null) : 0;
       if (n === 0) break;
+      left -= n;
       sawBytes = true;
       let pos = 0;
       while (pos < n) {

@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { z } from "zod";
 import { defineTool, interrupted } from "../define-tool.ts";
 import type { ToolContext, ToolResult } from "../types.ts";
+import { editMaxBytes, formatFileSize, readCapped, ZERO_SIZE_MAX_BYTES } from "./file-size.ts";
 import { describeFsError, failure, numberLines, requireAbsolute, statOrNull } from "./file-text.ts";
 import { parseNotebook, renderNotebook } from "./notebook.ts";
 import description from "./read.md" with { type: "text" };
@@ -71,13 +72,24 @@ function similarName(absPath: string): string | null {
   return hit ? join(dirname(absPath), hit) : null;
 }
 
-function readImage(path: string, fallbackType: string, ctx: ToolContext): ToolResult {
-  let buf: Buffer;
+/** Reads a file Read must hold whole (an image, a notebook), within `max` bytes; null with the refusal otherwise. */
+function readWhole(path: string, max: number, what: string): { bytes: Buffer } | { refusal: ToolResult } {
+  let r;
   try {
-    buf = readFileSync(path);
+    r = readCapped(path, max);
   } catch (err) {
     throw new Error(describeFsError(err, path, "reading"));
   }
+  if (r.ok) return { bytes: r.bytes };
+  const size = r.zeroSized ? `reports a size of 0 bytes and holds more than ${formatFileSize(max)}` : `is ${formatFileSize(r.size)} (${r.size} bytes)`;
+  return { refusal: failure(`File is too large to read as ${what}: ${path} ${size}; Read holds at most ${formatFileSize(max)} of it. Look at it through Bash instead.`) };
+}
+
+function readImage(path: string, fallbackType: string, ctx: ToolContext): ToolResult {
+  // Base64 grows 4/3; one byte past what can fit is enough to tell the model it is too large (issue 20.5).
+  const whole = readWhole(path, Math.floor((MAX_IMAGE_BASE64 * 3) / 4) + 3, "an image");
+  if ("refusal" in whole) return whole.refusal;
+  const buf = whole.bytes;
   const base64 = buf.toString("base64");
   if (base64.length > MAX_IMAGE_BASE64)
     return failure(
@@ -92,13 +104,9 @@ function readImage(path: string, fallbackType: string, ctx: ToolContext): ToolRe
 }
 
 function readNotebook(path: string, ctx: ToolContext): ToolResult {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    throw new Error(describeFsError(err, path, "reading"));
-  }
-  const nb = parseNotebook(text, path);
+  const whole = readWhole(path, editMaxBytes(ctx.env), "a notebook");
+  if ("refusal" in whole) return whole.refusal;
+  const nb = parseNotebook(whole.bytes.toString("utf8"), path);
   const rendered = renderNotebook(nb);
   if (rendered.length > MAX_READ_OUTPUT_CHARS)
     return failure(
@@ -149,7 +157,8 @@ export const readTool = defineTool({
       if (looksBinary(path))
         return failure(`${path} looks like a binary file (it contains NUL bytes), which Read cannot show as text. Inspect it with Bash tools suited to the format instead.`);
       const startLine = Math.max(1, args.offset ?? 1);
-      range = readLineRange(path, startLine - 1, args.limit ?? DEFAULT_READ_LINES);
+      // The size it has now is what is read: a file growing while it is read (a log being written) ends (issue 20.5).
+      range = readLineRange(path, startLine - 1, args.limit ?? DEFAULT_READ_LINES, st.size || ZERO_SIZE_MAX_BYTES);
     } catch (err) {
       throw new Error(describeFsError(err, path, "reading"));
     }

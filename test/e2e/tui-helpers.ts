@@ -1,0 +1,82 @@
+/**
+ * Shared pieces of the interactive-session e2e tests: the compiled binary in tmux (test/helpers/tmux.ts) against
+ * the fake Anthropic API, and the session's transcript read back from the config dir.
+ */
+import { afterAll, beforeAll, expect } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { isolatedEnv, yokeBin } from "../helpers/binary.ts";
+import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic, type FakeEntry } from "../helpers/fake-anthropic.ts";
+import { startTerm, type Term } from "../helpers/tmux.ts";
+import { tempDir } from "../helpers/tmp.ts";
+
+export type TuiSession = { fake: FakeAnthropic; cwd: string; env: Record<string, string>; term: Term; bin: string };
+export type SessionOptions = {
+  argv?: string[];
+  env?: Record<string, string | undefined>;
+  columns?: number;
+  rows?: number;
+  cwd?: string;
+  /** Text to wait for before handing the session over; false: do not wait. Default "context" (the status line). */
+  wait?: string | false;
+  /** A shell command run in the same terminal right after yoke exits (e.g. `stty -a > file`); yoke's status is kept. */
+  after?: string;
+};
+
+/** Registers the hooks that build the binary once and close every terminal and fake API the file opened. */
+export function tuiSuite(): (script: FakeEntry[], o?: SessionOptions) => Promise<TuiSession> {
+  let bin = "";
+  const terms: Term[] = [];
+  const fakes: FakeAnthropic[] = [];
+  beforeAll(() => {
+    bin = yokeBin();
+  });
+  afterAll(async () => {
+    for (const t of terms) t.kill();
+    for (const f of fakes) await f.stop();
+  });
+  return async (script, o = {}) => {
+    const fake = await startFakeAnthropic({ script });
+    fakes.push(fake);
+    const cwd = o.cwd ?? tempDir("yoke-tui-");
+    // Memory runs by default in a terminal (issue 12 point 6); these tests script the main conversation only.
+    const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "0", YOKE_SESSION_MEMORY: "0", ...o.env });
+    const argv = o.after ? ["sh", "-c", `"$0" "$@"; s=$?; ${o.after}; exit $s`, bin, ...(o.argv ?? [])] : [bin, ...(o.argv ?? [])];
+    const term = startTerm({ argv, env, cwd, columns: o.columns, rows: o.rows });
+    terms.push(term);
+    if (o.wait !== false) await term.waitFor(o.wait ?? "context");
+    return { fake, cwd, env, term, bin };
+  };
+}
+
+export const send = (term: Term, text: string) => {
+  term.type(text);
+  term.keys("Enter");
+};
+
+/** The transcript files (main sessions, not subagents) under the config dir, newest last by name order. */
+export function transcriptFiles(env: Record<string, string>): string[] {
+  const root = join(env.YOKE_CONFIG_DIR!, "projects");
+  return readdirSync(root, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith(".jsonl") && !f.includes("subagents"))
+    .map((f) => join(root, f));
+}
+
+export const readLines = (file: string): any[] => readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+
+/** Every transcript line of the one session under the config dir. */
+export function transcriptLines(env: Record<string, string>): any[] {
+  const files = transcriptFiles(env);
+  expect(files.length).toBe(1);
+  return readLines(files[0]!);
+}
+
+/** The session id from the line printed after the session ends. */
+export const resumeId = (screen: string) => /yoke --resume ([0-9a-f-]{36})/.exec(screen)?.[1];
+
+/** The text blocks of the last user message of a request. */
+export const lastUserTexts = (req: { body: any }): string[] => {
+  const m = [...req.body.messages].reverse().find((x: any) => x.role === "user");
+  return typeof m.content === "string" ? [m.content] : m.content.filter((b: any) => b.type === "text").map((b: any) => b.text);
+};
