@@ -159,3 +159,39 @@ async function* forkTurn(
     localCommand: "custom",
   });
 }
+
+/**
+ * A user's `/mcp__server__prompt args` (an MCP server's prompt, contracts §6.6): UserPromptSubmit sees it as typed,
+ * then UserPromptExpansion fires with `expansion_type: "mcp_prompt"` and `command_source: "mcp"` (observed in
+ * 2.1.332), and only then is the prompt fetched from the server. A block or `continue:false` ends the turn before
+ * the server is asked.
+ */
+export async function* mcpPromptTurn(
+  ext: Extensions,
+  deps: LoopDeps,
+  convo: Conversation,
+  typed: string,
+  signal: AbortSignal,
+  main: MainConversation,
+  expandInput: (text: string, signal: AbortSignal) => Promise<string>,
+): AsyncGenerator<LoopEvent, TurnResult> {
+  ext.beginPrompt();
+  const m = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(typed.trim());
+  const name = m?.[1] ?? "";
+  const args = (m?.[2] ?? "").trim();
+  return yield* runTurn(deps, convo, typed, signal, {
+    ...main,
+    expand: async (sig) => {
+      const out = deps.hooks.has("UserPromptExpansion")
+        ? await deps.hooks.emit(
+            "UserPromptExpansion",
+            deps.hookPayload("UserPromptExpansion", { expansion_type: "mcp_prompt", command_name: name, command_args: args, command_source: "mcp", prompt: typed }),
+            { signal: sig, matchValue: name },
+          )
+        : null;
+      const stop = expansionStop(out, typed);
+      if (stop) return { end: { ...stop, terminalReason: "hook_stopped" } };
+      return { prompt: [{ type: "text", text: await expandInput(typed, sig) }], context: expansionContext(out) };
+    },
+  });
+}

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { yokeBin } from "../helpers/binary.ts";
 import { tempDir, writeTree } from "../helpers/tmp.ts";
 import { hook, project, requestText, runWith, say, script } from "./hooks-helpers.ts";
+import { everything } from "./mcp-helpers.ts";
 
 setDefaultTimeout(60_000);
 beforeAll(() => void yokeBin());
@@ -130,5 +131,35 @@ describe("what a UserPromptExpansion answer does (contracts §1.5, §1.6)", () =
     const r = await runYoke(["hooks", "run", "UserPromptExpansion"], { cwd, env: isolatedEnv({ ...TRUST_WORKSPACE }) });
     expect(r.stdout + r.stderr).toContain("dry block");
     expect(payloads(log)[0]).toMatchObject({ hook_event_name: "UserPromptExpansion", expansion_type: "slash_command" });
+  });
+});
+
+describe("UserPromptExpansion for an MCP server's prompt (expansion_type mcp_prompt, observed in 2.1.332)", () => {
+  const mcpHookProject = (then: string) => {
+    const cwd = project();
+    const log = join(cwd, "hook.log");
+    const rec = script(cwd, "h.sh", `in=$(cat); echo "$in" >> ${log}\nif echo "$in" | grep -q '"hook_event_name":"UserPromptExpansion"'; then\n${then}\nfi`);
+    writeTree(cwd, {
+      ".mcp.json": JSON.stringify({ mcpServers: { everything: everything() } }),
+      ".claude/settings.local.json": JSON.stringify({ enabledMcpjsonServers: ["everything"], hooks: { ...hook("UserPromptExpansion", rec), ...hook("UserPromptSubmit", rec) } }),
+    });
+    return { cwd, log };
+  };
+
+  test("fires after UserPromptSubmit with command_source mcp; the server's prompt still reaches the model", async () => {
+    const { cwd, log } = mcpHookProject("true");
+    const r = await runWith(cwd, [say("ok")], [], { prompt: "/mcp__everything__args-prompt Paris Texas" });
+    expect(r.code).toBe(0);
+    const seen = payloads(log);
+    expect(seen.map((p) => p.hook_event_name)).toEqual(["UserPromptSubmit", "UserPromptExpansion"]);
+    expect(seen[1]).toMatchObject({ expansion_type: "mcp_prompt", command_name: "mcp__everything__args-prompt", command_args: "Paris Texas", command_source: "mcp", prompt: "/mcp__everything__args-prompt Paris Texas" });
+    expect(requestText(r.requests[0]!)).toContain("What's weather in Paris, Texas?");
+  });
+
+  test("exit 2 blocks it before the server is asked: no model request, Claude Code's wording", async () => {
+    const { cwd } = mcpHookProject(`echo nope >&2; exit 2`);
+    const r = await runWith(cwd, [say("never")], ["--output-format", "json"], { prompt: "/mcp__everything__simple-prompt" });
+    expect(r.requests).toHaveLength(0);
+    expect(r.json.result).toMatch(/^UserPromptExpansion operation blocked by hook:\n\[.*h\.sh\]: nope\n\n\nOriginal prompt: \/mcp__everything__simple-prompt$/);
   });
 });
