@@ -7,7 +7,7 @@ import { resolveModel } from "../provider/models.ts";
 import type { AssistantMessage } from "../provider/types.ts";
 import type { Question } from "../tool/builtin/ask-user-question.ts";
 import { createDialogs } from "./dialogs.ts";
-import type { Screen } from "./screen.ts";
+import type { Screen, StreamView } from "./screen.ts";
 import { BUILTIN_COMMANDS, helpText, menuItems, parseSlash, type ExternalCommand, type SlashContext } from "./slash-commands.ts";
 import { style } from "./theme.ts";
 import { diffLines, keyArgument, oneLine, resultPatch, toolLine } from "./tool-lines.ts";
@@ -18,7 +18,7 @@ import { writeLastPrompt, writeQueueOperation } from "../session/prompt-lines.ts
 
 const now = () => new Date();
 
-import type { Markdown, Text } from "@mariozechner/pi-tui";
+import type { Text } from "@mariozechner/pi-tui";
 
 /**
  * The interactive session's behaviour, on a composed Runtime and a Screen: prompts run one at a time through the
@@ -58,7 +58,7 @@ export function createController(o: ControllerOptions) {
     const tail = r.output.trimEnd().split("\n").slice(-20);
     r.text.setText(expanded && r.output.trim() ? `${r.line}\n${tail.map((l) => style.gray(`    ${oneLine(l, 300)}`)).join("\n")}` : r.line);
   };
-  let streaming: { md: Markdown; text: string } | null = null;
+  let streaming: StreamView | null = null;
   /** The line as typed for the running prompt (the loop sees it expanded when it is a command). */
   let typedPrompt: string | null = null;
   let turnStarted = 0;
@@ -167,8 +167,8 @@ export function createController(o: ControllerOptions) {
   const finishStreaming = (message?: AssistantMessage) => {
     const text = message?.content.filter((b) => b.type === "text").map((b) => (b as { text: string }).text).join("") ?? "";
     if (streaming) {
-      if (message) streaming.md.setText(text || streaming.text);
-    } else if (text.trim()) screen.addMarkdown(text);
+      if (message && text) streaming.finish(text);
+    } else if (text.trim()) screen.addStream().finish(text);
     if (streaming || text.trim()) screen.add("");
     streaming = null;
   };
@@ -178,11 +178,9 @@ export function createController(o: ControllerOptions) {
       case "stream_event": {
         const e = ev.event as { type?: string; delta?: { type?: string; text?: string }; usage?: { output_tokens?: number } };
         if (e.type === "content_block_delta" && e.delta?.type === "text_delta" && e.delta.text) {
-          if (!streaming) streaming = { md: screen.addMarkdown(""), text: "" };
-          streaming.text += e.delta.text;
-          streaming.md.setText(streaming.text);
+          streaming ??= screen.addStream();
+          streaming.append(e.delta.text);
           turnTokens += Math.ceil(e.delta.text.length / 4);
-          screen.render();
         }
         return;
       }

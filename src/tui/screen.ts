@@ -13,6 +13,7 @@ import {
 } from "@mariozechner/pi-tui";
 import { editorTheme, markdownTheme as baseMarkdownTheme, selectTheme, style } from "./theme.ts";
 import { highlightCode } from "./highlight.ts";
+import { stableCut } from "./stream-markdown.ts";
 
 const markdownTheme = { ...baseMarkdownTheme, highlightCode };
 
@@ -24,12 +25,21 @@ const markdownTheme = { ...baseMarkdownTheme, highlightCode };
  */
 export type Choice = { value: string; label: string; description?: string };
 
+export type StreamView = {
+  append(delta: string): void;
+  /** The answer as the model finished it (replaces what streamed when it differs). */
+  finish(text: string): void;
+  text(): string;
+};
+
 export type Screen = {
   tui: TUI;
   editor: Editor;
   /** A finished block in the conversation (a prompt, a notice, a report). */
   add(text: string): Text;
   addMarkdown(text: string): Markdown;
+  /** A streaming answer: finished blocks are frozen (rendered once), only the tail re-renders (src/tui/stream-markdown.ts). */
+  addStream(): StreamView;
   /** The activity area above the input (spinner, queued messages); empty string hides it. */
   setActivity(text: string): void;
   setStatus(text: string): void;
@@ -45,6 +55,8 @@ export type Screen = {
   render(): void;
   stop(): void;
 };
+
+const withBlankAfter = (lines: string[]): string[] => (lines.length && lines.at(-1)!.trim() !== "" ? [...lines, ""] : lines);
 
 export function createScreen(terminal: Terminal, o: { renderFault?: string } = {}): Screen {
   const tui = new TUI(terminal);
@@ -99,6 +111,45 @@ export function createScreen(terminal: Terminal, o: { renderFault?: string } = {
       log.addChild(m);
       tui.requestRender();
       return m;
+    },
+    addStream() {
+      const box = new Container();
+      const live = new Markdown("", 0, 0, markdownTheme);
+      box.addChild(live);
+      log.addChild(box);
+      let text = "";
+      let frozen = 0;
+      const freeze = () => {
+        for (let cut = stableCut(text, frozen); cut; cut = stableCut(text, frozen)) {
+          const md = new Markdown(text.slice(frozen, cut.at), 0, 0, markdownTheme);
+          // Between blocks the whole answer has one blank line; a block rendered alone may end without it.
+          const part: Component = cut.blockEnd ? { render: (w) => withBlankAfter(md.render(w)), invalidate: () => md.invalidate() } : md;
+          box.removeChild(live);
+          box.addChild(part);
+          box.addChild(live);
+          frozen = cut.at;
+        }
+        live.setText(text.slice(frozen));
+        tui.requestRender();
+      };
+      return {
+        append(delta) {
+          text += delta;
+          freeze();
+        },
+        finish(final) {
+          if (final === text) return;
+          // What froze must still be the answer's start; else (rare: the model's final text differs) start over.
+          if (!final.startsWith(text.slice(0, frozen))) {
+            box.clear();
+            box.addChild(live);
+            frozen = 0;
+          }
+          text = final;
+          freeze();
+        },
+        text: () => text,
+      };
     },
     setActivity(text) {
       activity.setText(text);
