@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { tmpdir } from "node:os";
-import { startTempSweep } from "../session/temp-sweep.ts";
+import { startTempSweep, tempSweepSettled } from "../session/temp-sweep.ts";
+import { afterFirstRequest } from "./after-first-request.ts";
 import { join } from "node:path";
 import type { LoadedSettings } from "../config/load.ts";
 import { claudeUserDir, projectStateDir, yokeDir } from "../config/paths.ts";
@@ -37,7 +38,7 @@ import { forkSkill, pluginAgentFolders, startExtensionDiscovery, wireExtensions,
 import type { OutputStyle } from "../extension/output-styles.ts";
 import { agentHooks, agentMcpServers, agentPermissions, agentSkillContext, cutToolsForAgent, mainAgent } from "./main-agent.ts";
 import type { Extensions } from "../extension/runtime.ts";
-import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
+import { startMcpEarly, wireMcp, type McpWiring } from "./mcp-wiring.ts";
 import type { SandboxSetup } from "../sandbox/index.ts";
 import { sandboxAutoAllow, sandboxEscape, wireSandbox } from "./sandbox-wiring.ts";
 import type { LoadedPlugin } from "../plugin/loader.ts";
@@ -168,11 +169,12 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const permissionMode = resolvePermissionMode(args, settings, ss.restored.permissionMode);
   const problem = modeProblem(permissionMode, settings, env);
   if (problem) throw new UsageError(problem);
+  // MCP stdio servers start now: their own start overlaps the rest of startup (bench/mcp.ts).
+  const mcpEarly = startMcpEarly({ args, cwd, env, settings, yokeDir: yokeDir(env), bare });
+  // The first request waits for those servers anyway: the API SDK (loaded on first use) loads meanwhile, not after.
+  if (mcpEarly.prepared?.size) void import("@anthropic-ai/sdk").catch(() => {});
 
   const session = newSessionState(cwd);
-  // Scratch folders of runs that were SIGKILLed (issue 20.4); never a live run's. In the background: a shared temp
-  // folder may hold 100,000 entries, and a run that ends first leaves the rest to the next start.
-  startTempSweep(env.TMPDIR || tmpdir());
   let gitBranch: () => string | null = () => null;
   const transcript = createTranscript(ss.store, {
     cwd: () => session.cwd,
@@ -191,7 +193,14 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   transcript.setLastUuid(ss.lastUuid);
   const convo: Conversation = { messages: ss.messages };
 
-  const { provider, apiKeySource, usage, sideQuery } = wireProvider({ env, settings, requireCredentials: o.requireCredentials !== false });
+  const wired = wireProvider({ env, settings, requireCredentials: o.requireCredentials !== false });
+  const { apiKeySource, usage, sideQuery } = wired;
+  // Scratch folders of runs that were SIGKILLed (issue 20.4); never a live run's. Once the first request has left:
+  // a shared temp folder may hold 100,000 entries (~100 ms of CPU to list), which the first request does not need.
+  const sweepRoot = env.TMPDIR || tmpdir();
+  const provider = afterFirstRequest(wired.provider, () => startTempSweep(sweepRoot));
+  // A run that will ask the model: the SDK loads and the connection opens while the rest composes (issue 21).
+  if (o.requireCredentials !== false) provider.warm?.();
   const fileState = createFileState();
   const pluginSections: PromptSection[] = [];
   // Known once plugins have loaded (a plugin may bring or force one).
@@ -284,6 +293,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   // MCP servers start now, alongside the rest of startup (each bounded by MCP_TIMEOUT); plugin servers once plugins load.
   let pluginsLoaded: (p: LoadedPlugin[]) => void = () => {};
   const mcpReady = wireMcp({
+    early: mcpEarly,
     args,
     cwd,
     env,
@@ -522,6 +532,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       removeSessionTempDir(session);
       await sb.shutdown();
       ss.store.close?.();
+      // A short run still finishes its sweep; a huge temp folder does not hold the exit long.
+      await tempSweepSettled(500);
     },
   };
 }
