@@ -61,6 +61,8 @@ const unbounded = skillListing(found.commands, Number.POSITIVE_INFINITY) ?? "";
 // The binary: spawn → first request, without and with the files.
 const bin = yokeBin();
 const fake = await startFakeAnthropic({ script: Array.from({ length: 2 * RUNS + 2 }, () => ({ content: [{ type: "text" as const, text: "hi" }] })) });
+/** CPU time (user + system) of each whole run: on a loaded machine it moves far less than wall time does. */
+const cpuOf = new Map<string, number[]>();
 const firstRequest = async (cwd: string): Promise<number> => {
   const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_TIMING: "1", YOKE_TRUST_WORKSPACE: "1" });
   const p = Bun.spawn([bin, "-p", "hello"], { cwd, env, stdout: "pipe", stderr: "pipe" });
@@ -68,10 +70,13 @@ const firstRequest = async (cwd: string): Promise<number> => {
   // From the end of module loading to the first request: startup work, without the binary's own load time.
   const m = /headless-loaded=([\d.]+).*request=([\d.]+)/.exec(err);
   if (p.exitCode !== 0 || !m) throw new Error(`run failed (exit ${p.exitCode}): ${err}`);
+  const usage = p.resourceUsage();
+  if (usage) cpuOf.set(cwd, [...(cpuOf.get(cwd) ?? []), Number(usage.cpuTime.total) / 1000]);
   return Number(m[2]) - Number(m[1]);
 };
 await firstRequest(empty);
 await firstRequest(full);
+cpuOf.clear();
 const without: number[] = [];
 const withFiles: number[] = [];
 for (let i = 0; i < RUNS; i++) {
@@ -91,5 +96,8 @@ console.log(`discoverExtensionsAsync, in process           ${fmt(asyncMs)}`);
 console.log(`startup → first request, no files             ${fmt(without)}`);
 console.log(`startup → first request, 150 files            ${fmt(withFiles)}`);
 console.log(`added to the first request                    median ${added.toFixed(1).padStart(6)} ms  min ${addedMin.toFixed(1).padStart(6)} ms   target 5 ms  ${Math.min(added, addedMin) <= 5 ? "ok" : "SLOW"}`);
+const cpuWithout = cpuOf.get(empty) ?? [];
+const cpuWith = cpuOf.get(full) ?? [];
+console.log(`process CPU time, no files / 150 files          median ${median(cpuWithout).toFixed(1)} / ${median(cpuWith).toFixed(1)} ms  (added ${(median(cpuWith) - median(cpuWithout)).toFixed(1)} ms; min ${(min(cpuWith) - min(cpuWithout)).toFixed(1)} ms)`);
 console.log(`listing in the system prompt                  ${listing.length} chars (~${Math.round(listing.length / 4)} tokens; budget ${listingBudgetChars(200_000)} chars at a 200k window)`);
 console.log(`listing without a budget                      ${unbounded.length} chars (~${Math.round(unbounded.length / 4)} tokens)`);

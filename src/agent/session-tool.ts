@@ -1,5 +1,5 @@
 import type { LoopDeps } from "../loop/run-turn.ts";
-import { createAgentTool, type AgentToolOptions } from "../tool/builtin/agent.ts";
+import { createAgentRunner, createAgentTool, type AgentRunner, type AgentToolOptions } from "../tool/builtin/agent.ts";
 import type { Tool } from "../tool/types.ts";
 import { loadAgents } from "./load.ts";
 import type { AgentDefinition } from "./types.ts";
@@ -29,10 +29,10 @@ export type SessionAgentToolOptions = {
  * Agent tool writing beside the session transcript, under `<project dir>/<session-id>/`. Bad agent files are
  * reported through `warn` and skipped. Never throws.
  */
-export function sessionAgentTool(o: SessionAgentToolOptions): { tool: Tool; agents: AgentDefinition[] } {
+export function sessionAgentTool(o: SessionAgentToolOptions): { tool: Tool; agents: AgentDefinition[]; run: AgentRunner } {
   const catalog = loadAgents({ cwd: o.cwd, env: o.env, pluginDirs: o.pluginDirs, flagAgents: o.flagAgents });
   catalog.warnings.forEach(o.warn);
-  const tool = createAgentTool({
+  const options: AgentToolOptions = {
     parent: o.parent,
     agents: catalog.agents,
     mainModel: o.mainModel,
@@ -45,6 +45,7 @@ export function sessionAgentTool(o: SessionAgentToolOptions): { tool: Tool; agen
     warn: o.warn,
     promptContext: o.promptContext,
     ...o.extra,
-  });
-  return { tool, agents: catalog.agents };
+  };
+  const run = createAgentRunner(options);
+  return { tool: createAgentTool(options, run), agents: catalog.agents, run };
 }

@@ -24,7 +24,7 @@ export type AgentDefinition = {
   permissionMode?: string;
   /** Skills whose bodies are put before the agent's first prompt. */
   skills?: string[];
-  /** Frontmatter `hooks` and `mcpServers`, kept as written (yoke does not run them yet). */
+  /** Frontmatter `hooks` and `mcpServers`, kept as written (src/cli/main-agent.ts, src/mcp/agent-servers.ts use them). */
   hooks?: unknown;
   mcpServers?: unknown;
   source: AgentSource;

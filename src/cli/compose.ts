@@ -4,7 +4,7 @@ import { startTempSweep, tempSweepSettled } from "../session/temp-sweep.ts";
 import { afterFirstRequest } from "./after-first-request.ts";
 import { join } from "node:path";
 import type { LoadedSettings } from "../config/load.ts";
-import { claudeUserDir, yokeDir } from "../config/paths.ts";
+import { claudeUserDir, projectStateDir, yokeDir } from "../config/paths.ts";
 import type { YokeHookBus } from "../hook/bus.ts";
 import type { Conversation, LoopDeps, MainConversation } from "../loop/run-turn.ts";
 import type { Compactor } from "../loop/compaction.ts";
@@ -34,9 +34,9 @@ import { createHookContext } from "./hook-context.ts";
 import { modelWiring } from "./model-wiring.ts";
 import { wireCompaction, wireLoop } from "./loop-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
-import { pluginAgentFolders, startExtensionDiscovery, wireExtensions, wireOutputStyle } from "./extension-wiring.ts";
+import { forkSkill, pluginAgentFolders, startExtensionDiscovery, wireExtensions, wireOutputStyle } from "./extension-wiring.ts";
 import type { OutputStyle } from "../extension/output-styles.ts";
-import { agentHooks, agentPermissions, agentSkillContext, cutToolsForAgent, mainAgent } from "./main-agent.ts";
+import { agentHooks, agentMcpServers, agentPermissions, agentSkillContext, cutToolsForAgent, mainAgent } from "./main-agent.ts";
 import type { Extensions } from "../extension/runtime.ts";
 import { startMcpEarly, wireMcp, type McpWiring } from "./mcp-wiring.ts";
 import type { SandboxSetup } from "../sandbox/index.ts";
@@ -208,6 +208,18 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   let mainAgentPrompt: string | undefined;
   // Bound once the hook bus exists (agents are wired before it).
   let agentHookScope: ((agent: AgentDefinition) => (() => void) | undefined) | undefined;
+  const agentServers = agentMcpServers({
+    cwd,
+    env,
+    settings,
+    bare,
+    strict: !!args.flags["strict-mcp-config"],
+    version: VERSION,
+    logDir: join(projectStateDir(cwd, env), "mcp-logs"),
+    sessionTools: () => tools!,
+    hidden: (n) => permissions.isToolHidden(n),
+    warn: (m) => log.warn(m),
+  });
   // Filled by wireLoop below; the context wiring reports instruction files into it as they load.
   let onLoaded: (files: LoadedInstruction[]) => void = () => {};
   let ctx: ContextWiring;
@@ -271,6 +283,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     permissionsFor: agentPermissions({ settings, env, parent: () => permissions, make: (mode) => buildPermissionEvaluator({ ...permOptions, mode }), warn: (m) => log.warn(m) }),
     agentContext: agentSkillContext(() => extensions, (m) => log.warn(m)),
     scopedHooks: (agent: AgentDefinition) => agentHookScope?.(agent),
+    // An agent's own MCP servers (frontmatter mcpServers) for the length of its run.
+    agentTools: (agent: AgentDefinition) => agentServers(agent),
   };
   let agents = wireAgentTool(agentWiring);
   // `--json-schema` (contracts §4.4 structured_output): the model answers through a StructuredOutput tool built from the schema.
@@ -403,11 +417,14 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   // `--agent NAME`: the main conversation runs as that agent (its prompt, tools and model).
   const agentFlag = flagStr(args, "agent");
   let main: AgentDefinition | undefined;
+  let mainServers: ReturnType<typeof agentServers> = Promise.resolve(undefined);
   if (agentFlag) {
     main = mainAgent(agentFlag, agents.agents);
     mainAgentPrompt = main.systemPrompt;
     cutToolsForAgent(main, tools);
     if (main.model && main.model !== "inherit" && !flagStr(args, "model")) models.set(resolveModel(main.model));
+    // Its own MCP servers start with the session's (Claude Code's docs: "connect at startup alongside .mcp.json").
+    mainServers = agentServers(main);
   }
   styles = wireOutputStyle({ cwd, env, settings, bare, settingSources: settingSourcesOf(args), plugins: plugins.loaded, log });
   // Claude Code plugins' agents (`plugin:agent`, issue 14 point 3): the Agent tool is made again with them.
@@ -433,6 +450,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     effort: () => modelSetup.effort(models.current()),
     contextWindow: modelInfo(model).contextWindow,
     log,
+    // `context: fork` skills run through the Agent tool's runner (plugin agents included once loaded).
+    fork: forkSkill((req, c) => agents.run(req, c), () => session.cwd),
   });
   let extensions: Extensions | undefined;
 
@@ -462,8 +481,10 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     extensionsReady,
   ]);
   extensions = ext;
-  // The Skill tool and MCP tools joined after --agent cut the tool set.
+  // The Skill tool and MCP tools joined after --agent cut the tool set; the agent's own servers' tools are its own.
   if (main) cutToolsForAgent(main, tools);
+  const ownServers = await mainServers;
+  for (const t of ownServers?.tools ?? []) tools.register(t);
   sandbox = sb;
   // A resumed session's earlier file reads count as recently touched, for re-reading after compaction.
   for (const m of convo.messages) if (m.role === "assistant") compactor.noteToolCalls(m.content.filter((b) => b.type === "tool_use"));
@@ -507,7 +528,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     hookPayload,
     async shutdown() {
       shutdownCtrl.abort();
-      await Promise.all([killAllBackgroundShells(session), mcp.close()]);
+      await Promise.all([killAllBackgroundShells(session), mcp.close(), ownServers?.close()]);
       removeSessionTempDir(session);
       await sb.shutdown();
       ss.store.close?.();

@@ -3,7 +3,8 @@ import { claudeUserDir, managedDir } from "../config/paths.ts";
 import { discoverExtensionsAsync, type Discovery, type ExtensionRoot } from "../extension/discover.ts";
 import { listingBudgetChars } from "../extension/listing.ts";
 import { discoverOutputStyles, selectOutputStyle, type OutputStyle } from "../extension/output-styles.ts";
-import { createExtensions, type Extensions } from "../extension/runtime.ts";
+import { createExtensions, type Extensions, type ExtensionsOptions } from "../extension/runtime.ts";
+import type { AgentRunner } from "../tool/builtin/agent.ts";
 import type { LoopDeps } from "../loop/run-turn.ts";
 import { hooksSchema } from "../config/schema.ts";
 import type { YokeHookBus } from "../hook/bus.ts";
@@ -51,7 +52,25 @@ export type ExtensionWiringOptions = {
   effort: () => string | undefined;
   contextWindow: number;
   log: Diagnostics;
+  /** Runs `context: fork` skills (forkSkill). */
+  fork?: ExtensionsOptions["fork"];
 };
+
+/**
+ * A `context: fork` skill's run (contracts §6.2): its expanded body is the prompt of a subagent of the skill's
+ * `agent` type, started as the Agent tool starts one (SubagentStart/Stop, sidechain transcript, instruction files),
+ * its `model` the subagent's. The answer's text comes back, or the failure's. Never throws.
+ */
+export function forkSkill(run: AgentRunner, cwd: () => string): NonNullable<ExtensionsOptions["fork"]> {
+  return async (req, signal) => {
+    const r = await run(
+      { description: `/${req.name}`, prompt: req.prompt, subagent_type: req.agent, ...(req.model ? { model: req.model } : {}) },
+      { toolUseId: `skill-fork-${req.name}`, cwd: cwd(), signal },
+    );
+    const text = typeof r.content === "string" ? r.content : r.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+    return { text, isError: r.isError === true };
+  };
+}
 
 /** The `agents/` folders of the Claude Code plugins that load (their agents are `plugin:name`). */
 export const pluginAgentFolders = (plugins: LoadedPlugin[]): Array<{ plugin: string; dir: string }> =>
@@ -119,6 +138,7 @@ export async function wireExtensions(o: ExtensionWiringOptions): Promise<Extensi
     },
     warn: (m) => o.log.warn(m),
     listingBudget: listingBudgetChars(o.contextWindow),
+    ...(o.fork ? { fork: o.fork } : {}),
   });
   const only = o.onlyTools.flatMap((v) => v.split(/[ ,]+/)).filter(Boolean);
   const wanted = !only.length || (only.length === 1 && only[0] === "default") || only.includes("Skill");

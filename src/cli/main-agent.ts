@@ -7,6 +7,7 @@ import { readBody } from "../extension/invoke.ts";
 import type { Evaluator } from "../permission/index.ts";
 import { PERMISSION_MODES, type PermissionEvaluator, type PermissionMode } from "../permission/types.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
+import type { Tool } from "../tool/types.ts";
 import { toolNames } from "../tool/declarations.ts";
 import { isProjectTrusted } from "../trust/workspace.ts";
 import { UsageError } from "./args.ts";
@@ -102,5 +103,36 @@ export function agentHooks(o: { bus: YokeHookBus; settings: LoadedSettings; warn
     const hooks: Record<string, unknown> = {};
     for (const [event, groups] of Object.entries(parsed.data)) hooks[event === "Stop" ? "SubagentStop" : event] = groups;
     return o.bus.addPluginHooks(hooks as never, { path: agent.file ?? `agent ${agent.name}`, owner: `agent:${agent.name}`, env: {} });
+  };
+}
+
+/**
+ * An agent's own MCP servers (frontmatter `mcpServers`, issue 14 point 4; src/mcp/agent-servers.ts) for the length
+ * of its run. Not for plugin agents (contracts §6.1). Inline servers start only where the session's own would:
+ * not under `--bare`, not under `--strict-mcp-config` (unless the agent came from `--agents`), and a project agent's
+ * only in a trusted folder. The MCP client is imported only for an agent that has entries. Never rejects.
+ */
+export function agentMcpServers(o: {
+  cwd: string;
+  env: Record<string, string>;
+  settings: LoadedSettings;
+  bare: boolean;
+  strict: boolean;
+  version: string;
+  logDir: string;
+  sessionTools: () => ToolRegistry;
+  hidden: (name: string) => boolean;
+  warn: (m: string) => void;
+}): (agent: AgentDefinition) => Promise<{ tools: Tool[]; close(): Promise<void> } | undefined> {
+  const mayStartInline = (agent: AgentDefinition): string | true => {
+    if (o.bare) return "--bare starts no MCP servers";
+    if (o.strict && agent.source !== "flag") return "--strict-mcp-config is set";
+    if (agent.source === "project" && !isProjectTrusted(o.settings)) return "this folder is not trusted yet (yoke trust)";
+    return true;
+  };
+  return async (agent) => {
+    if (agent.mcpServers === undefined || agent.source === "plugin") return undefined;
+    const m = await import("../mcp/agent-servers.ts");
+    return m.startAgentServers(agent, { ...o, mayStartInline });
   };
 }

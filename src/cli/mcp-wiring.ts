@@ -120,13 +120,15 @@ export async function wireMcp(o: McpWiringOptions & { early?: EarlyMcp }): Promi
       o.sections.push({ plugin: "mcp", name: "deferred-tools", text: () => m.deferredToolsSection(o.tools()) });
       return session;
     }));
-  const first = sources.servers.length || sources.unapproved.length ? start() : undefined;
+  // A copy: the plugin servers joined to sources.servers below must not also reach this first start.
+  const first = sources.servers.length || sources.unapproved.length ? start([...sources.servers], sources.unapproved) : undefined;
   const strict = !!o.args.flags["strict-mcp-config"] || o.bare;
   const fromPlugins = strict
     ? []
     : (await o.plugins).flatMap((p) => (p.kind === "claude" ? pluginServers({ name: p.info.name, root: p.info.root, dataDir: p.info.dataDir }) : []));
   sources.servers.unshift(...fromPlugins);
-  if (fromPlugins.length) await (await start()).addConfigured(fromPlugins);
+  // Each plugin server starts once: through addConfigured, whether or not a session was started above.
+  if (fromPlugins.length) await (await start([], [])).addConfigured(fromPlugins);
   await first;
   return {
     statuses: () => session?.statuses() ?? [],

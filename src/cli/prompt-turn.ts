@@ -1,5 +1,6 @@
 import type { LoopEvent, TurnResult } from "../loop/events.ts";
 import { extendedTurn } from "../extension/runtime.ts";
+import { mcpPromptTurn } from "../extension/slash-turn.ts";
 import { isCompactCommand } from "../loop/compaction.ts";
 import { effortTurn, isEffortCommand } from "./effort-command.ts";
 import type { Runtime } from "./compose.ts";
@@ -16,6 +17,10 @@ import type { Prompt } from "./stdin.ts";
  * `slash` false (`--disable-slash-commands`): no `/` line is a command, and a `/…` line reaches the model as typed.
  */
 export async function promptTurn(rt: Runtime, prompt: Prompt, signal: AbortSignal, slash: boolean): Promise<AsyncGenerator<LoopEvent, TurnResult>> {
+  // An MCP server's prompt expands inside the turn, after UserPromptSubmit and UserPromptExpansion (issue 14).
+  const mcpPrompt = slash && typeof prompt === "string" ? /^\/(mcp__\S+)/.exec(prompt)?.[1] : undefined;
+  if (typeof prompt === "string" && mcpPrompt && rt.mcp.promptCommands().includes(mcpPrompt))
+    return mcpPromptTurn(rt.extensions, rt.deps, rt.convo, prompt, signal, rt.main, (t, s) => rt.mcp.expandInput(t, s));
   // Skills and custom commands are not MCP input.
   const ours = slash && typeof prompt === "string" && !isCompactCommand(prompt) && !isEffortCommand(prompt) && rt.extensions.parse(prompt) !== null;
   const input = typeof prompt === "string" && !ours && (slash || !prompt.startsWith("/")) ? await rt.mcp.expandInput(prompt, signal) : prompt;

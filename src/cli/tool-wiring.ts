@@ -10,6 +10,7 @@ import type { Evaluator } from "../permission/index.ts";
 import type { PermissionEvaluator } from "../permission/types.ts";
 import { createToolRegistry, type ToolRegistry } from "../tool/registry.ts";
 import type { Tool } from "../tool/types.ts";
+import type { AgentRunner, AgentToolOptions } from "../tool/builtin/agent.ts";
 
 /**
  * The session's tool set: the built-ins and the Agent tool, less what deny rules hide, cut to `--tools`
@@ -44,11 +45,13 @@ export function wireAgentTool(o: {
   permissionsFor?: (agent: AgentDefinition) => PermissionEvaluator | undefined;
   /** An agent's own hooks for the length of its run (src/cli/main-agent.ts). */
   scopedHooks?: (agent: AgentDefinition) => (() => void) | undefined;
+  /** An agent's own MCP servers for the length of its run (src/mcp/agent-servers.ts). */
+  agentTools?: AgentToolOptions["agentTools"];
   /** More context before an agent's first prompt (its `skills`). */
   agentContext?: (agent: AgentDefinition) => string[];
   /** Report only the loading warnings that name a file under these folders (the rest were said already). */
   onlyWarningsFrom?: string[];
-}): { tool: Tool; agents: AgentDefinition[] } {
+}): { tool: Tool; agents: AgentDefinition[]; run: AgentRunner } {
   return sessionAgentTool({
     cwd: o.cwd,
     env: o.env,
@@ -67,6 +70,7 @@ export function wireAgentTool(o: {
     extra: {
       ...(o.permissionsFor ? { permissionsFor: o.permissionsFor } : {}),
       ...(o.scopedHooks ? { scopedHooks: o.scopedHooks } : {}),
+      ...(o.agentTools ? { agentTools: o.agentTools } : {}),
       onEvent: (ev, from) => {
         if (ev.type === "assistant" || ev.type === "user") o.outbox.push({ type: "subagent", event: ev, ...from });
       },

@@ -1,8 +1,5 @@
-import type { LoopEvent, TurnResult } from "../loop/events.ts";
-import { runTurn, type Conversation, type LoopDeps, type MainConversation } from "../loop/run-turn.ts";
 import type { PermissionDecision, PermissionQuery } from "../permission/types.ts";
-import { resolveModel } from "../provider/models.ts";
-import { emptyUsage, type ContentBlock, type TextBlock } from "../provider/types.ts";
+import type { TextBlock } from "../provider/types.ts";
 import type { Tool, ToolResult } from "../tool/types.ts";
 import { commandMarker, expandBody, ExpansionError, type InvokeDeps } from "./invoke.ts";
 import { reinjectedSkills, skillListing, type InvokedSkill } from "./listing.ts";
@@ -31,7 +28,15 @@ export type ExtensionsOptions = {
   warn: (message: string) => void;
   /** Characters the listing may take (listingBudgetChars). */
   listingBudget: number;
+  /**
+   * Runs a `context: fork` skill's expanded body as the prompt of a subagent of type `agent` (contracts §6.2); its
+   * final text, or an error text. Undefined: such skills expand inline like any other.
+   */
+  fork?: (req: { agent: string; prompt: string; model?: string; name: string }, signal: AbortSignal) => Promise<{ text: string; isError: boolean }>;
 };
+
+/** The agent a `context: fork` skill runs in when it names none (observed in 2.1.332). */
+export const DEFAULT_FORK_AGENT = "general-purpose";
 
 /** A user's `/name args` prompt, expanded. */
 export type SlashExpansion = { cmd: SlashCommand; args: string; prompt: TextBlock[] };
@@ -45,6 +50,11 @@ export type Extensions = {
   parse(input: string): { cmd: SlashCommand; args: string } | null;
   /** Expands a user's slash prompt, granting its `allowed-tools` for the turn. Throws ExpansionError naming the file. */
   expandPrompt(cmd: SlashCommand, args: string, signal: AbortSignal): Promise<SlashExpansion>;
+  /**
+   * Runs a `context: fork` skill or command in a subagent: its body expanded (its `allowed-tools` granted for the
+   * run), then the subagent's answer. Throws ExpansionError naming the file when the body cannot be expanded.
+   */
+  runForked(cmd: SlashCommand, args: string, signal: AbortSignal): Promise<{ text: string; isError: boolean }>;
   /** A new user message: the previous command's grant ends (contracts §6.2). */
   beginPrompt(): void;
   /** The Skill tool, or null when nothing is model-invocable. */
@@ -75,6 +85,17 @@ export function createExtensions(o: ExtensionsOptions): Extensions {
     if (cmd.kind === "skill") invoked.push({ name: cmd.name, path: cmd.file, content: blocks.map((b) => b.text).join("\n\n") });
   };
 
+  /** A fork's body is its subagent's prompt; the skill is not re-injected after compaction (it never entered the context). */
+  const forked = async (cmd: SlashCommand, args: string, signal: AbortSignal) => {
+    const blocks = await expandBody(cmd, args, idep, signal);
+    if (!used.has(cmd)) {
+      used.add(cmd);
+      o.onFirstUse?.(cmd);
+    }
+    const prompt = blocks.map((b) => b.text).join("\n\n");
+    return o.fork!({ agent: cmd.fork?.agent ?? DEFAULT_FORK_AGENT, prompt, name: cmd.name, ...(cmd.model ? { model: cmd.model } : {}) }, signal);
+  };
+
   const invokeForModel = async (raw: string, args: string, signal: AbortSignal): Promise<ToolResult> => {
     const name = raw.trim().replace(/^\//, "");
     const cmd = byName.get(name);
@@ -88,6 +109,12 @@ export function createExtensions(o: ExtensionsOptions): Extensions {
     const extra = grantFor(cmd).filter((r) => !before.includes(r));
     if (extra.length) o.permissions.grant([...before, ...extra]);
     try {
+      if (cmd.fork && o.fork) {
+        const r = await forked(cmd, args, signal);
+        if (r.isError) return { content: r.text, isError: true };
+        // The tool result as Claude Code 2.1.332 words it for a forked skill.
+        return { content: `Skill "${cmd.name}" completed (forked execution).\n\nResult:\n${r.text}`, details: { success: true, commandName: cmd.name, status: "forked" } };
+      }
       const blocks = await expandBody(cmd, args, idep, signal);
       remember(cmd, blocks);
       return { content: blocks, details: { success: true, commandName: cmd.name, ...(extra.length ? { allowedTools: cmd.allowedTools } : {}) } };
@@ -121,6 +148,11 @@ export function createExtensions(o: ExtensionsOptions): Extensions {
         throw e;
       }
     },
+    async runForked(cmd, args, signal) {
+      if (!o.fork) throw new ExpansionError(`${cmd.file}: /${cmd.name} runs in a forked subagent (context: fork), and this session cannot start one`);
+      o.permissions.grant(grantFor(cmd));
+      return forked(cmd, args, signal);
+    },
     beginPrompt: () => o.permissions.grant([]),
     tool: hasModelInvocable ? createSkillTool(invokeForModel) : null,
     // The commands are fixed for the session: the listing is made once, on the first request.
@@ -146,49 +178,4 @@ export function createExtensions(o: ExtensionsOptions): Extensions {
  */
 export const listSlashCommands = (rt: { extensions: Extensions }): SlashCommandInfo[] => rt.extensions.list();
 
-/** A turn that ended before the model was asked (a refused `!` command): the result says why. */
-function failedTurn(deps: LoopDeps, message: string): TurnResult {
-  return {
-    subtype: "error_during_execution",
-    isError: true,
-    result: message,
-    errors: [message],
-    numTurns: 0,
-    durationMs: 0,
-    durationApiMs: 0,
-    stopReason: null,
-    terminalReason: "completed",
-    usage: emptyUsage(),
-    modelUsage: deps.usage.modelUsage(),
-    totalCostUsd: deps.usage.totalCost(),
-    permissionDenials: [],
-  };
-}
-
-/**
- * One user prompt through the extensions: `/name args` for a known skill or command is expanded (its
- * `allowed-tools` granted and its `model` used for this turn), anything else runs as it is. The previous
- * prompt's grant ends first. An expansion that fails ends the turn with an error result naming the file.
- */
-export async function* extendedTurn(
-  ext: Extensions,
-  deps: LoopDeps,
-  convo: Conversation,
-  prompt: string | ContentBlock[],
-  signal: AbortSignal,
-  main: MainConversation,
-  slashCommands = true,
-): AsyncGenerator<LoopEvent, TurnResult> {
-  ext.beginPrompt();
-  const hit = slashCommands && typeof prompt === "string" ? ext.parse(prompt) : null;
-  if (!hit) return yield* runTurn(deps, convo, prompt, signal, main);
-  let expanded: SlashExpansion;
-  try {
-    expanded = await ext.expandPrompt(hit.cmd, hit.args, signal);
-  } catch (e) {
-    if (e instanceof ExpansionError) return failedTurn(deps, e.message);
-    throw e;
-  }
-  const turnDeps = hit.cmd.model ? { ...deps, model: () => resolveModel(hit.cmd.model!) } : deps;
-  return yield* runTurn(turnDeps, convo, expanded.prompt, signal, main);
-}
+export { extendedTurn } from "./slash-turn.ts";

@@ -32,6 +32,11 @@ export type SlashCommand = {
   disableModelInvocation: boolean;
   /** `user-invocable: false`: only the model can run it (no `/` entry). */
   userInvocable: boolean;
+  /**
+   * `context: fork` (contracts §6.2): the expanded body is the prompt of a subagent of type `agent` (default
+   * general-purpose), which runs without the conversation's history; its final text is the result.
+   */
+  fork?: { agent?: string };
   /** Frontmatter `hooks`, as written: they join the session once the skill or command is used (contracts §1.2). */
   hooks?: unknown;
 };

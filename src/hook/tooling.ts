@@ -52,6 +52,8 @@ function syntheticFields(event: HookEventName, tool: string, input: Record<strin
       return { tool_name: tool, tool_input: input, tool_use_id: "toolu_yoke_dry_run", error: "Exit code 1\n" };
     case "UserPromptSubmit":
       return { prompt: "yoke hooks run: sample prompt" };
+    case "UserPromptExpansion":
+      return { expansion_type: "slash_command", command_name: "sample", command_args: "yoke hooks run", command_source: "projectSettings", prompt: "/sample yoke hooks run" };
     case "Stop":
       return { stop_hook_active: false, last_assistant_message: "yoke hooks run: sample answer", background_tasks: [], session_crons: [] };
     case "SubagentStart":

@@ -11,6 +11,7 @@ export const HOOK_EVENTS = [
   "PostToolUse",
   "PostToolUseFailure",
   "UserPromptSubmit",
+  "UserPromptExpansion",
   "Stop",
   "SubagentStart",
   "SubagentStop",
@@ -66,7 +67,9 @@ export type HookOutcome = {
   retry?: boolean;
   /** UserPromptSubmit / SessionStart `sessionTitle`. */
   sessionTitle?: string;
-  /** UserPromptSubmit `suppressOriginalPrompt`. */
+  /** UserPromptExpansion: exit-0 plain stdout, model context worded as the hook's success output. */
+  successOutput?: string[];
+  /** UserPromptSubmit / UserPromptExpansion `suppressOriginalPrompt`. */
   suppressOriginalPrompt?: boolean;
   /** SessionStart `initialUserMessage`. */
   initialUserMessage?: string;

@@ -66,6 +66,12 @@ export type MainConversation = {
   promptSystem?: () => string[];
   /** The uuid the host gave this prompt (stream-json input `uuid`, contracts §4.5), used for its transcript line. */
   promptUuid?: () => string | undefined;
+  /**
+   * Called once UserPromptSubmit let the prompt through: a user's `/command` expands here (src/extension/slash-turn.ts).
+   * `prompt` replaces the typed text and `context` joins the prompt's context; `end` ends the turn with that result
+   * before the model is asked (an expansion a hook blocked or that failed).
+   */
+  expand?: (signal: AbortSignal) => Promise<{ prompt: ContentBlock[]; context: TextBlock[] } | { end: Partial<TurnResult> & { terminalReason: TerminalReason } }>;
 };
 
 export type Conversation = { messages: Message[] };
@@ -137,9 +143,14 @@ export async function* runTurn(
     const why = submit.blockReason ?? submit.stopReason ?? "blocked";
     return finish({ isError: true, result: `Prompt blocked by a UserPromptSubmit hook: ${why}`, terminalReason: "hook_stopped" });
   }
-  const extra: TextBlock[] = ((await main.promptContext?.(promptText, signal)) ?? []).map((text): TextBlock => ({ type: "text", text }));
-  const promptBlocks: ContentBlock[] = typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
-  const userMsg: UserMessage = { role: "user", content: extra.length ? [...extra, ...promptBlocks] : prompt };
+  const expansion = await main.expand?.(signal);
+  if (expansion && "end" in expansion) return finish(expansion.end);
+  const extra: TextBlock[] = [
+    ...((await main.promptContext?.(promptText, signal)) ?? []).map((text): TextBlock => ({ type: "text", text })),
+    ...(expansion?.context ?? []),
+  ];
+  const promptBlocks: ContentBlock[] = expansion ? expansion.prompt : typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
+  const userMsg: UserMessage = { role: "user", content: extra.length || expansion ? [...extra, ...promptBlocks] : prompt };
   convo.messages.push(userMsg);
   const hostUuid = main.promptUuid?.();
   const uuid = deps.transcript.user(userMsg, hostUuid ? { uuid: hostUuid } : {});

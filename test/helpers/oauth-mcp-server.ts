@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 // express comes with the MCP SDK (its server auth pieces are express handlers); its types are not installed here.
-// @ts-expect-error no declaration file for express
+// @ts-ignore no declaration file for express, unless a dev dependency brings @types/express (context7-mcp does)
 import express from "express";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";

@@ -14,7 +14,7 @@ import type { HostInit } from "./initialize.ts";
 import type { StdinSession } from "../stdin.ts";
 
 /** Events whose hook can block the step it belongs to with `decision: "block"`. */
-const BLOCKABLE = new Set(["UserPromptSubmit", "PostToolUse", "Stop", "SubagentStop", "PreCompact"]);
+const BLOCKABLE = new Set(["UserPromptSubmit", "UserPromptExpansion", "PostToolUse", "Stop", "SubagentStop", "PreCompact"]);
 
 export function registerHostHooks(o: {
   bus: YokeHookBus;

@@ -19,6 +19,7 @@ import { stop, stopInput, stopOutput } from "./stop.ts";
 import { subagentStart, subagentStartInput, subagentStartOutput } from "./subagent-start.ts";
 import { subagentStop, subagentStopInput, subagentStopOutput } from "./subagent-stop.ts";
 import { userPromptSubmit, userPromptSubmitInput, userPromptSubmitOutput } from "./user-prompt-submit.ts";
+import { userPromptExpansion, userPromptExpansionInput, userPromptExpansionOutput } from "./user-prompt-expansion.ts";
 import { postToolBatch, postToolBatchInput, postToolBatchOutput } from "./post-tool-batch.ts";
 import { messageDisplay, messageDisplayInput, messageDisplayOutput } from "./message-display.ts";
 
@@ -32,6 +33,7 @@ export const EVENT_SPECS: { [E in HookEventName]: EventSpec<E> } = {
   PostToolUse: postToolUse,
   PostToolUseFailure: postToolUseFailure,
   UserPromptSubmit: userPromptSubmit,
+  UserPromptExpansion: userPromptExpansion,
   Stop: stop,
   SubagentStart: subagentStart,
   SubagentStop: subagentStop,
@@ -53,6 +55,7 @@ const INPUTS = {
   PostToolUse: postToolUseInput,
   PostToolUseFailure: postToolUseFailureInput,
   UserPromptSubmit: userPromptSubmitInput,
+  UserPromptExpansion: userPromptExpansionInput,
   Stop: stopInput,
   SubagentStart: subagentStartInput,
   SubagentStop: subagentStopInput,
@@ -73,6 +76,7 @@ const OUTPUTS = {
   PostToolUse: postToolUseOutput,
   PostToolUseFailure: postToolUseFailureOutput,
   UserPromptSubmit: userPromptSubmitOutput,
+  UserPromptExpansion: userPromptExpansionOutput,
   Stop: stopOutput,
   SubagentStart: subagentStartOutput,
   SubagentStop: subagentStopOutput,

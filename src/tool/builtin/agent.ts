@@ -3,7 +3,7 @@ import { z } from "zod";
 import { resolveSubagentModel } from "../../agent/model.ts";
 import { newAgentId, subagentTranscriptPath, writeAgentStore, writeSubagentMeta, type AgentStatus, type SubagentMeta } from "../../agent/store.ts";
 import { buildSubagentSystem } from "../../agent/system-prompt.ts";
-import { toolsForAgent } from "../../agent/tools.ts";
+import { NEVER_IN_SUBAGENTS, toolsForAgent } from "../../agent/tools.ts";
 import type { AgentDefinition } from "../../agent/types.ts";
 import type { LoopEvent, TerminalReason } from "../../loop/events.ts";
 import type { LoopDeps } from "../../loop/run-turn.ts";
@@ -16,7 +16,7 @@ import { createTranscript, type Transcript } from "../../session/transcript.ts";
 import { nullStore } from "../../session/types.ts";
 import { defineTool } from "../define-tool.ts";
 import { createFileState } from "../file-state.ts";
-import type { Tool } from "../types.ts";
+import type { Tool, ToolResult } from "../types.ts";
 import baseDescription from "./agent.md" with { type: "text" };
 
 export const DEFAULT_AGENT_TYPE = "general-purpose";
@@ -52,6 +52,11 @@ export type AgentToolOptions = {
   scopedHooks?: (agent: AgentDefinition) => (() => void) | undefined;
   /** The evaluator an agent's `permissionMode` asks for (undefined: the parent's). Must not throw. */
   permissionsFor?: (agent: AgentDefinition) => PermissionEvaluator | undefined;
+  /**
+   * The agent's own MCP servers (frontmatter `mcpServers`): started before its run, their tools added to its tool
+   * set, `close` after its run. Undefined: it has none. Must not throw (a server that fails is warned about).
+   */
+  agentTools?: (agent: AgentDefinition, signal: AbortSignal) => Promise<{ tools: Tool[]; close(): Promise<void> } | undefined>;
   /** Non-fatal problems (unknown tool names in an agent file, store write failures). */
   warn?: (message: string) => void;
   now?: () => Date;
@@ -144,36 +149,41 @@ function toolResultOf(agent: AgentDefinition, run: SubagentRun, status: AgentSta
   return { text, isError: false };
 }
 
+/** One request to start an agent: the Agent tool's input, or a `context: fork` skill's. */
+export type AgentRequest = { description: string; prompt: string; subagent_type: string; model?: string };
+
+/** Where the run sits: the tool call it answers (or a synthetic id), the working folder, the abort signal. */
+export type AgentRunContext = { toolUseId: string; cwd: string; signal: AbortSignal };
+
+/** Runs one agent to its end; the result is what the parent model gets. Never throws. */
+export type AgentRunner = (req: AgentRequest, ctx: AgentRunContext) => Promise<ToolResult>;
+
 /**
- * The Agent tool (legacy name Task; contracts §7.2): runs one subagent in the foreground and
- * returns its final text. Several calls in one message run concurrently. SubagentStart fires
- * before, SubagentStop at the end (through runSubagent); the sidechain transcript, its meta file
- * and the agent store are written under `sessionDir`. Failures of the subagent come back as
- * is_error results; nothing here throws to the loop.
+ * Runs one subagent in the foreground and returns its final text (the Agent tool's body, also used by skills
+ * with `context: fork`). SubagentStart fires before, SubagentStop at the end (through runSubagent); the sidechain
+ * transcript, its meta file and the agent store are written under `sessionDir`. The agent's own MCP servers
+ * (`mcpServers`) start before its first request and stop after its last. Failures of the subagent come back as
+ * is_error results; nothing here throws.
  */
-export function createAgentTool(o: AgentToolOptions): Tool {
+export function createAgentRunner(o: AgentToolOptions): AgentRunner {
   const now = o.now ?? (() => new Date());
   const warn = o.warn ?? (() => {});
   const note = (e: string | null) => void (e && warn(e));
-  const find = (type: string) => o.agents.find((a) => a.name === type) ?? o.agents.find((a) => a.name.toLowerCase() === type.toLowerCase());
-  return defineTool({
-    name: "Agent",
-    description: agentToolDescription(o.agents),
-    input: inputSchema((type) => find(type)?.name ?? type),
-    // Starting an agent changes nothing by itself; each of its tool calls is checked on its own.
-    readOnly: true,
-    concurrencySafe: true,
-    maxResultChars: 100_000,
-    async execute(inp, ctx) {
-      const type = inp.subagent_type;
-      const agent = o.agents.find((a) => a.name === type);
-      if (!agent) return { content: `Agent type '${type}' not found. Use one of: ${o.agents.map((a) => a.name).join(", ")}.`, isError: true };
-      const parent = o.parent();
-      const agentId = newAgentId();
-      const model = resolveSubagentModel({ callModel: inp.model, agentModel: agent.model, mainModel: o.mainModel(), env: o.env });
-      const { registry, unknown } = toolsForAgent(agent, parent.tools);
-      if (unknown.length) warn(`${agent.file ?? `agent ${agent.name}`}: unknown tool name(s) ${unknown.join(", ")} ignored`);
+  return async (inp, ctx) => {
+    const type = inp.subagent_type;
+    const agent = o.agents.find((a) => a.name === type) ?? o.agents.find((a) => a.name.toLowerCase() === type.toLowerCase());
+    if (!agent) return { content: `Agent type '${type}' not found. Use one of: ${o.agents.map((a) => a.name).join(", ")}.`, isError: true };
+    const parent = o.parent();
+    const agentId = newAgentId();
+    const model = resolveSubagentModel({ callModel: inp.model, agentModel: agent.model, mainModel: o.mainModel(), env: o.env });
+    const own = o.agentTools ? await o.agentTools(agent, ctx.signal) : undefined;
+    const { registry, unknown } = toolsForAgent(agent, parent.tools);
+    // The agent's own MCP tools are its whether or not its `tools` list names them (they exist for it alone).
+    for (const t of own?.tools ?? []) if (!registry.get(t.name) && !NEVER_IN_SUBAGENTS.has(t.name)) registry.register(t);
+    const unknownNames = unknown.filter((n) => !own?.tools.some((t) => t.name === n));
+    if (unknownNames.length) warn(`${agent.file ?? `agent ${agent.name}`}: unknown tool name(s) ${unknownNames.join(", ")} ignored`);
 
+    try {
       let startContext: string[] = [];
       if (parent.hooks.has("SubagentStart")) {
         const out = await parent.hooks.emit("SubagentStart", parent.hookPayload("SubagentStart", { agent_id: agentId, agent_type: agent.name }), {
@@ -257,6 +267,26 @@ export function createAgentTool(o: AgentToolOptions): Tool {
         usage: run.result.usage,
       };
       return { content: [{ type: "text", text: out.text }], details };
-    },
+    } finally {
+      await own?.close();
+    }
+  };
+}
+
+/**
+ * The Agent tool (legacy name Task; contracts §7.2): runs one subagent in the foreground (createAgentRunner) and
+ * returns its final text. Several calls in one message run concurrently. Nothing here throws to the loop.
+ */
+export function createAgentTool(o: AgentToolOptions, run: AgentRunner = createAgentRunner(o)): Tool {
+  const find = (type: string) => o.agents.find((a) => a.name === type) ?? o.agents.find((a) => a.name.toLowerCase() === type.toLowerCase());
+  return defineTool({
+    name: "Agent",
+    description: agentToolDescription(o.agents),
+    input: inputSchema((type) => find(type)?.name ?? type),
+    // Starting an agent changes nothing by itself; each of its tool calls is checked on its own.
+    readOnly: true,
+    concurrencySafe: true,
+    maxResultChars: 100_000,
+    execute: (inp, ctx) => run(inp, { toolUseId: ctx.toolUseId, cwd: ctx.cwd, signal: ctx.signal }),
   });
 }

@@ -9,7 +9,28 @@ import { mergeSessionStart } from "../../../src/hook/events/session-start.ts";
 import { mergeNotification } from "../../../src/hook/events/notification.ts";
 import { mergePreCompact } from "../../../src/hook/events/pre-compact.ts";
 import { mergeSubagentStart } from "../../../src/hook/events/subagent-start.ts";
+import { mergeUserPromptExpansion } from "../../../src/hook/events/user-prompt-expansion.ts";
 import { res } from "../helpers.ts";
+
+describe("UserPromptExpansion merge (contracts §1.5, §1.6)", () => {
+  const upe = (extra: Record<string, unknown>) => res({ output: { hookSpecificOutput: { hookEventName: "UserPromptExpansion", ...extra } } });
+  test("decision:block blocks with its reason; suppressOriginalPrompt is carried", () => {
+    const o = mergeUserPromptExpansion([res({ output: { decision: "block", reason: "no", hookSpecificOutput: { hookEventName: "UserPromptExpansion", suppressOriginalPrompt: true } } })]);
+    expect(o).toMatchObject({ blocked: true, blockReason: "no", suppressOriginalPrompt: true });
+  });
+  test("exit 2 blocks; JSON context and plain stdout are kept apart (plain is the hook's success output)", () => {
+    const o = mergeUserPromptExpansion([res({ blockingError: "[x]: stop" }), upe({ additionalContext: "A" }), res({ plainStdout: "  P \n" })]);
+    expect(o.blocked).toBe(true);
+    expect(o.additionalContext).toEqual(["A"]);
+    expect(o.successOutput).toEqual(["P"]);
+  });
+  test("nothing said: no block, no context", () => {
+    const o = mergeUserPromptExpansion([res({})]);
+    expect(o.blocked).toBe(false);
+    expect(o.successOutput).toBeUndefined();
+    expect(o.additionalContext).toEqual([]);
+  });
+});
 
 const pre = (permissionDecision: string, extra: Record<string, unknown> = {}) =>
   res({ output: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision, ...extra } } });
@@ -161,6 +182,7 @@ describe("buildPayload key order (contracts §1.4)", () => {
       PostToolUse: { tool_name: "Bash", tool_input: {}, tool_response: { stdout: "" }, tool_use_id: "t" },
       PostToolUseFailure: { tool_name: "Bash", tool_input: {}, tool_use_id: "t", error: "Exit code 1\n" },
       UserPromptSubmit: { prompt: "hi" },
+      UserPromptExpansion: { expansion_type: "slash_command", command_name: "greet", command_args: "x", command_source: "projectSettings", prompt: "/greet x" },
       Stop: { stop_hook_active: false },
       SubagentStart: { agent_id: "a", agent_type: "Explore" },
       SubagentStop: { stop_hook_active: false, agent_id: "a", agent_type: "Explore", agent_transcript_path: "/x" },
