@@ -115,7 +115,11 @@ async function main(): Promise<number> {
     scratch.push(cwd);
     const configured = opts.project === "configured" && id !== "version";
     if (configured) writeConfiguredProject(cwd);
-    const env = cli.env(fakeApiEnv(cli.fake));
+    // Each run its own empty TMPDIR, as on a user's machine: this shared machine's /tmp holds ~100,000 test leftovers,
+    // and yoke's sweep of dead runs' scratch folders lists it (~100 ms of CPU) once the first request has left.
+    const tmp = freshCwd();
+    scratch.push(tmp);
+    const env: Record<string, string> = { ...cli.env(fakeApiEnv(cli.fake)), TMPDIR: tmp };
     scratch.push(env.HOME!);
     const log = newRunLog(id, cwd);
     current = log;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { tmpdir } from "node:os";
-import { startTempSweep } from "../session/temp-sweep.ts";
+import { startTempSweep, tempSweepSettled } from "../session/temp-sweep.ts";
+import { afterFirstRequest } from "./after-first-request.ts";
 import { join } from "node:path";
 import type { LoadedSettings } from "../config/load.ts";
 import { claudeUserDir, yokeDir } from "../config/paths.ts";
@@ -174,9 +175,6 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   if (mcpEarly.prepared?.size) void import("@anthropic-ai/sdk").catch(() => {});
 
   const session = newSessionState(cwd);
-  // Scratch folders of runs that were SIGKILLed (issue 20.4); never a live run's. In the background: a shared temp
-  // folder may hold 100,000 entries, and a run that ends first leaves the rest to the next start.
-  startTempSweep(env.TMPDIR || tmpdir());
   let gitBranch: () => string | null = () => null;
   const transcript = createTranscript(ss.store, {
     cwd: () => session.cwd,
@@ -195,7 +193,14 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   transcript.setLastUuid(ss.lastUuid);
   const convo: Conversation = { messages: ss.messages };
 
-  const { provider, apiKeySource, usage, sideQuery } = wireProvider({ env, settings, requireCredentials: o.requireCredentials !== false });
+  const wired = wireProvider({ env, settings, requireCredentials: o.requireCredentials !== false });
+  const { apiKeySource, usage, sideQuery } = wired;
+  // Scratch folders of runs that were SIGKILLed (issue 20.4); never a live run's. Once the first request has left:
+  // a shared temp folder may hold 100,000 entries (~100 ms of CPU to list), which the first request does not need.
+  const sweepRoot = env.TMPDIR || tmpdir();
+  const provider = afterFirstRequest(wired.provider, () => startTempSweep(sweepRoot));
+  // A run that will ask the model: the SDK loads and the connection opens while the rest composes (issue 21).
+  if (o.requireCredentials !== false) provider.warm?.();
   const fileState = createFileState();
   const pluginSections: PromptSection[] = [];
   // Known once plugins have loaded (a plugin may bring or force one).
@@ -506,6 +511,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       removeSessionTempDir(session);
       await sb.shutdown();
       ss.store.close?.();
+      // A short run still finishes its sweep; a huge temp folder does not hold the exit long.
+      await tempSweepSettled(500);
     },
   };
 }

@@ -30,7 +30,12 @@ export type AssistantMessage = {
   stop_sequence: string | null;
   usage: Usage;
 };
-export type Message = UserMessage | { role: "assistant"; content: ContentBlock[] };
+/**
+ * A `role: "system"` turn inside the conversation (the Messages API's SystemMessageParam): what Claude Code 2.1.332
+ * sends hook feedback as (a block's "… hook blocking error from command …" line, hook additional context).
+ */
+export type SystemMessage = { role: "system"; content: string | TextBlock[] };
+export type Message = UserMessage | { role: "assistant"; content: ContentBlock[] } | SystemMessage;
 
 export type StopReason = "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal";
 
@@ -100,6 +105,11 @@ export type ProviderError = {
  */
 export interface Provider {
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ProviderEvent>;
+  /**
+   * Gets ready for the first request while the run is still composing (loads the client, opens the connection to
+   * the API), so the request leaves the moment it is built (issue 21). Optional; never throws, never waits.
+   */
+  warm?(): void;
 }
 
 export const emptyUsage = (): Usage => ({

@@ -103,7 +103,18 @@ export async function sweepDeadTempDirs(root: string): Promise<string[]> {
 
 let pending: Promise<unknown> | undefined;
 
-/** Starts the sweep of `root` once per process, in the background (not awaited: exit abandons it). Never throws. */
+/** Starts the sweep of `root` once per process, in the background. Never throws. */
 export function startTempSweep(root: string): void {
   pending ??= sweepDeadTempDirs(root).catch(() => []);
+}
+
+/**
+ * Resolves when a started sweep has finished, or after `capMs` (a shared temp folder of 100,000 entries takes
+ * ~100 ms of CPU to list): the run's exit waits for it, so a short run still cleans up. At once when none started.
+ */
+export async function tempSweepSettled(capMs: number): Promise<void> {
+  if (!pending) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([pending, new Promise<void>((r) => (timer = setTimeout(r, capMs)))]);
+  clearTimeout(timer);
 }

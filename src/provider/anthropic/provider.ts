@@ -31,8 +31,9 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
   // Startup marks (YOKE_TIMING) for the first request only, so a long session adds none.
   let firstRequest = true;
   const mark = (name: string) => firstRequest && performance.mark(`yoke:${name}`);
-  const getClient = async () => {
-    if (client) return client;
+  let clientReady: Promise<any> | null = null;
+  // One client, however many callers ask at once (warm() and the first request may).
+  const getClient = (): Promise<any> => (clientReady ??= (async () => {
     // Loaded on first use so `--version`, `--help` and config errors never pay for the SDK.
     const { default: Anthropic, APIConnectionError } = await import("@anthropic-ai/sdk");
     connectionErrorClass = APIConnectionError;
@@ -47,7 +48,7 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
       defaultHeaders: { "user-agent": cfg.userAgent },
     });
     return client;
-  };
+  })());
 
   /**
    * An error thrown before the request left the machine (a header or URL fetch refuses, the SDK's own checks)
@@ -67,6 +68,16 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
   };
 
   return {
+    warm() {
+      // The SDK's module loads while settings, plugins, git and MCP servers are read, not after them.
+      getClient().catch(() => {});
+      // TCP (and TLS) to the API host while composing: Bun's fetch pool hands the open socket to the SDK's first fetch.
+      try {
+        (fetch as typeof fetch & { preconnect?: (url: string) => void }).preconnect?.(cfg.baseURL ?? "https://api.anthropic.com");
+      } catch {
+        // A malformed base URL: the request itself will say so, where it is reported.
+      }
+    },
     async *stream(req: ModelRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
       const started = Date.now();
       const { system, messages } = withCacheControl(req.system, req.messages);
