@@ -171,8 +171,6 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   if (problem) throw new UsageError(problem);
   // MCP stdio servers start now: their own start overlaps the rest of startup (bench/mcp.ts).
   const mcpEarly = startMcpEarly({ args, cwd, env, settings, yokeDir: yokeDir(env), bare });
-  // The first request waits for those servers anyway: the API SDK (loaded on first use) loads meanwhile, not after.
-  if (mcpEarly.prepared?.size) void import("@anthropic-ai/sdk").catch(() => {});
 
   const session = newSessionState(cwd);
   let gitBranch: () => string | null = () => null;
