@@ -45,7 +45,7 @@ for (let r = 0; r < 5; r++) {
   const store = createSessionStore({ cwd: dir, sessionId, env, persist: true });
   const transcript = createTranscript(store, { cwd: () => dir, version: "bench", entrypoint: "bench", uuid: () => crypto.randomUUID(), now: () => new Date() });
   const convo = { messages: session(textHeavy) };
-  for (const m of convo.messages) m.role === "user" ? transcript.user(m) : transcript.assistant({ id: "msg_x", type: "message", role: "assistant", model: "claude-sonnet-5-5", content: m.content, stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } });
+  for (const m of convo.messages) if (m.role === "user") transcript.user(m); else if (m.role === "assistant") transcript.assistant({ id: "msg_x", type: "message", role: "assistant", model: "claude-sonnet-5-5", content: m.content, stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } });
   const inner = createAnthropicProvider(anthropicConfigFromEnv({ ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "sk-bench" }, "bench"));
   let modelMs = 0;
   // The fake answers at once, so what the provider spends is serialization and HTTP: counted as harness;

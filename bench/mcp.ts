@@ -21,7 +21,7 @@ const bin = yokeBin();
 const fake = await startFakeAnthropic();
 
 /** Spawn → first request at the fake API, in ms (the run is then answered and left to finish). */
-async function firstRequestMs(cwd: string, extraArgs: string[], env: Record<string, string> = {}): Promise<{ ms: number; bytes: number }> {
+async function firstRequestMs(cwd: string, extraArgs: string[], env: Record<string, string> = {}): Promise<{ ms: number; bytes: number; marks: Record<string, number> }> {
   const before = fake.requests.length;
   let bytes = 0;
   let at = 0;
@@ -31,10 +31,14 @@ async function firstRequestMs(cwd: string, extraArgs: string[], env: Record<stri
     return { content: [{ type: "text", text: "ok" }] };
   });
   const t0 = performance.now();
-  const p = Bun.spawn([bin, "-p", "hi", ...extraArgs], { cwd, env: isolatedEnv({ ...fakeApiEnv(fake), ...env }), stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn([bin, "-p", "hi", ...extraArgs], { cwd, env: isolatedEnv({ ...fakeApiEnv(fake), YOKE_TIMING: "1", ...env }), stdout: "pipe", stderr: "pipe" });
   const code = await p.exited;
-  if (code !== 0 || fake.requests.length === before) throw new Error(`bench: run failed (${code}): ${await new Response(p.stderr).text()}`);
-  return { ms: at - t0, bytes };
+  const stderr = await new Response(p.stderr).text();
+  if (code !== 0 || fake.requests.length === before) throw new Error(`bench: run failed (${code}): ${stderr}`);
+  // YOKE_TIMING's marks (ms since the process started): where yoke's own serial time goes.
+  const line = stderr.split("\n").find((l) => l.startsWith("yoke timing")) ?? "";
+  const marks = Object.fromEntries([...line.matchAll(/(\S+)=([\d.]+)/g)].map((m) => [m[1]!, Number(m[2])]));
+  return { ms: at - t0, bytes, marks };
 }
 
 /** A server's own start: spawn → its answer to initialize. */
@@ -58,10 +62,17 @@ const none: number[] = [];
 const withThree: number[] = [];
 const own: Record<string, number[]> = { everything: [], fs: [], tiny: [] };
 const together: number[] = [];
+/** From YOKE_TIMING, per run with 3 servers: start → first server spawned; first spawn → last server listed; last listed → request. */
+const phases = { beforeSpawn: [] as number[], servers: [] as number[], afterListed: [] as number[] };
 await firstRequestMs(cwd, []); // warm the page cache
 for (let i = 0; i < RUNS; i++) {
   none.push((await firstRequestMs(cwd, [])).ms);
-  withThree.push((await firstRequestMs(cwd, ["--mcp-config", three])).ms);
+  const w = await firstRequestMs(cwd, ["--mcp-config", three]);
+  withThree.push(w.ms);
+  const pick = (suffix: string) => Object.entries(w.marks).filter(([k]) => k.startsWith("mcp-") && k.endsWith(suffix)).map(([, v]) => v);
+  phases.beforeSpawn.push(Math.min(...pick("-spawned")));
+  phases.servers.push(Math.max(...pick("-listed")) - Math.min(...pick("-spawned")));
+  phases.afterListed.push(w.marks.request! - Math.max(...pick("-listed")));
   for (const [k, s] of Object.entries(servers)) own[k]!.push(await serverStartMs(s));
   // The three started at once, as yoke starts them: on 2 cores they compete for CPU.
   together.push(Math.max(...(await Promise.all(Object.values(servers).map(serverStartMs)))));
@@ -87,6 +98,10 @@ for (const [k, xs] of Object.entries(own)) console.log(`| ${k} server's own star
 console.log(`| the 3 servers' own start, started together (spawn → last initialize answered) | ${f(median(together))} ms |`);
 console.log(`| extra ÷ slowest server's own start (target ≤ 1) | ${(extra / slowest).toFixed(2)} |`);
 console.log(`| extra ÷ the 3 servers' own start together | ${(extra / median(together)).toFixed(2)} |`);
+console.log(`| yoke: process start → first server spawned (YOKE_TIMING) | ${f(median(phases.beforeSpawn))} ms |`);
+console.log(`| servers inside yoke: first spawned → last tools/list answered | ${f(median(phases.servers))} ms |`);
+console.log(`| yoke: last tools/list answered → first request | ${f(median(phases.afterListed))} ms |`);
+console.log(`| load average at the end (2 cores) | ${(await Bun.file("/proc/loadavg").text()).split(" ")[0]} |`);
 console.log(`| first request, 203 MCP tools, deferral off | ${(off.bytes / 1024).toFixed(1)} KiB |`);
 console.log(`| first request, 203 MCP tools, ENABLE_TOOL_SEARCH=true | ${(on.bytes / 1024).toFixed(1)} KiB (${((on.bytes / off.bytes) * 100).toFixed(0)}%) |`);
 console.log(`| first request, 203 MCP tools, default (auto: 10% of the model's window) | ${(auto.bytes / 1024).toFixed(1)} KiB |`);

@@ -38,7 +38,7 @@ import { pluginAgentFolders, startExtensionDiscovery, wireExtensions, wireOutput
 import type { OutputStyle } from "../extension/output-styles.ts";
 import { agentHooks, agentPermissions, agentSkillContext, cutToolsForAgent, mainAgent } from "./main-agent.ts";
 import type { Extensions } from "../extension/runtime.ts";
-import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
+import { startMcpEarly, wireMcp, type McpWiring } from "./mcp-wiring.ts";
 import type { SandboxSetup } from "../sandbox/index.ts";
 import { sandboxAutoAllow, sandboxEscape, wireSandbox } from "./sandbox-wiring.ts";
 import type { LoadedPlugin } from "../plugin/loader.ts";
@@ -169,6 +169,10 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const permissionMode = resolvePermissionMode(args, settings, ss.restored.permissionMode);
   const problem = modeProblem(permissionMode, settings, env);
   if (problem) throw new UsageError(problem);
+  // MCP stdio servers start now: their own start overlaps the rest of startup (bench/mcp.ts).
+  const mcpEarly = startMcpEarly({ args, cwd, env, settings, yokeDir: yokeDir(env), bare });
+  // The first request waits for those servers anyway: the API SDK (loaded on first use) loads meanwhile, not after.
+  if (mcpEarly.prepared?.size) void import("@anthropic-ai/sdk").catch(() => {});
 
   const session = newSessionState(cwd);
   let gitBranch: () => string | null = () => null;
@@ -275,6 +279,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   // MCP servers start now, alongside the rest of startup (each bounded by MCP_TIMEOUT); plugin servers once plugins load.
   let pluginsLoaded: (p: LoadedPlugin[]) => void = () => {};
   const mcpReady = wireMcp({
+    early: mcpEarly,
     args,
     cwd,
     env,

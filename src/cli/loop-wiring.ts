@@ -144,10 +144,10 @@ export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConv
       const out = await ctx.promptContext(prompt, signal);
       await fireInstructionsLoaded(signal);
       out.push(...asyncHookContext(hooks));
-      for (const c of state.sessionStartContext.splice(0))
-        out.push(`<system-reminder>\nSessionStart hook additional context: ${c}\n</system-reminder>`);
       return out;
     },
+    // SessionStart's texts, already worded (hook-feedback.ts): the system turn after the next prompt (observed in 2.1.332).
+    promptSystem: () => state.sessionStartContext.splice(0),
     afterTools: async (calls) => {
       o.compactor()?.noteToolCalls(calls);
       const out = ctx.afterTools(calls);

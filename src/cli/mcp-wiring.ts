@@ -7,7 +7,7 @@ import { projectStateDir } from "../config/paths.ts";
 import { type ApprovalKeys, type McpScope, normalizeMcpName, type ScopedServer } from "../mcp/config.ts";
 import type { McpServerState, TransportFactory } from "../mcp/manager.ts";
 import type { McpSession } from "../mcp/session.ts";
-import { claudeJsonPath, loadMcpSources, pluginServers } from "../mcp/sources.ts";
+import { claudeJsonPath, loadMcpSources, type McpSources, pluginServers } from "../mcp/sources.ts";
 import { prestartStdio } from "../mcp/transports.ts";
 import { isProjectTrusted } from "../trust/workspace.ts";
 import type { PromptSection } from "../plugin/host.ts";
@@ -64,7 +64,15 @@ export type McpWiringOptions = {
 /** Settings levels whose approval keys count: a committed project settings file does not approve its own `.mcp.json`. */
 const approvalsFrom = (s: LoadedSettings): ApprovalKeys[] => s.sources.filter((x) => x.level !== "project").map((x) => x.settings as ApprovalKeys);
 
-export async function wireMcp(o: McpWiringOptions): Promise<McpWiring> {
+/** The configured servers, read, and the stdio ones already spawned (see `startMcpEarly`). */
+export type EarlyMcp = { sources: McpSources; logDir: string; prepared?: Map<string, TransportFactory> };
+
+/**
+ * Reads every MCP scope and spawns the stdio servers at once, before the rest of startup and before the MCP SDK is
+ * imported: compose calls this as soon as settings and the session's env are known, so the servers' own start
+ * overlaps everything else yoke does before the first request (bench/mcp.ts). Never throws.
+ */
+export function startMcpEarly(o: Pick<McpWiringOptions, "args" | "cwd" | "env" | "settings" | "yokeDir" | "bare">): EarlyMcp {
   const list = (k: string) => (Array.isArray(o.args.flags[k]) ? (o.args.flags[k] as string[]) : []);
   const sources = loadMcpSources({
     cwd: o.cwd,
@@ -83,11 +91,16 @@ export async function wireMcp(o: McpWiringOptions): Promise<McpWiring> {
       sources.unapproved.push({ name: s.name, server: s, reason: `project server "${s.name}" (${s.source}) waits until this folder is trusted (yoke trust)` });
     sources.servers = sources.servers.filter((x) => x.scope !== "project");
   }
+  const logDir = join(projectStateDir(o.cwd, o.env), "mcp-logs");
+  // stdio servers are spawned before the SDK is imported, so its import overlaps their start.
+  const prepared = sources.servers.length ? prestartStdio(sources.servers, { cwd: o.cwd, env: o.env, logDir }) : undefined;
+  return { sources, logDir, prepared };
+}
+
+export async function wireMcp(o: McpWiringOptions & { early?: EarlyMcp }): Promise<McpWiring> {
+  const { sources, logDir, prepared } = o.early ?? startMcpEarly(o);
   let session: McpSession | undefined;
   let starting: Promise<McpSession> | undefined;
-  const logDir = join(projectStateDir(o.cwd, o.env), "mcp-logs");
-  // stdio servers are spawned before the SDK is imported, so its import overlaps their start (bench/mcp.ts).
-  const prepared = sources.servers.length ? prestartStdio(sources.servers, { cwd: o.cwd, env: o.env, logDir }) : undefined;
   const start = (servers = sources.servers, unapproved = sources.unapproved) =>
     (starting ??= import("../mcp/session.ts").then(async (m) => {
       performance.mark("yoke:mcp-imported");

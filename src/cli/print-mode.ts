@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { recordSessionStart } from "../loop/hook-feedback.ts";
 import type { LoopEvent, TurnResult } from "../loop/events.ts";
 import { promptTurn } from "./prompt-turn.ts";
 import { writeLastPrompt, writePromptQueued } from "../session/prompt-lines.ts";
@@ -94,7 +95,7 @@ export async function runPrint(
   if (rt.hooks.has("SessionStart")) {
     const source = rt.sessionSource;
     const out = await rt.hooks.emit("SessionStart", rt.hookPayload("SessionStart", { source, model: rt.model }), { matchValue: source, signal });
-    rt.sessionStartContext.push(...out.additionalContext);
+    rt.sessionStartContext.push(...recordSessionStart(rt.transcript, out));
     for (const m of out.systemMessages) writeErr(`${m}\n`);
   }
   if (format === "stream-json") write(JSON.stringify(initMessage(rt)));

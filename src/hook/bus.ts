@@ -290,6 +290,7 @@ export function createHookBus(opts: HookBusOptions): YokeHookBus {
         // What this handler's block told the model, for per-hook messages and the Stop summary.
         const jsonBlock = r.output?.decision === "block" ? (typeof r.output.reason === "string" && r.output.reason) || "Blocked by hook" : undefined;
         if (r.blockingError ?? jsonBlock) r.record.blockingError = capText((r.blockingError ?? jsonBlock)!);
+        if (r.blockingError === undefined && jsonBlock) r.record.blockFromJson = true;
         if (recordWhenDone) record(event, r.record);
         return r;
       });

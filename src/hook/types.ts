@@ -45,6 +45,8 @@ export type HookRecord = {
   command?: string;
   /** The model-facing text of this handler's block, when it blocked. */
   blockingError?: string;
+  /** The block came from a JSON `decision: "block"` (not exit 2): Claude Code also records a hook_blocking_error line for it. */
+  blockFromJson?: boolean;
 };
 
 /** The merged result of every handler that matched one firing. */

@@ -249,7 +249,7 @@ export function createCompactor(d: CompactionDeps): Compactor {
       d.transcript.user(summaryMsg as Message & { role: "user" }, { isCompactSummary: true });
       for (const m of kept) {
         if (m.role === "user") d.transcript.user(m);
-        else
+        else if (m.role === "assistant")
           d.transcript.assistant({
             id: `msg_compact_kept_${Math.random().toString(36).slice(2, 10)}`,
             type: "message",

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AssistantMessage, ToolUseBlock } from "../provider/types.ts";
 import type { Transcript } from "../session/transcript.ts";
 import type { ToolOutcome, ToolRunnerDeps } from "./tool-runner.ts";
+import { contextAttachment, shownTexts, successAttachments, writeAttachments } from "./hook-feedback.ts";
 
 /**
  * MessageDisplay (contracts §1.1; payload keys from hooks-hook-stdin-shape.txt): fired once per text block of an
@@ -58,14 +59,22 @@ export async function firePostToolBatch(
     return { tool_name: c.name, tool_input: c.input, tool_use_id: c.id, ...(r ? { tool_response: r.content } : {}) };
   });
   const out = await deps.hooks.emit("PostToolBatch", deps.hookPayload("PostToolBatch", { tool_calls }), { signal });
-  const result: BatchHookResult = {
-    context: out.additionalContext.map((c) => `PostToolBatch hook additional context: ${c}`),
-    systemMessages: out.systemMessages,
-  };
+  const toolUseID = `hook-${randomUUID()}`;
+  // Observed in 2.1.332: PostToolBatch's lines carry `accountMemoryBatch: false`.
+  const batchMark = { accountMemoryBatch: false };
+  const lines = [
+    ...successAttachments(out, "PostToolBatch", toolUseID, { extra: batchMark }),
+    ...out.additionalContext.map((c) => {
+      const l = contextAttachment("PostToolBatch", "PostToolBatch", toolUseID, c);
+      return { ...l, attachment: { ...l.attachment, ...batchMark } };
+    }),
+  ];
+  writeAttachments(deps.transcript, lines);
+  const result: BatchHookResult = { context: shownTexts(lines), systemMessages: out.systemMessages };
   if (out.blocked || out.stop) {
     const reason = out.blockReason ?? out.stopReason ?? "";
     deps.transcript.attachment(
-      { type: "hook_stopped_continuation", message: reason, hookName: "PostToolBatch", toolUseID: `hook-${randomUUID()}`, hookEvent: "PostToolBatch" },
+      { type: "hook_stopped_continuation", message: reason, hookName: "PostToolBatch", toolUseID, hookEvent: "PostToolBatch", ...batchMark },
       { rendered: `PostToolBatch hook stopped continuation: ${reason}`, role: "system" },
     );
     result.stopped = { reason };

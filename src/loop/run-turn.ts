@@ -6,7 +6,8 @@ import { isConcurrencySafe } from "../tool/define-tool.ts";
 import type { LoopEvent, PermissionDenial, ResultSubtype, TerminalReason, TurnResult } from "./events.ts";
 import { runToolCall, type ToolOutcome, type ToolRunnerDeps } from "./tool-runner.ts";
 import { addUsage, type UsageTracker } from "./usage.ts";
-import { HOOK_OUTPUT_PREAMBLE, stopCapWarning, writeStopCapWarning, writeStopHookSummary } from "./stop-hook-lines.ts";
+import { stopCapWarning, writeStopCapWarning, writeStopHookSummary } from "./stop-hook-lines.ts";
+import { shownTexts, systemTurn, userPromptSubmitLines, writeAttachments, writeStopFeedback } from "./hook-feedback.ts";
 import { displayedMessage, firePostToolBatch } from "./display-and-batch-hooks.ts";
 
 /**
@@ -61,6 +62,8 @@ export type MainConversation = {
   structuredOutput?: () => unknown;
   /** The transcript uuid of each prompt as it is recorded (checkpoints key on it). */
   onPrompt?: (uuid: string) => void;
+  /** Texts for the system turn after this prompt, before UserPromptSubmit's (SessionStart hook output). */
+  promptSystem?: () => string[];
   /** The uuid the host gave this prompt (stream-json input `uuid`, contracts §4.5), used for its transcript line. */
   promptUuid?: () => string | undefined;
 };
@@ -134,16 +137,18 @@ export async function* runTurn(
     const why = submit.blockReason ?? submit.stopReason ?? "blocked";
     return finish({ isError: true, result: `Prompt blocked by a UserPromptSubmit hook: ${why}`, terminalReason: "hook_stopped" });
   }
-  const extra: TextBlock[] = [
-    ...((await main.promptContext?.(promptText, signal)) ?? []).map((text): TextBlock => ({ type: "text", text })),
-    ...(submit?.additionalContext ?? []).map((c) => reminder(`UserPromptSubmit hook additional context: ${c}`)),
-  ];
+  const extra: TextBlock[] = ((await main.promptContext?.(promptText, signal)) ?? []).map((text): TextBlock => ({ type: "text", text }));
   const promptBlocks: ContentBlock[] = typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
   const userMsg: UserMessage = { role: "user", content: extra.length ? [...extra, ...promptBlocks] : prompt };
   convo.messages.push(userMsg);
   const hostUuid = main.promptUuid?.();
   const uuid = deps.transcript.user(userMsg, hostUuid ? { uuid: hostUuid } : {});
   main.onPrompt?.(uuid);
+  // Observed in 2.1.332: a UserPromptSubmit hook's context is an attachment line after the prompt, sent as a system turn.
+  const submitLines = submit ? userPromptSubmitLines(submit) : [];
+  writeAttachments(deps.transcript, submitLines);
+  const submitTurn = systemTurn([...(main.promptSystem?.() ?? []), ...shownTexts(submitLines)]);
+  if (submitTurn) convo.messages.push(submitTurn);
   yield { type: "user", message: userMsg, uuid, prompt };
 
   for (;;) {
@@ -243,12 +248,15 @@ export async function* runTurn(
         }),
         { signal },
       );
-      writeStopHookSummary(deps.transcript, stop);
+      const capped = stopBlocks >= (deps.maxStopBlocks ?? 8);
+      // The feedback lines come before the summary, which shares their id (observed in 2.1.332).
+      const feedback = stop.blocked && !stop.stop && !capped ? writeStopFeedback(deps.transcript, stop) : undefined;
+      writeStopHookSummary(deps.transcript, stop, feedback?.toolUseID);
       // contracts §1.6: a Stop hook's systemMessage is shown to the user.
       for (const m of stop.systemMessages) yield { type: "system", subtype: "informational", data: { content: m } };
       if (stop.stop) return finish({ terminalReason: "hook_stopped" });
-      if (!stop.blocked) return finish({ terminalReason: "completed" });
-      if (stopBlocks >= (deps.maxStopBlocks ?? 8)) {
+      if (!stop.blocked || !feedback) {
+        if (!stop.blocked) return finish({ terminalReason: "completed" });
         const warning = stopCapWarning(stopBlocks + 1);
         writeStopCapWarning(deps.transcript, warning);
         yield { type: "system", subtype: "informational", data: { content: warning } };
@@ -257,10 +265,10 @@ export async function* runTurn(
       stopBlocks++;
       // Stays true for the rest of the turn, tool calls or not, so a hook guarded on it lets the turn end.
       stopHookActive = true;
-      const feedback: UserMessage = { role: "user", content: [reminder(`${HOOK_OUTPUT_PREAMBLE}\nStop hook feedback:\n${stop.blockReason ?? "Continue working."}`)] };
-      convo.messages.push(feedback);
-      const fu = deps.transcript.user(feedback, { isMeta: true });
-      yield { type: "user", message: feedback, uuid: fu };
+      // A user turn of the hooks' feedback, then a system turn for JSON blocks (observed in 2.1.332, contracts §1.7).
+      convo.messages.push(feedback.user);
+      if (feedback.system) convo.messages.push(feedback.system);
+      yield { type: "user", message: feedback.user, uuid: feedback.uuid };
       yield { type: "system", subtype: "notification", data: { message: `Stop hook feedback: ${stop.blockReason ?? ""}` } };
       continue;
     }
@@ -285,6 +293,8 @@ export async function* runTurn(
     const blocks: ContentBlock[] = [];
     for (const o of outcomes) {
       blocks.push(o.block);
+      // Observed in 2.1.332: a call's PreToolUse hook lines before its tool_result line, its PostToolUse lines after.
+      writeAttachments(deps.transcript, (o.hooks ?? []).filter((h) => h.phase === "pre"));
       const msg: UserMessage = { role: "user", content: [o.block] };
       const u = deps.transcript.user(msg, {
         toolUseResult: o.details ?? (o.block.is_error ? `Error: ${String(o.block.content)}` : undefined),
@@ -296,21 +306,21 @@ export async function* runTurn(
         denials.push(o.denial.denial);
         yield { type: "permission_denied", denial: o.denial.denial, reason: o.denial.reason };
       }
+      writeAttachments(deps.transcript, (o.hooks ?? []).filter((h) => h.phase === "post"));
       yield { type: "user", message: msg, uuid: u, toolUseResult: o.details };
       for (const m of o.systemMessages) yield { type: "system", subtype: "informational", data: { content: m } };
     }
     const batch = await firePostToolBatch(deps, runnable, outcomes, signal);
     for (const m of batch.systemMessages) yield { type: "system", subtype: "informational", data: { content: m } };
-    const context = [
-      ...[...outcomes.flatMap((o) => o.context), ...batch.context].map(reminder),
-      ...((await main.afterTools?.(calls)) ?? []).map((text): TextBlock => ({ type: "text", text })),
-    ];
+    // Files attached after the tools stay in the user turn; hook lines go in a system turn after it (contracts §1.7).
+    const context = ((await main.afterTools?.(calls)) ?? []).map((text): TextBlock => ({ type: "text", text }));
     if (context.length) {
-      const ctxMsg = context;
-      blocks.push(...ctxMsg);
-      deps.transcript.user({ role: "user", content: ctxMsg }, { isMeta: true });
+      blocks.push(...context);
+      deps.transcript.user({ role: "user", content: context }, { isMeta: true });
     }
     convo.messages.push({ role: "user", content: blocks as Array<ToolResultBlock | TextBlock> });
+    const hookTurn = systemTurn([...outcomes.flatMap((o) => o.context), ...batch.context]);
+    if (hookTurn) convo.messages.push(hookTurn);
     if (signal.aborted) return aborted("tools");
 
     const stopped = outcomes.find((o) => o.stop);

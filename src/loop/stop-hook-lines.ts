@@ -6,13 +6,14 @@ import type { Transcript } from "../session/transcript.ts";
  * The transcript's `system`/`stop_hook_summary` line after Stop hooks ran (contracts §1.9; keys and order observed
  * in 2.1.332): which hooks ran, how long each took, the blocks they made. Readers show it under the turn.
  */
-export function writeStopHookSummary(t: Transcript, out: HookOutcome): void {
+export function writeStopHookSummary(t: Transcript, out: HookOutcome, toolUseID: string = randomUUID()): void {
   if (out.records.length === 0) return;
   t.system(
     "stop_hook_summary",
     {
       hookCount: out.records.length,
-      hookInfos: out.records.map((r) => ({ command: r.command ?? r.source, durationMs: Math.round(r.durationMs) })),
+      // Observed in 2.1.332: a summary of hooks that blocked lists their commands without durations.
+      hookInfos: out.records.map((r) => (out.blocked ? { command: r.command ?? r.source } : { command: r.command ?? r.source, durationMs: Math.round(r.durationMs) })),
       hookErrors: out.records.flatMap((r) => (r.blockingError ? [r.blockingError] : [])),
       failedHookErrorIndexes: [],
       hookAdditionalContext: out.additionalContext,
@@ -21,7 +22,7 @@ export function writeStopHookSummary(t: Transcript, out: HookOutcome): void {
       hasOutput: out.records.some((r) => r.stdout !== "" || r.stderr !== ""),
       level: "suggestion",
     },
-    { toolUseID: randomUUID() },
+    { toolUseID },
   );
 }
 

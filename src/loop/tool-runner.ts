@@ -12,6 +12,7 @@ import { permissionSuggestions } from "../permission/suggestions.ts";
 import type { PermissionDenial } from "./events.ts";
 import { mcpServerField } from "../tool/mcp-server-field.ts";
 import { runWithDeadline } from "./tool-deadline.ts";
+import { blockingAttachment, contextAttachment, successAttachments, type HookAttachment } from "./hook-feedback.ts";
 
 /** Asks a person. Absent in headless runs, where an `ask` becomes a denial. */
 export type AskPermission = (req: { toolName: string; input: Record<string, unknown>; reason: string; toolUseId?: string }) => Promise<
@@ -40,6 +41,8 @@ export type ToolOutcome = {
   details?: unknown;
   /** Hook context for the model (PreToolUse / PostToolUse additionalContext, PostToolUse block reasons). */
   context: string[];
+  /** The same as transcript attachment lines: `pre` ones go before the tool_result line, `post` ones after. */
+  hooks?: Array<HookAttachment & { phase: "pre" | "post" }>;
   systemMessages: string[];
   denial?: { denial: PermissionDenial; reason: string };
   /** A hook said `continue: false`. */
@@ -50,7 +53,11 @@ const errorResult = (id: string, text: string): ToolResultBlock => ({ type: "too
 
 /** validate → PreToolUse → permission → execute → PostToolUse. Never throws (DESIGN rule 3). */
 export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, signal: AbortSignal, history: readonly Message[] = []): Promise<ToolOutcome> {
-  const out: ToolOutcome = { block: errorResult(call.id, ""), context: [], systemMessages: [] };
+  const out: ToolOutcome = { block: errorResult(call.id, ""), context: [], systemMessages: [], hooks: [] };
+  const note = (phase: "pre" | "post", a: HookAttachment) => {
+    out.hooks!.push({ ...a, phase });
+    if (a.text !== undefined) out.context.push(a.text);
+  };
   const tool = deps.tools.get(call.name);
   if (!tool) {
     const names = deps.tools.list().map((t) => t.name).join(", ");
@@ -77,7 +84,8 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
       )
     : null;
   if (pre) {
-    out.context.push(...pre.additionalContext.map((c) => `PreToolUse:${tool.name} hook additional context: ${c}`));
+    for (const a of successAttachments(pre, "PreToolUse", call.id)) note("pre", a);
+    for (const c of pre.additionalContext) note("pre", contextAttachment(`PreToolUse:${tool.name}`, "PreToolUse", call.id, c));
     out.systemMessages.push(...pre.systemMessages);
     if (pre.stop) out.stop = { reason: pre.stopReason ?? "A PreToolUse hook stopped the run." };
     if (pre.blocked || pre.permissionDecision === "deny") {
@@ -199,11 +207,14 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
           o,
         )
       : await deps.hooks.emit("PostToolUse", deps.hookPayload("PostToolUse", { ...fields, tool_response: out.details ?? null }), o);
-    out.context.push(...post.additionalContext.map((c) => `${event}:${tool.name} hook additional context: ${c}`));
-    // Observed in 2.1.332: one line per blocking hook, naming its command.
+    // Observed in 2.1.332: one line per blocking hook, naming its command, then the hooks' additional context.
+    const hookName = `${event}:${tool.name}`;
+    for (const a of successAttachments(post, event, call.id)) note("post", a);
     const blocks = post.records.filter((r) => r.blockingError);
-    if (blocks.length) for (const r of blocks) out.context.push(`${event}:${tool.name} hook blocking error from command: "${r.command ?? r.source}": ${r.blockingError}`);
-    else if (post.blocked && post.blockReason) out.context.push(`${event}:${tool.name} hook blocking error: ${post.blockReason}`);
+    if (blocks.length) for (const r of blocks) note("post", blockingAttachment(hookName, event, call.id, r.blockingError!, r.command ?? r.source));
+    else if (post.blocked && post.blockReason)
+      note("post", { ...blockingAttachment(hookName, event, call.id, post.blockReason, ""), text: `${hookName} hook blocking error: ${post.blockReason}` });
+    for (const c of post.additionalContext) note("post", contextAttachment(hookName, event, call.id, c));
     out.systemMessages.push(...post.systemMessages);
     if (post.stop) out.stop = { reason: post.stopReason ?? `A ${event} hook stopped the run.` };
   }

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { braceExpand, unescapePattern } from "./bash-braces.ts";
 import { INDIRECT, parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
@@ -8,8 +7,8 @@ import {
   CODE_FLAGS, EXEC_STRING, execStringIndex, gitGlobals, gitOperands, HARMLESS_ENV, isReadOnlyCommand, pathArgs, reachesEnv, renderArgv, SAFE_ENV, SHELLS, unwrap, WRAPPERS,
 } from "./bash-words.ts";
 import { runnerOpaque } from "./bash-runners.ts";
-import { projectScripts } from "./project-scripts.ts";
-import { deniedAncestor, deniedFolderIn, deniedFolderMayMeet, gitDeniedName, gitNames, type Listing, listingOf } from "./bash-listings.ts";
+import { listingOf } from "./bash-listings.ts";
+import { expandGlob, mayRewriteScripts, namesVerdict, patternVerdict, scriptsVerdict } from "./bash-names-recipes.ts";
 import { isInside, type ResolvedPath, resolvePath, ruleMayCoverInside } from "./paths.ts";
 import { isCredentialPath, isProtectedPath } from "./sensitive-paths.ts";
 import { findBashRule, findPathRule, type RuleSet } from "./rule-set.ts";
@@ -31,7 +30,7 @@ const guardedBy = (set: RuleSet): boolean =>
   set.byList.deny.some((r) => r.toolName === "Bash") || set.byList.ask.some((r) => r.toolName === "Bash") || set.pathRules.deny.Read.length + set.pathRules.deny.Edit.length > 0;
 
 /** One command the shell would run, after wrappers, nested shells, xargs and find -exec were opened up. */
-type Unit = { argv: ShellWord[]; envNames: string[]; allowArgv: ShellWord[]; allowAssigns: string[]; raw: string; cmd: SimpleCommand; implicitArgs: boolean; chdir?: ShellWord; opaque?: string; fx?: OptionEffects };
+export type Unit = { argv: ShellWord[]; envNames: string[]; allowArgv: ShellWord[]; allowAssigns: string[]; raw: string; cmd: SimpleCommand; implicitArgs: boolean; chdir?: ShellWord; opaque?: string; fx?: OptionEffects };
 
 /** Read-only: the command is (options included, see bash-options.ts), nothing hides what runs, and its environment is harmless. */
 const readOnlyUnit = (u: Unit): boolean =>
@@ -45,7 +44,7 @@ const ACCEPT_EDITS_CMDS = new Set(["mkdir", "touch", "mv", "cp", "ln"]);
 const CRITICAL = (home: string) => new Set(["/", home, "/home", "/etc", "/usr", "/bin", "/sbin", "/lib", "/var", "/boot", "/root", "/opt", "/dev", "/proc", "/sys"]);
 
 /** `hard` asks come from a safety check (a deny rule that cannot be proven safe, a protected path): no allow rule, hook or mode lifts them. */
-type Verdict = {
+export type Verdict = {
   behavior: "allow" | "ask" | "deny";
   reason: string;
   rule?: PermissionRule;
@@ -174,133 +173,6 @@ function codeStrings(argv: ShellWord[], cmd: SimpleCommand): string[] {
   return codeOf(argv, cmd).flatMap((c) => [...c.matchAll(/["']([^"'\s]+)["']|<\s*([^\s;|]+)/g)].map((m) => (m[1] ?? m[2])!));
 }
 
-/** Bracket expressions holding POSIX classes (`[[:lower:]]`), which Bun.Glob does not know: matched as any one character. */
-const POSIX_CLASS_BRACKET = /\[[!^]?(?:[^\]\[]|\[[:=.][^\]]*[:=.]\])*\[[:=.][^\]]*[:=.]\](?:[^\]\[]|\[[:=.][^\]]*[:=.]\])*\]/g;
-
-function expandGlob(pattern: string, cwd: string): string[] | undefined {
-  try {
-    const out: string[] = [];
-    for (const f of new Bun.Glob(pattern.replace(POSIX_CLASS_BRACKET, "?")).scanSync({ cwd, dot: true, onlyFiles: false, followSymlinks: false, absolute: true })) {
-      out.push(f);
-      if (out.length > 2000) return undefined;
-    }
-    return out;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Whether a shell pattern expands to names inside a folder a Read deny rule covers (`echo secrets/x*`): the
- * shell prints them, whatever the program. `heres` undefined: the directory is unknown.
- */
-function patternVerdict(word: ShellWord, heres: string[] | undefined, ctx: BashContext): Verdict | undefined {
-  if (!word.static || !word.glob) return undefined;
-  const alts = word.pattern !== undefined ? braceExpand(word.pattern) : [word.value];
-  if (!alts) return { behavior: "ask", reason: `${word.raw} expands to too many words`, hard: true, pathOnly: true };
-  for (const alt of alts) {
-    const value = word.pattern !== undefined ? unescapePattern(alt) : alt;
-    if (!/[*?[]/.test(value)) continue;
-    const relative = !value.startsWith("/");
-    if (relative && heres === undefined) return { behavior: "ask", reason: `cannot tell which folder ${word.raw} is expanded in`, hard: true, pathOnly: true };
-    for (const here of relative ? heres! : ["/"]) {
-      const found = expandGlob(value, here);
-      if (found === undefined) return { behavior: "ask", reason: `cannot expand ${word.raw}`, hard: true, pathOnly: true };
-      for (const f of found) {
-        const rule = deniedAncestor(ctx.set, f, ctx.home);
-        if (rule) return { behavior: "ask", reason: `the pattern ${word.raw} expands to names inside a folder rule ${rule.text} denies`, rule, pathOnly: true };
-      }
-    }
-  }
-  return undefined;
-}
-
-/** The names a part prints from under denied folders: its shell patterns, a recursive listing, a git listing. */
-function namesVerdict(u: Unit, name: string, listing: Listing | undefined, heres: string[], ctx: BashContext, trackedCache: Map<string, string[] | undefined>): Verdict | undefined {
-  for (const x of [...u.argv, ...u.cmd.redirects.flatMap((r) => (r.target && !r.op.startsWith("<<") ? [r.target] : []))]) {
-    const v = patternVerdict(x, heres, ctx);
-    if (v) return v;
-  }
-  if (listing)
-    for (const t of listing.targets) {
-      if (!t.static) continue;
-      for (const here of heres) {
-        const scope = resolvePath(t.value, here, ctx.home).real;
-        if (!isDirectory(scope)) continue;
-        const hit = deniedFolderIn(ctx.set, scope, { home: ctx.home, maxDepth: listing.maxDepth, follow: listing.follow });
-        if (hit === "unknown") return { behavior: "ask", reason: `${name} lists the names under ${t.raw}, too many to check against the Read deny rules`, hard: true, pathOnly: true };
-        if (hit) return { behavior: "ask", reason: `${name} lists the names under ${t.raw}, among them those in ${hit.dir}, which rule ${hit.rule.text} denies; list narrower paths`, rule: hit.rule, pathOnly: true };
-      }
-    }
-  if (name === "git")
-    for (const here of heres) {
-      const names = gitNames(u.argv, here);
-      if (!names) continue;
-      // Bounded by pathspecs that meet no denied folder (`git log --stat -- src`): nothing from one is listed.
-      if (names.limits && !names.limits.some((l) => deniedFolderMayMeet(ctx.set, resolvePath(l.value, here, ctx.home).real, ctx.home))) continue;
-      const top = gitTopLevel(here);
-      // Outside a work tree git lists nothing (it fails).
-      if (!existsSync(join(top, ".git"))) continue;
-      const sub = gitOperands(u.argv).subcommand;
-      if (names.untracked) {
-        const hit = deniedFolderIn(ctx.set, top, { home: ctx.home, follow: false });
-        if (hit === "unknown") return { behavior: "ask", reason: `git ${sub} lists untracked names, too many to check against the Read deny rules`, hard: true, pathOnly: true };
-        if (hit) return { behavior: "ask", reason: `git ${sub} lists untracked and ignored names, among them those in ${hit.dir}, which rule ${hit.rule.text} denies`, rule: hit.rule, pathOnly: true };
-      }
-      const named = gitDeniedName(ctx.set, top, names, ctx.home, trackedCache);
-      if (named === "unknown") return { behavior: "ask", reason: `git cannot list what git ${sub} names, so it cannot be checked against the Read deny rules`, hard: true };
-      // The index and the history are in .git, which the sandbox does not hide: not `pathOnly`.
-      if (named) {
-        // Named by the folder, never by the file: the reason goes to the model.
-        const rule = deniedAncestor(ctx.set, named, ctx.home);
-        return { behavior: "ask", reason: `git ${sub} lists names from the index or the history, some inside a folder ${rule ? `rule ${rule.text}` : "a Read rule"} denies; name the paths to list after --`, rule, hard: !rule };
-      }
-    }
-  return undefined;
-}
-
-const SCRIPT_FILES = /(^|\/)(GNUmakefile|makefile|Makefile|[^/]*\.mk|package\.json)$/;
-const PM_WRITES = new Set(["pkg", "set-script", "init", "create", "exec", "x", "dlx", "patch", "patch-commit"]);
-
-/** Whether a part may change a makefile or package.json: it names one, edits the manifest, or may write files anywhere. */
-function mayRewriteScripts(v: Unit, changesLinks: boolean): boolean {
-  const name = v.argv[0]?.static ? basename(v.argv[0].value) : "";
-  const words = [...v.argv.slice(1), ...v.cmd.redirects.flatMap((r) => (r.target ? [r.target] : []))];
-  if (v.opaque || words.some((x) => !x.static || SCRIPT_FILES.test(x.value))) return true;
-  if (["npm", "pnpm", "yarn", "bun"].includes(name)) return PM_WRITES.has(v.argv.slice(1).find((x) => !x.value.startsWith("-"))?.value ?? "");
-  // Build tools' own runs are checked themselves; other programs that may write anywhere (`cp -r`, `tar x`, `git checkout`) may write one.
-  if (name === "make" || name === "gmake") return false;
-  return changesLinks || v.cmd.redirects.some((r) => WRITE_OPS.has(r.op));
-}
-
-/**
- * The recipes a build tool runs for this part (project-scripts.ts), each decided as if typed: one that a deny rule
- * forbids, or that cannot be proven safe from one, makes the part ask whatever rule allows the tool.
- */
-function scriptsVerdict(u: Unit, name: string, heres: string[], ctx: BashContext, othersWrite: boolean): Verdict | undefined {
-  const bashRules = ctx.set.byList.deny.some((r) => r.toolName === "Bash") || ctx.set.byList.ask.some((r) => r.toolName === "Bash");
-  for (const here of heres) {
-    const s = projectScripts(u.argv, name, here);
-    if (!s) continue;
-    if ("opaque" in s) return { behavior: "ask", reason: `${s.opaque}, so what ${name} runs cannot be checked`, hard: true, pathOnly: !bashRules };
-    // `printf 'x:\n\trm -rf p' > Makefile && make x`: what is checked now is not what runs.
-    if (othersWrite) return { behavior: "ask", reason: `another part of the command may change what ${name} runs (its makefile or package.json), so it cannot be checked`, hard: true, pathOnly: !bashRules };
-    if ((ctx.depth ?? 0) >= 3) return { behavior: "ask", reason: `${name} runs build tools ${ctx.depth} deep, too deep to check`, hard: true, pathOnly: !bashRules };
-    for (const line of s.lines) {
-      const d = decideBash(line.text, { ...ctx, cwd: line.cwd, depth: (ctx.depth ?? 0) + 1 });
-      if (d.behavior === "deny" || (d.behavior === "ask" && !d.bypassable))
-        return {
-          behavior: "ask",
-          reason: `${name} runs \`${line.text.trim().slice(0, 80)}\` (${line.where}): ${d.reason.replace(/^(Permission to run this Bash command was denied|This Bash command needs approval): /, "").replace(/\.$/, "")}`,
-          rule: d.rule,
-          hard: true,
-          pathOnly: d.behavior === "ask" ? d.sandboxable === true : d.rule?.toolName === "Read" || d.rule?.toolName === "Edit",
-        };
-    }
-  }
-  return undefined;
-}
-
 /** yoke's own credentials, which the sandbox removes from a sandboxed command's environment. */
 const YOKE_KEYS = new Set(["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"]);
 /** Secret-looking environment names: printing one needs approval. */
@@ -337,6 +209,8 @@ function linksMayChange(u: Unit, readOnly: boolean): boolean {
  * `sandboxable`: every ask in the answer is about paths Read/Edit rules cover, which the kernel
  * sandbox enforces by itself, so a sandboxed run may let the command run (`autoAllowBashIfSandboxed`).
  */
+export type DecideBash = (command: string, ctx: BashContext) => PermissionDecision & { bypassable: boolean; sandboxable?: boolean };
+
 export function decideBash(command: string, ctx: BashContext): PermissionDecision & { bypassable: boolean; sandboxable?: boolean } {
   const set = ctx.set;
   const whole = command.trim();
@@ -580,7 +454,7 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     // Names under denied folders (review point 1): recursive listings, shell patterns, git's listings.
     if (!partVerdict && hasReadDenies) partVerdict = namesVerdict(u, name, listing, heres, ctx, trackedCache);
     // What `make` and `npm run` run for this command, as if typed (review point 2).
-    if (!partVerdict && guarded) partVerdict = scriptsVerdict(u, name, heres, ctx, units.some((v, i) => i !== index && mayRewriteScripts(v, linkChangers[i]!)));
+    if (!partVerdict && guarded) partVerdict = scriptsVerdict(u, name, heres, ctx, units.some((v, i) => i !== index && mayRewriteScripts(v, linkChangers[i]!)), decideBash);
     if (name === "cd" || name === "pushd") {
       // Options, then `--` ends them: `cd -- secrets` goes to secrets.
       const args = u.argv.slice(1);

@@ -30,7 +30,12 @@ export type AssistantMessage = {
   stop_sequence: string | null;
   usage: Usage;
 };
-export type Message = UserMessage | { role: "assistant"; content: ContentBlock[] };
+/**
+ * A `role: "system"` turn inside the conversation (the Messages API's SystemMessageParam): what Claude Code 2.1.332
+ * sends hook feedback as (a block's "… hook blocking error from command …" line, hook additional context).
+ */
+export type SystemMessage = { role: "system"; content: string | TextBlock[] };
+export type Message = UserMessage | { role: "assistant"; content: ContentBlock[] } | SystemMessage;
 
 export type StopReason = "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal";
 

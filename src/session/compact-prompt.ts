@@ -84,7 +84,7 @@ export function joinMessages(first: Message, rest: readonly Message[]): Message[
     if (last.role === m.role) {
       const merged = [...blocksOf(last), ...blocksOf(m)];
       last.content = m.role === "user" ? [...merged.filter((b) => b.type === "tool_result"), ...merged.filter((b) => b.type !== "tool_result")] : merged;
-    } else out.push(m.role === "user" ? { role: "user", content: m.content } : { role: "assistant", content: m.content.slice() });
+    } else out.push(m.role === "assistant" ? { role: "assistant", content: m.content.slice() } : ({ ...m } as Message));
   }
   return out;
 }

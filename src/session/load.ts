@@ -1,6 +1,7 @@
 import { closeSync, openSync, readSync } from "node:fs";
-import type { ContentBlock, Message, ToolResultBlock } from "../provider/types.ts";
+import type { ContentBlock, Message, TextBlock, ToolResultBlock } from "../provider/types.ts";
 import type { MetaEntry, SessionEntry } from "./types.ts";
+import { asReminder } from "./transcript.ts";
 
 export type LoadedTranscript = {
   /** Conversation lines (user / assistant / system) in file order. */
@@ -127,9 +128,13 @@ export function conversationFromEntries(entries: SessionEntry[], opts: Conversat
   const byUuid = new Map<string, SessionEntry>();
   for (const e of entries) byUuid.set(e.uuid, e);
   const bridges = new Map<string, string | null>();
+  // Attachment lines that were shown to the model (`rendered`): the conversation gets them back on resume.
+  const shown = new Map<string, ShownAttachment>();
   for (const m of opts.meta ?? []) {
     if (typeof m.uuid === "string" && (typeof m.parentUuid === "string" || m.parentUuid === null)) {
       bridges.set(m.uuid, m.parentUuid as string | null);
+      if (m.type === "attachment" && RESENT.has(String((m.attachment as { type?: unknown } | undefined)?.type)) && Array.isArray(m.rendered) && (m.renderedRole === "system" || m.renderedRole === "user"))
+        shown.set(m.uuid, m as ShownAttachment);
     }
   }
 
@@ -156,7 +161,7 @@ export function conversationFromEntries(entries: SessionEntry[], opts: Conversat
   }
   if (!leaf) return { messages: [], chain: [], lastUuid: null };
 
-  const reversed: SessionEntry[] = [];
+  const reversed: Array<SessionEntry | ShownAttachment> = [];
   const seen = new Set<string>();
   let cur: SessionEntry | undefined = leaf;
   while (cur && !seen.has(cur.uuid)) {
@@ -169,12 +174,15 @@ export function conversationFromEntries(entries: SessionEntry[], opts: Conversat
       cur = byUuid.get(parent);
       if (cur) break;
       seen.add(parent);
+      const att = shown.get(parent);
+      if (att) reversed.push(att);
       const next = bridges.get(parent);
       parent = next === undefined ? null : next;
     }
   }
-  const chain = reversed.reverse();
-  return { messages: toApiMessages(chain), chain, lastUuid: leaf.uuid };
+  const withAttachments = reversed.reverse();
+  const chain = withAttachments.filter((e): e is SessionEntry => e.type !== "attachment");
+  return { messages: toApiMessages(withAttachments), chain, lastUuid: leaf.uuid };
 }
 
 const blocksOf = (content: string | ContentBlock[]): ContentBlock[] =>
@@ -194,13 +202,53 @@ const resultsFirst = (bs: ContentBlock[]): ContentBlock[] => [
   ...bs.filter((b) => b.type !== "tool_result"),
 ];
 
-/** Turns chain entries into Messages-API messages (merging, ordering tool results first, closing dangling tool_use). */
-export function toApiMessages(chain: SessionEntry[]): Message[] {
+/**
+ * The attachment lines a resume sends again: the hook output yoke itself sent live. Others that Claude Code writes
+ * (environment, model, skill listing, instructions …) stand for context yoke builds afresh each session.
+ */
+const RESENT = new Set(["hook_success", "hook_additional_context", "hook_blocking_error"]);
+
+/** An attachment line as 2.1.332 writes it, with what the model was shown (contracts §5.2). */
+export type ShownAttachment = MetaEntry & { type: "attachment"; uuid: string; rendered: Array<{ content?: unknown }>; renderedRole: "system" | "user" };
+
+/** A hook feedback line as the model got it: its lead (the preamble about hook output) and its text in one reminder. */
+const hookTextReminder = (content: string, lead: unknown): string => asReminder(typeof lead === "string" && lead ? `${lead}\n${content}` : content);
+
+const REMINDER_OPEN = "<system-reminder>\n";
+const REMINDER_CLOSE = "\n</system-reminder>";
+/** A rendered attachment text as a system turn carries it: without the reminder wrapper (observed in 2.1.332). */
+const unwrapReminder = (s: string): string => (s.startsWith(REMINDER_OPEN) && s.endsWith(REMINDER_CLOSE) ? s.slice(REMINDER_OPEN.length, -REMINDER_CLOSE.length) : s);
+
+/**
+ * Turns chain entries into Messages-API messages (merging, ordering tool results first, closing dangling tool_use).
+ * As the live loop sends them (observed in 2.1.332): a hook's feedback line is its lead and text in one reminder;
+ * attachment lines rendered as system go, joined by a blank line, into one system turn after the user content of
+ * their turn, those rendered as user into that user turn.
+ */
+export function toApiMessages(chain: Array<SessionEntry | ShownAttachment>): Message[] {
   const out: Message[] = [];
+  let system: string[] = [];
+  const flushSystem = () => {
+    if (system.length) out.push({ role: "system", content: system.join("\n\n") });
+    system = [];
+  };
+  let lastHookText: TextBlock | null = null;
   for (const e of chain) {
     if (e.type === "system") continue;
     const last = out[out.length - 1];
+    if (e.type === "attachment") {
+      const texts = e.rendered.map((r) => (typeof r.content === "string" ? r.content : "")).filter(Boolean);
+      if (e.renderedRole === "system") system.push(...texts.map(unwrapReminder));
+      else if (texts.length) {
+        const blocks = texts.map((text): TextBlock => ({ type: "text", text }));
+        if (last?.role === "user") last.content = [...blocksOf(last.content), ...blocks];
+        else out.push({ role: "user", content: blocks });
+        lastHookText = null;
+      }
+      continue;
+    }
     if (e.type === "assistant") {
+      flushSystem();
       const blocks = blocksOf(e.message.content);
       if (last?.role === "assistant") {
         // Same message.id = one response split per block; a different id is still merged (API needs alternation).
@@ -210,16 +258,27 @@ export function toApiMessages(chain: SessionEntry[]): Message[] {
       }
       continue;
     }
-    const blocks = blocksOf(e.message.content);
+    const hook = (e as { hookText?: unknown }).hookText === true && typeof e.message.content === "string";
+    const content = hook ? hookTextReminder(e.message.content as string, (e as { hookTextLead?: unknown }).hookTextLead) : e.message.content;
+    const blocks = blocksOf(content);
     if (last?.role === "user") {
-      last.content = [...blocksOf(last.content), ...blocks];
+      // Consecutive hook feedback lines: each text but the last ends in a newline (observed in 2.1.332).
+      const merged = blocksOf(last.content);
+      if (hook && lastHookText && merged.at(-1)?.type === "text") {
+        const prev = merged.at(-1) as TextBlock;
+        merged[merged.length - 1] = { ...prev, text: `${prev.text}\n` };
+      }
+      last.content = [...merged, ...blocks];
     } else {
-      out.push({ role: "user", content: typeof e.message.content === "string" ? e.message.content : [...blocks] });
+      out.push({ role: "user", content: typeof content === "string" ? content : [...blocks] });
     }
+    lastHookText = hook ? (blocks.at(-1) as TextBlock) : null;
   }
+  flushSystem();
   // The API wants tool_result blocks first in a user message and every tool_use answered in the next one.
   for (let i = 0; i < out.length; i++) {
     const m = out[i]!;
+    if (m.role === "system") continue;
     if (m.role === "user") {
       if (typeof m.content !== "string" && needsReorder(m.content)) m.content = resultsFirst(m.content);
       continue;

@@ -90,7 +90,9 @@ export function createTranscript(store: SessionStore, info: TranscriptInfo): Tra
       const mode = isPrompt ? info.permissionMode?.() : undefined;
       const head: Record<string, unknown> = { parentUuid: b.parentUuid, isSidechain: b.isSidechain };
       if (promptId) head.promptId = promptId;
-      Object.assign(head, { type: "user", message, uuid: b.uuid, timestamp: b.timestamp }, extra);
+      // A hook's feedback line carries its marks before uuid (observed in 2.1.332: isMeta, rowSource, hookText, hookTextLead).
+      if (extra.hookText === true) Object.assign(head, { type: "user", message }, extra, { uuid: b.uuid, timestamp: b.timestamp });
+      else Object.assign(head, { type: "user", message, uuid: b.uuid, timestamp: b.timestamp }, extra);
       if (mode) head.permissionMode = mode;
       store.append(inOrder(head, b) as never);
       last = b.uuid;

@@ -1,4 +1,5 @@
 import type { LoopEvent, TurnResult } from "../loop/events.ts";
+import { recordSessionStart } from "../loop/hook-feedback.ts";
 import type { Runtime } from "../cli/compose.ts";
 import { promptTurn } from "../cli/prompt-turn.ts";
 import type { Prompt } from "../cli/stdin.ts";
@@ -14,7 +15,7 @@ export async function startSession(rt: Runtime, signal: AbortSignal): Promise<st
   if (!rt.hooks.has("SessionStart")) return [];
   const source = rt.sessionSource;
   const out = await rt.hooks.emit("SessionStart", rt.hookPayload("SessionStart", { source, model: rt.model }), { matchValue: source, signal });
-  rt.sessionStartContext.push(...out.additionalContext);
+  rt.sessionStartContext.push(...recordSessionStart(rt.transcript, out));
   return out.systemMessages;
 }
 

@@ -16,7 +16,7 @@ describe("async hook output (issue 17.2, observed in 2.1.332)", () => {
   test.each([
     ["the async first line", `echo '{"async":true}'`, (slow: string) => hook("PostToolUse", slow, "Bash")],
     ['the "async" setting', "", (slow: string) => hook("PostToolUse", slow, "Bash", { async: true })],
-  ])("%s: systemMessage and additionalContext reach the model with a later request of the same turn", async (_name, first, settings) => {
+  ])("%s: systemMessage and additionalContext reach the model with a later request of the same turn", { timeout: 120_000 }, async (_name, first, settings) => {
     const cwd = hooksProject({});
     const gate = join(cwd, "gate");
     const gone = join(cwd, "gone");
@@ -25,13 +25,15 @@ describe("async hook output (issue 17.2, observed in 2.1.332)", () => {
     const slow = script(
       cwd,
       "slow.sh",
-      `cat >/dev/null; [ -e ${gate} ] && exit 0; ${first}\nwhile [ ! -e ${gate} ]; do sleep 0.01; done\necho '{"systemMessage":"late sys","hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"late ctx"}}'\ntouch ${gone}`,
+      // Only the first call's hook waits, told by its payload: a check of the gate would race with a hook that yoke
+      // starts in the background ("async" setting) and that gets to run only after the second call opened the gate.
+      `in=$(cat); case "$in" in *'"echo first"'*) ;; *) exit 0 ;; esac; ${first}\nwhile [ ! -e ${gate} ]; do sleep 0.05; done\necho '{"systemMessage":"late sys","hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"late ctx"}}'\ntouch ${gone}`,
     );
     writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: settings(slow) }));
-    const r = await runWith(cwd, [bashCall("echo first"), bashCall(`touch ${gate}; while [ ! -e ${gone} ]; do sleep 0.01; done`), bashCall("true"), say("done")], [
-      "--allowedTools",
-      "Bash",
-    ]);
+    // A generous bound: under a loaded train the polling loops and four requests are slow, which is not a hang.
+    const r = await runWith(cwd, [bashCall("echo first"), bashCall(`touch ${gate}; while [ ! -e ${gone} ]; do sleep 0.05; done`), bashCall("true"), say("done")], ["--allowedTools", "Bash"], {
+      timeoutMs: 90_000,
+    });
     expect(r.code).toBe(0);
     expect(requestText(r.requests[1]!)).not.toContain("late ctx");
     expect(requestText(r.requests[3]!)).toContain("<system-reminder>\nlate sys\nlate ctx\n</system-reminder>");

@@ -55,7 +55,9 @@ describe("other transcript line types (issue 17.9, observed in 2.1.332)", () => 
     );
     expect(sums[0]).toMatchObject({ hookCount: 2, hookErrors: [`[${guard}]: more please\n`], preventedContinuation: false, stopReason: "", hasOutput: true, level: "suggestion" });
     expect(sums[0].hookInfos.map((h: any) => h.command).sort()).toEqual([guard, note].sort());
-    for (const h of sums[0].hookInfos) expect(typeof h.durationMs).toBe("number");
+    // Observed in 2.1.332: the summary of a block lists commands only, the one of a run that let the turn end adds durations.
+    for (const h of sums[0].hookInfos) expect(h.durationMs).toBeUndefined();
+    for (const h of sums[1].hookInfos) expect(typeof h.durationMs).toBe("number");
     expect(sums[1].hookErrors).toEqual([]);
   });
 

@@ -27,7 +27,8 @@ describe("validateMessagesRequest mirrors the real API's 400s", () => {
   const cases: Array<[string, Record<string, unknown>, RegExp]> = [
     ["missing max_tokens", { model: "m", messages: [user("x")] }, /^max_tokens/],
     ["no messages", { ...base, messages: [] }, /at least one message/],
-    ["bad role", { ...base, messages: [{ role: "system", content: "x" }] }, /^messages\.0\.role/],
+    ["bad role", { ...base, messages: [{ role: "tool", content: "x" }] }, /^messages\.0\.role/],
+    ["system turn with a non-text block", { ...base, messages: [user("x"), { role: "system", content: [{ type: "image", source: {} }] }] }, /^messages\.1\.content: a system message takes text blocks only/],
     ["empty user string", { ...base, messages: [user("")] }, /^messages\.0: all messages must have non-empty content/],
     ["empty user list", { ...base, messages: [user([])] }, /non-empty content/],
     ["empty text block", { ...base, messages: [user([{ type: "text", text: "" }])] }, /^messages\.0\.content\.0: text content blocks must be non-empty/],

@@ -37,7 +37,10 @@ export function validateMessagesRequest(body: Record<string, any>): string | nul
   const msgs = body.messages as Array<{ role?: unknown; content?: unknown }>;
   const seenToolUse = new Set<string>();
   for (const [i, m] of msgs.entries()) {
-    if (m?.role !== "user" && m?.role !== "assistant") return `messages.${i}.role: Input should be 'user' or 'assistant'`;
+    // `system` turns inside the conversation: the SDK's SystemMessageParam (text only), as Claude Code 2.1.332 sends hook feedback.
+    if (m?.role !== "user" && m?.role !== "assistant" && m?.role !== "system") return `messages.${i}.role: Input should be 'user', 'assistant' or 'system'`;
+    if (m.role === "system" && Array.isArray(m.content) && m.content.some((b: any) => b?.type !== "text"))
+      return `messages.${i}.content: a system message takes text blocks only`;
     const isFinalAssistant = m.role === "assistant" && i === msgs.length - 1;
     // A string content is one text block as far as these checks go.
     const blocks = typeof m.content === "string" ? (m.content === "" ? [] : [{ type: "text", text: m.content }]) : blocksOf(m.content);

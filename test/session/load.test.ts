@@ -160,3 +160,47 @@ test("user/assistant lines without a usable message are skipped with a warning",
   expect(r.warnings).toEqual([`${p}:2: user line has no "message", skipped`, `${p}:3: assistant line has malformed "message.content", skipped`]);
   expect(() => conversationFromEntries(r.entries)).not.toThrow();
 });
+
+describe("conversationFromEntries: hook lines as 2.1.332 writes them (issue 17 review points 1, 5)", () => {
+  const att = (uuid: string, parent: string, type: string, text: string, role: "system" | "user") => ({
+    parentUuid: parent,
+    isSidechain: false,
+    attachment: { type },
+    type: "attachment",
+    uuid,
+    timestamp: "2026-12-01T00:00:00.000Z",
+    rendered: [{ content: `<system-reminder>\n${text}\n</system-reminder>` }],
+    renderedRole: role,
+  });
+  test("hook attachments come back as one system turn after the turn's user content; Claude Code's own context lines (environment …) do not; hook-text lines get their lead", () => {
+    const entries = [
+      user("u1", null, "go"),
+      assistant("a1", "x3", "m1", [{ type: "text", text: "done" }]),
+      user("u2", "a1", "Stop hook feedback:\nJSON one.", { isMeta: true, hookText: true, hookTextLead: "LEAD" } as never),
+      user("u3", "x4", "Stop hook feedback:\nexit two\n", { isMeta: true, hookText: true, hookTextLead: "LEAD" } as never),
+      assistant("a2", "u3", "m2", [{ type: "text", text: "fixed" }]),
+    ];
+    const meta = [
+      att("x1", "u1", "environment", "# Environment", "system"),
+      att("x2", "x1", "hook_additional_context", "UserPromptSubmit hook additional context: ups", "system"),
+      att("x3", "x2", "instructions", "Contents of CLAUDE.md", "user"),
+      att("x4", "u2", "hook_blocking_error", 'Stop hook blocking error from command: "one.sh": JSON one.', "system"),
+    ];
+    const c = conversationFromEntries(entries as never, { meta });
+    expect(c.chain.map((e) => e.uuid)).toEqual(["u1", "a1", "u2", "u3", "a2"]);
+    expect(c.messages).toEqual([
+      { role: "user", content: "go" },
+      { role: "system", content: "UserPromptSubmit hook additional context: ups" },
+      { role: "assistant", content: [{ type: "text", text: "done" }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "<system-reminder>\nLEAD\nStop hook feedback:\nJSON one.\n</system-reminder>\n" },
+          { type: "text", text: "<system-reminder>\nLEAD\nStop hook feedback:\nexit two\n\n</system-reminder>" },
+        ],
+      },
+      { role: "system", content: 'Stop hook blocking error from command: "one.sh": JSON one.' },
+      { role: "assistant", content: [{ type: "text", text: "fixed" }] },
+    ]);
+  });
+});

@@ -89,6 +89,7 @@ export function shortTranscript(history: readonly Message[], o: { maxActions?: n
       if (t) requests.push(clip(t, o.maxRequestChars ?? 2000));
       continue;
     }
+    if (m.role !== "assistant") continue;
     for (const b of m.content) if (b.type === "tool_use" && b.id !== o.pendingId) actions.push(`${b.name} ${compactInput(b.input, 200)}`);
   }
   return { requests, actions: actions.slice(-(o.maxActions ?? 20)) };

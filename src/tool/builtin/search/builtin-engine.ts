@@ -99,7 +99,12 @@ function withContext(
 ): { lines: GrepLine[]; entries: number } {
   const starts = s.starts!;
   const total = starts.length;
-  const isMatch = new Set(s.matched);
+  // `matched` is ascending and lines are visited in ascending order: a pointer instead of a Set of every match.
+  let mi = 0;
+  const isMatch = (i: number) => {
+    while (mi < s.matched.length && s.matched[mi]! < i) mi++;
+    return s.matched[mi] === i;
+  };
   const gaps = q.before > 0 || q.after > 0;
   const out: GrepLine[] = [];
   let entries = 0;
@@ -118,11 +123,11 @@ function withContext(
       const a = starts[i]!;
       let b = i + 1 < total ? starts[i + 1]! - 1 : text.length;
       if (b > a && i + 1 >= total && text[b - 1] === "\n") b--;
-      if (only && isMatch.has(i)) {
+      if (only && isMatch(i)) {
         only.lastIndex = 0;
         // Empty matches (e.g. `x*`) carry nothing to show; both engines drop them.
         for (const m of text.slice(a, b).matchAll(only)) if (m[0]) push(i + 1, () => m[0], true);
-      } else push(i + 1, () => text.slice(a, b), isMatch.has(i));
+      } else push(i + 1, () => text.slice(a, b), isMatch(i));
     }
     next = Math.max(next, to + 1);
   }
