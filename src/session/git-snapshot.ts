@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, rmSync, statSync, utimesSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { git } from "../util/git.ts";
 
@@ -30,7 +30,13 @@ const IDENTITY = {
  */
 export async function writeWorktreeTree(repo: GitRepo, env: Env, tmpIndex: string): Promise<{ tree: string } | { error: string }> {
   try {
-    if (existsSync(repo.indexPath)) copyFileSync(repo.indexPath, tmpIndex);
+    if (existsSync(repo.indexPath)) {
+      copyFileSync(repo.indexPath, tmpIndex);
+      // The copy keeps the index's mtime: git trusts an entry's stat only when the file is older than the index, so
+      // a newer copy would make a racily clean entry (a same-size rewrite in the index's second) look unchanged.
+      const st = statSync(repo.indexPath);
+      utimesSync(tmpIndex, st.atime, st.mtime);
+    }
   } catch {
     // no usable index copy: git add hashes everything, slower but correct
   }
