@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, realpathSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import type { ShellWord } from "./bash-parse.ts";
-import { gitGlobals } from "./bash-words.ts";
+import { gitSubcommand } from "./bash-words.ts";
 import { isDirectory, trackedFiles } from "./bash-readers.ts";
 import { isInside, resolvePath } from "./paths.ts";
 import { findPathRule, type RuleSet } from "./rule-set.ts";
@@ -215,13 +215,7 @@ const NAME_OPTS = /^(--stat.*|--name-only|--name-status|--raw|--numstat|--summar
 
 /** Which names a git command lists (issue 16 review point 1); undefined for none. `here`: where it runs. */
 export function gitNames(argv: ShellWord[], here: string): GitNames | undefined {
-  const g = gitGlobals(argv);
-  const [subWord, ...rest] = g.argv.slice(1);
-  const sub = subWord?.static ? subWord.value : "";
-  const dd = rest.findIndex((x) => x.static && x.value === "--");
-  const before = dd < 0 ? rest : rest.slice(0, dd);
-  const after = dd < 0 ? [] : rest.slice(dd + 1);
-  const opts = before.filter((x) => x.static && x.value.startsWith("-")).map((x) => x.value);
+  const { sub, before, after, opts } = gitSubcommand(argv);
   const limits = after.length && after.every((x) => x.static && !/[*?[]/.test(x.value) && !x.value.startsWith(":")) ? after : undefined;
   const out = (n: Omit<GitNames, "limits">): GitNames => ({ ...n, ...(limits ? { limits } : {}) });
   const all = (o: string) => /^(-u|-uall|--untracked-files(=all)?|--ignored(=.*)?)$/.test(o);

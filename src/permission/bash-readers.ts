@@ -4,7 +4,7 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { ShellWord } from "./bash-parse.ts";
-import { gitGlobals, gitOperands, pathArgs } from "./bash-words.ts";
+import { gitOperands, gitSubcommand, pathArgs } from "./bash-words.ts";
 import { runProcessSync } from "../util/subprocess.ts";
 
 const w = (value: string): ShellWord => ({ value, raw: value, static: true, glob: false });
@@ -84,13 +84,7 @@ const HISTORY_ALWAYS = new Set(["format-patch", "archive", "bundle", "fast-expor
 
 /** What a git command shows of file contents (issue 16 class 3). `here` is where it runs. Never throws. */
 export function gitContentScope(argv: ShellWord[], here: string): GitScope {
-  const g = gitGlobals(argv);
-  const [subWord, ...rest] = g.argv.slice(1);
-  const sub = subWord?.static ? subWord.value : "";
-  const dd = rest.findIndex((x) => x.static && x.value === "--");
-  const before = dd < 0 ? rest : rest.slice(0, dd);
-  const after = dd < 0 ? [] : rest.slice(dd + 1);
-  const opts = before.filter((x) => x.static && x.value.startsWith("-")).map((x) => x.value);
+  const { sub, before, after, opts } = gitSubcommand(argv);
   const operands = before.filter((x) => !(x.static && x.value.startsWith("-")));
   const patch = opts.some((o) => PATCH.test(o));
   let content: boolean;

@@ -330,3 +330,16 @@ export function execStringIndex(rest: ShellWord[], flag: string): { index: numbe
   }
   return undefined;
 }
+
+/** A git command's subcommand, its words before and after `--`, and the options among the words before. */
+export function gitSubcommand(argv: ShellWord[]): { sub: string; before: ShellWord[]; after: ShellWord[]; opts: string[] } {
+  const [subWord, ...rest] = gitGlobals(argv).argv.slice(1);
+  const dd = rest.findIndex((x) => x.static && x.value === "--");
+  const before = dd < 0 ? rest : rest.slice(0, dd);
+  return {
+    sub: subWord?.static ? subWord.value : "",
+    before,
+    after: dd < 0 ? [] : rest.slice(dd + 1),
+    opts: before.filter((x) => x.static && x.value.startsWith("-")).map((x) => x.value),
+  };
+}
