@@ -1,0 +1,60 @@
+// Issue 16, third red-team pass (by someone who did not write the permission engine): variants the corpora did not
+// have, one describe per class found to get through. Each case ran without a prompt before its fix.
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createPermissionEvaluator } from "../../src/permission/index.ts";
+import type { PermissionMode } from "../../src/permission/types.ts";
+import { type Perms, settingsOf, tempProject } from "./settings-fixture.ts";
+
+const t = tempProject("yoke-red-team-");
+afterAll(t.cleanup);
+for (const [f, c] of Object.entries({ ".env": "T=1", "secrets/key.pem": "K", "protected/keep.txt": "k", "src/app.ts": "x", "README.md": "r" })) {
+  mkdirSync(join(t.cwd, f, ".."), { recursive: true });
+  writeFileSync(join(t.cwd, f), c);
+}
+Bun.spawnSync(["git", "init", "-q"], { cwd: t.cwd });
+
+const DENY: Perms = { deny: ["Read(./.env)", "Read(./secrets/**)", "Edit(./protected/**)", "Bash(rm:*)", "Bash(curl:*)"] };
+const decide = (command: string, o: { perms?: Perms; mode?: PermissionMode } = {}) =>
+  createPermissionEvaluator({ settings: settingsOf({ ruleRoot: t.cwd, permissions: o.perms ?? DENY }), cwd: t.cwd, mode: o.mode, env: t.env }).decide({
+    toolName: "Bash",
+    input: { command },
+    readOnly: false,
+    cwd: t.cwd,
+  });
+const MODES: PermissionMode[] = ["default", "acceptEdits"];
+const each = (cmds: string[], want: (d: string) => boolean, o: { perms?: Perms } = {}) => {
+  for (const mode of MODES)
+    for (const c of cmds) {
+      const d = decide(c, { ...o, mode });
+      expect({ c, mode, ok: want(d.behavior), reason: d.reason }).toMatchObject({ c, mode, ok: true });
+    }
+};
+const notAllowed = (cmds: string[], o: { perms?: Perms } = {}) => each(cmds, (d) => d !== "allow", o);
+const denied = (cmds: string[], o: { perms?: Perms } = {}) => each(cmds, (d) => d === "deny", o);
+const allowed = (cmds: string[], o: { perms?: Perms } = {}) => each(cmds, (d) => d === "allow", o);
+
+describe("the pattern of grep, rg, sed, awk, jq is told apart from files as their getopt does", () => {
+  test("a pattern in an attached option value leaves every operand a file: the denied one is denied", () => {
+    denied(["grep -eTOKEN .env", "grep -e. .env", "grep -ie. .env", "grep -ve^x .env", "grep -x -e. .env", "grep -c -e. secrets/key.pem", "egrep -e. .env", "fgrep -eT .env"]);
+    denied(["grep --regexp=TOKEN .env", "grep --regex=. .env", "grep --reg=. .env", "grep --file=README.md .env", "grep -fREADME.md .env", "rg -e. .env", "rg --regexp=. .env"]);
+  });
+  test("sed and awk under an allow rule: the script in an option value leaves the file a file", () => {
+    const perms: Perms = { deny: DENY.deny, allow: ["Bash(sed:*)", "Bash(awk:*)", "Bash(jq:*)"] };
+    denied(["sed -ep .env", "sed -nep .env", "sed --expression=p .env", "sed --expr=p .env", "awk --source=1 .env", "awk -e1 .env", "jq -f/dev/null .env"], { perms });
+  });
+  test("an option's value taken for the pattern no longer hides that grep -r searches the working directory", () => {
+    notAllowed([
+      "grep -r --exclude-dir=src CANARY", "grep -r --include=* CANARY", "grep -r --include '*' CANARY", "grep -r --exclude-dir src CANARY", "grep -rn --color=never CANARY",
+      "grep -r --max-count=5 CANARY", "grep -r -m 5 CANARY", "grep -r -A 1 CANARY", "grep -r --context 1 CANARY", "grep -r CANARY --exclude=x", "grep -rl CANARY --exclude=README.md",
+      "rg -g '*' CANARY", "rg --glob '*' CANARY", "rg --glob=* CANARY", "rg -t sh CANARY", "rg --type-add 'x:*' CANARY", "rg -m 1 CANARY", "rg -A 1 CANARY", "rg --sort path CANARY", "rg -E utf8 CANARY",
+    ]);
+  });
+  test("every spelling of grep's recursion: -d recurse, --directories, prefixes of --recursive", () => {
+    notAllowed(["grep -d recurse CANARY .", "grep -drecurse CANARY .", "grep -d rec CANARY .", "grep --directories recurse CANARY .", "grep --directories=recurse CANARY", "grep --dir=recurse CANARY .", "grep --recur CANARY .", "grep --recursiv CANARY"]);
+  });
+  test("ordinary searches still run", () => {
+    allowed(["grep -rn export src", "grep -e export -r src", "grep -r --include='*.ts' export src", "rg export src", "rg -l export src -g '*.ts'", "grep -c export src/app.ts README.md", "grep -n -A 2 export src/app.ts"]);
+  });
+});
