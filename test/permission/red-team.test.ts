@@ -58,3 +58,25 @@ describe("the pattern of grep, rg, sed, awk, jq is told apart from files as thei
     allowed(["grep -rn export src", "grep -e export -r src", "grep -r --include='*.ts' export src", "rg export src", "rg -l export src -g '*.ts'", "grep -c export src/app.ts README.md", "grep -n -A 2 export src/app.ts"]);
   });
 });
+
+describe("git listings of the history name what a denied folder held", () => {
+  const h = tempProject("yoke-red-team-git-");
+  afterAll(h.cleanup);
+  const env = { ...process.env, HOME: h.home, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.invalid", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.invalid" };
+  const git = (...args: string[]) => expect(Bun.spawnSync(["git", ...args], { cwd: h.cwd, env }).exitCode).toBe(0);
+  const decideHere = (command: string) =>
+    createPermissionEvaluator({ settings: settingsOf({ ruleRoot: h.cwd, permissions: DENY }), cwd: h.cwd, env: h.env }).decide({ toolName: "Bash", input: { command }, readOnly: false, cwd: h.cwd }).behavior;
+  test("rev-list --objects and ls-files --with-tree ask; plain rev-list and ls-files run", () => {
+    mkdirSync(join(h.cwd, "secrets"), { recursive: true });
+    writeFileSync(join(h.cwd, "secrets/secret-name.txt"), "s");
+    writeFileSync(join(h.cwd, "README.md"), "r");
+    git("init", "-q");
+    git("add", "-A");
+    git("-c", "commit.gpgsign=false", "commit", "-qm", "one");
+    git("rm", "-rq", "--cached", "secrets");
+    git("-c", "commit.gpgsign=false", "commit", "-qm", "two");
+    for (const c of ["git rev-list --objects --all", "git rev-list --objects-edge --all", "git rev-list --all --objects-edge-aggressive", "git ls-files --with-tree HEAD~1", "git ls-files --with-tree=HEAD~1"])
+      expect({ c, d: decideHere(c) }).toEqual({ c, d: "ask" });
+    for (const c of ["git rev-list --all", "git rev-list --count HEAD", "git ls-files", "git rev-list --objects --all -- README.md"]) expect({ c, d: decideHere(c) }).toEqual({ c, d: "allow" });
+  });
+});
