@@ -80,3 +80,18 @@ describe("git listings of the history name what a denied folder held", () => {
     for (const c of ["git rev-list --all", "git rev-list --count HEAD", "git ls-files", "git rev-list --objects --all -- README.md"]) expect({ c, d: decideHere(c) }).toEqual({ c, d: "allow" });
   });
 });
+
+describe("WebFetch: a denied host spelled as another address of the same machine", () => {
+  const fetchDecision = (url: string, perms: Perms) =>
+    createPermissionEvaluator({ settings: settingsOf({ ruleRoot: t.cwd, permissions: perms }), cwd: t.cwd, env: t.env }).decide({ toolName: "WebFetch", input: { url, prompt: "x" }, readOnly: true, cwd: t.cwd }).behavior;
+  test("every loopback spelling is denied by WebFetch(domain:localhost), also a real tab inside the name", () => {
+    const perms: Perms = { deny: ["WebFetch(domain:localhost)"], allow: ["WebFetch"] };
+    for (const url of ["http://127.0.0.1:9/", "http://127.1:9/", "http://2130706433:9/", "http://0x7f000001:9/", "http://0177.0.0.1:9/", "http://[::1]:9/", "http://[0:0:0:0:0:0:0:1]:9/", "http://[::ffff:127.0.0.1]:9/", "http://0.0.0.0:9/", "http://0:9/", "http://[::]:9/", "http://app.localhost:9/", "http://localhost.localdomain:9/", "http://local\thost:9/"])
+      expect({ url, d: fetchDecision(url, perms) }).toEqual({ url, d: "deny" });
+    for (const url of ["https://example.com/", "http://10.0.0.1/", "http://[2001:db8::1]/"]) expect({ url, d: fetchDecision(url, perms) }).toEqual({ url, d: "allow" });
+  });
+  test("a rule naming an address covers its other spellings and its IPv4-mapped IPv6 form", () => {
+    const perms: Perms = { deny: ["WebFetch(domain:10.0.0.1)", "WebFetch(domain:127.0.0.1)"], allow: ["WebFetch"] };
+    for (const url of ["http://[::ffff:a00:1]/", "http://167772161/", "http://10.1/", "http://localhost:9/", "http://[::1]:9/"]) expect({ url, d: fetchDecision(url, perms) }).toEqual({ url, d: "deny" });
+  });
+});
