@@ -253,6 +253,10 @@ function collectStmtInner(ctx: Ctx, st: ShNode, origin: SimpleCommand["origin"])
     return;
   }
   const t = s.NodeType(cmd);
+  // Redirections of a compound command (`{ ...; } > f`, `(cat) < f`, `for ...; done < f`, `if ...; fi >> f`) apply to
+  // everything inside it: the file access is its own part, as a bare redirection is.
+  if (redirects.length && t !== "CallExpr" && t !== "DeclClause" && t !== "TestClause" && t !== "ArithmCmd" && t !== "LetClause")
+    push(ctx, { argv: [], assigns: [], redirects, raw: rawOf(ctx, st), origin });
   switch (t) {
     case "CallExpr": {
       const assigns = (cmd.Assigns ?? []).filter(Boolean).map((a: ShNode) => {

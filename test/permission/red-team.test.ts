@@ -95,3 +95,17 @@ describe("WebFetch: a denied host spelled as another address of the same machine
     for (const url of ["http://[::ffff:a00:1]/", "http://167772161/", "http://10.1/", "http://localhost:9/", "http://[::1]:9/"]) expect({ url, d: fetchDecision(url, perms) }).toEqual({ url, d: "deny" });
   });
 });
+
+describe("redirections of compound commands are file accesses", () => {
+  test("a group, subshell, loop, if or case reading a denied file through its redirection is denied", () => {
+    denied(["{ cat; } < .env", "(cat) < secrets/key.pem", "for i in 1; do cat; done < .env", "if true; then cat; fi < .env", "case x in x) cat;; esac < .env", "time (cat) < .env", "until false; do cat; break; done < .env", "(cat; cat) 0< .env"]);
+  });
+  test("writing a protected or Edit-denied path through one is denied or asks, in every mode", () => {
+    denied(["{ echo x; } > protected/keep.txt", "(echo x) >> protected/keep.txt", "for i in 1; do echo x; done > protected/keep.txt", "if true; then echo x; fi >| protected/keep.txt", "{ echo x; } &> protected/keep.txt"]);
+    notAllowed(["{ echo x; } 2>&1 >> ~/.bashrc", "(echo x) > .git/hooks/pre-commit", "{ echo '{}'; } > .claude/settings.json", "while false; do :; done > ~/.profile"]);
+  });
+  test("ordinary grouping still runs", () => {
+    allowed(["(cd src && ls) > /dev/null", "{ ls; } 2>/dev/null", "{ cat README.md; echo; } | wc -l"]);
+    expect(decide("{ ls; echo done; } > build.log", { mode: "acceptEdits" }).behavior).toBe("allow");
+  });
+});
