@@ -109,3 +109,37 @@ describe("redirections of compound commands are file accesses", () => {
     expect(decide("{ ls; echo done; } > build.log", { mode: "acceptEdits" }).behavior).toBe("allow");
   });
 });
+
+describe("code held in a variable's value, run by arithmetic or a prompt expansion", () => {
+  const none: Perms = { deny: [] };
+  test("a value with a command substitution in a subscript, evaluated by any arithmetic context, asks (rules or none)", () => {
+    const cmds = [
+      "x='a[$(rm -rf protected)]'; echo $((x))", "x='a[$(cat .env >&2)]'; echo $(( x + 1 ))", "x='a[$(rm -rf protected)]'; (( x ))", "x='a[$(rm -rf protected)]'; let x",
+      "x='a[$(rm -rf protected)]'; echo $[x]", "x='a[$(rm -rf protected)]'; echo ${y[x]}", "x='a[$(rm -rf protected)]'; echo ${z:x:1}", "x='a[$(rm -rf protected)]'; [[ $x -gt 0 ]]",
+      "x='a[$(rm -rf protected)]'; declare -i y=x", "x='a[$(rm -rf protected)]'; arr[x]=1", "x='a[$(rm -rf protected)]'; for ((i=x;i<1;i++)); do :; done", "x='a[$(rm -rf protected)]'; y=x; echo $((y))",
+      "unset 'a[$(rm -rf protected)]'", "test -v 'a[$(rm -rf protected)]'", "printf -v 'a[$(rm -rf protected)]' %s x", "x='$(rm -rf protected)'; echo ${x@P}", "x='`rm -rf protected`'; echo \"${x@P}\"",
+      // Values read at run time (a file the repository ships may hold one).
+      "x=$(cat README.md); echo $((x))", "read x < README.md; echo $((x))", "echo $(( $(cat README.md) ))", "for f in *; do echo $((f)); done", "echo 'a[$(rm -rf protected)]'; echo $(( $_ ))",
+      "f() { echo $(( $1 )); }; f 'a[$(rm -rf protected)]'", "set -- 'a[$(rm -rf protected)]'; echo $(( $1 ))", "mapfile -t m < README.md; echo $(( m ))", "x=$(cat README.md); echo ${x@P}",
+      "bash -c \"x='a[\\$(rm -rf protected)]'; echo \\$((x))\"",
+    ];
+    notAllowed(cmds);
+    notAllowed(cmds, { perms: none });
+  });
+  test("arithmetic over numbers and known values still runs", () => {
+    allowed([
+      "echo $((6*7))", "x=5; echo $((x+1))", "for ((i=0;i<3;i++)); do echo $i; done", "for i in 1 2 3; do echo $((i*2)); done", "n=$(wc -l < README.md); echo $((n+1))",
+      "echo $(( $(wc -l < README.md) + 1 ))", "a=(x y z); for i in 0 1 2; do echo ${a[i]}; done", "s=hello; echo ${s:1:2}", "x=3; [[ $x -eq 3 ]] && echo yes", "let x=1+2; echo $x",
+      "echo $((RANDOM % 10))", "count=0; for f in src/*.ts; do count=$((count+1)); done; echo $count",
+    ]);
+  });
+  test("the test builtin `[` is no pattern", () => {
+    allowed(["[ -f README.md ] && echo yes", "i=1; [ $i -lt 3 ] && echo y"]);
+  });
+});
+
+describe("substitutions the parser's walk did not enter", () => {
+  test("array items and subscripts of assignments, slice offsets, extended globs", () => {
+    denied(["a=($(cat .env)); echo ${a[@]}", "a=(x \"$(cat .env)\")", "a[$(cat .env)]=1", "a=([0]=$(cat .env))", "a+=($(cat .env))", "echo ${x:$(cat .env)}", "echo ${x:1:$(cat secrets/key.pem)}", "shopt -s extglob\necho @(x|$(cat .env))"]);
+  });
+});
