@@ -37,7 +37,6 @@ const live = (pid: number) => {
   }
 };
 
-const ready = (f: string) => existsSync(f) && readFileSync(f, "utf8").endsWith("\n");
 
 /** Runs `body` as a yoke stand-in; resolves with its exit once it ended (it SIGKILLs itself). */
 async function standIn(dir: string, body: string): Promise<number | null> {
