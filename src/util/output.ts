@@ -68,11 +68,23 @@ const closedListeners: Array<() => void> = [];
 let stdoutStream: Tracked | undefined;
 let stderrStream: Tracked | undefined;
 
-const stdout = (): Tracked =>
-  (stdoutStream ??= track(process.stdout, () => {
-    for (const l of closedListeners.splice(0)) l();
-  }));
-const stderr = (): Tracked => (stderrStream ??= track(process.stderr, () => {}));
+// The marks (YOKE_TIMING) show when each Node stream was made: a headless run makes neither before its first request.
+const stdout = (): Tracked => {
+  if (!stdoutStream) {
+    performance.mark("yoke:stdout-made");
+    stdoutStream = track(process.stdout, () => {
+      for (const l of closedListeners.splice(0)) l();
+    });
+  }
+  return stdoutStream;
+};
+const stderr = (): Tracked => {
+  if (!stderrStream) {
+    performance.mark("yoke:stderr-made");
+    stderrStream = track(process.stderr, () => {});
+  }
+  return stderrStream;
+};
 
 /** Writes text to stdout as is (add the newline yourself). */
 export const writeOut = (text: string): void => stdout().write(text);
@@ -84,11 +96,12 @@ export const writeErr = (text: string): void => stderr().write(text);
 export const errLine = (line: string): void => stderr().write(`${line}\n`);
 
 /** Resolves once stdout can take more without growing its in-memory buffer. */
-export const stdoutReady = (): Promise<void> => stdout().ready();
+export const stdoutReady = (): Promise<void> => stdoutStream?.ready() ?? Promise.resolve(); // nothing written, nothing held
 
 /** Runs `fn` once when stdout's reader goes away (EPIPE). */
 export function onStdoutClosed(fn: () => void): void {
-  if (stdout().closed) fn();
+  // Not stdout(): a stream nobody wrote to cannot have lost its reader, and making it costs the start (issue 21).
+  if (stdoutStream?.closed) fn();
   else closedListeners.push(fn);
 }
 
