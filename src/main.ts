@@ -1,5 +1,5 @@
 import { VERSION } from "./version.ts";
-import { flushOutput, writeErr, writeOut, writeOutOnce } from "./util/output.ts";
+import { flushOutput, writeErr, writeErrAtExit, writeOut, writeOutOnce } from "./util/output.ts";
 
 /** argv → Runtime → mode. The only place that reads process.argv, exits, or installs signal handlers. */
 async function main(argv: string[]): Promise<number> {
@@ -71,7 +71,7 @@ function printTiming(): void {
   performance.mark("yoke:exit");
   const marks = (performance.getEntriesByType("mark") as PerformanceMark[]).filter((m) => m.name.startsWith("yoke:"));
   const cpu = marks.filter((m) => typeof m.detail?.cpuMs === "number");
-  writeErr(
+  writeErrAtExit(
     `yoke timing (ms since start): ${marks.map((m) => `${m.name.slice(5)}=${m.startTime.toFixed(1)}`).join(" ")}\n` +
       `yoke cpu (ms of this process): ${cpu.map((m) => `${m.name.slice(5)}=${(m.detail.cpuMs as number).toFixed(1)}`).join(" ")}\n`,
   );
