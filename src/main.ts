@@ -70,9 +70,11 @@ function printTiming(): void {
   if (process.env.YOKE_TIMING !== "1") return;
   performance.mark("yoke:exit");
   const marks = (performance.getEntriesByType("mark") as PerformanceMark[]).filter((m) => m.name.startsWith("yoke:"));
+  // Measures are durations (the main thread's time on one thing), not points in time.
+  const spans = performance.getEntriesByType("measure").filter((m) => m.name.startsWith("yoke:"));
   const cpu = marks.filter((m) => typeof m.detail?.cpuMs === "number");
   writeErrAtExit(
-    `yoke timing (ms since start): ${marks.map((m) => `${m.name.slice(5)}=${m.startTime.toFixed(1)}`).join(" ")}\n` +
+    `yoke timing (ms since start): ${[...marks.map((m) => `${m.name.slice(5)}=${m.startTime.toFixed(1)}`), ...spans.map((m) => `${m.name.slice(5)}:${m.duration.toFixed(2)}`)].join(" ")}\n` +
       `yoke cpu (ms of this process): ${cpu.map((m) => `${m.name.slice(5)}=${(m.detail.cpuMs as number).toFixed(1)}`).join(" ")}\n`,
   );
 }
