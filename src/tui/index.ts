@@ -1,3 +1,4 @@
+import "../util/zod-setup.ts"; // first: zod reads the setting as each schema is made
 import { ProcessTerminal } from "@mariozechner/pi-tui";
 import type { ParsedArgs } from "../cli/args.ts";
 import { createDiagnostics } from "../util/diagnostics.ts";
