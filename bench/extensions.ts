@@ -19,6 +19,9 @@ import { parseTiming } from "./timing.ts";
 
 const arg = process.argv.indexOf("--runs");
 const RUNS = arg > 0 ? Number(process.argv[arg + 1]) : 31;
+/** `--reference PATH`: another yoke binary (main before a change) run on the 150 files in the same rounds. */
+const refArg = process.argv.indexOf("--reference");
+const REF = refArg > 0 ? process.argv[refArg + 1] : undefined;
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "yoke-bench-ext-")));
 const write = (p: string, text: string) => {
@@ -41,20 +44,22 @@ for (let i = 0; i < 100; i++)
   );
 
 const bin = yokeBin();
-const fake = await startFakeAnthropic({ script: Array.from({ length: 2 * RUNS + 4 }, () => ({ content: [{ type: "text" as const, text: "hi" }] })) });
+const fake = await startFakeAnthropic({ script: Array.from({ length: 4 * RUNS + 4 }, () => ({ content: [{ type: "text" as const, text: "hi" }] })) });
 type Sample = { wall: number; cpu: number; busy: number };
 const COLD = "cold";
+const REFERENCE = "reference";
 const samples = new Map<string, Sample[]>([
   [empty, []],
   [full, []],
   [COLD, []],
+  [REFERENCE, []],
 ]);
 const busyOf = (stderr: string) => Number(/extensions-busy:([\d.]+)/.exec(stderr)?.[1] ?? 0);
 /** The warm runs share one home, so discovery's cache from the run before is there (the usual case: a second start). */
 const warmHome = join(root, "home");
-async function run(cwd: string, keep: boolean, o: { cold?: boolean; as?: string } = {}): Promise<void> {
+async function run(cwd: string, keep: boolean, o: { cold?: boolean; as?: string; bin?: string } = {}): Promise<void> {
   const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_TIMING: "1", YOKE_TRUST_WORKSPACE: "1", ...(o.cold ? {} : { HOME: warmHome }) });
-  const p = Bun.spawn([bin, "-p", "hello"], { cwd, env, stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn([o.bin ?? bin, "-p", "hello"], { cwd, env, stdout: "pipe", stderr: "pipe" });
   const [, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   const t = parseTiming(err);
   if (p.exitCode !== 0 || t.request === undefined || t["headless-loaded"] === undefined) throw new Error(`run failed (exit ${p.exitCode}): ${err}`);
@@ -67,6 +72,7 @@ await run(empty, false);
 await run(full, false);
 for (let i = 0; i < RUNS; i++) {
   const round: Array<() => Promise<void>> = [() => run(empty, true), () => run(full, true), () => run(full, true, { cold: true, as: COLD })];
+  if (REF) round.push(() => run(full, true, { bin: REF, as: REFERENCE }));
   for (let k = 0; k < round.length; k++) await round[(k + i) % round.length]!();
 }
 const req = fake.requests.findLast((r) => JSON.stringify(r.body.tools ?? []).includes('"Skill"'))!;
@@ -91,5 +97,9 @@ console.log(`spawn → first request (ms), 150 files, no cache     ${stats(col(C
 console.log(`process CPU time (ms), none                         ${stats(col(empty, "cpu"))}`);
 console.log(`process CPU time (ms), 150 files                    ${stats(col(full, "cpu"))}   difference of medians ${diff("cpu", full)}`);
 console.log(`process CPU time (ms), 150 files, no cache          ${stats(col(COLD, "cpu"))}   difference of medians ${diff("cpu", COLD)}`);
+if (REF) {
+  console.log(`spawn → first request (ms), 150 files, reference   ${stats(col(REFERENCE, "wall"))}   difference of medians ${diff("wall", REFERENCE)}`);
+  console.log(`process CPU time (ms), 150 files, reference        ${stats(col(REFERENCE, "cpu"))}   difference of medians ${diff("cpu", REFERENCE)}`);
+}
 console.log(`listing in the system prompt                        ${listing.length} chars (~${Math.round(listing.length / 4)} tokens; budget 1% of the context window)`);
 console.log(`the Skill tool's definition in the request          ${skillTool.length} chars (~${Math.round(skillTool.length / 4)} tokens)`);

@@ -79,3 +79,9 @@ describe("discoverExtensions with the cache", () => {
     expect(run().commands.find((c) => c.name === "one")!.description).toBe("other");
   });
 });
+
+test("the Skill tool's written-out JSON Schema is exactly what zod makes of its input", async () => {
+  const { SKILL_JSON_SCHEMA, skillInput } = await import("../../src/extension/skill-tool.ts");
+  const { toolJsonSchema } = await import("../../src/tool/define-tool.ts");
+  expect(SKILL_JSON_SCHEMA).toEqual(toolJsonSchema(skillInput));
+});
