@@ -283,3 +283,30 @@ describe("discovery's cache between runs (issue 14 point 7)", () => {
     expect(existsSync(join(home, ".yoke", "projects"))).toBe(true);
   });
 });
+
+describe("bad input: a missing referenced file (issue 14)", () => {
+  test("an @file that names nothing and a plugin.json command file that is not there: each said once, naming the file; the rest runs", async () => {
+    const cwd = project();
+    const plug = tempDir("yoke-plug-");
+    writeTree(plug, {
+      ".claude-plugin/plugin.json": JSON.stringify({ name: "kit", commands: ["./extra/ok.md", "./extra/gone.md"] }),
+      "extra/ok.md": "---\ndescription: Works\n---\nKIT-OK-BODY\n",
+    });
+    writeTree(cwd, { ".claude/commands/cite.md": "---\ndescription: Cites notes\n---\nCITE-BODY, see @docs/nowhere.md twice: @docs/nowhere.md\n" });
+    const user = (content: string) => JSON.stringify({ type: "user", message: { role: "user", content } });
+    const r = await runWith(cwd, [say("one"), say("two"), say("three")], ["--plugin-dir", plug, "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"], {
+      stdin: `${user("/cite")}\n${user("/cite")}\n${user("/kit:ok")}\n`,
+      prompt: undefined,
+    });
+    expect(r.code).toBe(0);
+    const lines = r.stderr.trim().split("\n");
+    const atFile = lines.filter((l) => l.includes("docs/nowhere.md"));
+    expect(atFile).toHaveLength(1);
+    expect(atFile[0]).toContain(join(cwd, ".claude/commands/cite.md"));
+    const gone = lines.filter((l) => l.includes("gone.md"));
+    expect(gone).toHaveLength(1);
+    expect(gone[0]).toContain(join(plug, "extra/gone.md"));
+    expect(firstUserBlocks(r.requests[0]!).join("\n")).toContain("CITE-BODY");
+    expect(requestText(r.requests[2]!)).toContain("KIT-OK-BODY");
+  });
+});
