@@ -219,7 +219,8 @@ function commandFiles(dir: string): string[] {
     return [];
   }
   return rel
-    .filter((r) => r.endsWith(".md") && !r.split(sep).some((p) => p.startsWith(".")))
+    // No hidden file or folder on the way (`.drafts/x.md`, `a/.old.md`): two string searches, no split per file.
+    .filter((r) => r.endsWith(".md") && r[0] !== "." && !r.includes(`${sep}.`))
     .sort()
     .slice(0, MAX_FILES_PER_DIR);
 }
