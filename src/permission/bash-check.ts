@@ -7,6 +7,7 @@ import {
   CODE_FLAGS, EXEC_STRING, execStringIndex, gitGlobals, gitOperands, HARMLESS_ENV, isReadOnlyCommand, pathArgs, reachesEnv, renderArgv, SAFE_ENV, SHELLS, unwrap, WRAPPERS,
 } from "./bash-words.ts";
 import { runnerOpaque } from "./bash-runners.ts";
+import { gitRepoRunsPrograms } from "./git-repo-programs.ts";
 import { listingOf } from "./bash-listings.ts";
 import { expandGlob, mayRewriteScripts, namesVerdict, patternVerdict, scriptsVerdict } from "./bash-names-recipes.ts";
 import { isInside, type ResolvedPath, resolvePath, ruleMayCoverInside } from "./paths.ts";
@@ -334,7 +335,10 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     for (const s of codeStrings(u.argv, u.cmd)) reads.push({ value: s, raw: s, static: true, glob: false });
     // git reads the configuration of the repository it finds, which can name programs (core.fsmonitor, diff.external):
     // one outside a `.git` folder (a bare repository written as plain files) is no protected path.
-    const readOnly = readOnlyUnit(u) && !(name === "git" && heres.some(gitConfigUnprotected));
+    // A repository whose own config or hooks name programs (a folder that came with its `.git`) runs them on `git status`.
+    const repoRuns = name === "git" ? heres.map(gitRepoRunsPrograms).find(Boolean) : undefined;
+    if (repoRuns && ctx.set.byList.deny.length) u.opaque ??= repoRuns;
+    const readOnly = readOnlyUnit(u) && !(name === "git" && (repoRuns || heres.some(gitConfigUnprotected)));
     // Files options read and write (`sort -o F`, `tree -oF`, `--output=F`, `jq --rawfile N F`), parsed as the program does.
     reads.push(...(u.fx?.reads ?? []));
     writes.push(...(u.fx?.writes ?? []).filter((x) => !(x.static && DEV_FILES.test(x.value))));

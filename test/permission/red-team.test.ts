@@ -143,3 +143,47 @@ describe("substitutions the parser's walk did not enter", () => {
     denied(["a=($(cat .env)); echo ${a[@]}", "a=(x \"$(cat .env)\")", "a[$(cat .env)]=1", "a=([0]=$(cat .env))", "a+=($(cat .env))", "echo ${x:$(cat .env)}", "echo ${x:1:$(cat secrets/key.pem)}", "shopt -s extglob\necho @(x|$(cat .env))"]);
   });
 });
+
+describe("a folder that came with its .git: what its config and hooks make git run", () => {
+  const repo = (config: string, hook?: string) => {
+    const r = tempProject("yoke-red-team-repo-");
+    Bun.spawnSync(["git", "init", "-q"], { cwd: r.cwd });
+    writeFileSync(join(r.cwd, ".git", "config"), `[core]\n\trepositoryformatversion = 0\n\tbare = false\n${config}`);
+    if (hook) writeFileSync(join(r.cwd, ".git", "hooks", "post-index-change"), hook, { mode: 0o755 });
+    return r;
+  };
+  const decideIn = (r: ReturnType<typeof tempProject>, command: string, perms: Perms = DENY) =>
+    createPermissionEvaluator({ settings: settingsOf({ ruleRoot: r.cwd, permissions: perms }), cwd: r.cwd, env: r.env }).decide({ toolName: "Bash", input: { command }, readOnly: false, cwd: r.cwd }).behavior;
+  const cases: Array<[string, string | undefined]> = [
+    ["\tfsmonitor = ./tools/evil.sh\n", undefined],
+    ['[filter "x"]\n\tclean = ./tools/evil.sh\n', undefined],
+    ["[diff]\n\texternal = ./tools/evil.sh\n", undefined],
+    ['[diff "bin"]\n\ttextconv = ./tools/evil.sh\n', undefined],
+    ["[core]\n\thooksPath = tools\n", undefined],
+    ["[include]\n\tpath = ../extra.cfg\n", undefined],
+    ["", "#!/bin/sh\ntouch PWNED\n"],
+  ];
+  test("git status, diff, log run no longer read-only, with deny rules in play or none", () => {
+    for (const [config, hook] of cases) {
+      const r = repo(config, hook);
+      writeFileSync(join(r.cwd, "extra.cfg"), "[core]\n\tfsmonitor = ./tools/evil.sh\n");
+      for (const c of ["git status", "git -C . diff"]) {
+        expect({ config, hook, c, d: decideIn(r, c) }).toMatchObject({ d: "ask" });
+        expect({ config, hook, c, d: decideIn(r, c, { deny: [] }) }).toMatchObject({ d: "ask" });
+      }
+      r.cleanup();
+    }
+  }, 120_000);
+  test("a .git file pointing at a git directory elsewhere is followed", () => {
+    const r = repo("\tfsmonitor = ./tools/evil.sh\n");
+    mkdirSync(join(r.cwd, "sub"));
+    writeFileSync(join(r.cwd, "sub", ".git"), `gitdir: ${join(r.cwd, ".git")}\n`);
+    expect(decideIn(r, "cd sub && git status")).toBe("ask");
+    r.cleanup();
+  });
+  test("the built-in fsmonitor, Git LFS filters, a pager and ordinary keys keep git read-only", () => {
+    const r = repo('\tfsmonitor = true\n[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tprocess = git-lfs filter-process\n[core]\n\tpager = less -R\n[user]\n\tname = x\n[remote "origin"]\n\turl = https://example.com/x.git\n');
+    for (const c of ["git status", "git diff", "git log --oneline"]) expect({ c, d: decideIn(r, c) }).toEqual({ c, d: "allow" });
+    r.cleanup();
+  });
+});
