@@ -187,3 +187,19 @@ describe("a folder that came with its .git: what its config and hooks make git r
     r.cleanup();
   });
 });
+
+describe("programs allowed by a rule of their own, with deny rules in play", () => {
+  const perms: Perms = { deny: DENY.deny, allow: ["Bash(python3:*)", "Bash(node:*)", "Bash(perl:*)", "Bash(npm:*)", "Bash(pnpm:*)", "Bash(git:*)", "Bash(env:*)"] };
+  test("inline code that builds its names at run time, npm's --script-shell, git submodule foreach and instaweb's programs, env -S quoting ask", () => {
+    notAllowed([
+      "python3 -c \"getattr(__import__('o'+'s'),'sys'+'tem')('rm -rf protected')\"", "python3 -c \"print(open('.e'+'nv').read())\"", "python3 -c \"eval(compile('x','f','exec'))\"",
+      "node -e \"globalThis['requ'+'ire']('fs')\"", "node -e \"this.constructor.constructor('return process')()\"", "perl -e 'print `r`.`m`'", "perl -e '$f=\".e\".\"nv\"; print $f'",
+      "npm test --script-shell=./tools/evil.sh", "npm run build --script-shell ./tools/evil.sh", "npm test --userconfig=./evil.npmrc", "pnpm test --script-shell=./x",
+      "git submodule foreach 'rm -rf protected'", "git instaweb --httpd='sh -c x'", "git instaweb -b ./x",
+      "env -S 'python3 -c import\\ shutil;shutil.rmtree(\"protected\")'",
+    ], { perms });
+  });
+  test("plain one-liners still run", () => {
+    allowed(["node -e \"console.log(1+1)\"", "python3 -c 'print(sum(range(10)))'", "npm test", "git submodule status", "env -S 'node -e 1'"], { perms });
+  });
+});
