@@ -2,11 +2,12 @@ import { basename, join } from "node:path";
 import { braceExpand, unescapePattern } from "./bash-braces.ts";
 import { INDIRECT, parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
 import { type OptionEffects, optionEffects } from "./bash-options.ts";
-import { codeMayExec, gitConfigUnprotected, gitContentScope, gitTopLevel, isDirectory, optionPathCandidates, recursiveTargets, trackedFiles } from "./bash-readers.ts";
+import { codeIsDynamic, codeMayExec, gitConfigUnprotected, gitContentScope, gitTopLevel, isDirectory, optionPathCandidates, recursiveTargets, trackedFiles } from "./bash-readers.ts";
 import {
   CODE_FLAGS, EXEC_STRING, execStringIndex, gitGlobals, gitOperands, HARMLESS_ENV, isReadOnlyCommand, pathArgs, reachesEnv, renderArgv, SAFE_ENV, SHELLS, unwrap, WRAPPERS,
 } from "./bash-words.ts";
 import { runnerOpaque } from "./bash-runners.ts";
+import { gitRepoRunsPrograms } from "./git-repo-programs.ts";
 import { listingOf } from "./bash-listings.ts";
 import { expandGlob, mayRewriteScripts, namesVerdict, patternVerdict, scriptsVerdict } from "./bash-names-recipes.ts";
 import { isInside, type ResolvedPath, resolvePath, ruleMayCoverInside } from "./paths.ts";
@@ -129,6 +130,11 @@ function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out
       const code = codeOf(d.argv, cmd);
       if (code.some((c) => codeMayExec(name, c))) unit.opaque = `${name} runs inline code that can start other programs`;
     }
+    // Inline code that builds a name at run time (`open('.e'+'nv')`) may open a file a Read or Edit rule denies.
+    if (!unit.opaque && guardedBy(ctx.set) && codeOf(d.argv, cmd).some((c) => codeIsDynamic(name, c))) unit.opaque = `${name} runs inline code that builds the names it opens or calls at run time`;
+    // `env -S` splits its string by its own quoting and escapes, which the checker does not follow.
+    if (!unit.opaque && name !== "env" && cmd.argv[0]?.static && basename(cmd.argv[0].value) === "env" && cmd.argv.some((x) => x.static && /^(-[a-zA-Z]*S|--split-string)/.test(x.value)) && cmd.argv.some((x) => /[\\'"]/.test(x.value)))
+      unit.opaque = "env -S splits a string with quotes or escapes by its own rules";
     // Editors, debuggers, database shells, other shell languages ... run commands no rule sees (review point 2).
     if (!unit.opaque && guardedBy(ctx.set)) unit.opaque = runnerOpaque(d.argv, cmd);
     // A program named at run time (`"$(echo rm)"`, `$'\x72m'`) or by a pattern (`/bin/r[m]`) cannot be matched against rules.
@@ -334,7 +340,10 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
     for (const s of codeStrings(u.argv, u.cmd)) reads.push({ value: s, raw: s, static: true, glob: false });
     // git reads the configuration of the repository it finds, which can name programs (core.fsmonitor, diff.external):
     // one outside a `.git` folder (a bare repository written as plain files) is no protected path.
-    const readOnly = readOnlyUnit(u) && !(name === "git" && heres.some(gitConfigUnprotected));
+    // A repository whose own config or hooks name programs (a folder that came with its `.git`) runs them on `git status`.
+    const repoRuns = name === "git" ? heres.map(gitRepoRunsPrograms).find(Boolean) : undefined;
+    if (repoRuns && ctx.set.byList.deny.length) u.opaque ??= repoRuns;
+    const readOnly = readOnlyUnit(u) && !(name === "git" && (repoRuns || heres.some(gitConfigUnprotected)));
     // Files options read and write (`sort -o F`, `tree -oF`, `--output=F`, `jq --rawfile N F`), parsed as the program does.
     reads.push(...(u.fx?.reads ?? []));
     writes.push(...(u.fx?.writes ?? []).filter((x) => !(x.static && DEV_FILES.test(x.value))));

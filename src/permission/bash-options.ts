@@ -62,6 +62,7 @@ const GIT_SUB: Record<string, Spec> = {
   push: { long: { "receive-pack": "exec", exec: "exec" } },
   archive: { short: { o: "write" }, long: { exec: "exec", output: "write" } },
   "format-patch": { short: { o: "write" }, long: { "output-directory": "write", output: "write" } },
+  instaweb: { short: { d: "exec", b: "exec" }, long: { httpd: "exec", browser: "exec", "module-path": "value", port: "value" } },
   "filter-branch": { long: { "env-filter": "exec", "tree-filter": "exec", "index-filter": "exec", "parent-filter": "exec", "msg-filter": "exec", "commit-filter": "exec", "tag-name-filter": "exec", "subdirectory-filter": "value" } },
 };
 
@@ -114,6 +115,10 @@ export const SPECS: Record<string, Spec> = {
   rsync: { short: { e: "exec" }, long: { rsh: "exec", "rsync-path": "exec", "exclude-from": "read", "include-from": "read", "files-from": "read", "password-file": "read", "log-file": "write", "write-batch": "write", "only-write-batch": "write", "read-batch": "read", exclude: "value", include: "value", filter: "value" } },
   man: { short: { P: "exec", H: "exec", l: "flag" }, long: { pager: "exec", html: "opt-exec", "config-file": "read" } },
   curl: { short: { o: "write", K: "read", T: "read", c: "write", b: "value", D: "write", E: "value", u: "value", H: "value", d: "data", F: "data", X: "value", A: "value", e: "value", x: "value", m: "value" }, long: { output: "write", config: "read", "upload-file": "read", "cookie-jar": "write", "dump-header": "write", "trace": "write", "trace-ascii": "write", "stderr": "write", "output-dir": "write", "libcurl": "write", "etag-save": "write", "hsts": "write", "alt-svc": "write", data: "data", "data-binary": "data", "data-ascii": "data", "data-urlencode": "data", "data-raw": "value", form: "data", "form-string": "value", json: "data", "url-query": "data", variable: "data", "proxy-header": "data", header: "data", cookie: "value" } },
+  // npm's own options name the shell scripts run in, the node options, and config files that can name both.
+  npm: { long: { "script-shell": "exec", shell: "exec", "node-options": "exec", userconfig: "exec", globalconfig: "exec", call: "exec", "init-module": "exec" } },
+  pnpm: { long: { "script-shell": "exec", shell: "exec", "node-options": "exec", userconfig: "exec", globalconfig: "exec", config: "exec" } },
+  yarn: { long: { "script-shell": "exec", "node-options": "exec", "use-yarnrc": "exec", rc: "exec" } },
   wget: { short: { O: "write", o: "write", a: "write", P: "write", i: "read", e: "value" }, long: { "output-document": "write", "output-file": "write", "append-output": "write", "directory-prefix": "write", "input-file": "read", execute: "value", "use-askpass": "exec" } },
   ssh: { short: { o: "ssh-option", F: "read", i: "read", E: "write" } },
   scp: { short: { o: "ssh-option", F: "read", i: "read", S: "exec" } },

@@ -175,9 +175,17 @@ function gitGrepTargets(argv: ShellWord[], name: string): ShellWord[] | undefine
 
 /** APIs and commands by which inline code starts other programs. */
 const EXEC_CODE = /\b(system|exec\w*|spawn\w*|popen\w*|subprocess|child_process|Popen|os\.(system|exec\w*|spawn\w*|popen|fork\w*|posix_spawn\w*)|pty|Runtime|ProcessBuilder|Bun\.spawn|Deno\.|shell|pipe|getline|fork)\b|`|\|\s*["'$]|["']\s*\|/;
+/**
+ * Code that names what it calls at run time, so no word of it says (red team: `getattr(__import__('o'+'s'),'sys'+'tem')`):
+ * dynamic imports and attribute lookups, eval, reflection, strings built from pieces or decoded.
+ */
+const DYNAMIC_CODE = /__import__|__builtins__|\b(getattr|importlib|builtins|globals|locals|vars|eval|compile|marshal|pickle|ctypes|cffi|codecs|b64decode|fromhex|chr|ord|Function|constructor|globalThis|Reflect|mainModule|binding|dlopen|send|public_send|const_get|instance_eval|class_eval|method|qx|fromCharCode|atob|Buffer|decode|unpack|reverse|join)\b|%x|["']\s*[+.]\s*["']|["']\s*\*\s*\d|\[::-1\]/;
 
 /** Whether inline code (`python -c`, `node -e`, `awk` programs, `sed` scripts) may start another program or write files sed-style. */
 export function codeMayExec(name: string, code: string): boolean {
   if (name === "sed") return /(^|[;{}\n\s\d$/!])[eWwRr]\b|\/[gpIiMm0-9]*[ew]/.test(code);
-  return EXEC_CODE.test(code);
+  return EXEC_CODE.test(code) || codeIsDynamic(name, code);
 }
+
+/** Whether an interpreter's inline code builds what it calls or opens at run time (awk's `"." ` joins are no such thing). */
+export const codeIsDynamic = (name: string, code: string): boolean => name !== "awk" && name !== "gawk" && name !== "sed" && DYNAMIC_CODE.test(code);

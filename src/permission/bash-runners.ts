@@ -100,6 +100,8 @@ function gitRunner(argv: ShellWord[]): string | undefined {
   if (!sub) return undefined;
   if (!sub.static) return "git runs a subcommand named at run time";
   if (!GIT_COMMANDS.has(sub.value)) return `git ${sub.value} is no git command: an alias or a git-${sub.value} program, which may run anything`;
+  // `git submodule foreach CMD` runs CMD in a shell in every submodule.
+  if (sub.value === "submodule" && g.argv.slice(2).some((x) => !x.static || x.value === "foreach")) return "git submodule foreach runs a shell command";
   if (sub.value !== "config") return undefined;
   const rest = g.argv.slice(2);
   if (rest.some((x) => !x.static)) return "git config gets words built at run time";

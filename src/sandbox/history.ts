@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
 import { runProcess, runProcessSync } from "../util/subprocess.ts";
+import { GIT_QUIET_PROGRAMS } from "../util/git.ts";
 
 const GLOB = /[*?[\]{}]/;
 
@@ -19,7 +20,7 @@ function queries(workingDirectories: string[], denyRead: string[]): { dir: strin
         .map((p) => relative(dir, p))
         .filter((rel) => rel !== "")
         .map((rel) => (GLOB.test(rel) ? `:(glob)${rel}` : `:(literal)${rel}`));
-      return specs.length ? [{ dir, argv: ["git", "-C", dir, "log", "--all", "--format=", "--name-only", "-1", "--", ...specs] }] : [];
+      return specs.length ? [{ dir, argv: ["git", ...GIT_QUIET_PROGRAMS, "-C", dir, "log", "--all", "--format=", "--name-only", "-1", "--", ...specs] }] : [];
     });
 }
 

@@ -13,11 +13,36 @@ const gitBin = (): string => Bun.which("git", { PATH: process.env.PATH ?? "" }) 
 /** How long one git call may take (YOKE_GIT_TIMEOUT_MS): a hung credential prompt or network remote must not stall the run. */
 export const GIT_TIMEOUT_MS = 60_000;
 
+/**
+ * Configuration that keeps a repository's own files from making yoke's git start programs (issue 16, red team): a
+ * folder may come with its `.git` (a tarball, a copied checkout), whose config names an fsmonitor, clean filters,
+ * textconv drivers, a hooks folder or signature checks that `git status`, `git add` and `git log` would run
+ * before any permission check (git context, checkpoints). Git LFS's filters are kept. Never throws.
+ */
+export const GIT_QUIET_PROGRAMS = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null/no-hooks", "-c", "log.showSignature=false", "-c", "diff.external="];
+const driverArgs = new Map<string, Promise<string[]>>();
+function neutralDrivers(cwd: string, env: Env, timeoutMs: number): Promise<string[]> {
+  let p = driverArgs.get(cwd);
+  if (!p) {
+    // Reading the config starts nothing; each filter and diff driver it defines is then set to no program.
+    p = runProcess([gitBin(), ...GIT_QUIET_PROGRAMS, "config", "--get-regexp", "^(filter|diff)\\..+\\.(clean|smudge|process|textconv|command)$"], { cwd, env, stdin: "ignore", timeoutMs }).then((r) =>
+      r.stdout
+        .split("\n")
+        .map((l) => /^(\S+)\s*(.*)$/.exec(l))
+        .filter((m): m is RegExpExecArray => !!m && !/^filter\.lfs\./.test(m[1]!))
+        .flatMap((m) => ["-c", `${m[1]}=`]),
+    );
+    driverArgs.set(cwd, p);
+  }
+  return p;
+}
+
 /** Runs git, bounded in time and output; never throws (a spawn failure or timeout comes back as code -1 with the reason in stderr). */
 export async function git(args: string[], opts: { cwd: string; env: Env; input?: string }): Promise<GitResult> {
   const ms = Number(opts.env.YOKE_GIT_TIMEOUT_MS);
   const timeoutMs = Number.isFinite(ms) && ms > 0 ? ms : GIT_TIMEOUT_MS;
-  const r = await runProcess([gitBin(), ...args], { cwd: opts.cwd, env: opts.env, stdin: opts.input === undefined ? "ignore" : { data: opts.input }, timeoutMs });
+  const quiet = [...GIT_QUIET_PROGRAMS, ...(await neutralDrivers(opts.cwd, opts.env, timeoutMs).catch(() => []))];
+  const r = await runProcess([gitBin(), ...quiet, ...args], { cwd: opts.cwd, env: opts.env, stdin: opts.input === undefined ? "ignore" : { data: opts.input }, timeoutMs });
   if (r.error) return { code: -1, stdout: "", stderr: r.error };
   if (r.timedOut) return { code: -1, stdout: r.stdout, stderr: `git ${args[0] ?? ""} did not finish within ${timeoutMs} ms and was stopped (YOKE_GIT_TIMEOUT_MS)` };
   return { code: r.code ?? -1, stdout: r.stdout, stderr: r.stderr };

@@ -143,3 +143,63 @@ describe("substitutions the parser's walk did not enter", () => {
     denied(["a=($(cat .env)); echo ${a[@]}", "a=(x \"$(cat .env)\")", "a[$(cat .env)]=1", "a=([0]=$(cat .env))", "a+=($(cat .env))", "echo ${x:$(cat .env)}", "echo ${x:1:$(cat secrets/key.pem)}", "shopt -s extglob\necho @(x|$(cat .env))"]);
   });
 });
+
+describe("a folder that came with its .git: what its config and hooks make git run", () => {
+  const repo = (config: string, hook?: string) => {
+    const r = tempProject("yoke-red-team-repo-");
+    Bun.spawnSync(["git", "init", "-q"], { cwd: r.cwd });
+    writeFileSync(join(r.cwd, ".git", "config"), `[core]\n\trepositoryformatversion = 0\n\tbare = false\n${config}`);
+    if (hook) writeFileSync(join(r.cwd, ".git", "hooks", "post-index-change"), hook, { mode: 0o755 });
+    return r;
+  };
+  const decideIn = (r: ReturnType<typeof tempProject>, command: string, perms: Perms = DENY) =>
+    createPermissionEvaluator({ settings: settingsOf({ ruleRoot: r.cwd, permissions: perms }), cwd: r.cwd, env: r.env }).decide({ toolName: "Bash", input: { command }, readOnly: false, cwd: r.cwd }).behavior;
+  const cases: Array<[string, string | undefined]> = [
+    ["\tfsmonitor = ./tools/evil.sh\n", undefined],
+    ['[filter "x"]\n\tclean = ./tools/evil.sh\n', undefined],
+    ["[diff]\n\texternal = ./tools/evil.sh\n", undefined],
+    ['[diff "bin"]\n\ttextconv = ./tools/evil.sh\n', undefined],
+    ["[core]\n\thooksPath = tools\n", undefined],
+    ["[include]\n\tpath = ../extra.cfg\n", undefined],
+    ["", "#!/bin/sh\ntouch PWNED\n"],
+  ];
+  test("git status, diff, log run no longer read-only, with deny rules in play or none", () => {
+    for (const [config, hook] of cases) {
+      const r = repo(config, hook);
+      writeFileSync(join(r.cwd, "extra.cfg"), "[core]\n\tfsmonitor = ./tools/evil.sh\n");
+      for (const c of ["git status", "git -C . diff"]) {
+        expect({ config, hook, c, d: decideIn(r, c) }).toMatchObject({ d: "ask" });
+        expect({ config, hook, c, d: decideIn(r, c, { deny: [] }) }).toMatchObject({ d: "ask" });
+      }
+      r.cleanup();
+    }
+  }, 120_000);
+  test("a .git file pointing at a git directory elsewhere is followed", () => {
+    const r = repo("\tfsmonitor = ./tools/evil.sh\n");
+    mkdirSync(join(r.cwd, "sub"));
+    writeFileSync(join(r.cwd, "sub", ".git"), `gitdir: ${join(r.cwd, ".git")}\n`);
+    expect(decideIn(r, "cd sub && git status")).toBe("ask");
+    r.cleanup();
+  });
+  test("the built-in fsmonitor, Git LFS filters, a pager and ordinary keys keep git read-only", () => {
+    const r = repo('\tfsmonitor = true\n[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tprocess = git-lfs filter-process\n[core]\n\tpager = less -R\n[user]\n\tname = x\n[remote "origin"]\n\turl = https://example.com/x.git\n');
+    for (const c of ["git status", "git diff", "git log --oneline"]) expect({ c, d: decideIn(r, c) }).toEqual({ c, d: "allow" });
+    r.cleanup();
+  });
+});
+
+describe("programs allowed by a rule of their own, with deny rules in play", () => {
+  const perms: Perms = { deny: DENY.deny, allow: ["Bash(python3:*)", "Bash(node:*)", "Bash(perl:*)", "Bash(npm:*)", "Bash(pnpm:*)", "Bash(git:*)", "Bash(env:*)"] };
+  test("inline code that builds its names at run time, npm's --script-shell, git submodule foreach and instaweb's programs, env -S quoting ask", () => {
+    notAllowed([
+      "python3 -c \"getattr(__import__('o'+'s'),'sys'+'tem')('rm -rf protected')\"", "python3 -c \"print(open('.e'+'nv').read())\"", "python3 -c \"eval(compile('x','f','exec'))\"",
+      "node -e \"globalThis['requ'+'ire']('fs')\"", "node -e \"this.constructor.constructor('return process')()\"", "perl -e 'print `r`.`m`'", "perl -e '$f=\".e\".\"nv\"; print $f'",
+      "npm test --script-shell=./tools/evil.sh", "npm run build --script-shell ./tools/evil.sh", "npm test --userconfig=./evil.npmrc", "pnpm test --script-shell=./x",
+      "git submodule foreach 'rm -rf protected'", "git instaweb --httpd='sh -c x'", "git instaweb -b ./x",
+      "env -S 'python3 -c import\\ shutil;shutil.rmtree(\"protected\")'",
+    ], { perms });
+  });
+  test("plain one-liners still run", () => {
+    allowed(["node -e \"console.log(1+1)\"", "python3 -c 'print(sum(range(10)))'", "npm test", "git submodule status", "env -S 'node -e 1'"], { perms });
+  });
+});
