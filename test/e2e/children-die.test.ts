@@ -63,7 +63,7 @@ async function killAndWatch(proc: ReturnType<typeof spawnYoke>, groups: number[]
 }
 
 async function started(proc: ReturnType<typeof spawnYoke>, cond: () => boolean, what: string): Promise<void> {
-  await waitFor(cond, what, 30_000).catch(async (e) => {
+  await waitFor(cond, what, 60_000).catch(async (e) => {
     proc.kill("SIGKILL");
     throw new Error(`${e.message}; yoke said: ${(await new Response(proc.stdout).text()).slice(0, 2000)} ${(await new Response(proc.stderr).text()).slice(0, 2000)}`);
   });
@@ -90,7 +90,7 @@ test("SIGKILL of yoke: the running Bash command, its background job and a backgr
   const r = await runYoke(["-p", "what happened?", "--resume", id], { cwd, env });
   expect(r.code).toBe(0);
   expect(r.stderr).toMatch(/yoke: the previous run ended during Bash \(toolu_\w+, \{"command":"sleep 300 & echo \$\$ > .*job\.tmp.*\): it may have run, in part or whole, without its result being recorded/);
-}, 60_000);
+}, 120_000);
 
 test("SIGKILL of yoke stopped by the command's first act (yoke descheduled right after the spawn): the group dies", async () => {
   const cwd = tempDir();
@@ -102,7 +102,7 @@ test("SIGKILL of yoke stopped by the command's first act (yoke descheduled right
   proc.stdin.end();
   await started(proc, () => ready(marker), "the command to run");
   await killAndWatch(proc, [Number(readFileSync(marker, "utf8"))]);
-}, 60_000);
+}, 120_000);
 
 test("SIGKILL of yoke while a Bash command streams output: the group dies", async () => {
   const cwd = tempDir();
@@ -113,7 +113,7 @@ test("SIGKILL of yoke while a Bash command streams output: the group dies", asyn
   proc.stdin.end();
   await started(proc, () => ready(marker), "the command to stream");
   await killAndWatch(proc, [Number(readFileSync(marker, "utf8"))]);
-}, 60_000);
+}, 120_000);
 
 test("SIGKILL of yoke while a hook runs: the hook's process group dies", async () => {
   const cwd = tempDir();
@@ -126,7 +126,7 @@ test("SIGKILL of yoke while a hook runs: the hook's process group dies", async (
   proc.stdin.end();
   await started(proc, () => ready(marker), "the hook to run");
   await killAndWatch(proc, [Number(readFileSync(marker, "utf8"))]);
-}, 60_000);
+}, 120_000);
 
 test("SIGKILL of yoke during a sandboxed Bash command: the command inside the sandbox dies", async () => {
   const cwd = tempDir();
@@ -143,7 +143,7 @@ test("SIGKILL of yoke during a sandboxed Bash command: the command inside the sa
   const outer = processes().filter((p) => p.ppid === proc.pid && p.cmdline.startsWith("/bin/sh\0-c\0")).map((p) => p.pgrp);
   await killAndWatch(proc, [pgidOf(pid)!, ...outer]);
   expect(processes().some((p) => p.pid === pid)).toBe(false);
-}, 60_000);
+}, 120_000);
 
 test("resume after a SIGKILL names each call of the interrupted message that has no recorded result, once; a clean run's resume names none", async () => {
   const cwd = tempDir();
@@ -176,4 +176,4 @@ test("resume after a SIGKILL names each call of the interrupted message that has
   r = await runYoke(["-p", "and now?", "--resume", id], { cwd, env });
   expect(r.code).toBe(0);
   expect(r.stderr).not.toContain("the previous run ended during");
-}, 60_000);
+}, 120_000);
