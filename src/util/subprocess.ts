@@ -131,9 +131,38 @@ function register(w: { write(line: string): void }, target: string, token?: stri
 }
 
 /**
- * Guards the children a library started in yoke's own process group, not through spawnProcess (the sandbox
- * library's socat bridges): each is SIGKILLed by the watchdog if yoke dies. Call right after the library started
- * them; call the returned function when the library has stopped them (a pid could be reused afterwards). Linux
+ * Runs `start`, a library call that starts children of its own in yoke's process group, not through spawnProcess
+ * (the sandbox library's socat bridges), so that they die with yoke from their first instruction: while `start`
+ * runs, process.env carries a pending spawn token they inherit (the library passes no environment of its own), and
+ * once it succeeded they are registered by pid (guardStrayChildren); either way the token is retired then.
+ * Returns start's value and the function to call when the library has stopped them.
+ */
+export async function guardLibraryChildren<T>(start: () => Promise<T>): Promise<{ value: T; unguard: () => void }> {
+  const token = process.platform === "linux" ? spawnToken() : undefined;
+  const before = process.env[GUARD_ENV];
+  if (token) process.env[GUARD_ENV] = token;
+  const settle = (registered: boolean) => {
+    if (before === undefined) delete process.env[GUARD_ENV];
+    else process.env[GUARD_ENV] = before;
+    const unguard = registered ? guardStrayChildren() : () => {};
+    if (token) currentWatchdog()?.write(`d ${token}\n`); // retired once the pids are registered
+    return unguard;
+  };
+  let value: T;
+  try {
+    value = await start();
+  } catch (e) {
+    // Not registered by pid: nobody would say when they ended, and a pid reused later must not be killed.
+    settle(false);
+    throw e;
+  }
+  return { value, unguard: settle(true) };
+}
+
+/**
+ * Guards the children a library started in yoke's own process group, not through spawnProcess: each is SIGKILLed
+ * by the watchdog if yoke dies. Call right after the library started them (guardLibraryChildren does); call the
+ * returned function when the library has stopped them (a pid could be reused afterwards). Linux
  * only (/proc); elsewhere a no-op. Never throws.
  */
 export function guardStrayChildren(): () => void {
