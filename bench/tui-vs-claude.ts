@@ -17,7 +17,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isolatedEnv, repoRoot, yokeBin } from "../test/helpers/binary.ts";
-import { fakeApiEnv, type FakeEntry } from "../test/helpers/fake-anthropic.ts";
+import { fakeApiEnv } from "../test/helpers/fake-anthropic.ts";
+import { startFakeProcess } from "./fake-process.ts";
 import { tempDir } from "../test/helpers/tmp.ts";
 
 const runs = Number(process.argv[2] ?? 5);
@@ -100,27 +101,6 @@ function term(argv: string[], env: Record<string, string>, cwd: string) {
   };
 }
 
-/** The fake API in its own process (bench/fake-serve.ts): this process blocks in tmux calls while it polls. */
-async function startFake(script: FakeEntry[], chunkDelayMs = 0) {
-  const file = join(tempDir("yoke-bench-fake-"), "script.json");
-  writeFileSync(file, JSON.stringify(script));
-  const child = Bun.spawn(["bun", join(repoRoot(), "bench", "fake-serve.ts"), file, String(chunkDelayMs)], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
-  const reader = child.stdout.getReader();
-  let out = "";
-  while (!out.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("bench: the fake API did not start");
-    out += new TextDecoder().decode(value);
-  }
-  return {
-    url: out.trim(),
-    async stop() {
-      child.stdin.end();
-      await child.exited;
-    },
-  };
-}
-
 const hwmMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 /** User + system CPU of the process and its reaped children, in ms (clock ticks of 10 ms). */
 const cpuMs = (pid: number) => {
@@ -150,18 +130,19 @@ async function keyLatencies(t: ReturnType<typeof term>, keys: string, stop?: (s:
 type Figures = Record<string, number>;
 
 async function startup(app: App): Promise<Figures> {
-  const fake = await startFake([]);
+  const fake = await startFakeProcess([]);
   const cwd = tempDir("yoke-bench-cwd-");
   const t = term(app.argv, app.env(fake, cwd), cwd);
   try {
     const first = await t.until((s) => s.trim() !== "", "a first frame");
     const prompt = await t.until(app.prompt, "the input prompt");
+    const promptCpu = cpuMs(t.pid());
     // The first key typed as soon as the prompt shows, until the prompt line shows it.
     t.type("q");
     const key = await t.until((s) => app.echoed(s, "q"), "the first key in the prompt");
     const ready = await t.until(app.ready, "the ready session");
     const idleKey = median(await keyLatencies(t, "zxjvk"));
-    return { first, prompt, key, ready, idleKey, idleRss: hwmMb(t.pid()), idleCpu: cpuMs(t.pid()) };
+    return { first, prompt, promptCpu, key, ready, idleKey, idleRss: hwmMb(t.pid()), idleCpu: cpuMs(t.pid()) };
   } finally {
     t.kill();
     await fake.stop();
@@ -171,7 +152,7 @@ async function startup(app: App): Promise<Figures> {
 async function streaming(app: App): Promise<Figures> {
   const long = Array.from({ length: streamLines }, (_, i) => `line ${i}: streamed text with some words in it`).join("\n");
   const last = `line ${streamLines - 1}:`;
-  const fake = await startFake([{ content: [{ type: "text", text: long }] }], 2);
+  const fake = await startFakeProcess([{ content: [{ type: "text", text: long }] }], 2);
   const cwd = tempDir("yoke-bench-cwd-");
   const t = term(app.argv, app.env(fake, cwd), cwd);
   try {
@@ -206,6 +187,7 @@ for (let i = 0; i < runs; i++) {
 const rows: Array<[string, string, (n: number) => string]> = [
   ["first", "first frame", (n) => `${n.toFixed(0)} ms`],
   ["prompt", "input prompt drawn", (n) => `${n.toFixed(0)} ms`],
+  ["promptCpu", "CPU time until the prompt was seen drawn", (n) => `${n.toFixed(0)} ms`],
   ["key", "first key shown in the prompt (from launch)", (n) => `${n.toFixed(0)} ms`],
   ["ready", "ready to send (session composed)", (n) => `${n.toFixed(0)} ms`],
   ["idleKey", "key echo, idle prompt", (n) => `${n.toFixed(0)} ms`],

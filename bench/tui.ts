@@ -6,12 +6,14 @@
  *      shows it; includes tmux's own round trip);
  *   3. peak RSS (VmHWM) of an idle session and after a 200-turn session.
  * With CLAUDE_BIN set, (1) is also measured for the real `claude` as the time until its screen shows a prompt.
+ * The fake API runs in its own process (bench/fake-process.ts): this one blocks in tmux calls while it polls.
  *   bun bench/tui.ts [turns]
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { isolatedEnv, yokeBin } from "../test/helpers/binary.ts";
-import { fakeApiEnv, startFakeAnthropic } from "../test/helpers/fake-anthropic.ts";
+import { fakeApiEnv } from "../test/helpers/fake-anthropic.ts";
+import { startFakeProcess } from "./fake-process.ts";
 import { tempDir } from "../test/helpers/tmp.ts";
 
 const turns = Number(process.argv[2] ?? 200);
@@ -74,7 +76,7 @@ async function startup(runs = 9) {
 
 async function latencyAndMemory() {
   const long = Array.from({ length: 2000 }, (_, i) => `line ${i}: streamed text with some words in it`).join("\n");
-  const fake = await startFakeAnthropic({ chunkDelayMs: 2, script: [{ content: [{ type: "text", text: long }] }] });
+  const fake = await startFakeProcess([{ content: [{ type: "text", text: long }] }], 2);
   const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "0", YOKE_SESSION_MEMORY: "0" });
   const t = term([bin], env, tempDir());
   await t.waitFor((s) => s.includes("context"));
@@ -94,7 +96,7 @@ async function latencyAndMemory() {
   t.kill();
   await fake.stop();
 
-  const fake2 = await startFakeAnthropic({ script: Array.from({ length: turns }, (_, i) => ({ content: [{ type: "text" as const, text: `answer ${i}\n\n${"- a point worth making\n".repeat(10)}` }] })) });
+  const fake2 = await startFakeProcess(Array.from({ length: turns }, (_, i) => ({ content: [{ type: "text" as const, text: `answer ${i}\n\n${"- a point worth making\n".repeat(10)}` }] })));
   const env2 = isolatedEnv({ ...fakeApiEnv(fake2), YOKE_MEMORY_EXTRACTION: "0", YOKE_SESSION_MEMORY: "0" });
   const t2 = term([bin], env2, tempDir());
   await t2.waitFor((s) => s.includes("context"));

@@ -50,8 +50,11 @@ export function frozen(render: (width: number) => string[]): Component {
 /** The view must be the TUI's first child: its lines are the first of every frame. */
 export function createConversationView(tui: TUI): ConversationView {
   const t = tui as unknown as Internals;
-  const resets = t.applyLineResets.bind(tui);
-  const images = t.collectKittyImageIds.bind(tui);
+  // Should a pi-tui version lack these steps, the view still works: pi-tui then does them per frame, as before
+  // (test/tui/conversation-view.test.ts counts what its step is handed, so the change shows).
+  const wrapped = typeof t.applyLineResets === "function" && typeof t.collectKittyImageIds === "function";
+  const resets = wrapped ? t.applyLineResets.bind(tui) : (lines: string[]) => lines;
+  const images = wrapped ? t.collectKittyImageIds.bind(tui) : () => new Set<number>();
   const children: Component[] = [];
   /** Per child, in the same order: the array it returned last, and those lines with their reset applied. */
   const seen: Array<{ src: string[]; out: string[] } | null> = [];
@@ -63,14 +66,14 @@ export function createConversationView(tui: TUI): ConversationView {
   const touched = (i: number) => (valid = Math.min(valid, i));
   /** How many of a frame's first lines are this view's, already reset (none while an overlay is drawn over them). */
   const settled = (lines: string[]) => (tui.hasOverlay() ? 0 : Math.min(flat.length, lines.length));
-  t.applyLineResets = (lines) => {
+  if (wrapped) t.applyLineResets = (lines) => {
     const from = settled(lines);
     if (from === 0) return resets(lines);
     const rest = resets(lines.slice(from));
     for (let k = 0; k < rest.length; k++) lines[from + k] = rest[k]!;
     return lines;
   };
-  t.collectKittyImageIds = (lines) => images(lines.slice(settled(lines)));
+  if (wrapped) t.collectKittyImageIds = (lines) => images(lines.slice(settled(lines)));
 
   return {
     addChild(c) {

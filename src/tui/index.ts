@@ -70,7 +70,19 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     }
     return undefined;
   });
+  // The first frame is written before the session's modules load (their evaluation would hold it back), and the
+  // mark says when it was written, not when it was asked for (bench/tui.ts, issue 12 point 9).
+  const firstFrame = new Promise<void>((resolve) => {
+    const write = terminal.write.bind(terminal);
+    terminal.write = (data) => {
+      write(data);
+      if (!data.includes("\x1b[?2026h")) return;
+      terminal.write = write;
+      resolve();
+    };
+  });
   screen.tui.start();
+  await firstFrame;
   performance.mark("yoke:prompt-drawn");
 
   const { runSession } = await import("./run-session.ts");
