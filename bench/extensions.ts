@@ -1,23 +1,23 @@
 /**
- * Skills and custom slash commands (issue 14 point 7): the startup cost of 50 skills and 100 commands on disk
- * and the context they take. Prints medians; target: discovery adds at most 5 ms to the first request.
- *  - in-process: discoverExtensions over the 150 files, and the listing's size;
- *  - the compiled binary: time from process start to the first request (YOKE_TIMING's `request` mark)
- *    in a project without and with the 150 files, runs alternating.
+ * Skills and custom slash commands (issue 14 point 7): the startup cost of 50 skills and 100 commands on disk and
+ * the context they take. Target: discovery adds at most 5 ms to the first request. All in the compiled binary,
+ * runs alternating between a project without the files and one with them:
+ *  - the main thread's own time on skills and commands before the first request (discovery, the session's table,
+ *    the listing: YOKE_TIMING's `extensions-busy` span), which is what they can add to the first request;
+ *  - spawn → first request (from YOKE_TIMING's `headless-loaded` to its `request` mark) and the process's CPU time
+ *    (user + system, which load distorts far less than wall time): medians with p10/p90, and their difference;
+ *  - the listing in the system prompt and the Skill tool's definition, in characters and about tokens.
  * Run: bun run bench/extensions.ts [--runs N]
  */
+import { loadavg, tmpdir } from "node:os";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadavg } from "node:os";
-import { discoverExtensions, discoverExtensionsAsync } from "../src/extension/discover.ts";
-import { listingBudgetChars, skillListing } from "../src/extension/listing.ts";
 import { fakeApiEnv, startFakeAnthropic } from "../test/helpers/fake-anthropic.ts";
 import { isolatedEnv, yokeBin } from "../test/helpers/binary.ts";
+import { parseTiming } from "./timing.ts";
 
 const arg = process.argv.indexOf("--runs");
-const RUNS = arg > 0 ? Number(process.argv[arg + 1]) : 21;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const RUNS = arg > 0 ? Number(process.argv[arg + 1]) : 31;
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "yoke-bench-ext-")));
 const write = (p: string, text: string) => {
@@ -39,65 +39,47 @@ for (let i = 0; i < 100; i++)
     `---\ndescription: Runs workflow ${i} on the given path\nargument-hint: <path>\n---\nRun workflow ${i} on $ARGUMENTS.\n${body}`,
   );
 
-// In-process discovery and listing.
-const opts = { cwd: full, userDir: join(root, "home/.claude") };
-discoverExtensions(opts);
-const discoverMs: number[] = [];
-for (let i = 0; i < RUNS; i++) {
-  const t = performance.now();
-  discoverExtensions(opts);
-  discoverMs.push(performance.now() - t);
-}
-const asyncMs: number[] = [];
-for (let i = 0; i < RUNS; i++) {
-  const t = performance.now();
-  await discoverExtensionsAsync(opts);
-  asyncMs.push(performance.now() - t);
-}
-const found = discoverExtensions(opts);
-const listing = skillListing(found.commands, listingBudgetChars(200_000)) ?? "";
-const unbounded = skillListing(found.commands, Number.POSITIVE_INFINITY) ?? "";
-
-// The binary: spawn → first request, without and with the files.
 const bin = yokeBin();
-const fake = await startFakeAnthropic({ script: Array.from({ length: 2 * RUNS + 2 }, () => ({ content: [{ type: "text" as const, text: "hi" }] })) });
-/** CPU time (user + system) of each whole run: on a loaded machine it moves far less than wall time does. */
-const cpuOf = new Map<string, number[]>();
-const firstRequest = async (cwd: string): Promise<number> => {
+const fake = await startFakeAnthropic({ script: Array.from({ length: 2 * RUNS + 4 }, () => ({ content: [{ type: "text" as const, text: "hi" }] })) });
+type Sample = { wall: number; cpu: number; busy: number };
+const samples = new Map<string, Sample[]>([
+  [empty, []],
+  [full, []],
+]);
+const busyOf = (stderr: string) => Number(/extensions-busy:([\d.]+)/.exec(stderr)?.[1] ?? 0);
+async function run(cwd: string, keep: boolean): Promise<void> {
   const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_TIMING: "1", YOKE_TRUST_WORKSPACE: "1" });
   const p = Bun.spawn([bin, "-p", "hello"], { cwd, env, stdout: "pipe", stderr: "pipe" });
   const [, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  // From the end of module loading to the first request: startup work, without the binary's own load time.
-  const m = /headless-loaded=([\d.]+).*request=([\d.]+)/.exec(err);
-  if (p.exitCode !== 0 || !m) throw new Error(`run failed (exit ${p.exitCode}): ${err}`);
+  const t = parseTiming(err);
+  if (p.exitCode !== 0 || t.request === undefined || t["headless-loaded"] === undefined) throw new Error(`run failed (exit ${p.exitCode}): ${err}`);
   const usage = p.resourceUsage();
-  if (usage) cpuOf.set(cwd, [...(cpuOf.get(cwd) ?? []), Number(usage.cpuTime.total) / 1000]);
-  return Number(m[2]) - Number(m[1]);
-};
-await firstRequest(empty);
-await firstRequest(full);
-cpuOf.clear();
-const without: number[] = [];
-const withFiles: number[] = [];
-for (let i = 0; i < RUNS; i++) {
-  without.push(await firstRequest(empty));
-  withFiles.push(await firstRequest(full));
+  if (keep) samples.get(cwd)!.push({ wall: t.request - t["headless-loaded"], cpu: usage ? Number(usage.cpuTime.total) / 1000 : Number.NaN, busy: busyOf(err) });
 }
+// One warm-up each (page cache, the binary's first start), then alternating, the order flipped every other pair.
+await run(empty, false);
+await run(full, false);
+for (let i = 0; i < RUNS; i++) {
+  const pair = i % 2 ? [full, empty] : [empty, full];
+  for (const cwd of pair) await run(cwd, true);
+}
+const req = fake.requests[fake.requests.length - 1]!;
 await fake.stop();
 rmSync(root, { recursive: true, force: true });
 
-const min = (xs: number[]) => Math.min(...xs);
-const fmt = (xs: number[]) => `median ${median(xs).toFixed(1).padStart(6)} ms  min ${min(xs).toFixed(1).padStart(6)} ms`;
-const added = median(withFiles) - median(without);
-const addedMin = min(withFiles) - min(without);
-console.log(`${RUNS} runs; 50 skills + 100 commands (${found.commands.length} entries, ${found.problems.length} problems); load average ${loadavg()[0]!.toFixed(1)}`);
-console.log(`discoverExtensions, sync, in process          ${fmt(discoverMs)}`);
-console.log(`discoverExtensionsAsync, in process           ${fmt(asyncMs)}`);
-console.log(`startup → first request, no files             ${fmt(without)}`);
-console.log(`startup → first request, 150 files            ${fmt(withFiles)}`);
-console.log(`added to the first request                    median ${added.toFixed(1).padStart(6)} ms  min ${addedMin.toFixed(1).padStart(6)} ms   target 5 ms  ${Math.min(added, addedMin) <= 5 ? "ok" : "SLOW"}`);
-const cpuWithout = cpuOf.get(empty) ?? [];
-const cpuWith = cpuOf.get(full) ?? [];
-console.log(`process CPU time, no files / 150 files          median ${median(cpuWithout).toFixed(1)} / ${median(cpuWith).toFixed(1)} ms  (added ${(median(cpuWith) - median(cpuWithout)).toFixed(1)} ms; min ${(min(cpuWith) - min(cpuWithout)).toFixed(1)} ms)`);
-console.log(`listing in the system prompt                  ${listing.length} chars (~${Math.round(listing.length / 4)} tokens; budget ${listingBudgetChars(200_000)} chars at a 200k window)`);
-console.log(`listing without a budget                      ${unbounded.length} chars (~${Math.round(unbounded.length / 4)} tokens)`);
+const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
+const stats = (xs: number[], digits = 1) => `median ${q(xs, 0.5).toFixed(digits).padStart(7)}  p10 ${q(xs, 0.1).toFixed(digits).padStart(7)}  p90 ${q(xs, 0.9).toFixed(digits).padStart(7)}`;
+const col = (cwd: string, k: keyof Sample) => samples.get(cwd)!.map((s) => s[k]);
+const system = typeof req.body.system === "string" ? req.body.system : (req.body.system ?? []).map((b: { text: string }) => b.text).join("\n");
+const listing = /# Skills\n[\s\S]*?(?=\n\n|$)/.exec(system)?.[0] ?? "";
+const skillTool = JSON.stringify((req.body.tools ?? []).find((t: { name: string }) => t.name === "Skill") ?? {});
+
+console.log(`${RUNS} runs each, alternating; 50 skills + 100 commands; load average ${loadavg()[0]!.toFixed(1)}`);
+console.log(`main thread on skills and commands (ms), none       ${stats(col(empty, "busy"), 2)}`);
+console.log(`main thread on skills and commands (ms), 150 files  ${stats(col(full, "busy"), 2)}   target ≤ 5 ms  ${q(col(full, "busy"), 0.9) <= 5 ? "ok (p90)" : "SLOW"}`);
+console.log(`spawn → first request (ms), none                    ${stats(col(empty, "wall"))}`);
+console.log(`spawn → first request (ms), 150 files               ${stats(col(full, "wall"))}   difference of medians ${(q(col(full, "wall"), 0.5) - q(col(empty, "wall"), 0.5)).toFixed(1)}`);
+console.log(`process CPU time (ms), none                         ${stats(col(empty, "cpu"))}`);
+console.log(`process CPU time (ms), 150 files                    ${stats(col(full, "cpu"))}   difference of medians ${(q(col(full, "cpu"), 0.5) - q(col(empty, "cpu"), 0.5)).toFixed(1)}`);
+console.log(`listing in the system prompt                        ${listing.length} chars (~${Math.round(listing.length / 4)} tokens; budget 1% of the context window)`);
+console.log(`the Skill tool's definition in the request          ${skillTool.length} chars (~${Math.round(skillTool.length / 4)} tokens)`);

@@ -56,7 +56,11 @@ function printTiming(): void {
   if (process.env.YOKE_TIMING !== "1") return;
   performance.mark("yoke:exit");
   const marks = performance.getEntriesByType("mark").filter((m) => m.name.startsWith("yoke:"));
-  writeErr(`yoke timing (ms since start): ${marks.map((m) => `${m.name.slice(5)}=${m.startTime.toFixed(1)}`).join(" ")}\n`);
+  // Measures are durations (the main thread's time on one thing), not points in time.
+  const spans = performance.getEntriesByType("measure").filter((m) => m.name.startsWith("yoke:"));
+  writeErr(
+    `yoke timing (ms since start): ${[...marks.map((m) => `${m.name.slice(5)}=${m.startTime.toFixed(1)}`), ...spans.map((m) => `${m.name.slice(5)}:${m.duration.toFixed(2)}`)].join(" ")}\n`,
+  );
 }
 
 /** Exits only after stdout and stderr reached their readers: process.exit() drops what a pipe has not taken yet. */

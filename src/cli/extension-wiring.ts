@@ -1,6 +1,6 @@
 import type { LoadedSettings } from "../config/load.ts";
 import { claudeUserDir, managedDir } from "../config/paths.ts";
-import { discoverExtensionsAsync, type Discovery, type ExtensionRoot } from "../extension/discover.ts";
+import { discoverExtensions, type Discovery, type ExtensionRoot } from "../extension/discover.ts";
 import { listingBudgetChars } from "../extension/listing.ts";
 import { discoverOutputStyles, selectOutputStyle, type OutputStyle } from "../extension/output-styles.ts";
 import { createExtensions, type Extensions, type ExtensionsOptions } from "../extension/runtime.ts";
@@ -16,19 +16,50 @@ import { isProjectTrusted } from "../trust/workspace.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 
 /**
- * Starts reading the managed, personal and project skills and commands (every file's head, concurrently), so
- * discovery overlaps the rest of startup; plugins' come later in wireExtensions. Never rejects.
+ * Reads the managed, personal and project skills and commands (each file's head) on the event loop's next turn:
+ * compose goes on at once, and the reading fills the first moment startup waits on something else (issue 14
+ * point 7); plugins' come later in wireExtensions. Never rejects.
  */
 export function startExtensionDiscovery(o: { cwd: string; env: Record<string, string>; bare: boolean; settingSources?: string[] }): Promise<Discovery> {
   if (o.bare) return Promise.resolve({ commands: [], problems: [] });
   const sources = o.settingSources;
-  return discoverExtensionsAsync({
-    cwd: o.cwd,
-    userDir: claudeUserDir(o.env),
-    managedDir: managedDir(o.env),
-    user: !sources || sources.includes("user"),
-    project: !sources || sources.includes("project"),
-  });
+  return new Promise((done) =>
+    setImmediate(() =>
+      done(
+        timed(() =>
+          discoverExtensions({
+            cwd: o.cwd,
+            userDir: claudeUserDir(o.env),
+            managedDir: managedDir(o.env),
+            user: !sources || sources.includes("user"),
+            project: !sources || sources.includes("project"),
+          }),
+        ),
+      ),
+    ),
+  );
+}
+
+/**
+ * YOKE_TIMING: the main thread's CPU time on skills and commands before the first request (discovery, the
+ * session's table, the listing), summed into the `yoke:extensions-busy` measure (bench/extensions.ts). CPU time,
+ * not wall time: on a loaded machine a slice of wall time also holds the time other processes had the core.
+ */
+let busyMs = 0;
+const threadCpuMs = (): number => {
+  const u = (process as unknown as { threadCpuUsage?: () => { user: number; system: number } }).threadCpuUsage?.();
+  return u ? (u.user + u.system) / 1000 : performance.now();
+};
+function timed<T>(f: () => T): T {
+  if (process.env.YOKE_TIMING !== "1") return f();
+  const t = threadCpuMs();
+  try {
+    return f();
+  } finally {
+    busyMs += threadCpuMs() - t;
+    performance.clearMeasures("yoke:extensions-busy");
+    performance.measure("yoke:extensions-busy", { start: 0, duration: busyMs });
+  }
 }
 
 export type ExtensionWiringOptions = {
@@ -99,17 +130,15 @@ export function pluginExtensionRoots(plugins: LoadedPlugin[]): ExtensionRoot[] {
  */
 export async function wireExtensions(o: ExtensionWiringOptions): Promise<Extensions> {
   const roots = o.bare ? [] : pluginExtensionRoots(o.plugins);
-  const [local, fromPlugins] = await Promise.all([
-    o.local,
-    roots.length ? discoverExtensionsAsync({ cwd: o.cwd, userDir: "", plugins: roots, user: false, project: false }) : { commands: [], problems: [] },
-  ]);
+  const local = await o.local;
+  const fromPlugins = roots.length ? timed(() => discoverExtensions({ cwd: o.cwd, userDir: "", plugins: roots, user: false, project: false })) : { commands: [], problems: [] };
   // YOKE_TIMING: when the skills and commands were read (bench/extensions.ts).
   performance.mark("yoke:extensions");
   // Plugin entries are namespaced (`plugin:name`), so they rank after the others without clashing.
   const found = { commands: [...local.commands, ...fromPlugins.commands], problems: [...local.problems, ...fromPlugins.problems] };
   for (const p of found.problems) o.log.warn(`${p.file}: ${p.message}`);
   const trusted = isProjectTrusted(o.settings);
-  const ext = createExtensions({
+  const ext = timed(() => createExtensions({
     commands: found.commands,
     problems: found.problems,
     cwd: o.sessionCwd,
@@ -139,11 +168,11 @@ export async function wireExtensions(o: ExtensionWiringOptions): Promise<Extensi
     warn: (m) => o.log.warn(m),
     listingBudget: listingBudgetChars(o.contextWindow),
     ...(o.fork ? { fork: o.fork } : {}),
-  });
+  }));
   const only = o.onlyTools.flatMap((v) => v.split(/[ ,]+/)).filter(Boolean);
   const wanted = !only.length || (only.length === 1 && only[0] === "default") || only.includes("Skill");
   if (ext.tool && wanted && !o.permissions.isToolHidden("Skill")) o.tools.register(ext.tool);
-  o.sections.push({ plugin: "yoke", name: "skills", text: () => ext.listing() });
+  o.sections.push({ plugin: "yoke", name: "skills", text: () => timed(() => ext.listing()) });
   return ext;
 }
 

@@ -5,6 +5,7 @@ import type { LoadedSettings } from "../config/load.ts";
 import type { Extensions } from "../extension/runtime.ts";
 import { readBody } from "../extension/invoke.ts";
 import type { Evaluator } from "../permission/index.ts";
+import { mcpPolicyBlock, readMcpPolicy } from "../mcp/policy.ts";
 import { PERMISSION_MODES, type PermissionEvaluator, type PermissionMode } from "../permission/types.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import type { Tool } from "../tool/types.ts";
@@ -133,6 +134,7 @@ export function agentMcpServers(o: {
   return async (agent) => {
     if (agent.mcpServers === undefined || agent.source === "plugin") return undefined;
     const m = await import("../mcp/agent-servers.ts");
-    return m.startAgentServers(agent, { ...o, mayStartInline });
+    const policy = readMcpPolicy(o.settings);
+    return m.startAgentServers(agent, { ...o, mayStartInline, policyBlock: (s) => mcpPolicyBlock(s, policy, o.env) });
   };
 }

@@ -7,6 +7,7 @@ import { projectStateDir } from "../config/paths.ts";
 import { type ApprovalKeys, type McpScope, normalizeMcpName, type ScopedServer } from "../mcp/config.ts";
 import type { McpServerState, TransportFactory } from "../mcp/manager.ts";
 import type { McpSession } from "../mcp/session.ts";
+import { applyMcpPolicy, type McpPolicy, readMcpPolicy } from "../mcp/policy.ts";
 import { claudeJsonPath, loadMcpSources, type McpSources, pluginServers } from "../mcp/sources.ts";
 import { prestartStdio } from "../mcp/transports.ts";
 import { isProjectTrusted } from "../trust/workspace.ts";
@@ -65,7 +66,7 @@ export type McpWiringOptions = {
 const approvalsFrom = (s: LoadedSettings): ApprovalKeys[] => s.sources.filter((x) => x.level !== "project").map((x) => x.settings as ApprovalKeys);
 
 /** The configured servers, read, and the stdio ones already spawned (see `startMcpEarly`). */
-export type EarlyMcp = { sources: McpSources; logDir: string; prepared?: Map<string, TransportFactory> };
+export type EarlyMcp = { sources: McpSources; logDir: string; prepared?: Map<string, TransportFactory>; policy: McpPolicy };
 
 /**
  * Reads every MCP scope and spawns the stdio servers at once, before the rest of startup and before the MCP SDK is
@@ -91,14 +92,20 @@ export function startMcpEarly(o: Pick<McpWiringOptions, "args" | "cwd" | "env" |
       sources.unapproved.push({ name: s.name, server: s, reason: `project server "${s.name}" (${s.source}) waits until this folder is trusted (yoke trust)` });
     sources.servers = sources.servers.filter((x) => x.scope !== "project");
   }
+  // allowedMcpServers / deniedMcpServers: a server the policy refuses is listed as disabled and never spawned.
+  const policy = readMcpPolicy(o.settings);
+  const ruled = applyMcpPolicy(sources.servers, policy, o.env);
+  sources.servers = ruled.allowed;
+  for (const b of ruled.blocked) sources.unapproved.push({ name: b.server.name, server: b.server, reason: b.reason });
   const logDir = join(projectStateDir(o.cwd, o.env), "mcp-logs");
   // stdio servers are spawned before the SDK is imported, so its import overlaps their start.
   const prepared = sources.servers.length ? prestartStdio(sources.servers, { cwd: o.cwd, env: o.env, logDir }) : undefined;
-  return { sources, logDir, prepared };
+  return { sources, logDir, prepared, policy };
 }
 
 export async function wireMcp(o: McpWiringOptions & { early?: EarlyMcp }): Promise<McpWiring> {
-  const { sources, logDir, prepared } = o.early ?? startMcpEarly(o);
+  const { sources, logDir, prepared, policy } = o.early ?? startMcpEarly(o);
+  for (const m of policy.problems) o.warn(m);
   let session: McpSession | undefined;
   let starting: Promise<McpSession> | undefined;
   const start = (servers = sources.servers, unapproved = sources.unapproved) =>
@@ -106,7 +113,7 @@ export async function wireMcp(o: McpWiringOptions & { early?: EarlyMcp }): Promi
       performance.mark("yoke:mcp-imported");
       session = await m.startMcpSession({
         servers,
-        unapproved: unapproved.map((u) => ({ name: u.name, reason: u.reason, source: u.server.source })),
+        unapproved: unapproved.map((u) => ({ name: u.name, reason: u.reason, source: u.server.source, scope: u.server.scope })),
         cwd: o.cwd,
         env: o.env,
         logDir,
@@ -123,17 +130,21 @@ export async function wireMcp(o: McpWiringOptions & { early?: EarlyMcp }): Promi
   // A copy: the plugin servers joined to sources.servers below must not also reach this first start.
   const first = sources.servers.length || sources.unapproved.length ? start([...sources.servers], sources.unapproved) : undefined;
   const strict = !!o.args.flags["strict-mcp-config"] || o.bare;
-  const fromPlugins = strict
-    ? []
-    : (await o.plugins).flatMap((p) => (p.kind === "claude" ? pluginServers({ name: p.info.name, root: p.info.root, dataDir: p.info.dataDir }) : []));
+  const pluginRuled = applyMcpPolicy(
+    strict ? [] : (await o.plugins).flatMap((p) => (p.kind === "claude" ? pluginServers({ name: p.info.name, root: p.info.root, dataDir: p.info.dataDir }) : [])),
+    policy,
+    o.env,
+  );
+  const fromPlugins = pluginRuled.allowed;
+  const pluginBlocked = pluginRuled.blocked.map((b) => ({ ...b.server, blocked: b.reason }));
   sources.servers.unshift(...fromPlugins);
   // Each plugin server starts once: through addConfigured, whether or not a session was started above.
-  if (fromPlugins.length) await (await start([], [])).addConfigured(fromPlugins);
+  if (fromPlugins.length || pluginBlocked.length) await (await start([], [])).addConfigured([...fromPlugins, ...pluginBlocked]);
   await first;
   return {
     statuses: () => session?.statuses() ?? [],
     servers: () => session?.servers() ?? [],
-    configs: () => [...sources.servers, ...sources.unapproved.map((u) => u.server)],
+    configs: () => [...sources.servers, ...pluginBlocked, ...sources.unapproved.map((u) => u.server)],
     promptCommands: () =>
       (session?.servers() ?? []).filter((s) => s.status === "connected").flatMap((s) => s.prompts.map((p) => `mcp__${normalizeMcpName(s.name)}__${normalizeMcpName(p.name)}`)),
     expandInput: async (text, signal) => {

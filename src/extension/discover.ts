@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { splitToolList } from "../permission/rule-parse.ts";
 import { parseFrontmatter } from "../util/frontmatter.ts";
@@ -32,14 +32,6 @@ export type DiscoverExtensionsOptions = {
 };
 
 export type Discovery = { commands: SlashCommand[]; problems: ExtensionProblem[] };
-
-const isDir = (p: string) => {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-};
 
 /** Folders from cwd up to the repository root (the first folder holding `.git`), closest first; cwd alone outside a repository. */
 export function projectDirs(cwd: string): string[] {
@@ -88,39 +80,28 @@ function firstLine(body: string): string {
 const HEAD_BYTES = 2048;
 /** The head is enough when the frontmatter block closes inside it (or there is none). */
 const headIsEnough = (head: string, size: number) => size < HEAD_BYTES || !head.startsWith("---") || /\n---[ \t]*\r?\n/.test(head.slice(3));
+/** One buffer for every head: discovery reads one file at a time, and the text is copied out of it. */
+let headBuf: Buffer | undefined;
 
-/** A file's head as discovery needs it; the whole file when its frontmatter runs longer. Throws on a read error. */
+/**
+ * A file's head as discovery needs it; the whole file when its frontmatter runs longer. Throws on a read error.
+ * Plain blocking reads (open, one read, close) into a shared buffer: for 150 files they cost less CPU than Bun file
+ * slices or FileHandles on the thread pool, whose promises cost more on the main thread than the reads themselves
+ * (bench/extensions.ts).
+ */
 export function readHead(file: string): string {
   const fd = openSync(file, "r");
   try {
-    const buf = Buffer.allocUnsafe(HEAD_BYTES);
+    const buf = (headBuf ??= Buffer.allocUnsafe(HEAD_BYTES));
     const n = readSync(fd, buf, 0, HEAD_BYTES, 0);
-    const head = buf.subarray(0, n).toString("utf8");
+    const head = buf.toString("utf8", 0, n);
     return headIsEnough(head, n) ? head : readFileSync(file, "utf8");
   } finally {
     closeSync(fd);
   }
 }
 
-/**
- * readHead off the main thread; an Error value instead of a throw. Bun's own file slices, not a FileHandle's
- * open/read/close: three thread-pool round trips a file cost 150 files about 6 ms of CPU, this about 1.5 ms
- * (bench/extensions.ts).
- */
-async function readHeadAsync(file: string): Promise<string | Error> {
-  try {
-    const f = Bun.file(file);
-    const bytes = await f.slice(0, HEAD_BYTES).bytes();
-    const head = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
-    return headIsEnough(head, bytes.byteLength) ? head : await f.text();
-  } catch (e) {
-    return e as Error;
-  }
-}
-
 type Reader = (file: string) => string;
-/** The folders' listings, taken once (discoverExtensionsAsync lists before it reads). */
-type Listing = { skills: Map<string, string[]>; commands: Map<string, string[]> };
 
 /** Parses one skill or command file into its metadata, or a problem naming the file (and line). Never throws. */
 export function readExtensionFile(
@@ -171,12 +152,7 @@ export function readExtensionFile(
 
 const isProblem = (x: SlashCommand | ExtensionProblem): x is ExtensionProblem => !("kind" in x);
 
-/** `<dir>/<name>/SKILL.md` for each skill folder in dir. */
-function skillFiles(dir: string): string[] {
-  return skillCandidates(dir).filter((f) => existsSync(f)).slice(0, MAX_FILES_PER_DIR);
-}
-
-/** `<dir>/<name>/SKILL.md` for each entry of dir, not yet checked to exist. */
+/** `<dir>/<name>/SKILL.md` for each entry of dir, not yet checked to exist (a failed read says so, for one syscall). */
 function skillCandidates(dir: string): string[] {
   let names: string[];
   try {
@@ -213,9 +189,7 @@ function commandFiles(dir: string): string[] {
  * name), and within one level a skill beats a command. Two of a kind with one name in one level, a broken frontmatter block
  * and an unreadable file are problems, each naming the file; the rest loads. Never throws.
  */
-export function discoverExtensions(o: DiscoverExtensionsOptions, read: Reader = readHead, listed?: Listing): Discovery {
-  const skillsIn = (dir: string) => listed?.skills.get(dir) ?? skillFiles(dir);
-  const commandsIn = (dir: string) => listed?.commands.get(dir) ?? commandFiles(dir);
+export function discoverExtensions(o: DiscoverExtensionsOptions, read: Reader = readHead): Discovery {
   const problems: ExtensionProblem[] = [];
   const byName = new Map<string, SlashCommand>();
   const levelOf = new Map<string, ExtensionRoot>();
@@ -236,8 +210,19 @@ export function discoverExtensions(o: DiscoverExtensionsOptions, read: Reader = 
     const prefix = root.plugin ? `${root.plugin.name}:` : "";
     const label = root.plugin ? `plugin:${root.plugin.name}` : root.source;
     for (const dir of root.skillsDirs) {
-      for (const file of skillsIn(dir)) {
-        const r = readExtensionFile(file, { kind: "skill", name: `${prefix}${basename(dirname(file))}`, source: root.source, plugin: root.plugin }, read);
+      let found = 0;
+      for (const file of skillCandidates(dir)) {
+        if (found >= MAX_FILES_PER_DIR) break;
+        let text: string;
+        try {
+          text = read(file);
+        } catch (e) {
+          // A folder without SKILL.md, or a stray file beside the folders: nothing to load, nothing to say.
+          if (!isMissing(e)) problems.push({ file, message: `cannot read: ${(e as Error).message}` });
+          continue;
+        }
+        found++;
+        const r = readExtensionFile(file, { kind: "skill", name: `${prefix}${basename(dirname(file))}`, source: root.source, plugin: root.plugin }, () => text);
         if (isProblem(r)) problems.push(r);
         else add(r, root);
       }
@@ -250,8 +235,7 @@ export function discoverExtensions(o: DiscoverExtensionsOptions, read: Reader = 
         else add(r, root);
         continue;
       }
-      if (!listed?.commands.has(dir) && !isDir(dir)) continue;
-      for (const rel of commandsIn(dir)) {
+      for (const rel of commandFiles(dir)) {
         const parts = rel.slice(0, -3).split(sep);
         const base = parts[parts.length - 1]!;
         const folders = parts.slice(0, -1);
@@ -270,43 +254,6 @@ export function discoverExtensions(o: DiscoverExtensionsOptions, read: Reader = 
     }
   }
   return { commands: [...byName.values()], problems };
-}
-
-/**
- * discoverExtensions with every file's head read concurrently off the main thread first, so discovery overlaps
- * the rest of startup (issue 14 point 7). Same result. Never rejects.
- */
-export async function discoverExtensionsAsync(o: DiscoverExtensionsOptions): Promise<Discovery> {
-  const listed: Listing = { skills: new Map(), commands: new Map() };
-  const files: string[] = [];
-  for (const root of extensionRoots(o)) {
-    // Each candidate is read, not first checked: a missing SKILL.md is one failed read instead of a stat for every skill.
-    for (const dir of root.skillsDirs) {
-      const found = skillCandidates(dir);
-      listed.skills.set(dir, found);
-      files.push(...found);
-    }
-    for (const dir of root.commandsDirs) {
-      if (dir.endsWith(".md")) files.push(dir);
-      else if (isDir(dir)) {
-        const rel = commandFiles(dir);
-        listed.commands.set(dir, rel);
-        files.push(...rel.map((r) => join(dir, r)));
-      }
-    }
-  }
-  const heads = new Map<string, string | Error>();
-  await Promise.all(files.map(async (f) => void heads.set(f, await readHeadAsync(f))));
-  for (const [dir, found] of listed.skills) listed.skills.set(dir, found.filter((f) => !isMissing(heads.get(f))).slice(0, MAX_FILES_PER_DIR));
-  return discoverExtensions(
-    o,
-    (f) => {
-      const h = heads.get(f) ?? readHead(f);
-      if (h instanceof Error) throw h;
-      return h;
-    },
-    listed,
-  );
 }
 
 /** `a/b/c.md` under dir → its path relative to the project, for messages. */

@@ -1,4 +1,5 @@
 import type { PermissionDecision, PermissionQuery } from "../permission/types.ts";
+import { resolveModel } from "../provider/models.ts";
 import type { TextBlock } from "../provider/types.ts";
 import type { Tool, ToolResult } from "../tool/types.ts";
 import { commandMarker, expandBody, ExpansionError, type InvokeDeps } from "./invoke.ts";
@@ -55,8 +56,14 @@ export type Extensions = {
    * run), then the subagent's answer. Throws ExpansionError naming the file when the body cannot be expanded.
    */
   runForked(cmd: SlashCommand, args: string, signal: AbortSignal): Promise<{ text: string; isError: boolean }>;
-  /** A new user message: the previous command's grant ends (contracts §6.2). */
+  /** A new user message: the previous command's grant (and its model) ends (contracts §6.2). */
   beginPrompt(): void;
+  /**
+   * The model a skill or command the model loaded through Skill names in its `model:` frontmatter, for the rest of
+   * the turn (Claude Code keeps it as a layer that ends with the next user message, like the `allowed-tools` grant);
+   * undefined when none did.
+   */
+  turnModel(): string | undefined;
   /** The Skill tool, or null when nothing is model-invocable. */
   tool: Tool | null;
   /** The names and descriptions for the system prompt, or null. */
@@ -77,6 +84,7 @@ export function createExtensions(o: ExtensionsOptions): Extensions {
   const idep: InvokeDeps = { cwd: o.cwd, vars: o.vars, decide: (q) => o.permissions.decide(q), runShell: o.runShell, warn: o.warn };
   const grantFor = (cmd: SlashCommand) => (o.mayGrant(cmd) ? cmd.allowedTools : []);
   const used = new Set<SlashCommand>();
+  let modelOfTurn: string | undefined;
   const remember = (cmd: SlashCommand, blocks: TextBlock[]) => {
     if (!used.has(cmd)) {
       used.add(cmd);
@@ -117,7 +125,11 @@ export function createExtensions(o: ExtensionsOptions): Extensions {
       }
       const blocks = await expandBody(cmd, args, idep, signal);
       remember(cmd, blocks);
-      return { content: blocks, details: { success: true, commandName: cmd.name, ...(extra.length ? { allowedTools: cmd.allowedTools } : {}) } };
+      if (cmd.model) modelOfTurn = resolveModel(cmd.model);
+      return {
+        content: blocks,
+        details: { success: true, commandName: cmd.name, ...(extra.length ? { allowedTools: cmd.allowedTools } : {}), ...(cmd.model ? { model: modelOfTurn } : {}) },
+      };
     } catch (e) {
       if (extra.length) o.permissions.grant([...before]);
       if (e instanceof ExpansionError) return { content: e.message, isError: true };
@@ -153,7 +165,11 @@ export function createExtensions(o: ExtensionsOptions): Extensions {
       o.permissions.grant(grantFor(cmd));
       return forked(cmd, args, signal);
     },
-    beginPrompt: () => o.permissions.grant([]),
+    beginPrompt: () => {
+      modelOfTurn = undefined;
+      o.permissions.grant([]);
+    },
+    turnModel: () => modelOfTurn,
     tool: hasModelInvocable ? createSkillTool(invokeForModel) : null,
     // The commands are fixed for the session: the listing is made once, on the first request.
     listing: () => (listingText === undefined ? (listingText = skillListing(o.commands, o.listingBudget)) : listingText),

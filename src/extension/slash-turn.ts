@@ -80,8 +80,10 @@ export async function* extendedTurn(
   slashCommands = true,
 ): AsyncGenerator<LoopEvent, TurnResult> {
   ext.beginPrompt();
+  // A skill the model loads through Skill with a `model:` switches the rest of the turn to it.
+  const withSkillModel = (base: () => string) => () => ext.turnModel() ?? base();
   const hit = slashCommands && typeof prompt === "string" ? ext.parse(prompt) : null;
-  if (!hit || typeof prompt !== "string") return yield* runTurn(deps, convo, prompt, signal, main);
+  if (!hit || typeof prompt !== "string") return yield* runTurn(ext.tool ? { ...deps, model: withSkillModel(deps.model) } : deps, convo, prompt, signal, main);
   const { cmd, args } = hit;
   const fire = () =>
     deps.hooks.has("UserPromptExpansion")
@@ -92,7 +94,7 @@ export async function* extendedTurn(
         )
       : Promise.resolve(null);
   if (cmd.fork) return yield* forkTurn(ext, deps, convo, cmd, args, prompt, fire, signal, main);
-  const turnDeps = cmd.model ? { ...deps, model: () => resolveModel(cmd.model!) } : deps;
+  const turnDeps = { ...deps, model: withSkillModel(cmd.model ? () => resolveModel(cmd.model!) : deps.model) };
   return yield* runTurn(turnDeps, convo, prompt, signal, {
     ...main,
     expand: async (sig) => {

@@ -55,6 +55,8 @@ export type AgentServersOptions = {
   sessionTools: () => ToolRegistry;
   /** Tools hidden by bare deny rules are never added. */
   hidden?: (name: string) => boolean;
+  /** Why the organization's policy (allowedMcpServers / deniedMcpServers) keeps an inline server off, or null. */
+  policyBlock?: (server: ScopedServer) => string | null;
   warn: (message: string) => void;
 };
 
@@ -87,7 +89,12 @@ export async function startAgentServers(
     if (!mine.length) o.warn(`${where}: mcpServers names "${e.name}", which is no connected MCP server of this session; the agent runs without it`);
     mine.forEach(add);
   }
-  const inline = entries.flatMap((e) => (e.kind === "inline" ? [e.server] : []));
+  const inline = entries.flatMap((e) => {
+    if (e.kind !== "inline") return [];
+    const why = o.policyBlock?.(e.server);
+    if (why) o.warn(`${where}: MCP server "${e.server.name}" ${why}; not started`);
+    return why ? [] : [e.server];
+  });
   if (!inline.length) return tools.length ? { tools, close: async () => {} } : undefined;
   const allowed = o.mayStartInline(agent);
   if (allowed !== true) {

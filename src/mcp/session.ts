@@ -17,7 +17,7 @@ import { transportFor } from "./transports.ts";
  */
 export type McpSessionOptions = {
   servers: ScopedServer[];
-  unapproved: Array<{ name: string; reason: string; source?: string }>;
+  unapproved: Array<{ name: string; reason: string; source?: string; scope?: McpScope }>;
   cwd: string;
   env: Record<string, string>;
   logDir?: string;
@@ -123,12 +123,17 @@ export async function startMcpSession(o: McpSessionOptions): Promise<McpSession>
   };
 
   for (const u of o.unapproved) {
-    manager.addInert(u.name, { scope: "project", source: u.source ?? "", status: "disabled", error: u.reason });
+    manager.addInert(u.name, { scope: u.scope ?? "project", source: u.source ?? "", status: "disabled", error: u.reason });
     report(u.name, `MCP ${u.reason}; not started`);
   }
   const addConfigured = async (servers: ScopedServer[]) => {
     await Promise.all(
       servers.map(async (s) => {
+        if (s.blocked) {
+          manager.addInert(s.name, { scope: s.scope, source: s.source, status: "disabled", error: s.blocked });
+          report(s.name, `MCP ${s.blocked}; not started`);
+          return;
+        }
         const factory = s.problem ? s.problem : (o.prepared?.get(s.name) ?? transportFor(s, { cwd: o.cwd, env: o.env, logDir: o.logDir }));
         if (typeof factory === "string") {
           manager.addInert(s.name, { scope: s.scope, source: s.source, status: "failed", error: factory });

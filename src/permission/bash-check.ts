@@ -75,6 +75,7 @@ function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out
       }
       const r = parseShell(text, { env: ctx.env, home: ctx.home });
       if (!r.ok) return `${what}: ${r.reason}`;
+      if (r.codeInValues) unit.opaque ??= `${what}: ${r.codeInValues}`;
       for (const p of r.params) params.add(p);
       return expandUnits(r.commands, ctx, depth + 1, out, params);
     };
@@ -247,6 +248,11 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
   const verdicts: Verdict[] = [];
   if (exactDeny) verdicts.push({ behavior: "deny", reason: `denied by rule ${exactDeny.text}`, rule: exactDeny });
   let critical = false;
+  // `x='a[$(rm -rf p)]'; echo $((x))`: code in a value, run by arithmetic or a prompt expansion (bash-arith.ts).
+  if (parsed.codeInValues) {
+    const bashRules = set.byList.deny.some((r) => r.toolName === "Bash") || set.byList.ask.some((r) => r.toolName === "Bash");
+    verdicts.push({ behavior: "ask", reason: `${parsed.codeInValues}, which cannot be checked`, hard: hasPathDenies || bashRules, pathOnly: !bashRules });
+  }
 
   // Secrets in the environment: printing one, or the whole environment, needs approval (issue 16 class 9).
   const secret = [...params].find((p) => p === INDIRECT || SECRET_ENV.test(p));

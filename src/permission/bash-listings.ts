@@ -224,7 +224,11 @@ export function gitNames(argv: ShellWord[], here: string): GitNames | undefined 
       // Untracked folders show collapsed (`secrets/`) unless asked otherwise, on the line or in git's config.
       return out({ untracked: opts.some(all) || untrackedAllConfigured(here), tracked: true, history: false });
     case "ls-files":
-      return out({ untracked: opts.some((o) => /^(-o|--others|-i|--ignored|--directory)$/.test(o) || /^-[a-zA-Z]*[oi]/.test(o)), tracked: true, history: false });
+      // `--with-tree=REV` lists that commit's files too, deleted ones included.
+      return out({ untracked: opts.some((o) => /^(-o|--others|-i|--ignored|--directory)$/.test(o) || /^-[a-zA-Z]*[oi]/.test(o)), tracked: true, history: opts.some((o) => o.startsWith("--with-tree")) });
+    case "rev-list":
+      // `--objects` (and `--objects-edge...`) prints every tree and blob reachable, with its path.
+      return opts.some((o) => o.startsWith("--objects")) ? out({ untracked: false, tracked: false, history: true }) : undefined;
     case "clean":
       return out({ untracked: true, tracked: false, history: false });
     case "ls-tree":

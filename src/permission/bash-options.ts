@@ -13,8 +13,8 @@ import { gitGlobals } from "./bash-words.ts";
  * similar) is a program the command runs; `refuse`: the option changes state, so the command is not read-only;
  * `name+read`: two words, a name and then a file read (`jq --rawfile NAME FILE`); `name+value`: two harmless words.
  */
-type Kind = "value" | "opt" | "read" | "write" | "exec" | "refuse" | "name+read" | "name+value" | "opt-exec" | "flag" | "data" | "ssh-option";
-type Spec = {
+export type Kind = "value" | "opt" | "read" | "write" | "exec" | "refuse" | "name+read" | "name+value" | "opt-exec" | "flag" | "data" | "ssh-option";
+export type Spec = {
   short?: Record<string, Kind>;
   long?: Record<string, Kind>;
   /** Long options start with one dash (`find -fprint`, `tree`'s are GNU style): no short clusters. */
@@ -25,7 +25,7 @@ type Spec = {
 
 const GREP: Spec = {
   short: { e: "value", f: "read", A: "value", B: "value", C: "value", m: "value", d: "value", D: "value" },
-  long: { regexp: "value", file: "read", "exclude-from": "read", "after-context": "value", "before-context": "value", context: "opt", "max-count": "value", directories: "value", devices: "value", include: "value", exclude: "value", "exclude-dir": "value", label: "value", color: "opt", colour: "opt", "binary-files": "value", "group-separator": "value" },
+  long: { regexp: "value", file: "read", "exclude-from": "read", "after-context": "value", "before-context": "value", context: "value", "max-count": "value", directories: "value", devices: "value", include: "value", exclude: "value", "exclude-dir": "value", label: "value", color: "opt", colour: "opt", "binary-files": "value", "group-separator": "value", recursive: "flag", "dereference-recursive": "flag" },
 };
 
 const DIFF_LIKE: Record<string, Kind> = {
@@ -66,7 +66,7 @@ const GIT_SUB: Record<string, Spec> = {
 };
 
 /** Options of common programs that run, write or read a file named in their value. */
-const SPECS: Record<string, Spec> = {
+export const SPECS: Record<string, Spec> = {
   grep: GREP,
   egrep: GREP,
   fgrep: GREP,
@@ -118,9 +118,9 @@ const SPECS: Record<string, Spec> = {
   ssh: { short: { o: "ssh-option", F: "read", i: "read", E: "write" } },
   scp: { short: { o: "ssh-option", F: "read", i: "read", S: "exec" } },
   sftp: { short: { o: "ssh-option", F: "read", i: "read", S: "exec", b: "read", D: "exec" } },
-  sed: { short: { f: "read", e: "value", l: "value" }, long: { file: "read", expression: "value", "line-length": "value" } },
-  awk: { short: { f: "read", v: "value", F: "value" }, long: { file: "read", assign: "value", "field-separator": "value" } },
-  gawk: { short: { f: "read", v: "value", F: "value", o: "write", p: "write", d: "write", i: "read", l: "read" }, long: { file: "read", assign: "value", "field-separator": "value", "pretty-print": "write", profile: "write", "dump-variables": "write", include: "read", load: "read" } },
+  sed: { short: { f: "read", e: "value", l: "value", i: "opt" }, long: { file: "read", expression: "value", "line-length": "value", "in-place": "opt" } },
+  awk: { short: { f: "read", v: "value", F: "value", e: "value", E: "read" }, long: { file: "read", assign: "value", "field-separator": "value", source: "value", exec: "read" } },
+  gawk: { short: { f: "read", v: "value", F: "value", e: "value", E: "read", o: "write", p: "write", d: "write", i: "read", l: "read" }, long: { file: "read", assign: "value", "field-separator": "value", source: "value", exec: "read", "pretty-print": "write", profile: "write", "dump-variables": "write", include: "read", load: "read" } },
 };
 
 export type OptionEffects = {
@@ -136,7 +136,7 @@ const w = (value: string, like?: ShellWord): ShellWord => ({ value, raw: like?.r
 const RANK: Record<Kind, number> = { flag: 0, value: 1, opt: 1, "name+value": 2, data: 3, "ssh-option": 6, read: 3, "name+read": 3, write: 4, refuse: 5, exec: 6, "opt-exec": 6 };
 
 /** The options a long name may stand for: itself when spelled whole, else every one it abbreviates; the most dangerous. */
-function longKind(spec: Spec, name: string): Kind | undefined {
+export function longKind(spec: Spec, name: string): Kind | undefined {
   const longs = spec.long ?? {};
   if (Object.hasOwn(longs, name)) return longs[name];
   let best: Kind | undefined;

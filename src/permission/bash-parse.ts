@@ -1,5 +1,6 @@
 // mvdan-sh is the GopherJS build of mvdan/sh (the Go shell parser behind shfmt): a real bash AST in plain
 // JavaScript, no native addon or wasm. Required lazily so startup does not pay for it until a Bash call.
+import { codeInValues } from "./bash-arith.ts";
 import { escapeQuoted, hasBraces } from "./bash-braces.ts";
 
 type ShNode = { Pos(): { Offset(): number }; End(): { Offset(): number } } & Record<string, any>;
@@ -52,6 +53,8 @@ export type ParseResult =
       params: string[];
       /** Every word anywhere with an unquoted pattern character (`for f in secrets/x*`, array items, `case` words), as far as known before run time. */
       patterns: ShellWord[];
+      /** Why an arithmetic or prompt expansion may run code held in a variable's value (bash-arith.ts). */
+      codeInValues?: string;
     }
   | { ok: false; reason: string };
 
@@ -121,7 +124,8 @@ function wordOf(ctx: Ctx, w: ShNode): ShellWord {
     const t = s.NodeType(part);
     if (t === "Lit") {
       let raw: string = part.Value.replace(/\\\n/g, "");
-      if (GLOB_CHARS.test(raw)) glob = true;
+      // A word that is only `[` (the test builtin) has no closing bracket: no pattern.
+      if (GLOB_CHARS.test(raw) && !(parts.length === 1 && raw === "[")) glob = true;
       let v = unescapeUnquoted(raw);
       if (i === 0 && (v === "~" || v.startsWith("~/"))) {
         v = ctx.home + v.slice(1);
@@ -169,8 +173,24 @@ function collectNested(ctx: Ctx, n: ShNode | null | undefined): void {
       subshell(ctx, () => collectStmts(ctx, c.Stmts ?? [], "subst"));
       return false;
     }
+    // The parser's walk does not enter a slice's offset and length (`${x:$(cat f)}`).
+    if (t === "ParamExp" && c.Slice) {
+      collectNested(ctx, c.Slice.Offset);
+      collectNested(ctx, c.Slice.Length);
+    }
+    // An extended glob's pattern is kept as text (`@(x|$(cat f))` after `shopt -s extglob`): its substitutions run too.
+    if (t === "ExtGlob") extGlobNested(ctx, String(c.Pattern?.Value ?? ""));
     return true;
   });
+}
+
+/** The commands inside an extended glob's pattern, parsed as words (`|` separates alternatives, as a pipe would). */
+function extGlobNested(ctx: Ctx, pattern: string): void {
+  if (!/[`$<>]/.test(pattern)) return;
+  const r = parseShell(`: ${pattern}`, { env: ctx.env, home: ctx.home, vars: new Map([...ctx.vars].filter((e): e is [string, string] => e[1] !== undefined)) });
+  const unknown: ShellWord = { value: "", raw: pattern, static: false, glob: false };
+  if (!r.ok) push(ctx, { argv: [unknown], assigns: [], redirects: [], raw: pattern, origin: "subst" });
+  else for (const c of r.commands) if (c.origin === "subst") push(ctx, c);
 }
 
 function redirectOf(ctx: Ctx, r: ShNode): ShellRedirect {
@@ -253,10 +273,15 @@ function collectStmtInner(ctx: Ctx, st: ShNode, origin: SimpleCommand["origin"])
     return;
   }
   const t = s.NodeType(cmd);
+  // Redirections of a compound command (`{ ...; } > f`, `(cat) < f`, `for ...; done < f`, `if ...; fi >> f`) apply to
+  // everything inside it: the file access is its own part, as a bare redirection is.
+  if (redirects.length && t !== "CallExpr" && t !== "DeclClause" && t !== "TestClause" && t !== "ArithmCmd" && t !== "LetClause")
+    push(ctx, { argv: [], assigns: [], redirects, raw: rawOf(ctx, st), origin });
   switch (t) {
     case "CallExpr": {
       const assigns = (cmd.Assigns ?? []).filter(Boolean).map((a: ShNode) => {
-        collectNested(ctx, a.Value);
+        // The whole assignment: its value, an array's items (`a=($(cat f))`) and an index (`a[$(cat f)]=1`).
+        collectNested(ctx, a);
         return { name: a.Name?.Value ?? "", value: a.Value ? wordOf(ctx, a.Value) : undefined };
       });
       const args: ShNode[] = (cmd.Args ?? []).filter(Boolean);
@@ -426,7 +451,8 @@ export function parseShell(command: string, opts: { env: Record<string, string |
     const patterns: ShellWord[] = [];
     const params = scanScript(ctx, file, patterns);
     collectStmts(ctx, file.Stmts ?? [], "top");
-    return { ok: true, commands: ctx.out, params, patterns };
+    const code = codeInValues(sh(), file, (n) => rawOf(ctx, n as ShNode), opts.env);
+    return { ok: true, commands: ctx.out, params, patterns, ...(code ? { codeInValues: code } : {}) };
   } catch (e) {
     const err = e as { Error?: () => string; message?: string };
     const msg = typeof err?.Error === "function" ? err.Error() : (err?.message ?? String(e));

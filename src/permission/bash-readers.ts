@@ -5,6 +5,7 @@ import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { ShellWord } from "./bash-parse.ts";
 import { gitOperands, gitSubcommand, pathArgs } from "./bash-words.ts";
+import { fileOperands, grepRecursive } from "./bash-operands.ts";
 import { runProcessSync } from "../util/subprocess.ts";
 
 const w = (value: string): ShellWord => ({ value, raw: value, static: true, glob: false });
@@ -154,13 +155,14 @@ export function recursiveTargets(argv: ShellWord[], name: string): ShellWord[] |
     ["rg", "ag", "ack", "tar", "rsync", "zip", "7z", "diff"].includes(name)
       ? true
       : ["grep", "egrep", "fgrep"].includes(name)
-        ? short("r") || short("R") || flags.some((f) => /^--(recursive|dereference-recursive|directories=recurse)$/.test(f))
+        ? grepRecursive(argv)
         : ["cp", "scp"].includes(name)
           ? short("r") || short("R") || short("a") || flags.some((f) => f === "--recursive" || f === "--archive")
           : false;
   if (!recursive) return gitGrepTargets(argv, name);
   // diff reads the files of folders it is given (with -N, also those only one side has), recursive or not.
-  return pathArgs(argv);
+  // The operands only, not option values (`grep -r --exclude-dir=src x` searches the cwd, not src).
+  return fileOperands(argv) ?? pathArgs(argv);
 }
 
 /** `git grep` searches the tree like `grep -r`: its operands after the pattern, else the cwd. */

@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import { optionEffects } from "./bash-options.ts";
+import { fileOperands } from "./bash-operands.ts";
 import type { ShellWord } from "./bash-parse.ts";
 
 /** Env vars an allow rule may look past (internals §9.1); deny and ask rules look past every assignment. */
@@ -270,6 +271,9 @@ export function pathArgs(argv: ShellWord[]): ShellWord[] {
   if (name === "git") return gitOperands(argv).paths;
   if (name === "dd") return argv.slice(1).flatMap((x) => (x.static && /^(if|of)=./.test(x.value) ? [w(x.value.slice(3))] : []));
   if (NO_FILE_ARGS.has(name)) return [];
+  // grep, rg, sed, awk, jq: which word is the pattern is told as the program's getopt tells it (bash-operands.ts).
+  const files = fileOperands(argv);
+  if (files) return [...files, ...argv.slice(1).flatMap((x) => (x.static && /^--[^=]+=./.test(x.value) ? [w(x.value.slice(x.value.indexOf("=") + 1))] : []))].filter((x) => !(x.static && x.value === ""));
   const out: ShellWord[] = [];
   let patternSkipped = !["grep", "egrep", "fgrep", "rg", "sed", "awk", "gawk", "jq"].includes(name);
   let endOfFlags = false;

@@ -1,4 +1,4 @@
-import { normalizeHost, urlHost } from "../util/host.ts";
+import { canonicalHost, normalizeHost, urlHost } from "../util/host.ts";
 import type { LoadedSettings } from "../config/load.ts";
 import { compilePathRule, type PathRule, pathRuleMatches } from "./paths.ts";
 import { globToRegExp, parseRule, ruleNamesTool, splitToolList } from "./rule-parse.ts";
@@ -95,7 +95,8 @@ export function domainMatches(spec: string, url: string): boolean {
   const d = normalizeHost(spec.slice(7));
   if (d === "*") return true;
   if (d.startsWith("*.")) return host.endsWith(d.slice(1)) && host !== d.slice(2);
-  return host === d;
+  // `127.1`, `[::1]`, `0.0.0.0` reach what `localhost` names; `[::ffff:a00:1]` what `10.0.0.1` names (red team).
+  return host === d || canonicalHost(host) === canonicalHost(d);
 }
 
 const PRIMARY_FIELDS = new Set(["command", "file_path", "path", "url", "notebook_path"]);

@@ -7,7 +7,7 @@ import { resolveModel } from "../provider/models.ts";
 import type { AssistantMessage } from "../provider/types.ts";
 import type { Question } from "../tool/builtin/ask-user-question.ts";
 import { createDialogs } from "./dialogs.ts";
-import type { Screen, StreamView } from "./screen.ts";
+import type { Line, Screen, StreamView } from "./screen.ts";
 import { BUILTIN_COMMANDS, helpText, menuItems, parseSlash, type ExternalCommand, type SlashContext } from "./slash-commands.ts";
 import { style } from "./theme.ts";
 import { diffLines, keyArgument, oneLine, resultPatch, toolLine } from "./tool-lines.ts";
@@ -17,8 +17,6 @@ import { attachFiles, mentionedFiles, runShellLine } from "./prompt-extras.ts";
 import { writeLastPrompt, writeQueueOperation } from "../session/prompt-lines.ts";
 
 const now = () => new Date();
-
-import type { Text } from "@mariozechner/pi-tui";
 
 /**
  * The interactive session's behaviour, on a composed Runtime and a Screen: prompts run one at a time through the
@@ -39,7 +37,7 @@ export type ControllerOptions = {
   addHistory(text: string): void;
 };
 
-type ToolRow = { text: Text; name: string; arg: string; started: number; tail?: string };
+type ToolRow = { text: Line; name: string; arg: string; started: number; tail?: string };
 
 export function createController(o: ControllerOptions) {
   let rt = o.rt;
@@ -52,9 +50,9 @@ export function createController(o: ControllerOptions) {
   const denials: Array<{ tool: string; reason: string }> = [];
   let tools = new Map<string, ToolRow>();
   /** Finished tool lines with their output, for Ctrl+O (expand: the output's last lines under each). */
-  const finished: Array<{ text: Text; line: string; output: string }> = [];
+  const finished: Array<{ text: Line; line: string; output: string }> = [];
   let expanded = false;
-  const showRow = (r: { text: Text; line: string; output: string }) => {
+  const showRow = (r: { text: Line; line: string; output: string }) => {
     const tail = r.output.trimEnd().split("\n").slice(-20);
     r.text.setText(expanded && r.output.trim() ? `${r.line}\n${tail.map((l) => style.gray(`    ${oneLine(l, 300)}`)).join("\n")}` : r.line);
   };

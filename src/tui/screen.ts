@@ -14,13 +14,16 @@ import {
 import { editorTheme, markdownTheme as baseMarkdownTheme, selectTheme, style } from "./theme.ts";
 import { highlightCode } from "./highlight.ts";
 import { stableCut } from "./stream-markdown.ts";
+import { createConversationView, frozen } from "./conversation-view.ts";
 
 const markdownTheme = { ...baseMarkdownTheme, highlightCode };
 
 /**
  * The terminal's layout on pi-tui (chosen by measurement, README "Interactive session"): the conversation so far,
  * the activity line (spinner, queued messages), a dialog when one is open, the prompt input and the status line.
- * pi-tui renders the whole tree and writes only the lines that changed, inside synchronized-output frames.
+ * pi-tui renders the whole tree and writes only the lines that changed, inside synchronized-output frames (at most
+ * one frame per 16 ms, however many deltas arrive); the conversation keeps its finished lines so a frame costs
+ * what changed (src/tui/conversation-view.ts).
  * Only this file and the dialogs know pi-tui; the controller talks to the Screen type.
  */
 export type Choice = { value: string; label: string; description?: string };
@@ -32,12 +35,15 @@ export type StreamView = {
   text(): string;
 };
 
+/** A block of the conversation that may still change (a tool's line while it runs). */
+export type Line = { setText(text: string): void };
+
 export type Screen = {
   tui: TUI;
   editor: Editor;
-  /** A finished block in the conversation (a prompt, a notice, a report). */
-  add(text: string): Text;
-  addMarkdown(text: string): Markdown;
+  /** A block in the conversation (a prompt, a notice, a report, a tool's line). */
+  add(text: string): Line;
+  addMarkdown(text: string): void;
   /** A streaming answer: finished blocks are frozen (rendered once), only the tail re-renders (src/tui/stream-markdown.ts). */
   addStream(): StreamView;
   /** The activity area above the input (spinner, queued messages); empty string hides it. */
@@ -71,7 +77,7 @@ export function createScreen(terminal: Terminal, o: { renderFault?: string } = {
       return lines;
     };
   }
-  const log = new Container();
+  const log = createConversationView(tui);
   const activity = new Text("", 0, 0);
   const dialog = new Container();
   const editor = new Editor(tui, editorTheme, { paddingX: 0 });
@@ -102,34 +108,37 @@ export function createScreen(terminal: Terminal, o: { renderFault?: string } = {
     add(text) {
       const t = new Text(text, 0, 0);
       log.addChild(t);
-      log.addChild(new Text("", 0, 0));
       tui.requestRender();
-      return t;
+      return {
+        setText(next) {
+          t.setText(next);
+          log.changed(t);
+          tui.requestRender();
+        },
+      };
     },
     addMarkdown(text) {
       const m = new Markdown(text, 0, 0, markdownTheme);
-      log.addChild(m);
+      log.addChild(frozen((w) => m.render(w)));
       tui.requestRender();
-      return m;
     },
     addStream() {
-      const box = new Container();
       const live = new Markdown("", 0, 0, markdownTheme);
-      box.addChild(live);
-      log.addChild(box);
+      log.addChild(live);
+      const parts: Component[] = [];
       let text = "";
-      let frozen = 0;
+      let done = 0;
       const freeze = () => {
-        for (let cut = stableCut(text, frozen); cut; cut = stableCut(text, frozen)) {
-          const md = new Markdown(text.slice(frozen, cut.at), 0, 0, markdownTheme);
+        for (let cut = stableCut(text, done); cut; cut = stableCut(text, done)) {
+          const md = new Markdown(text.slice(done, cut.at), 0, 0, markdownTheme);
           // Between blocks the whole answer has one blank line; a block rendered alone may end without it.
-          const part: Component = cut.blockEnd ? { render: (w) => withBlankAfter(md.render(w)), invalidate: () => md.invalidate() } : md;
-          box.removeChild(live);
-          box.addChild(part);
-          box.addChild(live);
-          frozen = cut.at;
+          const part = frozen(cut.blockEnd ? (w) => withBlankAfter(md.render(w)) : (w) => md.render(w));
+          log.insertBefore(part, live);
+          parts.push(part);
+          done = cut.at;
         }
-        live.setText(text.slice(frozen));
+        live.setText(text.slice(done));
+        log.changed(live);
         tui.requestRender();
       };
       return {
@@ -140,10 +149,9 @@ export function createScreen(terminal: Terminal, o: { renderFault?: string } = {
         finish(final) {
           if (final === text) return;
           // What froze must still be the answer's start; else (rare: the model's final text differs) start over.
-          if (!final.startsWith(text.slice(0, frozen))) {
-            box.clear();
-            box.addChild(live);
-            frozen = 0;
+          if (!final.startsWith(text.slice(0, done))) {
+            for (const p of parts.splice(0)) log.removeChild(p);
+            done = 0;
           }
           text = final;
           freeze();

@@ -67,33 +67,73 @@ export function splitFrontmatter(text: string, parse = true): { data: Record<str
   return { data: f.data, body: f.body };
 }
 
-const unquote = (v: string) => (/^(["']).*\1$/.test(v) ? v.slice(1, -1) : v);
+/** First characters that make a YAML value more than a plain or simply quoted string. */
+const SPECIAL = new Set(["[", "{", "&", "*", "!", "|", ">", "%", "@", "`"]);
 
-// Frontmatter is nearly always flat `key: value` and `- item` lines, which this reads directly. Anything
-// else returns null and goes to the real parser.
+/**
+ * A value as the YAML parser would read it, when that is plain: unquoted text, or text in matching quotes with no
+ * escapes; undefined when the real parser must decide (a flow collection, an anchor, a block scalar, a comment, an
+ * escape).
+ */
+function plainValue(v: string): string | undefined {
+  if (SPECIAL.has(v[0]!) || v.includes(" #") || v.includes("\t#")) return undefined;
+  const q = v[0];
+  if (q === '"' || q === "'") {
+    if (v.length < 2 || v[v.length - 1] !== q) return undefined;
+    const inner = v.slice(1, -1);
+    // `\"` escapes and `''` are the parser's to read.
+    return inner.includes(q) || (q === '"' && inner.includes("\\")) ? undefined : inner;
+  }
+  return v;
+}
+
+const isKeyStart = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+const isKeyChar = (c: number) => isKeyStart(c) || (c >= 48 && c <= 57) || c === 45;
+
+// Frontmatter is nearly always flat `key: value` and `- item` lines, which this reads directly, line by line with
+// plain string scans (it runs for every skill and command file at startup: issue 14 point 7). Anything else returns
+// null and goes to the real parser.
 function quickYaml(src: string): Record<string, unknown> | null {
   const out: Record<string, unknown> = {};
   let listKey: string | null = null;
-  for (const line of src.split(/\r?\n/)) {
-    if (!line.trim() || line.trimStart().startsWith("#")) continue;
-    const item = /^\s+-\s+(.*)$/.exec(line) ?? /^-\s+(.*)$/.exec(line);
-    if (item && listKey) {
-      const v = item[1]!.trim();
-      if (/^[\[{&*!|>%@`]/.test(v) || /:\s/.test(v) || /\s#/.test(v)) return null;
-      (out[listKey] as string[]).push(unquote(v));
+  let list: string[] | null = null;
+  for (let at = 0; at <= src.length; ) {
+    let nl = src.indexOf("\n", at);
+    if (nl < 0) nl = src.length;
+    const line = src.charCodeAt(nl - 1) === 13 ? src.slice(at, nl - 1) : src.slice(at, nl);
+    at = nl + 1;
+    const t = line.trim();
+    if (!t || t[0] === "#") continue;
+    if (t[0] === "-" && (t.length === 1 || t[1] === " " || t[1] === "\t")) {
+      if (!list) return null;
+      const v = t.slice(1).trim();
+      const p = v ? plainValue(v) : undefined;
+      if (p === undefined || /:\s/.test(v)) return null;
+      list.push(p);
       continue;
     }
-    const kv = /^([A-Za-z_][\w-]*):(?:\s+(.*))?$/.exec(line);
-    if (!kv) return null;
-    const v = (kv[2] ?? "").trim();
+    // `key:` or `key: value`, the key at the start of the line.
+    if (!isKeyStart(line.charCodeAt(0))) return null;
+    let i = 1;
+    while (i < line.length && isKeyChar(line.charCodeAt(i))) i++;
+    if (line.charCodeAt(i) !== 58) return null;
+    const after = line.charCodeAt(i + 1);
+    if (i + 1 < line.length && after !== 32 && after !== 9) return null;
+    const key = line.slice(0, i);
+    const v = line.slice(i + 1).trim();
+    if (listKey !== null) out[listKey] = list!.length ? list : null;
     listKey = null;
+    list = null;
     if (v === "") {
-      out[kv[1]!] = [];
-      listKey = kv[1]!;
-    } else if (/^[\[{&*!|>%@`]/.test(v) || /^["'].*[^"']$/.test(v) || /\s#/.test(v)) return null;
-    else out[kv[1]!] = unquote(v);
+      listKey = key;
+      list = [];
+      continue;
+    }
+    const p = plainValue(v);
+    if (p === undefined) return null;
+    out[key] = p;
   }
-  for (const [k, v] of Object.entries(out)) if (Array.isArray(v) && v.length === 0) out[k] = null;
+  if (listKey !== null) out[listKey] = list!.length ? list : null;
   return out;
 }
 

@@ -11,6 +11,14 @@
  * groups yoke registers ("+ PGID" / "- PGID") from a pipe. When yoke is gone, however it went, the pipe reaches
  * end-of-file and the watchdog SIGKILLs every group still registered. Portable (Linux, macOS), no native code.
  *
+ * A group can only be registered once spawn returned its pid, and the child runs its command meanwhile: on a loaded
+ * machine yoke was seen descheduled for the whole time a Bash command took to start a job, then SIGKILLed with the
+ * group never registered (the watchdog's log had every other group; issue 20.8's flaky kill test). So before each
+ * spawn yoke registers a token ("t TOKEN"), the child carries it in its environment (YOKE_GUARD) from its first
+ * instruction, and the group's registration retires it ("+ -PGID TOKEN"). A token still pending at end-of-file means
+ * yoke died inside that window: the watchdog then kills, on Linux, every process whose environment holds it, and the
+ * group each one leads. No exec wrapper (no change to what the child sees but one variable), no cost after spawn.
+ *
  * guardProcessGroup never throws: without a watchdog (no /bin/sh) a run works as before, unguarded.
  *
  * Also the one place that stops process groups (groupAlive, killGroup), for Bash, background shells and hooks.
@@ -23,21 +31,41 @@ import { join } from "node:path";
 /** Pause between SIGTERM and SIGKILL when a process group is stopped. */
 export const KILL_GRACE_MS = 1500;
 
+/** The environment variable a child carries its spawn token in (see above). */
+export const GUARD_ENV = "YOKE_GUARD";
+
 const WATCHDOG = `trap '' INT TERM HUP
 groups=" "
-while read -r op pg; do
+pending=" "
+del() { case "$1" in *" $2 "*) r="\${1%%" $2 "*} \${1#*" $2 "}" ;; *) r=$1 ;; esac; }
+while read -r op a b; do
   case "$op" in
-    +) groups="$groups$pg " ;;
-    -) case "$groups" in *" $pg "*) groups="\${groups%%" $pg "*} \${groups#*" $pg "}" ;; esac ;;
+    t) pending="$pending$a " ;;
+    +) groups="$groups$a "; if [ -n "$b" ]; then del "$pending" "$b"; pending=$r; fi ;;
+    -) del "$groups" "$a"; groups=$r ;;
+    d) del "$pending" "$a"; pending=$r ;;
   esac
 done
-for t in $groups; do kill -s KILL -- "$t" 2>/dev/null; done`;
+for t in $groups; do kill -s KILL -- "$t" 2>/dev/null; done
+[ "$pending" = " " ] && exit 0
+set --
+for k in $pending; do set -- "$@" -e "${GUARD_ENV}=$k"; done
+for round in 1 2 3; do
+  for f in $(grep -lsxzF "$@" /proc/[0-9]*/environ 2>/dev/null); do
+    p=\${f#/proc/}
+    p=\${p%/environ}
+    kill -s KILL -- "-$p" 2>/dev/null
+    kill -s KILL "$p" 2>/dev/null
+  done
+  sleep 0.05 2>/dev/null
+done`;
 
 let watchdog: { write(line: string): void } | null | undefined;
 
 function startWatchdog(): { write(line: string): void } | null {
   try {
-    // Builtins only (read, case, kill): no program is looked up on any PATH, so nothing of the session's runs here.
+    // A fixed PATH (grep and sleep, only when yoke died between a spawn and its registration): nothing of the
+    // session's environment runs here.
     const proc = Bun.spawn(["/bin/sh", "-c", WATCHDOG], { stdin: "pipe", stdout: "ignore", stderr: "ignore", detached: true, env: { PATH: "/usr/bin:/bin" } });
     proc.unref();
     const sink = proc.stdin;
@@ -57,21 +85,43 @@ function startWatchdog(): { write(line: string): void } | null {
   }
 }
 
+function currentWatchdog(): { write(line: string): void } | null {
+  if (watchdog === undefined) watchdog = process.platform === "win32" ? null : startWatchdog();
+  return watchdog;
+}
+
+const tokenBase = `${process.pid}.${crypto.randomUUID().slice(0, 8)}`;
+let tokenSeq = 0;
+
+/**
+ * Registers a spawn token with the watchdog, before the spawn (see above): the child gets it as YOKE_GUARD, and
+ * guardProcessGroup(pid, token) retires it. Undefined without a watchdog. Exported for spawnProcess and its tests.
+ */
+export function spawnToken(): string | undefined {
+  const w = currentWatchdog();
+  if (!w) return undefined;
+  const token = `${tokenBase}.${++tokenSeq}`;
+  w.write(`t ${token}\n`);
+  return token;
+}
+
 /**
  * Registers a process group to be SIGKILLed if yoke dies before the group ends. Returns the unregister function,
  * for when the group is known to be gone (call it only then: a group's leader may exit before its children).
  */
-export function guardProcessGroup(pgid: number | undefined): () => void {
-  if (!pgid || pgid <= 1 || process.platform === "win32") return () => {};
-  if (watchdog === undefined) watchdog = startWatchdog();
-  const w = watchdog;
+export function guardProcessGroup(pgid: number | undefined, token?: string): () => void {
+  const w = currentWatchdog();
   if (!w) return () => {};
-  return register(w, `-${pgid}`);
+  if (!pgid || pgid <= 1) {
+    if (token) w.write(`d ${token}\n`); // it never started: nothing carries the token
+    return () => {};
+  }
+  return register(w, `-${pgid}`, token);
 }
 
-/** Registers one kill target with the watchdog: `-PGID` (a group) or `PID` (one process). */
-function register(w: { write(line: string): void }, target: string): () => void {
-  w.write(`+ ${target}\n`);
+/** Registers one kill target with the watchdog: `-PGID` (a group) or `PID` (one process), retiring its spawn token. */
+function register(w: { write(line: string): void }, target: string, token?: string): () => void {
+  w.write(`+ ${target}${token ? ` ${token}` : ""}\n`);
   let done = false;
   return () => {
     if (done) return;
@@ -107,8 +157,7 @@ export function guardStrayChildren(): () => void {
     return () => {};
   }
   if (!strays.length) return () => {};
-  if (watchdog === undefined) watchdog = startWatchdog();
-  const w = watchdog;
+  const w = currentWatchdog();
   if (!w) return () => {};
   const unguards = strays.map((pid) => register(w, String(pid)));
   return () => unguards.forEach((u) => u());
@@ -215,9 +264,14 @@ export function spawnProcess(argv: string[], o: SpawnOptions = {}): ChildProcess
   const data = typeof o.stdin === "object" ? o.stdin.data : undefined;
   const fd = data === undefined ? undefined : stdinFd(data);
   const stdin = data === undefined ? (o.stdin ?? "ignore") : (fd ?? "pipe");
+  const token = spawnToken();
+  const env = token ? { ...(o.env ?? process.env), [GUARD_ENV]: token } : o.env;
   let child: ChildProcess;
   try {
-    child = spawn(cmd!, args, { cwd: o.cwd, env: o.env as NodeJS.ProcessEnv | undefined, detached: true, stdio: [stdin as "pipe", o.stdout ?? "pipe", o.stderr ?? "pipe", ...Array<"pipe">(o.extraPipes ?? 0).fill("pipe")] });
+    child = spawn(cmd!, args, { cwd: o.cwd, env: env as NodeJS.ProcessEnv | undefined, detached: true, stdio: [stdin as "pipe", o.stdout ?? "pipe", o.stderr ?? "pipe", ...Array<"pipe">(o.extraPipes ?? 0).fill("pipe")] });
+  } catch (e) {
+    guardProcessGroup(undefined, token);
+    throw e;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
@@ -225,7 +279,7 @@ export function spawnProcess(argv: string[], o: SpawnOptions = {}): ChildProcess
     child.stdin?.on("error", () => {}); // a child that does not read its stdin is no error of ours
     child.stdin?.end(data);
   }
-  const unguard = guardProcessGroup(child.pid);
+  const unguard = guardProcessGroup(child.pid, token);
   child.once("close", () => {
     if (child.pid && !groupAlive(child.pid)) unguard();
   });

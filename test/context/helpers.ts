@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { LoadedSettings, SettingsLevel } from "../../src/config/load.ts";
 import type { Settings } from "../../src/config/schema.ts";
+import { tempDir } from "../helpers/tmp.ts";
 
 /** A fresh real temp dir (symlinks resolved, so paths compare equal). */
-export const tempRoot = (): string => realpathSync(mkdtempSync(join(tmpdir(), "yoke-context-")));
+export const tempRoot = (): string => tempDir("yoke-context-");
 
 /** Writes files given as { "rel/path": "content" } under root. */
 export function writeTree(root: string, files: Record<string, string>): void {

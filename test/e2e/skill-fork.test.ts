@@ -24,6 +24,7 @@ function forkProject(extra: Record<string, string> = {}) {
     ".claude/skills/forky/SKILL.md": "---\nname: forky\ndescription: a forked skill\ncontext: fork\n---\nForked body: research $ARGUMENTS and report.\n",
     ".claude/skills/scout/SKILL.md": "---\ndescription: read-only scouting\ncontext: fork\nagent: Explore\nmodel: haiku\n---\nScout $ARGUMENTS.\n",
     ".claude/skills/toucher/SKILL.md": "---\ndescription: touches a file\ncontext: fork\nallowed-tools: Bash(touch:*)\n---\nTouch the marker file.\n",
+    ".claude/skills/later/SKILL.md": "---\ndescription: may go to the background\ncontext: fork\nbackground: true\n---\nLater body: $ARGUMENTS.\n",
     ".claude/skills/lost/SKILL.md": "---\ndescription: names no real agent\ncontext: fork\nagent: no-such-agent\n---\nLost.\n",
     "CLAUDE.md": "HOUSE-RULES-FOR-ALL\n",
     ...extra,
@@ -110,5 +111,27 @@ describe("the model loads a context: fork skill through the Skill tool", () => {
     expect(res).toMatchObject({ is_error: false, text: 'Skill "forky" completed (forked execution).\n\nResult:\nFORK-RESULT-TEXT' });
     // Not a user's expansion: UserPromptExpansion does not fire.
     expect(payloads(log).map((p) => p.hook_event_name)).toEqual(["UserPromptSubmit", "SubagentStart", "SubagentStop"]);
+  });
+});
+
+describe("`background:` in a forked skill's frontmatter", () => {
+  // Observed in 2.1.332 (its Skill tool code): a forked skill may be moved to the background only behind a
+  // server-side switch that is off by default; with it off, `background: true` still runs in the foreground, and the
+  // tool result carries no `background` field. yoke reads the field and does the same.
+  test("background: true still runs the fork in the foreground: the answer is the tool result of the same turn", async () => {
+    const { cwd } = forkProject();
+    const r = await runWith(
+      cwd,
+      [{ content: [{ type: "tool_use", name: "Skill", input: { skill: "later", args: "eta" } }] }, say("LATER-RESULT"), say("main done")],
+      ["--output-format", "stream-json", "--verbose"],
+      { prompt: "go" },
+    );
+    expect(r.code).toBe(0);
+    expect(requestText(r.requests[1]!)).toContain("Later body: eta.");
+    const [res] = toolResultsOf(r.requests[2]!);
+    expect(res).toMatchObject({ is_error: false, text: 'Skill "later" completed (forked execution).\n\nResult:\nLATER-RESULT' });
+    const meta = r.lines!.find((l) => l.type === "user" && l.tool_use_result?.commandName === "later")?.tool_use_result;
+    expect(meta).toMatchObject({ status: "forked", success: true });
+    expect(meta).not.toHaveProperty("background");
   });
 });

@@ -216,3 +216,46 @@ describe("skills through the Skill tool (issue 14 point 1)", () => {
     expect(toolResultsOf(r.requests[3]!)[0]!.text).toContain("SKILL-HOOK-BLOCK");
   });
 });
+
+describe("`model:` in a skill's or command's frontmatter (issue 14 points 1–2)", () => {
+  const MODEL_TREE = {
+    ".claude/commands/quick.md": "---\ndescription: A quick answer\nmodel: haiku\n---\nQUICK-BODY $ARGUMENTS\n",
+    ".claude/skills/cheap/SKILL.md": "---\ndescription: Cheap lookups\nmodel: haiku\n---\nCHEAP-BODY\n",
+    ".claude/skills/plain/SKILL.md": "---\ndescription: No model of its own\n---\nPLAIN-BODY\n",
+  };
+
+  test("a user's /command runs its turn on that model; the next prompt is back on the session's", async () => {
+    const cwd = project();
+    writeTree(cwd, MODEL_TREE);
+    const user = (content: string) => JSON.stringify({ type: "user", message: { role: "user", content } });
+    const r = await runWith(cwd, [say("quick"), say("normal")], ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "--model", "opus"], {
+      stdin: `${user("/quick now")}\n${user("and then?")}\n`,
+      prompt: undefined,
+    });
+    expect(r.code).toBe(0);
+    expect(r.requests[0]!.body.model).toContain("haiku");
+    expect(r.requests[1]!.body.model).toContain("opus");
+  });
+
+  test("a skill the model loads through Skill switches the rest of the turn to its model, until the next user message (contracts §6.2)", async () => {
+    const cwd = project();
+    writeTree(cwd, MODEL_TREE);
+    const user = (content: string) => JSON.stringify({ type: "user", message: { role: "user", content } });
+    const r = await runWith(
+      cwd,
+      [skillCall("plain"), skillCall("cheap"), say("looked up"), say("next turn")],
+      ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "--model", "opus"],
+      { stdin: `${user("look it up")}\n${user("again?")}\n`, prompt: undefined },
+    );
+    expect(r.code).toBe(0);
+    const models = r.requests.map((q) => q.body.model as string);
+    // A skill without `model:` changes nothing; `cheap` switches the requests after it.
+    expect(models[0]).toContain("opus");
+    expect(models[1]).toContain("opus");
+    expect(models[2]).toContain("haiku");
+    // The next user message ends it.
+    expect(models[3]).toContain("opus");
+    const skillResult = r.lines!.find((l) => l.type === "user" && l.tool_use_result?.commandName === "cheap");
+    expect(skillResult?.tool_use_result.model).toContain("haiku");
+  });
+});

@@ -13,7 +13,13 @@ test("YOKE_TIMING=1 prints ordered phase marks; without it stderr stays empty", 
   expect(timed.stdout).toBe("hi\n");
   const line = timed.stderr.trim();
   expect(line.startsWith("yoke timing (ms since start): ")).toBe(true);
-  const marks = line.split(": ")[1]!.split(" ").map((kv) => kv.split("="));
+  const entries = line.split(": ")[1]!.split(" ");
+  // Marks are `name=ms since start`, in time order; spans (`name:ms`, CPU spent on one job before the request) follow.
+  const spans = entries.filter((e) => !e.includes("=")).map((kv) => kv.split(":"));
+  expect(spans.map(([k]) => k)).toEqual(["extensions-busy"]);
+  expect(spans.every(([, v]) => /^\d+\.\d\d$/.test(v ?? ""))).toBe(true);
+  const marks = entries.filter((e) => e.includes("=")).map((kv) => kv.split("="));
+  expect(entries.slice(0, marks.length).every((e) => e.includes("="))).toBe(true); // the spans come last
   // The SDK import runs beside composing (issue 21.2), so "sdk-loaded" may come before or after "extensions" and
   // "composed": the test holds the order that must hold, not the one a quiet machine happens to give.
   const names = marks.map(([k]) => k!);

@@ -9,23 +9,45 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 // One cleanup list per test process: dirs outlive the test that made them (a failing test's
-// files stay inspectable until exit) but never outlive the process.
+// files stay inspectable until the run ends) but never outlive the run. `bun test` (1.4.5) fires no
+// process "exit" event, so the preload test/helpers/temp-cleanup.ts removes them after the last file; the exit handler covers scripts (bench/) that use these helpers outside the test runner.
 const created = new Set<string>();
 let cleanupRegistered = false;
+
+/** Removes every dir tempDir() made in this process (nothing when YOKE_KEEP_TMP=1). */
+export function removeTempDirs(): void {
+  if (process.env.YOKE_KEEP_TMP === "1") return;
+  for (const dir of created) {
+    try {
+      fs.rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Best effort: a dir still in use by a killed child may refuse; the OS tmp reaper gets it.
+    }
+  }
+  created.clear();
+}
+
+/**
+ * The same, handed to a detached `rm -rf` so the run does not wait: a suite's dirs (git repos, spill files) take
+ * seconds to delete on a busy machine, longer than Bun lets an afterAll hook run.
+ */
+export function removeTempDirsInBackground(): void {
+  if (process.env.YOKE_KEEP_TMP === "1" || created.size === 0) return;
+  const dirs = [...created];
+  created.clear();
+  for (let i = 0; i < dirs.length; i += 500) {
+    try {
+      Bun.spawn(["rm", "-rf", "--", ...dirs.slice(i, i + 500)], { stdio: ["ignore", "ignore", "ignore"], detached: true }).unref();
+    } catch {
+      // No rm (or no process left to spawn): the dirs stay for the OS tmp reaper, as after a killed run.
+    }
+  }
+}
 
 function registerCleanup(): void {
   if (cleanupRegistered) return;
   cleanupRegistered = true;
-  process.on("exit", () => {
-    if (process.env.YOKE_KEEP_TMP === "1") return;
-    for (const dir of created) {
-      try {
-        fs.rmSync(dir, { recursive: true, force: true });
-      } catch {
-        // Best effort: a dir still in use by a killed child may refuse; the OS tmp reaper gets it.
-      }
-    }
-  });
+  process.on("exit", removeTempDirs);
 }
 
 /** A fresh directory under os.tmpdir(), removed at process exit (kept when YOKE_KEEP_TMP=1). Returns its real path. */

@@ -1,13 +1,13 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import type { EmitPayload } from "../../src/hook/typed.ts";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type LoadedSettings, loadSettings } from "../../src/config/load.ts";
 import { createHookBus, type HookBusOptions, type YokeHookBus } from "../../src/hook/bus.ts";
 import type { HookRecord } from "../../src/hook/types.ts";
 import type { HandlerResult } from "../../src/hook/events/common.ts";
+import { tempDir } from "../helpers/tmp.ts";
 
-export const tmp = (prefix = "yoke-hook-") => mkdtempSync(join(tmpdir(), prefix));
+export const tmp = (prefix = "yoke-hook-") => tempDir(prefix);
 
 export type Env = { home: string; project: string; managed: string; yoke: string; env: Record<string, string> };
 

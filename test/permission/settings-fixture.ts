@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { LoadedSettings, SettingsLevel } from "../../src/config/load.ts";
 import type { Settings } from "../../src/config/schema.ts";
+import { tempDir } from "../helpers/tmp.ts";
 
 export type Perms = NonNullable<Settings["permissions"]>;
 
@@ -19,7 +19,7 @@ export function settingsOf(...entries: { level?: SettingsLevel; path?: string; r
 
 /** A temp root with home/ and proj/ (realpath'd), removed by the returned cleanup. */
 export function tempProject(prefix: string) {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const root = tempDir(prefix);
   const home = join(root, "home");
   const cwd = join(root, "proj");
   mkdirSync(home, { recursive: true });

@@ -1,11 +1,10 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AssistantEntry, EntryBase, SessionEntry, UserEntry } from "../../src/session/types.ts";
 import type { ContentBlock } from "../../src/provider/types.ts";
 import { emptyUsage } from "../../src/provider/types.ts";
+import { tempDir as sharedTempDir } from "../helpers/tmp.ts";
 
-export const tempDir = (prefix = "yoke-sessions-"): string => mkdtempSync(join(tmpdir(), prefix));
+export const tempDir = (prefix = "yoke-sessions-"): string => sharedTempDir(prefix);
 
 /** An env whose HOME / YOKE_CONFIG_DIR / CLAUDE_CONFIG_DIR all point into a fresh temp dir. */
 export function tempEnv(): { env: Record<string, string | undefined>; root: string } {

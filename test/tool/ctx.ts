@@ -1,11 +1,9 @@
-import { mkdtempSync, realpathSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createFileState } from "../../src/tool/file-state.ts";
 import type { ToolContext } from "../../src/tool/types.ts";
+import { tempDir as sharedTempDir } from "../helpers/tmp.ts";
 
 /** A fresh temp dir (realpath'd, so paths compare equal to what tools report). */
-export const tempDir = (prefix = "yoke-tool-"): string => realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+export const tempDir = (prefix = "yoke-tool-"): string => sharedTempDir(prefix);
 
 /** A ToolContext over `cwd` with a fresh FileState and AbortController; `changed` collects beforeFileChange calls. */
 export function makeCtx(cwd: string, over: Partial<ToolContext> = {}): ToolContext & { changed: string[]; abort: AbortController } {

@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ToolContext } from "../../src/tool/types.ts";
+import { tempDir as sharedTempDir } from "../helpers/tmp.ts";
 import { makeCtx as baseCtx } from "./ctx.ts";
 
 /** A ToolContext over `cwd` whose env holds only PATH plus `env`, so no outside YOKE_GREP_ENGINE leaks in. */
@@ -13,7 +13,7 @@ const made: string[] = [];
 
 /** A fresh directory under the OS temp dir; removeTempDirs() deletes all made by this test file. */
 export function tempDir(prefix = "yoke-search-"): string {
-  const d = mkdtempSync(path.join(os.tmpdir(), prefix));
+  const d = sharedTempDir(prefix);
   made.push(d);
   return d;
 }

@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, realpathSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { createFileState } from "../../src/tool/file-state.ts";
 import type { SessionToolState, ToolContext } from "../../src/tool/types.ts";
+import { tempDir } from "../helpers/tmp.ts";
 
 export type ShellCtxOptions = {
   env?: Record<string, string>;
@@ -13,7 +13,7 @@ export type ShellCtxOptions = {
 
 /** A real temp project dir and a ToolContext rooted in it; HOME and config dirs point into temp too. */
 export function makeShellCtx(o: ShellCtxOptions = {}): { ctx: ToolContext; dir: string; root: string } {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "yoke-shell-")));
+  const root = tempDir("yoke-shell-");
   const dir = join(root, "project");
   mkdirSync(dir);
   const env: Record<string, string> = {

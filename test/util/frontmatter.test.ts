@@ -51,3 +51,42 @@ test("splitFrontmatter (instruction files, memory files): data and body, unreada
   expect(splitFrontmatter("---\na: [x\n---\nrule")).toEqual({ data: null, body: "rule" });
   expect(splitFrontmatter("---\na: b\n---\nrule", false)).toEqual({ data: null, body: "rule" });
 });
+
+// The fast reader (issue 14 point 7: it runs for every skill and command at startup) must read exactly what the YAML
+// parser (with the loose reading after it, as skills and commands are read) reads, as strings, or hand the block to
+// the parser: never a different value.
+test("the fast reader agrees with the YAML parser and the loose reading, or leaves the block to them", () => {
+  const blocks = [
+    "name: a\ndescription: plain words, with commas",
+    "description: \"quoted: with a colon\"\nmodel: 'single'",
+    'description: "escaped \\" quote"',
+    "description: 'it''s'",
+    "description: x # a comment",
+    "tools:\n  - Read\n  - Grep\nmodel: haiku",
+    "tools:\n- Read\n- \"Bash(git:*)\"",
+    "empty:\nnext: 1",
+    "description: >\n  folded\n  text",
+    "description: |\n  block",
+    "list: [a, b]",
+    "map: {a: 1}",
+    "anchor: &x v",
+    "key_with-dash: v\n# a comment line\n\nafter: blank",
+    "description: ends with a colon:",
+    "description: \"unterminated",
+    "description: \"a\" trailing",
+    "  indented: no",
+    "- not a mapping",
+    "description: tab\there",
+    "allowed-tools: Bash(npm run *), Read",
+  ];
+  for (const b of blocks) {
+    const text = `---\n${b}\n---\nbody\n`;
+    const fast = parseFrontmatter(text, { fast: true, loose: true });
+    const full = parseFrontmatter(text, { loose: true });
+    const asStrings = (v: unknown): unknown =>
+      v === null || v === undefined ? null : Array.isArray(v) ? v.map(asStrings) : typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, asStrings(x)])) : String(v);
+    // Either the fast path read it (every value a string) or the parser did (the same result as without `fast`).
+    if (full.error || full.data === null) expect({ b, data: fast.data }).toEqual({ b, data: full.data });
+    else expect([asStrings(full.data), full.data]).toContainEqual(fast.data);
+  }
+});

@@ -1,13 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { discoverExtensions, discoverExtensionsAsync } from "../../src/extension/discover.ts";
+import { discoverExtensions } from "../../src/extension/discover.ts";
 import { tempDir, writeTree } from "../helpers/tmp.ts";
 
-// The async discovery (what startup uses) reads Bun file slices and lists each folder once; it must find exactly
-// what the plain one finds, on trees the issue does not name.
-describe("discoverExtensionsAsync agrees with discoverExtensions", () => {
-  test("odd trees: a skill folder without SKILL.md, a stray file, a link, broken YAML, long frontmatter, clashes, nested commands", async () => {
+// Discovery reads each candidate SKILL.md without checking first that it is there (a failed open is the check) and
+// only the head of each file: it must still find exactly what is there, on trees the issue does not name.
+describe("discoverExtensions on odd trees", () => {
+  test("a skill folder without SKILL.md, a stray file, a link, broken YAML, long frontmatter, clashes, nested commands", () => {
     const repo = tempDir("yoke-ext-async-");
     const home = tempDir("yoke-ext-async-home-");
     const long = "word ".repeat(1200).trim();
@@ -30,25 +30,22 @@ describe("discoverExtensionsAsync agrees with discoverExtensions", () => {
     symlinkSync(join(repo, "elsewhere/SKILL.md"), join(repo, ".claude/skills/linked/SKILL.md"));
     writeTree(home, { ".claude/skills/ok/SKILL.md": "---\ndescription: personal wins\n---\n", ".claude/commands/mine.md": "MINE\n" });
     const o = { cwd: join(repo, "sub"), userDir: join(home, ".claude") };
-    const sync = discoverExtensions(o);
-    const async = await discoverExtensionsAsync(o);
-    expect(async).toEqual(sync);
-    const names = async.commands.map((c) => c.name).sort();
+    const found = discoverExtensions(o);
+    const names = found.commands.map((c) => c.name).sort();
     expect(names).toEqual(["deep", "linked", "long", "mine", "ok", "ok-cmd", "twin"]);
-    expect(async.commands.find((c) => c.name === "ok")!.description).toBe("personal wins");
-    expect(async.commands.find((c) => c.name === "twin")!.description).toBe("closer");
-    expect(async.commands.find((c) => c.name === "long")!.description).toBe(long);
-    expect(async.problems.map((p) => p.file)).toEqual([expect.stringContaining(join(repo, ".claude/skills/broken/SKILL.md"))]);
+    expect(found.commands.find((c) => c.name === "ok")!.description).toBe("personal wins");
+    expect(found.commands.find((c) => c.name === "twin")!.description).toBe("closer");
+    expect(found.commands.find((c) => c.name === "long")!.description).toBe(long);
+    expect(found.problems.map((p) => p.file)).toEqual([expect.stringContaining(join(repo, ".claude/skills/broken/SKILL.md"))]);
   });
 
-  test("an unreadable SKILL.md is a problem naming it in both (not silently dropped as missing)", async () => {
+  test("an unreadable SKILL.md is a problem naming it (not silently dropped as missing)", () => {
     if (process.getuid?.() === 0) return; // root reads anything; the permission cannot make it fail
     const dir = tempDir("yoke-ext-unreadable-");
     writeTree(dir, { ".claude/skills/locked/SKILL.md": "---\ndescription: x\n---\n" });
     chmodSync(join(dir, ".claude/skills/locked/SKILL.md"), 0);
     const o = { cwd: dir, userDir: "/nonexistent" };
-    const a = await discoverExtensionsAsync(o);
-    expect(a).toEqual(discoverExtensions(o));
+    const a = discoverExtensions(o);
     expect(a.problems[0]!.message).toContain("cannot read");
   });
 });

@@ -1,0 +1,146 @@
+import type { LoadedSettings } from "../config/load.ts";
+import { expandServer, isRemote, isStdio, type ScopedServer } from "./config.ts";
+
+/**
+ * The organization's MCP server policy: `allowedMcpServers` / `deniedMcpServers` (contracts §2.2; Claude Code's
+ * "Control MCP server access" docs and its settings schema, observed in 2.1.332). It governs every server a user or
+ * a checkout configures: user, project and local scope, `--mcp-config`, plugins' servers and agents' inline servers.
+ * Plain data and pure functions; the wiring applies it before anything is spawned.
+ */
+export type McpPolicyEntry = { serverName: string } | { serverCommand: string[] } | { serverUrl: string };
+
+export type McpPolicy = {
+  /** Undefined: no allowlist (everything not denied may run). Empty: nothing may run. */
+  allowed?: McpPolicyEntry[];
+  denied: McpPolicyEntry[];
+  /** Where each list came from, for the messages. */
+  allowedFrom: string[];
+  deniedFrom: string[];
+  /** Bad fields and entries, each naming the settings file and field. */
+  problems: string[];
+};
+
+/** One entry, or why it is not one. Exactly one of the three keys (as Claude Code's schema requires). */
+function readEntry(raw: unknown): McpPolicyEntry | string {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return "must be an object with serverName, serverCommand or serverUrl";
+  const r = raw as Record<string, unknown>;
+  const keys = ["serverName", "serverCommand", "serverUrl"].filter((k) => r[k] !== undefined);
+  if (keys.length !== 1) return 'must have exactly one of "serverName", "serverCommand" or "serverUrl"';
+  if (r.serverName !== undefined) return typeof r.serverName === "string" && r.serverName ? { serverName: r.serverName } : "serverName must be a non-empty string";
+  if (r.serverUrl !== undefined) return typeof r.serverUrl === "string" && r.serverUrl ? { serverUrl: r.serverUrl } : "serverUrl must be a non-empty string";
+  const c = r.serverCommand;
+  return Array.isArray(c) && c.length > 0 && c.every((x) => typeof x === "string") ? { serverCommand: c as string[] } : "serverCommand must be a non-empty array of strings";
+}
+
+/**
+ * The policy in force. `deniedMcpServers` is merged from every settings file; `allowedMcpServers` too, unless a
+ * managed file sets `allowManagedMcpServersOnly`, when only managed files count. An allowlist that is not an array
+ * is enforced as empty (nothing runs until it is fixed), as Claude Code does; a bad entry of either list is left out,
+ * and every problem is named. Pure.
+ */
+export function readMcpPolicy(settings: Pick<LoadedSettings, "sources">): McpPolicy {
+  const p: McpPolicy = { denied: [], allowedFrom: [], deniedFrom: [], problems: [] };
+  const managedOnly = settings.sources.some((s) => s.level === "managed" && (s.settings as Record<string, unknown>).allowManagedMcpServersOnly === true);
+  for (const s of settings.sources) {
+    const doc = s.settings as Record<string, unknown>;
+    for (const key of ["allowedMcpServers", "deniedMcpServers"] as const) {
+      const raw = doc[key];
+      if (raw === undefined) continue;
+      const allow = key === "allowedMcpServers";
+      if (allow && managedOnly && s.level !== "managed") continue;
+      // What a checkout ships cannot widen the list (Claude Code: a project's entry "can't keep one out" and admits
+      // only servers the organization provides, which yoke has none of): its allowlist is not read at all.
+      if (allow && (s.level === "project" || s.level === "local")) {
+        p.problems.push(`${s.path}: field "${key}" is read only from user, --settings and managed settings; ignored here`);
+        continue;
+      }
+      const entries: McpPolicyEntry[] = [];
+      if (!Array.isArray(raw))
+        p.problems.push(`${s.path}: field "${key}" must be an array${allow ? "; no MCP server is allowed until it is fixed" : "; its entries are not enforced"}`);
+      else
+        raw.forEach((e, i) => {
+          const r = readEntry(e);
+          if (typeof r === "string") p.problems.push(`${s.path}: field "${key}[${i}]" ${r}; the entry is left out`);
+          else entries.push(r);
+        });
+      if (allow) {
+        p.allowed = [...(p.allowed ?? []), ...entries];
+        p.allowedFrom.push(s.path);
+      } else {
+        p.denied.push(...entries);
+        if (entries.length) p.deniedFrom.push(s.path);
+      }
+    }
+  }
+  return p;
+}
+
+/** `*` matches any run of characters; everything else literally. */
+const urlPattern = (pattern: string) => new RegExp(`^${pattern.split("*").map((x) => x.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "i");
+
+/** The URL as configured, and without its query and trailing slash (a pattern without them still covers it). */
+const urlForms = (url: string) => {
+  const bare = url.replace(/[?#].*$/, "");
+  return [url, bare, bare.replace(/\/+$/, "")];
+};
+
+type Facts = { names: string[]; command?: string[]; url?: string };
+
+/** What the policy compares: the names, and the command or URL as it would run (variables expanded). */
+function factsOf(s: ScopedServer, env: Record<string, string | undefined>): Facts[] {
+  // A plugin's server answers to its full name and to the name its plugin gave it.
+  const names = [s.name, ...(s.scope === "plugin" ? [s.name.replace(/^plugin:[^:]+:/, "")] : [])];
+  const vars = { ...env, ...(s.pluginRoot ? { CLAUDE_PLUGIN_ROOT: s.pluginRoot } : {}), ...(s.pluginData ? { CLAUDE_PLUGIN_DATA: s.pluginData } : {}) };
+  const { config } = expandServer(s.config, vars);
+  const forms = [s.config, config];
+  return forms.map((c) => ({
+    names,
+    ...(isStdio(c) ? { command: [c.command, ...(c.args ?? [])] } : {}),
+    ...(isRemote(c) ? { url: c.url } : {}),
+  }));
+}
+
+const matches = (e: McpPolicyEntry, f: Facts, strictName: boolean): boolean => {
+  if ("serverName" in e) return strictName ? f.names[0] === e.serverName : f.names.includes(e.serverName);
+  if ("serverCommand" in e) return !!f.command && f.command.length === e.serverCommand.length && f.command.every((x, i) => x === e.serverCommand[i]);
+  const re = urlPattern(e.serverUrl);
+  return !!f.url && urlForms(f.url).some((u) => re.test(u));
+};
+
+/**
+ * Why this server may not run under the policy, or null. A denylist match wins over everything, on the name, the
+ * command or the URL, as configured or as expanded. Else, with an allowlist: a stdio server must match a
+ * `serverCommand` entry when the list has any (else a `serverName` entry), a remote server a `serverUrl` entry when
+ * the list has any (else a `serverName` entry) — a name alone is the user's choice, so it counts only where the list
+ * pins nothing stricter (Claude Code's rule). Pure.
+ */
+export function mcpPolicyBlock(s: ScopedServer, p: McpPolicy, env: Record<string, string | undefined>): string | null {
+  if (!p.denied.length && p.allowed === undefined) return null;
+  const facts = factsOf(s, env);
+  if (p.denied.some((e) => facts.some((f) => matches(e, f, false)))) return `is blocked by deniedMcpServers (${p.deniedFrom.join(", ")})`;
+  if (p.allowed === undefined) return null;
+  const allowed = p.allowed;
+  const why = `is not in allowedMcpServers (${p.allowedFrom.join(", ") || "managed settings"})`;
+  if (!allowed.length) return why;
+  const expanded = facts[facts.length - 1]!;
+  const kind = isStdio(s.config) ? "serverCommand" : isRemote(s.config) ? "serverUrl" : null;
+  const pinned = kind !== null && allowed.some((e) => kind in e);
+  const ok = allowed.some((e) => (pinned ? kind! in e : "serverName" in e) && matches(e, expanded, true));
+  return ok ? null : why;
+}
+
+/** Splits servers into those the policy lets run and those it blocks (with the message to say once). Pure. */
+export function applyMcpPolicy(
+  servers: ScopedServer[],
+  p: McpPolicy,
+  env: Record<string, string | undefined>,
+): { allowed: ScopedServer[]; blocked: Array<{ server: ScopedServer; reason: string }> } {
+  const allowed: ScopedServer[] = [];
+  const blocked: Array<{ server: ScopedServer; reason: string }> = [];
+  for (const s of servers) {
+    const why = s.problem ? null : mcpPolicyBlock(s, p, env);
+    if (why) blocked.push({ server: s, reason: `server "${s.name}" (${s.source}) ${why}` });
+    else allowed.push(s);
+  }
+  return { allowed, blocked };
+}
