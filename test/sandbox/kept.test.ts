@@ -154,7 +154,7 @@ describe.skipIf(!probe.ok || !root)("commands in a kept sandbox are held as in t
   }
 
   test("started directly, a command sees the same folder, environment and descriptors as from its command line", async () => {
-    const show = `pwd; env | grep -v "^_=" | sort; ls /proc/self/fd | sort | tr "\\n" " "; echo`;
+    const show = `pwd; env | grep -v -e "^_=" -e "^YOKE_GUARD=" | sort; ls /proc/self/fd | sort | tr "\\n" " "; echo`;
     const [line, direct] = await both(`/bin/bash -c '${show}'`, { YOKE_KEPT_SEEN: "1" });
     expect({ ...direct, argv: undefined }).toEqual({ ...line!, argv: undefined });
     expect(direct!.said).toBe("started");
@@ -188,7 +188,7 @@ describe.skipIf(!probe.ok || !root)("commands in a kept sandbox are held as in t
   // With the environment known and nothing in it that runs before a shell's script, the command's own shell is
   // the first program inside (no shell of ours in front): it must behave as from the command line.
   test("the command's own shell first: same folder, environment, descriptors, arguments and line numbers", async () => {
-    const show = `pwd; env | grep -v "^_=" | sort; ls /proc/self/fd | sort | tr "\\n" " "; echo "$0 $# $1 $LINENO"; f() { echo $LINENO; }; f`;
+    const show = `pwd; env | grep -v -e "^_=" -e "^YOKE_GUARD=" | sort; ls /proc/self/fd | sort | tr "\\n" " "; echo "$0 $# $1 $LINENO"; f() { echo $LINENO; }; f`;
     const inner = `/bin/bash -c '${show}' bash 'an arg'`;
     const [line, direct] = await both(inner, { YOKE_KEPT_SEEN: "1" }, true);
     expect({ ...direct, argv: undefined }).toEqual({ ...line!, argv: undefined });
