@@ -23,8 +23,8 @@ export type FingerprintSpec = {
   paths: string[];
 };
 
-/** A folder as the snapshot saw it. */
-type Folder = { ino: number; ctime: number; listing: string; listAgain: boolean };
+/** A folder as the snapshot saw it. `held`: it holds a kept sandbox's mount points, and is listed at every check. */
+type Folder = { ino: number; ctime: number; listing: string; listAgain: boolean; held?: boolean };
 
 export type DiskSnapshot = {
   folders: Map<string, Folder>;
@@ -126,30 +126,38 @@ function walk(dir: string, out: Map<string, Folder>, depth: number, skip: Set<st
   }
 }
 
-/** Every component of `p` from the root down, as far as it exists. */
-function chain(p: string, out: string[], ghosts: Set<string>): void {
+/** One path component's record; one starting with `!` says it is not there (and the chain ends). */
+function component(cur: string, ghosts: Set<string>): string {
+  if (ghosts.size && isGhost(cur, ghosts)) return "!ENOENT";
+  try {
+    const s = lstatSync(cur);
+    const t = typeOf(s);
+    return `${t}:${s.dev}:${s.ino}:${s.mode}:${s.uid}${t === "l" ? `:${linkRecord(cur)}` : ""}`;
+  } catch (e) {
+    return `!${code(e)}`;
+  }
+}
+
+/**
+ * Every component of `p` from the root down, as far as it exists. `seen`: the components already read for
+ * the other paths of the same record (they share their folders), each looked at once.
+ */
+function chain(p: string, out: string[], ghosts: Set<string>, seen: Map<string, string>): void {
   const parts = p.split("/").filter(Boolean);
   let cur = "";
   for (const part of ["", ...parts]) {
     cur = !part ? "/" : cur === "/" ? `/${part}` : `${cur}/${part}`;
-    if (ghosts.size && isGhost(cur, ghosts)) {
-      out.push(`${cur}\0!ENOENT`);
-      return;
-    }
-    try {
-      const s = lstatSync(cur);
-      const t = typeOf(s);
-      out.push(`${cur}\0${t}:${s.dev}:${s.ino}:${s.mode}:${s.uid}${t === "l" ? `:${linkRecord(cur)}` : ""}`);
-    } catch (e) {
-      out.push(`${cur}\0!${code(e)}`);
-      return;
-    }
+    let rec = seen.get(cur);
+    if (rec === undefined) seen.set(cur, (rec = component(cur, ghosts)));
+    out.push(`${cur}\0${rec}`);
+    if (rec.startsWith("!")) return;
   }
 }
 
 const chains = (paths: string[], ghosts: Set<string>): string => {
   const out: string[] = [];
-  for (const p of paths) chain(p, out, ghosts);
+  const seen = new Map<string, string>();
+  for (const p of paths) chain(p, out, ghosts, seen);
   return out.join("\n");
 };
 
@@ -170,18 +178,24 @@ export function snapshot(spec: FingerprintSpec): DiskSnapshot {
 export function holdGhosts(s: DiskSnapshot, ghosts: Iterable<string>): void {
   for (const g of ghosts) {
     s.ghosts.add(g);
-    const f = s.folders.get(dirname(g));
-    if (f) f.listAgain = true;
-    const own = s.folders.get(g);
-    if (own) own.listAgain = true;
+    for (const f of [s.folders.get(dirname(g)), s.folders.get(g)]) if (f) f.listAgain = f.held = true;
   }
 }
 
-/** Whether the disk is still as `s` saw it, as far as the library can tell. */
-export function unchanged(s: DiskSnapshot): boolean {
+/**
+ * Whether the disk is still as `s` saw it, as far as the library can tell. `racyMs`: how old a folder's change
+ * time must be for its stamp to stand for its listing (tests shorten it).
+ */
+export function unchanged(s: DiskSnapshot, racyMs = RACY_MS): boolean {
+  const since = Date.now();
   for (const [dir, f] of s.folders) {
     if (f.listAgain) {
+      // Stamped before it is listed, as in a snapshot: a folder listed the same whose change time is now old
+      // enough is compared by its stamp from here on (a folder changed just before a build is not listed at
+      // every command of the session).
+      const st = f.held ? undefined : stamp(dir);
       if (listing(dir, s.ghosts).text !== f.listing) return false;
+      if (st && st.ctime < since - racyMs) Object.assign(f, { ino: st.ino, ctime: st.ctime, listAgain: false });
       continue;
     }
     const st = stamp(dir);

@@ -15,13 +15,66 @@ import { readlinkSync } from "node:fs";
 import { shellWords } from "./bwrap-line.ts";
 
 export type Holder = {
-  /** The command line that runs `inner` (in `cwd`) inside the kept sandbox, for `/bin/sh -c`. */
-  line(): string;
+  /**
+   * How to run `inner` (a shell command line) in `cwd` inside the kept sandbox: a program to start and the
+   * changes to its environment (`entryLine` makes it a line for `/bin/sh -c`). `announce`: it writes `started`
+   * on fd 3 (and closes it) once inside, before the command starts. `env`: the environment it will start
+   * with, when known (a shell's own start-up, `BASH_ENV`, then rules out starting that shell directly).
+   */
+  entry(inner: string, cwd: string, announce: boolean, env?: Record<string, string | undefined>): Entry;
   /** False once the kept sandbox has ended (then the line is built again). */
   alive(): boolean;
   /** Ends the kept sandbox. Call only when no command runs in it: they would lose their mounts. */
   stop(): void;
 };
+
+/** A program to start, and what to set (a string) or unset (undefined) in its environment first, in order. */
+export type Entry = { argv: string[]; env: Array<[string, string | undefined]> };
+
+/** An entry as a command line for `/bin/sh -c`. */
+export const entryLine = (e: Entry): string =>
+  [...e.env.map(([k, v]) => (v === undefined ? `unset ${k}` : `export ${k}=${quote(v)}`)), `exec ${e.argv.map(quote).join(" ")}`].join("; ");
+
+/**
+ * The library's command, `[NAME=value ...] <helper> <shell> -c <script>` (its seccomp helper and the
+ * variables it reads), read back; undefined for any other shape.
+ */
+export function helperCall(command: string): { env: Array<[string, string]>; helper: string; shell: string } | undefined {
+  const words = shellWords(command);
+  if (!words) return undefined;
+  const env: Array<[string, string]> = [];
+  let i = 0;
+  for (let m: RegExpExecArray | null; (m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(words[i] ?? "")); i++) env.push([m[1]!, m[2]!]);
+  const [helper, shell, c] = words.slice(i);
+  if (words.length !== i + 4 || !helper?.startsWith("/") || !shell?.startsWith("/") || c !== "-c") return undefined;
+  return { env, helper, shell };
+}
+
+/** Variables that make a shell run something of its own before its `-c` script (or print what it runs). */
+const SHELL_START = ["BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4"];
+
+/**
+ * `inner` as `<shell> -c <script> [args]` (bash, sh or dash, by its path), when that shell can be the first
+ * program inside: nothing in `env` (after `ops`) makes it run anything before its script. Else undefined.
+ */
+export function ownShell(inner: string, env: Record<string, string | undefined> | undefined, ops: Entry["env"]): string[] | undefined {
+  const words = shellWords(inner);
+  if (!env || !words || words.length < 3 || words[1] !== "-c" || !/^\/(.*\/)?(bash|sh|dash)$/.test(words[0]!)) return undefined;
+  const final = { ...env };
+  for (const [k, v] of ops) final[k] = v;
+  return SHELL_START.some((k) => final[k] !== undefined) ? undefined : words;
+}
+
+/**
+ * What runs first in that shell, on the script's first line (its line numbers stay): says it started, and goes
+ * to the command's folder (a path from the root).
+ */
+const PRELUDE = (cwd: string, announce: boolean) => `${announce ? "printf started >&3; exec 3>&-; " : ""}cd ${quote(cwd)} || exit; `;
+
+/** The first shell inside: says it started, goes to the command's folder, and becomes the command (its words follow, a program's path first). */
+const START = (announce: boolean) => `${announce ? "printf started >&3; exec 3>&-; " : ""}cd "$1" && shift && exec "$@"`;
+/** The same for a command line that is not plain words: the shell runs it. */
+const START_LINE = (announce: boolean) => `${announce ? "printf started >&3; exec 3>&-; " : ""}cd "$1" && eval "shift 2\n$2"`;
 
 const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -40,12 +93,12 @@ export async function startHolder(o: { line: string; bwrap: string; nsenter?: st
   const cmd = words.slice(dd + 1);
   if (cmd.length !== 3 || cmd[0] !== "/bin/sh" || cmd[1] !== "-c") return undefined;
   // What bubblewrap does to the environment, in its order, done by the shell that starts nsenter.
-  const envOps: string[] = [];
+  const envOps: Entry["env"] = [];
   for (let i = 0; i < opts.length; i++) {
     const [op, name, value] = [opts[i], opts[i + 1] ?? "", opts[i + 2] ?? ""];
     if (op !== "--setenv" && op !== "--unsetenv") continue;
     if (!NAME.test(name)) return undefined;
-    envOps.push(op === "--setenv" ? `export ${name}=${quote(value)}` : `unset ${name}`);
+    envOps.push([name, op === "--setenv" ? value : undefined]);
     i += op === "--setenv" ? 2 : 1;
   }
   let child: ChildProcess;
@@ -105,7 +158,28 @@ export async function startHolder(o: { line: string; bwrap: string; nsenter?: st
   const enter = [o.nsenter, "-t", String(pid), "-U", "-m", "-n", "-p", "-r", "-w", "--preserve-credentials", "--"];
   // Root keeps capabilities across exec: drop the bounding set to what bubblewrap leaves (--cap-drop ALL --cap-add CAP_SETFCAP).
   const drop = o.root ? [o.setpriv!, "--bounding-set=-all,+setfcap", "--inh-caps=-all", "--"] : [];
-  const tail = [...enter, ...drop, ...cmd].map(quote).join(" ");
+  // The library's own shell in front of its helper is left out: the helper starts straight from setpriv, with
+  // the variables the shell would have set, and its shell is ours (START), which execs the command's words.
+  // A command of another shape runs as the library wrote it, taking what to run from variables (INNER, runtime.ts).
+  const direct = helperCall(cmd[2]!);
+  const entry = (inner: string, cwd: string, announce: boolean, env?: Record<string, string | undefined>): Entry => {
+    if (!direct)
+      return {
+        argv: [...enter, ...drop, ...cmd],
+        env: [["__YOKE_SB_DIR", cwd], ["__YOKE_SB_RUN", inner], ["__YOKE_SB_SAY", announce ? "1" : undefined], ...envOps],
+      };
+    const ops = [...envOps, ...direct.env];
+    // The command's own shell (the Bash tool's `bash -c`) as the first program inside, when nothing runs before its
+    // script: what START does goes in front of the script. Else START, which execs the command's words.
+    const own = cwd.startsWith("/") ? ownShell(inner, env, ops) : undefined;
+    const words = own ? undefined : shellWords(inner);
+    const run = own
+      ? [own[0]!, "-c", PRELUDE(cwd, announce) + own[2]!, ...own.slice(3)]
+      : words?.[0]?.startsWith("/")
+        ? [direct.shell, "-c", START(announce), "sh", cwd, ...words]
+        : [direct.shell, "-c", START_LINE(announce), "sh", cwd, inner];
+    return { argv: [...enter, ...drop, direct.helper, ...run], env: ops };
+  };
   let ended = false;
   child.once("exit", () => (ended = true));
   // Asked of the kernel, not of the exit event (which may come later): the sandbox's first process is there
@@ -117,7 +191,6 @@ export async function startHolder(o: { line: string; bwrap: string; nsenter?: st
       return false;
     }
   };
-  const line = () => `${envOps.map((e) => `${e}; `).join("")}exec ${tail}`;
   const stop = () => {
     ended = true;
     try {
@@ -127,7 +200,7 @@ export async function startHolder(o: { line: string; bwrap: string; nsenter?: st
   };
   // One command through it before any of the session's: where joining is refused (an unprivileged
   // bubblewrap owns its namespaces through a user namespace nsenter cannot reach), commands get their own.
-  const probe = await runProcess(["/bin/sh", "-c", `export __YOKE_SB_DIR=/ __YOKE_SB_RUN='echo joined'; ${line()}`], {
+  const probe = await runProcess(["/bin/sh", "-c", entryLine(entry("echo joined", "/", false))], {
     env: o.env as Record<string, string>,
     stderr: "ignore",
     timeoutMs: 10_000,
@@ -138,7 +211,7 @@ export async function startHolder(o: { line: string; bwrap: string; nsenter?: st
     return undefined;
   }
   return {
-    line,
+    entry,
     alive: () => !ended && inside(),
     stop,
   };

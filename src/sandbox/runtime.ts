@@ -10,7 +10,7 @@ import type { SandboxSettings } from "../config/schema.ts";
 import { helperPaths } from "./helpers.ts";
 import { mountTargets } from "./bwrap-line.ts";
 import { addPaths, type DiskSnapshot, holdGhosts, snapshot, unchanged } from "./fingerprint.ts";
-import { type Holder, startHolder } from "./holder.ts";
+import { type Entry, entryLine, type Holder, startHolder } from "./holder.ts";
 import { startFailure } from "./start-failure.ts";
 import { expandDenyWriteGlobs, type SandboxPolicy } from "./policy.ts";
 import type { Availability, SandboxWish } from "./probe.ts";
@@ -21,11 +21,17 @@ export type BashSandboxInput = { command: string; dangerouslyDisableSandbox?: bo
 /**
  * `placeholders`: protected names the command may not create; pass them to `release` after it ran.
  * `kept`: the command joins the kept sandbox (holder.ts) rather than starting a bubblewrap of its own.
+ * `direct`: the same command as a program to start without the shell in front, and the changes that shell
+ * would make to its environment (a kept sandbox's; spawnWrapped takes it).
  */
-export type WrapResult = { ok: true; command: string; placeholders: string[]; kept: boolean } | { ok: false; error: string };
+export type WrapResult = { ok: true; command: string; direct?: Entry; placeholders: string[]; kept: boolean } | { ok: false; error: string };
 
-/** `announce`: the command line says on fd 3 (which the caller opens) when the sandbox is set up and the command starts. */
-export type WrapOptions = { announce?: boolean };
+/**
+ * `announce`: the command line says on fd 3 (which the caller opens) when the sandbox is set up and the command starts.
+ * `env`: the environment the command will start with, when the caller knows it (a kept sandbox may then start the
+ * command's own shell first, holder.ts).
+ */
+export type WrapOptions = { announce?: boolean; env?: Record<string, string | undefined> };
 
 /** What the Bash tool and the permission evaluator see. Every method is safe to call when inactive. */
 export type BashSandbox = {
@@ -298,9 +304,12 @@ export function activeSandbox(o: {
         }
         running++;
         for (const g of b.ghosts) ghosts.add(g);
-        const vars = `__YOKE_SB_DIR=${quote(cwd)} __YOKE_SB_RUN=${quote(inner)}${wo.announce ? " __YOKE_SB_SAY=1" : ""}`;
-        const command = b.holder ? `export ${vars}; ${b.holder.line()}` : `${vars} ${b.line}`;
-        return { ok: true, command, placeholders: [...b.placeholders], kept: !!b.holder };
+        if (b.holder) {
+          const direct = b.holder.entry(inner, cwd, !!wo.announce, wo.env);
+          return { ok: true, command: entryLine(direct), direct, placeholders: [...b.placeholders], kept: true };
+        }
+        const command = `__YOKE_SB_DIR=${quote(cwd)} __YOKE_SB_RUN=${quote(inner)}${wo.announce ? " __YOKE_SB_SAY=1" : ""} ${b.line}`;
+        return { ok: true, command, placeholders: [...b.placeholders], kept: false };
       } catch (e) {
         return { ok: false, error: `the sandbox could not wrap the command: ${(e as Error).message.split("\n")[0]}` };
       }

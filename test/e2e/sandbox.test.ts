@@ -241,7 +241,7 @@ describe.skipIf(!probe.ok || process.geteuid?.() !== 0)("a kept sandbox that can
     const p = sandboxProject(ATTACK_SETTINGS);
     const bin = join(p.root, "bin");
     mkdirSync(bin, { recursive: true });
-    writeFileSync(join(bin, "nsenter"), `#!/bin/sh\ncase "$__YOKE_SB_RUN" in *joined*) exec /usr/bin/nsenter "$@";; esac\necho "nsenter: reassociate to namespace 'ns/mnt' failed: Operation not permitted" >&2\nexit 1\n`);
+    writeFileSync(join(bin, "nsenter"), `#!/bin/sh\ncase "$*" in *joined*) exec /usr/bin/nsenter "$@";; esac\necho "nsenter: reassociate to namespace 'ns/mnt' failed: Operation not permitted" >&2\nexit 1\n`);
     chmodSync(join(bin, "nsenter"), 0o755);
     const r = await runBash(p, [{ id: "toolu_join1", command: "touch ran-1.txt" }, { id: "toolu_join2", command: "touch ran-2.txt && echo second-ran" }], { PATH: `${bin}:${process.env.PATH}` });
     const first = r.results.get("toolu_join1");

@@ -126,4 +126,89 @@ describe.skipIf(!probe.ok || !root)("commands in a kept sandbox are held as in t
     expect(existsSync("/etc/yoke-kept-test")).toBe(false);
     expect(holders().length).toBe(1);
   }, 60_000);
+
+  // The Bash tool starts a kept command without a shell in front (WrapResult.direct): it must see exactly what
+  // the command line gives it, and be held the same.
+  async function both(inner: string, extra: Record<string, string> = {}, given = false): Promise<Array<{ code: number | null; out: string; said: string; argv?: string[] }>> {
+    const out = [];
+    for (const direct of [false, true]) {
+      // `given`: the sandbox is told the environment (as the Bash tool does), so it may start the command's own shell first.
+      const w = await sb.wrap(inner, cwd, { announce: true, ...(given && direct ? { env: { ...env(), ...extra } } : {}) });
+      if (!w.ok) throw new Error(w.error);
+      expect(w.kept).toBe(true);
+      expect(w.direct).toBeDefined();
+      const child = spawnWrapped(w.command, { cwd, env: { ...env(), ...extra }, announceFd: true, direct: direct ? w.direct : undefined });
+      let text = "";
+      let said = "";
+      child.stdout!.on("data", (d: Buffer) => (text += d));
+      child.stderr!.on("data", (d: Buffer) => (text += d));
+      const fd3 = child.stdio[3] as NodeJS.ReadableStream;
+      fd3.on("data", (d: Buffer) => (said += d));
+      const saidAll = new Promise<void>((r) => (fd3.once("end", () => r()), fd3.once("close", () => r())));
+      const code = await new Promise<number | null>((r) => child.once("close", (c) => r(c)));
+      await saidAll;
+      sb.release(w.placeholders);
+      out.push({ code, out: text, said, ...(direct ? { argv: w.direct!.argv } : {}) });
+    }
+    return out;
+  }
+
+  test("started directly, a command sees the same folder, environment and descriptors as from its command line", async () => {
+    const show = `pwd; env | grep -v -e "^_=" -e "^YOKE_GUARD=" | sort; ls /proc/self/fd | sort | tr "\\n" " "; echo`;
+    const [line, direct] = await both(`/bin/bash -c '${show}'`, { YOKE_KEPT_SEEN: "1" });
+    expect({ ...direct, argv: undefined }).toEqual({ ...line!, argv: undefined });
+    expect(direct!.said).toBe("started");
+    expect(direct!.out).toContain(`${cwd}\n`);
+    expect(direct!.out).toContain("YOKE_KEPT_SEEN=1");
+    expect(direct!.out).not.toContain("__YOKE_SB");
+  }, 60_000);
+
+  test("started directly, a command line that is not plain words, or not a program's path, runs as from its command line", async () => {
+    for (const inner of ["echo a && pwd", "echo plain words", "false"]) {
+      const [line, direct] = await both(inner);
+      expect({ ...direct, argv: undefined }).toEqual({ ...line!, argv: undefined });
+      expect(direct!.said).toBe("started");
+    }
+    const [, direct] = await both("echo a && pwd");
+    expect(direct!.out).toBe(`a\n${cwd}\n`);
+  }, 60_000);
+
+  test("started directly, the command is held as before: no secret, no write outside, no namespaces even when the environment asks", async () => {
+    const attempt = `cat secrets/key.pem; echo x > /etc/yoke-kept-direct; unshare -U true && echo UNSHARED; echo done`;
+    // A variable the seccomp helper reads: from the user's environment it must not reach it.
+    const [line, direct] = await both(`/bin/bash -c '${attempt}'`, { SRT_ALLOW_NESTED_USERNS: "1" });
+    for (const r of [line!, direct!]) {
+      expect(r.out).toContain("done");
+      expect(r.out).not.toContain(SECRET);
+      expect(r.out).not.toContain("UNSHARED");
+    }
+    expect(existsSync("/etc/yoke-kept-direct")).toBe(false);
+  }, 60_000);
+
+  // With the environment known and nothing in it that runs before a shell's script, the command's own shell is
+  // the first program inside (no shell of ours in front): it must behave as from the command line.
+  test("the command's own shell first: same folder, environment, descriptors, arguments and line numbers", async () => {
+    const show = `pwd; env | grep -v -e "^_=" -e "^YOKE_GUARD=" | sort; ls /proc/self/fd | sort | tr "\\n" " "; echo "$0 $# $1 $LINENO"; f() { echo $LINENO; }; f`;
+    const inner = `/bin/bash -c '${show}' bash 'an arg'`;
+    const [line, direct] = await both(inner, { YOKE_KEPT_SEEN: "1" }, true);
+    expect({ ...direct, argv: undefined }).toEqual({ ...line!, argv: undefined });
+    expect(direct!.said).toBe("started");
+    expect(direct!.out).toContain("bash 1 an arg 1\n1\n");
+    // No shell of ours in front of it: its own bash is what the seccomp helper starts.
+    expect(direct!.argv!.slice(-5, -3)).toEqual(["/bin/bash", "-c"]);
+    const failed = await both(`/bin/bash -c 'echo ran; exit 3'`, {}, true);
+    expect(failed[1]).toEqual({ ...failed[0]!, argv: failed[1]!.argv });
+    expect(failed[1]!.code).toBe(3);
+  }, 60_000);
+
+  test("BASH_ENV in the environment: a shell of ours goes first, so it runs in the command's folder after the sandbox said it started", async () => {
+    const rc = join(dir, "bash-env.sh");
+    writeFileSync(rc, 'echo "env-file in $PWD"\nexit 7\n');
+    const [line, direct] = await both(`/bin/bash -c 'echo not reached'`, { BASH_ENV: rc }, true);
+    expect({ ...direct, argv: undefined }).toEqual({ ...line!, argv: undefined });
+    expect(direct!.said).toBe("started");
+    expect(direct!.out).toBe(`env-file in ${cwd}\n`);
+    expect(direct!.code).toBe(7);
+    expect(direct!.argv).toContain("sh");
+  }, 60_000);
 });

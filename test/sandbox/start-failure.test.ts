@@ -92,7 +92,7 @@ describe.skipIf(!probe.ok)("the Bash tool in a sandbox that fails to start a com
     mkdirSync(bin, { recursive: true });
     writeFileSync(
       join(bin, "nsenter"),
-      `#!/bin/sh\ncase "$__YOKE_SB_RUN" in *joined*) exec /usr/bin/nsenter "$@";; esac\necho "nsenter: reassociate to namespace 'ns/user' failed: Operation not permitted" >&2\nexit 1\n`,
+      `#!/bin/sh\ncase "$*" in *joined*) exec /usr/bin/nsenter "$@";; esac\necho "nsenter: reassociate to namespace 'ns/user' failed: Operation not permitted" >&2\nexit 1\n`,
     );
     chmodSync(join(bin, "nsenter"), 0o755);
     const sb = await sandboxIn(dir, cwd, bin, undefined);

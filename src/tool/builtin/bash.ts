@@ -5,6 +5,7 @@ import { z } from "zod";
 import { errLine } from "../../util/output.ts";
 import { defineTool, truncateMiddle } from "../define-tool.ts";
 import type { ToolContext, ToolResult } from "../types.ts";
+import type { WrapResult } from "../../sandbox/index.ts";
 import description from "./bash.md" with { type: "text" };
 import { lingeringGroups, startBackgroundShell } from "./background-shells.ts";
 import { benignExit } from "./exit-semantics.ts";
@@ -239,9 +240,10 @@ function updateCwd(ctx: ToolContext, pwdFile: string): string | undefined {
 async function launch(ctx: ToolContext, inp: BashInput, o: ShellSpawn): Promise<{ child: ChildProcess; sandboxed: boolean; placeholders: string[]; kept: boolean } | { error: string }> {
   const sb = ctx.sandbox;
   if (!sb?.active || !sb.covers(inp)) return { child: spawnShell(o), sandboxed: false, placeholders: [], kept: false };
-  const w = await sb.wrap(shellLine(o), o.cwd, { announce: true });
+  const env = sandboxEnv(ctx, o.env);
+  const w = await sb.wrap(shellLine(o), o.cwd, { announce: true, env });
   if (!w.ok) return { error: w.error };
-  return { child: spawnWrapped(w.command, { cwd: o.cwd, env: sandboxEnv(ctx, o.env), announceFd: true }), sandboxed: true, placeholders: w.placeholders, kept: w.kept };
+  return { child: spawnWrapped(w.command, { cwd: o.cwd, env, announceFd: true, direct: w.direct }), sandboxed: true, placeholders: w.placeholders, kept: w.kept };
 }
 
 const SECRET_ENV = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"];
@@ -280,12 +282,12 @@ function sandboxStartFailure(message: string, d: BashDetails): ToolResult {
 async function runBackground(inp: BashInput, ctx: ToolContext): Promise<ToolResult> {
   const { cwd, note } = startDir(ctx);
   const sb = ctx.sandbox;
-  let wrapped: string | undefined;
+  let wrapped: Extract<WrapResult, { ok: true }> | undefined;
   let placeholders: string[] = [];
   if (sb?.active && sb.covers(inp)) {
     const w = await sb.wrap(shellLine({ command: inp.command, cwd, env: ctx.env, envFiles: ctx.session.envFiles }), cwd);
     if (!w.ok) return sandboxFailure(w.error);
-    wrapped = w.command;
+    wrapped = w;
     placeholders = w.placeholders;
   }
   const sh = startBackgroundShell(ctx, {
@@ -293,7 +295,7 @@ async function runBackground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
     description: inp.description,
     cwd,
     timeoutMs: inp.timeout,
-    launch: wrapped ? (o) => spawnWrapped(wrapped, { cwd: o.cwd, env: sandboxEnv(ctx, o.env) }) : undefined,
+    launch: wrapped ? (o) => spawnWrapped(wrapped.command, { cwd: o.cwd, env: sandboxEnv(ctx, o.env), direct: wrapped.direct }) : undefined,
     onEnd: wrapped ? () => void sb?.release(placeholders) : undefined,
   });
   const text = [

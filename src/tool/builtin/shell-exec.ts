@@ -60,10 +60,23 @@ export function shellLine(o: ShellSpawn): string {
 /** How a Bash call gets its shell: straight, or wrapped by the session's sandbox. */
 export type ShellLauncher = (o: ShellSpawn) => ChildProcess;
 
-/** Starts a command line a sandbox produced, as spawnShell starts a shell (own process group, stdin from /dev/null). */
-export function spawnWrapped(commandLine: string, o: Pick<ShellSpawn, "cwd" | "env"> & { announceFd?: boolean }): ChildProcess {
+/**
+ * Starts a command line a sandbox produced, as spawnShell starts a shell (own process group, stdin from /dev/null).
+ * `direct`: the same command as a program and the changes to its environment, started without a shell in front.
+ */
+export function spawnWrapped(
+  commandLine: string,
+  o: Pick<ShellSpawn, "cwd" | "env"> & { announceFd?: boolean; direct?: { argv: string[]; env: Array<[string, string | undefined]> } },
+): ChildProcess {
   // fd 3: where a sandboxed line announces that the command started (sandbox WrapOptions.announce).
-  return spawnProcess(["/bin/sh", "-c", commandLine], { cwd: o.cwd, env: o.env, ...(o.announceFd ? { extraPipes: 1 } : {}) });
+  const pipes = o.announceFd ? { extraPipes: 1 } : {};
+  if (!o.direct) return spawnProcess(["/bin/sh", "-c", commandLine], { cwd: o.cwd, env: o.env, ...pipes });
+  const env = { ...o.env };
+  for (const [k, v] of o.direct.env) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return spawnProcess(o.direct.argv, { cwd: o.cwd, env, ...pipes });
 }
 
 /** Exit status as a shell reports it: a death by signal N becomes 128+N. */
