@@ -182,7 +182,7 @@ describe("a folder that came with its .git: what its config and hooks make git r
     r.cleanup();
   });
   test("the built-in fsmonitor, Git LFS filters, a pager and ordinary keys keep git read-only", () => {
-    const r = repo('\tfsmonitor = true\n[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tprocess = git-lfs filter-process\n[core]\n\tpager = less -R\n[user]\n\tname = x\n[remote "origin"]\n\turl = https://example.com/x.git\n');
+    const r = repo('\tfsmonitor = true\n\thooksPath = .husky/_\n[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tprocess = git-lfs filter-process\n[core]\n\tpager = less -R\n[user]\n\tname = x\n[remote "origin"]\n\turl = https://example.com/x.git\n');
     for (const c of ["git status", "git diff", "git log --oneline"]) expect({ c, d: decideIn(r, c) }).toEqual({ c, d: "allow" });
     r.cleanup();
   });
