@@ -35,10 +35,10 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
   // One client, however many callers ask at once (warm() and the first request may).
   const getClient = (): Promise<any> => (clientReady ??= (async () => {
     // Loaded on first use so `--version`, `--help` and config errors never pay for the SDK.
-    const { default: Anthropic, APIConnectionError } = await import("@anthropic-ai/sdk");
+    const { createMessagesClient, APIConnectionError } = await import("./sdk-client.ts");
     connectionErrorClass = APIConnectionError;
     performance.mark("yoke:sdk-loaded");
-    client = new Anthropic({
+    client = createMessagesClient({
       // One credential only (the SDK refuses two): an auth token wins, as in Claude Code.
       apiKey: cfg.authToken ? null : (cfg.apiKey ?? "no-key"),
       authToken: cfg.authToken ?? null,
