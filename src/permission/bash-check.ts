@@ -2,7 +2,7 @@ import { basename, join } from "node:path";
 import { braceExpand, unescapePattern } from "./bash-braces.ts";
 import { INDIRECT, parseShell, type ShellWord, type SimpleCommand } from "./bash-parse.ts";
 import { type OptionEffects, optionEffects } from "./bash-options.ts";
-import { codeIsDynamic, codeMayExec, gitConfigUnprotected, gitContentScope, gitTopLevel, isDirectory, optionPathCandidates, recursiveTargets, trackedFiles } from "./bash-readers.ts";
+import { codeIsDynamic, codeMayExec, gitConfigUnprotected, gitContentScope, gitTopLevel, isDirectory, optionPathCandidates, programFromFile, recursiveTargets, trackedFiles, writesUnnamedFiles } from "./bash-readers.ts";
 import {
   CODE_FLAGS, EXEC_STRING, execStringIndex, gitGlobals, gitOperands, HARMLESS_ENV, isReadOnlyCommand, pathArgs, reachesEnv, renderArgv, SAFE_ENV, SHELLS, unwrap, WRAPPERS,
 } from "./bash-words.ts";
@@ -130,6 +130,8 @@ function expandUnits(cmds: SimpleCommand[], ctx: BashContext, depth: number, out
       const code = codeOf(d.argv, cmd);
       if (code.some((c) => codeMayExec(name, c))) unit.opaque = `${name} runs inline code that can start other programs`;
     }
+    // sed's and awk's program in a file (`sed -f x.sed`, `-f /dev/stdin <<< 'e rm ...'`) can run and write anything.
+    if (!unit.opaque && guardedBy(ctx.set) && programFromFile(d.argv, name)) unit.opaque = `${name} runs a program from a file`;
     // Inline code that builds a name at run time (`open('.e'+'nv')`) may open a file a Read or Edit rule denies.
     if (!unit.opaque && guardedBy(ctx.set) && codeOf(d.argv, cmd).some((c) => codeIsDynamic(name, c))) unit.opaque = `${name} runs inline code that builds the names it opens or calls at run time`;
     // `env -S` splits its string by its own quoting and escapes, which the checker does not follow.
@@ -336,6 +338,8 @@ export function decideBash(command: string, ctx: BashContext): PermissionDecisio
       else if (r.op === "<") reads.push(r.target);
     }
     if (name === "tee") writes.push(...reads.splice(0));
+    // An archive or patch names the files it writes only when it runs.
+    if (writesUnnamedFiles(u.argv, name)) writes.push({ value: "", raw: `the files ${name} unpacks`, static: false, glob: false });
     const blobs = name === "git" ? gitOperands(u.argv).blobs : [];
     for (const s of codeStrings(u.argv, u.cmd)) reads.push({ value: s, raw: s, static: true, glob: false });
     // git reads the configuration of the repository it finds, which can name programs (core.fsmonitor, diff.external):

@@ -189,3 +189,27 @@ export function codeMayExec(name: string, code: string): boolean {
 
 /** Whether an interpreter's inline code builds what it calls or opens at run time (awk's `"." ` joins are no such thing). */
 export const codeIsDynamic = (name: string, code: string): boolean => name !== "awk" && name !== "gawk" && name !== "sed" && DYNAMIC_CODE.test(code);
+
+/**
+ * Whether a command writes files an archive or patch names (`tar -x`, `unzip`, `cpio -i`, `patch`): which paths they
+ * are is only known when it runs, so they may be protected or denied ones (red team: `tar -xf x.tar` under
+ * `Bash(tar:*)` could overwrite `protected/` or plant `.git/hooks/pre-commit`). Pure.
+ */
+export function writesUnnamedFiles(argv: ShellWord[], name: string): boolean {
+  const words = argv.slice(1).filter((x) => x.static).map((x) => x.value);
+  if (name === "tar" || name === "bsdtar" || name === "gtar") {
+    // The mode is the first word's letters (`tar xf`), a short cluster (`-xzf`) or a long option.
+    const first = words[0] ?? "";
+    return (/^[a-zA-Z]+$/.test(first) && /x/.test(first)) || words.some((w) => /^-[a-zA-Z]*x/.test(w) || /^--(extract|get)$/.test(w));
+  }
+  if (name === "unzip") return !words.some((w) => /^-[a-zA-Z]*[lvtpzZ]/.test(w));
+  if (name === "cpio") return words.some((w) => /^-[a-zA-Z]*[ip]/.test(w) || /^--(extract|pass-through)$/.test(w));
+  if (name === "patch" || name === "ar" || name === "7z" || name === "7za" || name === "unrar" || name === "bsdcpio") return name !== "7z" && name !== "7za" && name !== "unrar" ? (name === "patch" || /x/.test(words[0] ?? "")) : words[0] === "x" || words[0] === "e";
+  return false;
+}
+
+/** sed's and awk's program read from a file (`sed -f F`, `awk -f F`): not in the command line, so not checkable. */
+export function programFromFile(argv: ShellWord[], name: string): boolean {
+  if (name !== "sed" && name !== "awk" && name !== "gawk") return false;
+  return argv.slice(1).some((x) => x.static && (/^-[a-zA-Z]*f/.test(x.value) || /^--fi(le?)?(=|$)/.test(x.value) || (name !== "sed" && (/^-[a-zA-Z]*E/.test(x.value) || /^--ex(ec?)?(=|$)/.test(x.value)))));
+}

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { isInside } from "./paths.ts";
+import { isProtectedPath } from "./sensitive-paths.ts";
 
 /** Keys whose value is a program a status, diff, log, show, grep or blame may start (without a terminal: no pager). */
 const RUNS = /^(core\.fsmonitor|core\.hookspath|diff\.external|diff\..+\.(command|textconv)|filter\..+\.(clean|smudge|process)|gpg\.(.+\.)?program|core\.sshcommand|core\.gitproxy|remote\..+\.(uploadpack|receivepack|vcs)|include\.path|includeif\..+\.path)$/;
@@ -77,8 +78,9 @@ export function gitRepoRunsPrograms(dir: string): string | undefined {
       }
       if (key === "core.hookspath") {
         hooks = isAbsolute(value) ? value : join(dirname(gitDir), value);
-        // Hooks outside the git directory are files the model may write (`tools/post-index-change`).
-        if (!isInside(gitDir, resolve(hooks))) return `the repository's git config sets core.hooksPath to ${value}, whose hooks git status may run`;
+        // Hooks outside the git directory are files the model may write (`tools/post-index-change`); a protected
+        // folder (husky's `.husky/_`) it cannot write without approval.
+        if (!isInside(gitDir, resolve(hooks)) && !isProtectedPath(resolve(hooks))) return `the repository's git config sets core.hooksPath to ${value}, whose hooks git status may run`;
         continue;
       }
       if (RUNS.test(key) && !HARMLESS(key, value)) return `the repository's git config sets ${key}, which names a program git runs`;

@@ -182,7 +182,7 @@ describe("a folder that came with its .git: what its config and hooks make git r
     r.cleanup();
   });
   test("the built-in fsmonitor, Git LFS filters, a pager and ordinary keys keep git read-only", () => {
-    const r = repo('\tfsmonitor = true\n[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tprocess = git-lfs filter-process\n[core]\n\tpager = less -R\n[user]\n\tname = x\n[remote "origin"]\n\turl = https://example.com/x.git\n');
+    const r = repo('\tfsmonitor = true\n\thooksPath = .husky/_\n[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tprocess = git-lfs filter-process\n[core]\n\tpager = less -R\n[user]\n\tname = x\n[remote "origin"]\n\turl = https://example.com/x.git\n');
     for (const c of ["git status", "git diff", "git log --oneline"]) expect({ c, d: decideIn(r, c) }).toEqual({ c, d: "allow" });
     r.cleanup();
   });
@@ -201,5 +201,19 @@ describe("programs allowed by a rule of their own, with deny rules in play", () 
   });
   test("plain one-liners still run", () => {
     allowed(["node -e \"console.log(1+1)\"", "python3 -c 'print(sum(range(10)))'", "npm test", "git submodule status", "env -S 'node -e 1'"], { perms });
+  });
+});
+
+describe("what an archive or a program file writes and runs is not in the command line", () => {
+  const perms: Perms = { deny: DENY.deny, allow: ["Bash(tar:*)", "Bash(unzip:*)", "Bash(sed:*)", "Bash(awk:*)", "Bash(patch:*)"] };
+  test("extracting an archive or applying a patch asks under an allow rule; creating and listing run", () => {
+    for (const mode of MODES) {
+      for (const c of ["tar -xf x.tar", "tar xzf x.tgz", "tar --extract -f x.tar", "tar -xf x.tar -P", "tar -xf x.tar --transform 's,^,../,'", "unzip x.zip", "patch -p1 < x.patch"])
+        expect({ c, mode, d: decide(c, { perms, mode }).behavior }).toEqual({ c, mode, d: "ask" });
+      for (const c of ["tar -czf build/src.tgz src", "tar tzf build/src.tgz", "unzip -l x.zip"]) expect({ c, mode, d: decide(c, { perms, mode: "acceptEdits" }).behavior }).toEqual({ c, mode, d: "allow" });
+    }
+  });
+  test("sed and awk with their program in a file ask", () => {
+    notAllowed(["sed -f /dev/stdin README.md <<< 'e rm -rf protected'", "sed --file=x.sed README.md", "sed -nf x.sed README.md", "awk -f x.awk README.md", "awk --exec=x.awk README.md"], { perms });
   });
 });
