@@ -13,7 +13,7 @@ import {
 } from "@mariozechner/pi-tui";
 import { editorTheme, markdownTheme as baseMarkdownTheme, selectTheme, style } from "./theme.ts";
 import { highlightCode } from "./highlight.ts";
-import { stableCut } from "./stream-markdown.ts";
+import { fencedPiece, stableCut } from "./stream-markdown.ts";
 import { createConversationView, frozen } from "./conversation-view.ts";
 
 const markdownTheme = { ...baseMarkdownTheme, highlightCode };
@@ -63,6 +63,18 @@ export type Screen = {
 };
 
 const withBlankAfter = (lines: string[]): string[] => (lines.length && lines.at(-1)!.trim() !== "" ? [...lines, ""] : lines);
+
+/** A piece of a streamed answer as Markdown, cut where stableCut said (inside a code fence too: fencedPiece). */
+function piece(text: string, reopen: string | null, open: string | null, blockEnd: boolean): (width: number) => string[] {
+  const f = fencedPiece(text, reopen, open);
+  const md = new Markdown(f.source, 0, 0, markdownTheme);
+  return (w) => {
+    let lines = md.render(w);
+    if (f.dropFirst || f.dropLast) lines = lines.slice(f.dropFirst, lines.length - f.dropLast);
+    // Between blocks the whole answer has one blank line; a block rendered alone may end without it.
+    return blockEnd ? withBlankAfter(lines) : lines;
+  };
+}
 
 export function createScreen(terminal: Terminal, o: { renderFault?: string } = {}): Screen {
   const tui = new TUI(terminal);
@@ -123,21 +135,36 @@ export function createScreen(terminal: Terminal, o: { renderFault?: string } = {
       tui.requestRender();
     },
     addStream() {
-      const live = new Markdown("", 0, 0, markdownTheme);
+      // The tail: the answer after its last cut, re-rendered when it grows (in a code fence, without the fence's
+      // opening border, which the piece before it drew). The same lines array while it does not change.
+      let tail: (width: number) => string[] = () => [];
+      let tailWidth = -1;
+      let tailLines: string[] = [];
+      const live: Component = {
+        render(w) {
+          if (w !== tailWidth) {
+            tailLines = tail(w);
+            tailWidth = w;
+          }
+          return tailLines;
+        },
+        invalidate: () => void (tailWidth = -1),
+      };
       log.addChild(live);
       const parts: Component[] = [];
       let text = "";
       let done = 0;
+      let reopen: string | null = null;
       const freeze = () => {
-        for (let cut = stableCut(text, done); cut; cut = stableCut(text, done)) {
-          const md = new Markdown(text.slice(done, cut.at), 0, 0, markdownTheme);
-          // Between blocks the whole answer has one blank line; a block rendered alone may end without it.
-          const part = frozen(cut.blockEnd ? (w) => withBlankAfter(md.render(w)) : (w) => md.render(w));
+        for (let cut = stableCut(text, done, 30, reopen); cut; cut = stableCut(text, done, 30, reopen)) {
+          const part = frozen(piece(text.slice(done, cut.at), reopen, cut.open, cut.blockEnd));
           log.insertBefore(part, live);
           parts.push(part);
           done = cut.at;
+          reopen = cut.open;
         }
-        live.setText(text.slice(done));
+        tail = piece(text.slice(done), reopen, null, false);
+        tailWidth = -1;
         log.changed(live);
         tui.requestRender();
       };
@@ -152,6 +179,7 @@ export function createScreen(terminal: Terminal, o: { renderFault?: string } = {
           if (!final.startsWith(text.slice(0, done))) {
             for (const p of parts.splice(0)) log.removeChild(p);
             done = 0;
+            reopen = null;
           }
           text = final;
           freeze();

@@ -18,6 +18,8 @@ test("started early, then by connect: one process; messages read before a reader
   t.onmessage = (m) => got.push(m);
   await t.start();
   expect(t.pid()).toBe(pid);
+  // The third line may still be in the transport's read loop when the reader is set: wait for it, then check order.
+  await waitFor(() => got.length >= 2, "both messages to be delivered", 20_000);
   expect(got.map((m) => (m as unknown as { params: { n: number } }).params.n)).toEqual([1, 2]);
   await t.close();
 });
