@@ -11,7 +11,8 @@ let released = false;
 export function releaseJit(): void {
   if (released) return;
   released = true;
-  Bun.unsafe.setJITPolicy(1);
+  // Optional call: a Bun of the supported range without the call (before 1.4.5) has nothing held back to release.
+  Bun.unsafe.setJITPolicy?.(1);
 }
 
 /** Releases it after `ms` at the latest, without keeping the process alive for it. */
