@@ -2,8 +2,9 @@
  * Skills and custom slash commands (issue 14 point 7): the startup cost of 50 skills and 100 commands on disk and
  * the context they take. Target: discovery adds at most 5 ms to the first request. All in the compiled binary,
  * runs alternating between a project without the files and one with them:
- *  - the main thread's own time on skills and commands before the first request (discovery, the session's table,
- *    the listing: YOKE_TIMING's `extensions-busy` span), which is what they can add to the first request;
+ *  - the main thread's own CPU time on skills and commands before the first request (discovery, the session's table,
+ *    the listing: YOKE_TIMING's `extensions-busy` span), which is what they can add to the first request, with
+ *    discovery's cache from the run before (the usual start) and without it (a fresh home: the first start);
  *  - spawn → first request (from YOKE_TIMING's `headless-loaded` to its `request` mark) and the process's CPU time
  *    (user + system, which load distorts far less than wall time): medians with p10/p90, and their difference;
  *  - the listing in the system prompt and the Skill tool's definition, in characters and about tokens.
@@ -18,6 +19,9 @@ import { parseTiming } from "./timing.ts";
 
 const arg = process.argv.indexOf("--runs");
 const RUNS = arg > 0 ? Number(process.argv[arg + 1]) : 31;
+/** `--reference PATH`: another yoke binary (main before a change) run on the 150 files in the same rounds. */
+const refArg = process.argv.indexOf("--reference");
+const REF = refArg > 0 ? process.argv[refArg + 1] : undefined;
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "yoke-bench-ext-")));
 const write = (p: string, text: string) => {
@@ -40,30 +44,38 @@ for (let i = 0; i < 100; i++)
   );
 
 const bin = yokeBin();
-const fake = await startFakeAnthropic({ script: Array.from({ length: 2 * RUNS + 4 }, () => ({ content: [{ type: "text" as const, text: "hi" }] })) });
+const fake = await startFakeAnthropic({ script: Array.from({ length: 4 * RUNS + 4 }, () => ({ content: [{ type: "text" as const, text: "hi" }] })) });
 type Sample = { wall: number; cpu: number; busy: number };
+const COLD = "cold";
+const REFERENCE = "reference";
 const samples = new Map<string, Sample[]>([
   [empty, []],
   [full, []],
+  [COLD, []],
+  [REFERENCE, []],
 ]);
 const busyOf = (stderr: string) => Number(/extensions-busy:([\d.]+)/.exec(stderr)?.[1] ?? 0);
-async function run(cwd: string, keep: boolean): Promise<void> {
-  const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_TIMING: "1", YOKE_TRUST_WORKSPACE: "1" });
-  const p = Bun.spawn([bin, "-p", "hello"], { cwd, env, stdout: "pipe", stderr: "pipe" });
+/** The warm runs share one home, so discovery's cache from the run before is there (the usual case: a second start). */
+const warmHome = join(root, "home");
+async function run(cwd: string, keep: boolean, o: { cold?: boolean; as?: string; bin?: string } = {}): Promise<void> {
+  const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_TIMING: "1", YOKE_TRUST_WORKSPACE: "1", ...(o.cold ? {} : { HOME: warmHome }) });
+  const p = Bun.spawn([o.bin ?? bin, "-p", "hello"], { cwd, env, stdout: "pipe", stderr: "pipe" });
   const [, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   const t = parseTiming(err);
   if (p.exitCode !== 0 || t.request === undefined || t["headless-loaded"] === undefined) throw new Error(`run failed (exit ${p.exitCode}): ${err}`);
   const usage = p.resourceUsage();
-  if (keep) samples.get(cwd)!.push({ wall: t.request - t["headless-loaded"], cpu: usage ? Number(usage.cpuTime.total) / 1000 : Number.NaN, busy: busyOf(err) });
+  if (keep) samples.get(o.as ?? cwd)!.push({ wall: t.request - t["headless-loaded"], cpu: usage ? Number(usage.cpuTime.total) / 1000 : Number.NaN, busy: busyOf(err) });
 }
-// One warm-up each (page cache, the binary's first start), then alternating, the order flipped every other pair.
+// One warm-up each (page cache, the binary's first start, discovery's cache), then alternating, the order turned
+// every round; a cold run (a fresh home: no cache, as the first start in a project or after a rebuild) in each round.
 await run(empty, false);
 await run(full, false);
 for (let i = 0; i < RUNS; i++) {
-  const pair = i % 2 ? [full, empty] : [empty, full];
-  for (const cwd of pair) await run(cwd, true);
+  const round: Array<() => Promise<void>> = [() => run(empty, true), () => run(full, true), () => run(full, true, { cold: true, as: COLD })];
+  if (REF) round.push(() => run(full, true, { bin: REF, as: REFERENCE }));
+  for (let k = 0; k < round.length; k++) await round[(k + i) % round.length]!();
 }
-const req = fake.requests[fake.requests.length - 1]!;
+const req = fake.requests.findLast((r) => JSON.stringify(r.body.tools ?? []).includes('"Skill"'))!;
 await fake.stop();
 rmSync(root, { recursive: true, force: true });
 
@@ -76,10 +88,18 @@ const skillTool = JSON.stringify((req.body.tools ?? []).find((t: { name: string 
 
 console.log(`${RUNS} runs each, alternating; 50 skills + 100 commands; load average ${loadavg()[0]!.toFixed(1)}`);
 console.log(`main thread on skills and commands (ms), none       ${stats(col(empty, "busy"), 2)}`);
-console.log(`main thread on skills and commands (ms), 150 files  ${stats(col(full, "busy"), 2)}   target ≤ 5 ms  ${q(col(full, "busy"), 0.9) <= 5 ? "ok (p90)" : "SLOW"}`);
+console.log(`main thread on skills and commands (ms), 150 files  ${stats(col(full, "busy"), 2)}   target ≤ 5 ms: median ${q(col(full, "busy"), 0.5) <= 5 ? "ok" : "SLOW"}`);
+console.log(`  the same, no cache (first start, or after a rebuild) ${stats(col(COLD, "busy"), 2)}`);
+const diff = (k: keyof Sample, a: string) => (q(col(a, k), 0.5) - q(col(empty, k), 0.5)).toFixed(1);
 console.log(`spawn → first request (ms), none                    ${stats(col(empty, "wall"))}`);
-console.log(`spawn → first request (ms), 150 files               ${stats(col(full, "wall"))}   difference of medians ${(q(col(full, "wall"), 0.5) - q(col(empty, "wall"), 0.5)).toFixed(1)}`);
+console.log(`spawn → first request (ms), 150 files               ${stats(col(full, "wall"))}   difference of medians ${diff("wall", full)}`);
+console.log(`spawn → first request (ms), 150 files, no cache     ${stats(col(COLD, "wall"))}   difference of medians ${diff("wall", COLD)}`);
 console.log(`process CPU time (ms), none                         ${stats(col(empty, "cpu"))}`);
-console.log(`process CPU time (ms), 150 files                    ${stats(col(full, "cpu"))}   difference of medians ${(q(col(full, "cpu"), 0.5) - q(col(empty, "cpu"), 0.5)).toFixed(1)}`);
+console.log(`process CPU time (ms), 150 files                    ${stats(col(full, "cpu"))}   difference of medians ${diff("cpu", full)}`);
+console.log(`process CPU time (ms), 150 files, no cache          ${stats(col(COLD, "cpu"))}   difference of medians ${diff("cpu", COLD)}`);
+if (REF) {
+  console.log(`spawn → first request (ms), 150 files, reference   ${stats(col(REFERENCE, "wall"))}   difference of medians ${diff("wall", REFERENCE)}`);
+  console.log(`process CPU time (ms), 150 files, reference        ${stats(col(REFERENCE, "cpu"))}   difference of medians ${diff("cpu", REFERENCE)}`);
+}
 console.log(`listing in the system prompt                        ${listing.length} chars (~${Math.round(listing.length / 4)} tokens; budget 1% of the context window)`);
 console.log(`the Skill tool's definition in the request          ${skillTool.length} chars (~${Math.round(skillTool.length / 4)} tokens)`);

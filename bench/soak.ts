@@ -3,8 +3,9 @@
  * stream-json input, against the fake Anthropic API. Every turn the model calls a tool (Bash `echo`, then Read)
  * and answers; a low auto-compaction threshold makes the session compact about twice. Samples the process's
  * RSS and open file descriptors (Linux /proc) after every turn and prints:
- *   - peak RSS before and after the first compaction, and the slope of RSS after it (KiB per 100 turns,
- *     least squares over the per-turn samples), which should be about flat;
+ *   - peak RSS before and after the first compaction, and the slope of RSS after it (MiB per 100 turns,
+ *     least squares over the per-turn samples: it includes the context growing between compactions), and the
+ *     peak of each 100-turn window, whose slope after the first compaction is what a leak would show;
  *   - open fds at turn 10 and at the end (a leak grows with turns);
  *   - whether the transcript resumes afterwards (a new process answers with the conversation).
  *   bun bench/soak.ts [turns]
@@ -96,6 +97,18 @@ const slope = (() => {
   return (num / den) * 100;
 })();
 const peak = (xs: typeof samples) => Math.max(...xs.map((s) => s.rss));
+const leastSquares = (pts: Array<[number, number]>) => {
+  const n = pts.length;
+  if (n < 2) return NaN;
+  const mx = pts.reduce((a, [x]) => a + x, 0) / n;
+  const my = pts.reduce((a, [, y]) => a + y, 0) / n;
+  return pts.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0) / pts.reduce((a, [x]) => a + (x - mx) ** 2, 0);
+};
+const windows = Array.from({ length: Math.ceil(samples.length / 100) }, (_, i) => samples.slice(i * 100, i * 100 + 100));
+const windowPeaks = windows.map((w) => ({ from: w[0]!.turn, peak: peak(w), compactions: w.at(-1)!.compactions }));
+const peaksAfter = windowPeaks.filter((w) => w.from > (samples[firstCompact]?.turn ?? Infinity));
+const peakSlope = leastSquares(peaksAfter.map((w) => [w.from, w.peak])) * 100;
+const compactTurns = samples.filter((s, i) => i > 0 && s.compactions > samples[i - 1]!.compactions).map((s) => s.turn);
 
 // The transcript resumes: a new process answers with the conversation behind it.
 resuming = true;
@@ -104,9 +117,10 @@ const resumed = Bun.spawn([yokeBin(), "-p", "still there?", "--resume", sessionI
 const [resumedOut, resumedErr, resumedCode] = await Promise.all([new Response(resumed.stdout).text(), new Response(resumed.stderr).text(), resumed.exited]);
 const resumeOk = resumedCode === 0 && JSON.parse(resumedOut).result === "resumed fine";
 
-console.log(`soak: ${turns} turns (${turns * 2} tool calls) in ${seconds.toFixed(1)} s, ${compactions} compactions (first after turn ${samples[firstCompact]?.turn ?? "-"})`);
+console.log(`soak: ${turns} turns (${turns * 2} tool calls) in ${seconds.toFixed(1)} s, ${compactions} compactions (after turns ${compactTurns.join(", ") || "-"})`);
 console.log(`  peak RSS before the first compaction: ${(peak(samples.slice(0, Math.max(1, firstCompact))) / 1024).toFixed(1)} MiB; after: ${after.length ? (peak(after) / 1024).toFixed(1) : "-"} MiB`);
-console.log(`  RSS slope after the first compaction: ${Number.isNaN(slope) ? "-" : `${slope.toFixed(1)} KiB per 100 turns`}`);
+console.log(`  RSS slope after the first compaction: ${Number.isNaN(slope) ? "-" : `${(slope / 1024).toFixed(1)} MiB per 100 turns`}; slope of the 100-turn peaks after it: ${Number.isNaN(peakSlope) ? "-" : `${(peakSlope / 1024).toFixed(1)} MiB per 100 turns`}`);
+console.log(`  peak RSS per 100 turns (MiB): ${windowPeaks.map((w) => (w.peak / 1024).toFixed(0)).join(" ")}`);
 console.log(`  open fds: turn 10 ${samples[9]?.fds ?? "-"}, last turn ${samples.at(-1)?.fds}`);
 console.log(`  resume after the soak: ${resumeOk ? "ok" : `FAILED (exit ${resumedCode}: ${resumedErr.slice(0, 200)})`}`);
 await fake.stop();

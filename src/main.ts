@@ -1,8 +1,9 @@
 import { VERSION } from "./version.ts";
-import { flushOutput, writeErr, writeOut, writeOutOnce } from "./util/output.ts";
+import { flushOutput, writeErr, writeErrAtExit, writeOut, writeOutOnce } from "./util/output.ts";
 
 /** argv → Runtime → mode. The only place that reads process.argv, exits, or installs signal handlers. */
 async function main(argv: string[]): Promise<number> {
+  if (process.env.YOKE_TIMING === "1") markCpu();
   performance.mark("yoke:main");
   // --version answers before anything else is loaded, without making Node's stdout stream: startup is a feature.
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
@@ -49,17 +50,32 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /**
+ * YOKE_TIMING=1: each phase mark also records this process's CPU time (user + system) so far, as its detail. Wall
+ * time on a shared machine is mostly waiting for a core; CPU time says what a phase itself costs (issue 21).
+ */
+function markCpu(): void {
+  const mark = performance.mark.bind(performance);
+  performance.mark = ((name: string, o?: { detail?: unknown; startTime?: number }) => {
+    const c = process.cpuUsage();
+    return mark(name, o ?? { detail: { cpuMs: (c.user + c.system) / 1000 } });
+  }) as typeof performance.mark;
+}
+
+/**
  * YOKE_TIMING=1: one stderr line with the time since process start of each phase mark
- * (performance.mark("yoke:<phase>") anywhere in the code), for profiling startup. Never throws.
+ * (performance.mark("yoke:<phase>") anywhere in the code), for profiling startup, and one with this process's CPU
+ * time at each (hooks, git and MCP servers not included). Never throws.
  */
 function printTiming(): void {
   if (process.env.YOKE_TIMING !== "1") return;
   performance.mark("yoke:exit");
-  const marks = performance.getEntriesByType("mark").filter((m) => m.name.startsWith("yoke:"));
+  const marks = (performance.getEntriesByType("mark") as PerformanceMark[]).filter((m) => m.name.startsWith("yoke:"));
   // Measures are durations (the main thread's time on one thing), not points in time.
   const spans = performance.getEntriesByType("measure").filter((m) => m.name.startsWith("yoke:"));
-  writeErr(
-    `yoke timing (ms since start): ${[...marks.map((m) => `${m.name.slice(5)}=${m.startTime.toFixed(1)}`), ...spans.map((m) => `${m.name.slice(5)}:${m.duration.toFixed(2)}`)].join(" ")}\n`,
+  const cpu = marks.filter((m) => typeof m.detail?.cpuMs === "number");
+  writeErrAtExit(
+    `yoke timing (ms since start): ${[...marks.map((m) => `${m.name.slice(5)}=${m.startTime.toFixed(1)}`), ...spans.map((m) => `${m.name.slice(5)}:${m.duration.toFixed(2)}`)].join(" ")}\n` +
+      `yoke cpu (ms of this process): ${cpu.map((m) => `${m.name.slice(5)}=${(m.detail.cpuMs as number).toFixed(1)}`).join(" ")}\n`,
   );
 }
 

@@ -5,6 +5,7 @@ import { VERSION } from "../version.ts";
 import { FLAGS, UsageError } from "./args.ts";
 import { COMMANDS } from "./commands/index.ts";
 import { writeErr, writeOut } from "../util/output.ts";
+import { releaseJit } from "../util/jit-policy.ts";
 
 const root: CommandDef = {
   meta: { name: "yoke", version: VERSION, description: "yoke's commands (run `yoke --help` for the main command's options)" },
@@ -61,6 +62,7 @@ async function checkOptions(cmd: CommandDef, argv: string[], path: string): Prom
  * usage and settings errors print one clear line and exit 1.
  */
 export async function runCommandTree(argv: string[]): Promise<number> {
+  releaseJit(); // a subcommand's work (an export, a server) is not start-up: the JIT's normal policy
   let cmd = root;
   let parent: CommandDef | undefined;
   let rest = argv;

@@ -1,6 +1,9 @@
 import type { LoadedSettings } from "../config/load.ts";
-import { claudeUserDir, managedDir } from "../config/paths.ts";
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { claudeUserDir, managedDir, projectStateDir } from "../config/paths.ts";
 import { discoverExtensions, type Discovery, type ExtensionRoot } from "../extension/discover.ts";
+import { type DiscoveryCache, openDiscoveryCache } from "../extension/discovery-cache.ts";
 import { listingBudgetChars } from "../extension/listing.ts";
 import { discoverOutputStyles, selectOutputStyle, type OutputStyle } from "../extension/output-styles.ts";
 import { createExtensions, type Extensions, type ExtensionsOptions } from "../extension/runtime.ts";
@@ -13,6 +16,7 @@ import type { PromptSection } from "../plugin/host.ts";
 import type { LoadedPlugin } from "../plugin/loader.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import { isProjectTrusted } from "../trust/workspace.ts";
+import { VERSION } from "../version.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 
 /**
@@ -20,24 +24,47 @@ import type { Diagnostics } from "../util/diagnostics.ts";
  * compose goes on at once, and the reading fills the first moment startup waits on something else (issue 14
  * point 7); plugins' come later in wireExtensions. Never rejects.
  */
-export function startExtensionDiscovery(o: { cwd: string; env: Record<string, string>; bare: boolean; settingSources?: string[] }): Promise<Discovery> {
+export function startExtensionDiscovery(o: { cwd: string; env: Record<string, string>; bare: boolean; settingSources?: string[] }): Promise<LocalDiscovery> {
   if (o.bare) return Promise.resolve({ commands: [], problems: [] });
   const sources = o.settingSources;
   return new Promise((done) =>
     setImmediate(() =>
       done(
-        timed(() =>
-          discoverExtensions({
-            cwd: o.cwd,
-            userDir: claudeUserDir(o.env),
-            managedDir: managedDir(o.env),
-            user: !sources || sources.includes("user"),
-            project: !sources || sources.includes("project"),
-          }),
-        ),
+        timed(() => {
+          const cache = openDiscoveryCache(join(projectStateDir(o.cwd, o.env), "extensions-cache.json"), cacheVersion());
+          return {
+            ...discoverExtensions({
+              cwd: o.cwd,
+              userDir: claudeUserDir(o.env),
+              managedDir: managedDir(o.env),
+              user: !sources || sources.includes("user"),
+              project: !sources || sources.includes("project"),
+              cache,
+            }),
+            cache,
+          };
+        }),
       ),
     ),
   );
+}
+
+/** startExtensionDiscovery's result: the discovery, and its cache for the plugins' files and the save. */
+export type LocalDiscovery = Discovery & { cache?: DiscoveryCache };
+
+/**
+ * The cache is made by this very build: the binary's own mtime changes with every build (so a changed parser never
+ * reads an older build's entries); from source, the version and the format below.
+ */
+const CACHE_FORMAT = 1;
+function cacheVersion(): string {
+  let built = 0;
+  try {
+    built = statSync(process.execPath).mtimeMs;
+  } catch {
+    // Unknown: the version alone.
+  }
+  return `${VERSION}/${CACHE_FORMAT}/${built}`;
 }
 
 /**
@@ -65,7 +92,7 @@ function timed<T>(f: () => T): T {
 export type ExtensionWiringOptions = {
   cwd: string;
   /** startExtensionDiscovery's result. */
-  local: Promise<Discovery>;
+  local: Promise<LocalDiscovery>;
   settings: LoadedSettings;
   bare: boolean;
   permissions: Evaluator;
@@ -131,7 +158,12 @@ export function pluginExtensionRoots(plugins: LoadedPlugin[]): ExtensionRoot[] {
 export async function wireExtensions(o: ExtensionWiringOptions): Promise<Extensions> {
   const roots = o.bare ? [] : pluginExtensionRoots(o.plugins);
   const local = await o.local;
-  const fromPlugins = roots.length ? timed(() => discoverExtensions({ cwd: o.cwd, userDir: "", plugins: roots, user: false, project: false })) : { commands: [], problems: [] };
+  const cache = local.cache;
+  const fromPlugins = roots.length
+    ? timed(() => discoverExtensions({ cwd: o.cwd, userDir: "", plugins: roots, user: false, project: false, ...(cache ? { cache } : {}) }))
+    : { commands: [], problems: [] };
+  // Written after startup's own work, when it changed (a new or edited file): the next run stats instead of reading.
+  if (cache) setTimeout(() => timed(() => cache.save()), 0).unref?.();
   // YOKE_TIMING: when the skills and commands were read (bench/extensions.ts).
   performance.mark("yoke:extensions");
   // Plugin entries are namespaced (`plugin:name`), so they rank after the others without clashing.

@@ -1,3 +1,4 @@
+import "../util/zod-setup.ts"; // first: zod reads the setting as each schema is made
 import { SettingsError } from "../config/load.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";

@@ -23,18 +23,20 @@ export function cutGitStatus(status: string): string {
  * Never throws: null outside a work tree or when git is missing; a failing call leaves its field empty.
  */
 export async function collectGitInfo(cwd: string): Promise<GitInfo | null> {
-  const [root, branch, status, log, originHead, locals] = await Promise.all([
+  // origin's HEAD and the local main/master in one call (a process less before the first request, issue 21).
+  const [root, branch, status, log, refs] = await Promise.all([
     gitOut(cwd, ["rev-parse", "--show-toplevel"]),
     gitOut(cwd, ["branch", "--show-current"]),
     gitOut(cwd, ["status", "--short", "--branch"]),
     gitOut(cwd, ["log", "--oneline", "-n", "5"]),
-    gitOut(cwd, ["symbolic-ref", "--short", "refs/remotes/origin/HEAD"]),
-    gitOut(cwd, ["for-each-ref", "--format=%(refname:short)", "refs/heads/main", "refs/heads/master"]),
+    gitOut(cwd, ["for-each-ref", "--format=%(refname) %(symref:short)", "refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master"]),
   ]);
   if (!root) return null;
+  const lines = (refs ?? "").split("\n").map((l) => l.split(" "));
+  const originHead = lines.find(([ref]) => ref === "refs/remotes/origin/HEAD")?.[1];
   const fromOrigin = originHead ? originHead.replace(/^origin\//, "") : null;
-  const local = locals?.split("\n").filter(Boolean) ?? [];
-  const mainBranch = fromOrigin || (local.includes("main") ? "main" : local.includes("master") ? "master" : null);
+  const local = lines.map(([ref]) => ref);
+  const mainBranch = fromOrigin || (local.includes("refs/heads/main") ? "main" : local.includes("refs/heads/master") ? "master" : null);
   return {
     root,
     branch: branch || null,

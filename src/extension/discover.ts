@@ -1,7 +1,8 @@
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, type Stats, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { splitToolList } from "../permission/rule-parse.ts";
 import { parseFrontmatter } from "../util/frontmatter.ts";
+import type { DiscoveryCache } from "./discovery-cache.ts";
 import type { ExtensionProblem, ExtensionSource, PluginOrigin, SlashCommand } from "./types.ts";
 
 /** A cap so a stray huge tree under .claude/commands cannot stall startup. */
@@ -29,6 +30,8 @@ export type DiscoverExtensionsOptions = {
   project?: boolean;
   /** False leaves out `~/.claude` (`--setting-sources` without user). Default true. */
   user?: boolean;
+  /** What earlier runs made of unchanged files (a stat each instead of a read and a parse). */
+  cache?: DiscoveryCache;
 };
 
 export type Discovery = { commands: SlashCommand[]; problems: ExtensionProblem[] };
@@ -67,6 +70,9 @@ const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim
 const list = (v: unknown): string[] =>
   typeof v === "string" ? splitToolList([v]) : Array.isArray(v) ? splitToolList(v.filter((x): x is string => typeof x === "string")) : [];
 
+/** Whitespace runs (newlines included) as one space; only when there is any to collapse. */
+const oneLine = (s: string | undefined): string | undefined => (s === undefined || !/\s\s|[\t\n\r\f\v]/.test(s) ? s : s.replace(/\s+/g, " ").trim());
+
 /** The first line of text in a body, for a command without a `description` (contracts §6.3). */
 function firstLine(body: string): string {
   for (const line of body.split("\n")) {
@@ -102,11 +108,45 @@ export function readHead(file: string): string {
 }
 
 type Reader = (file: string) => string;
+type FileRole = { kind: "skill" | "command"; name: string; aliases?: string[]; source: ExtensionSource; plugin?: PluginOrigin; note?: string };
+
+/** Everything besides the file that goes into its entry: a cached entry counts only under the same key. */
+const roleKey = (o: FileRole) =>
+  `${o.kind}\0${o.name}\0${o.source}\0${o.plugin ? `${o.plugin.name}\0${o.plugin.root}\0${o.plugin.dataDir}` : ""}\0${o.note ?? ""}\0${(o.aliases ?? []).join(",")}`;
+
+/**
+ * One file's entry, or null when the file is not there (a skill folder without SKILL.md, a stray file beside the
+ * folders). With a cache, an unchanged file's entry comes from it (one stat, no read, no parse). Never throws.
+ */
+function entryFor(file: string, o: FileRole, read: Reader, cache: DiscoveryCache | undefined): SlashCommand | ExtensionProblem | null {
+  let st: Stats | undefined;
+  let key = "";
+  if (cache) {
+    try {
+      st = statSync(file, { throwIfNoEntry: false });
+    } catch (e) {
+      if (isMissing(e)) return null;
+    }
+    if (!st) return null;
+    key = roleKey(o);
+    const hit = cache.lookup(file, key, st);
+    if (hit) return hit;
+  }
+  let text: string;
+  try {
+    text = read(file);
+  } catch (e) {
+    return isMissing(e) ? null : { file, message: `cannot read: ${(e as Error).message}` };
+  }
+  const r = readExtensionFile(file, o, () => text);
+  if (cache && st) cache.store(file, key, st, r);
+  return r;
+}
 
 /** Parses one skill or command file into its metadata, or a problem naming the file (and line). Never throws. */
 export function readExtensionFile(
   file: string,
-  o: { kind: "skill" | "command"; name: string; aliases?: string[]; source: ExtensionSource; plugin?: PluginOrigin; note?: string },
+  o: FileRole,
   read: Reader = readHead,
 ): SlashCommand | ExtensionProblem {
   let text: string;
@@ -118,7 +158,8 @@ export function readExtensionFile(
   const fm = parseFrontmatter(text, { fast: true, loose: true });
   if (fm.error) return { file: fm.error.line ? `${file}:${fm.error.line}` : file, message: `${fm.error.message} (not loaded)` };
   const f = fm.data ?? {};
-  const description = str(f.description) ?? firstLine(fm.body);
+  // One line, as the listing, the `/` menu and system/init show it (a folded YAML description has newlines).
+  const description = oneLine(str(f.description)) ?? firstLine(fm.body);
   const cmd: SlashCommand = {
     name: o.name,
     aliases: o.aliases ?? [],
@@ -139,7 +180,7 @@ export function readExtensionFile(
     disableModelInvocation: bool(f["disable-model-invocation"]) ?? bool(f["hide-from-slash-command-tool"]) ?? false,
     userInvocable: bool(f["user-invocable"]) ?? true,
   };
-  const whenToUse = str(f.when_to_use) ?? str(f["when-to-use"]);
+  const whenToUse = oneLine(str(f.when_to_use) ?? str(f["when-to-use"]));
   if (whenToUse) cmd.whenToUse = whenToUse;
   const hint = str(f["argument-hint"]);
   if (hint) cmd.argumentHint = hint;
@@ -178,7 +219,8 @@ function commandFiles(dir: string): string[] {
     return [];
   }
   return rel
-    .filter((r) => r.endsWith(".md") && !r.split(sep).some((p) => p.startsWith(".")))
+    // No hidden file or folder on the way (`.drafts/x.md`, `a/.old.md`): two string searches, no split per file.
+    .filter((r) => r.endsWith(".md") && r[0] !== "." && !r.includes(`${sep}.`))
     .sort()
     .slice(0, MAX_FILES_PER_DIR);
 }
@@ -213,16 +255,9 @@ export function discoverExtensions(o: DiscoverExtensionsOptions, read: Reader = 
       let found = 0;
       for (const file of skillCandidates(dir)) {
         if (found >= MAX_FILES_PER_DIR) break;
-        let text: string;
-        try {
-          text = read(file);
-        } catch (e) {
-          // A folder without SKILL.md, or a stray file beside the folders: nothing to load, nothing to say.
-          if (!isMissing(e)) problems.push({ file, message: `cannot read: ${(e as Error).message}` });
-          continue;
-        }
+        const r = entryFor(file, { kind: "skill", name: `${prefix}${basename(dirname(file))}`, source: root.source, plugin: root.plugin }, read, o.cache);
+        if (!r) continue;
         found++;
-        const r = readExtensionFile(file, { kind: "skill", name: `${prefix}${basename(dirname(file))}`, source: root.source, plugin: root.plugin }, () => text);
         if (isProblem(r)) problems.push(r);
         else add(r, root);
       }
@@ -239,15 +274,23 @@ export function discoverExtensions(o: DiscoverExtensionsOptions, read: Reader = 
         const parts = rel.slice(0, -3).split(sep);
         const base = parts[parts.length - 1]!;
         const folders = parts.slice(0, -1);
-        const r = readExtensionFile(join(dir, rel), {
-          kind: "command",
-          name: `${prefix}${base}`,
-          // Subfolders annotate the description in 2.1.332 (contracts §6.3); `/folder:name` is accepted too.
-          aliases: folders.length ? [`${prefix}${[...folders, base].join(":")}`] : [],
-          source: root.source,
-          plugin: root.plugin,
-          note: folders.length ? `(${label}:${folders.join("/")})` : undefined,
-        }, read);
+        const file = join(dir, rel);
+        const r = entryFor(
+          file,
+          {
+            kind: "command",
+            name: `${prefix}${base}`,
+            // Subfolders annotate the description in 2.1.332 (contracts §6.3); `/folder:name` is accepted too.
+            aliases: folders.length ? [`${prefix}${[...folders, base].join(":")}`] : [],
+            source: root.source,
+            plugin: root.plugin,
+            note: folders.length ? `(${label}:${folders.join("/")})` : undefined,
+          },
+          read,
+          o.cache,
+        );
+        // Listed a moment ago and gone now: as if it had never been there.
+        if (!r) continue;
         if (isProblem(r)) problems.push(r);
         else add(r, root);
       }

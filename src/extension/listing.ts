@@ -4,10 +4,9 @@ import type { SlashCommand } from "./types.ts";
 /** Claude Code gives the skill listing about 1% of the context window (contracts §6.2); ~4 characters a token. */
 export const listingBudgetChars = (contextWindow: number): number => Math.max(2000, Math.floor(contextWindow * 0.01 * 4));
 
-const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
-
+/** Descriptions arrive on one line (discovery collapses their whitespace), so this is concatenation only. */
 const describe = (c: SlashCommand): string => {
-  const d = oneLine(c.whenToUse ? `${c.description} - ${c.whenToUse}` : c.description);
+  const d = c.whenToUse ? `${c.description} - ${c.whenToUse}` : c.description;
   return d.length > MAX_LISTED_DESCRIPTION ? `${d.slice(0, MAX_LISTED_DESCRIPTION - 1)}…` : d;
 };
 

@@ -78,8 +78,17 @@ const SLASH = /^\/([^\s/]+)(?:\s+([\s\S]*))?$/;
 
 /** Builds the session's extensions from discovered commands. Never throws. */
 export function createExtensions(o: ExtensionsOptions): Extensions {
-  const byName = new Map<string, SlashCommand>();
-  for (const c of o.commands) for (const n of [c.name, ...c.aliases]) if (!byName.has(n)) byName.set(n, c);
+  // Made on first use: most prompts are no slash command, and startup should not pay for the table (issue 14 point 7).
+  let table: Map<string, SlashCommand> | undefined;
+  const byName = {
+    get(n: string): SlashCommand | undefined {
+      if (!table) {
+        table = new Map();
+        for (const c of o.commands) for (const k of [c.name, ...c.aliases]) if (!table.has(k)) table.set(k, c);
+      }
+      return table.get(n);
+    },
+  };
   const invoked: InvokedSkill[] = [];
   const idep: InvokeDeps = { cwd: o.cwd, vars: o.vars, decide: (q) => o.permissions.decide(q), runShell: o.runShell, warn: o.warn };
   const grantFor = (cmd: SlashCommand) => (o.mayGrant(cmd) ? cmd.allowedTools : []);
@@ -144,6 +153,7 @@ export function createExtensions(o: ExtensionsOptions): Extensions {
     problems: o.problems,
     find: (n) => byName.get(n),
     parse(input) {
+      if (!o.commands.length || !input.trimStart().startsWith("/")) return null;
       const m = SLASH.exec(input.trim());
       if (!m) return null;
       const cmd = byName.get(m[1]!);

@@ -47,6 +47,10 @@ export type McpToolOptions = {
   source?: string;
 };
 
+// One schema shared by every MCP tool (zod schemas are immutable): a server with 50 tools made 50 at startup.
+let anyObjectSchema: z.ZodType<Record<string, unknown>> | undefined;
+const anyObject = () => (anyObjectSchema ??= z.record(z.string(), z.unknown()));
+
 /** One MCP tool as a yoke Tool: the server validates the arguments; readOnlyHint makes it read-only for permissions. */
 export function mcpTool(server: string, info: McpToolInfo, o: McpToolOptions): Tool {
   const name = mcpToolName(server, info.name);
@@ -60,7 +64,7 @@ export function mcpTool(server: string, info: McpToolInfo, o: McpToolOptions): T
   return {
     name,
     description,
-    inputSchema: z.record(z.string(), z.unknown()),
+    inputSchema: anyObject(),
     jsonSchema: schema,
     readOnly,
     concurrencySafe: readOnly,

@@ -2,6 +2,7 @@
 // JavaScript, no native addon or wasm. Required lazily so startup does not pay for it until a Bash call.
 import { codeInValues } from "./bash-arith.ts";
 import { escapeQuoted, hasBraces } from "./bash-braces.ts";
+import { parsePlain } from "./bash-plain.ts";
 
 type ShNode = { Pos(): { Offset(): number }; End(): { Offset(): number } } & Record<string, any>;
 type ShSyntax = {
@@ -12,7 +13,11 @@ type ShSyntax = {
 let syntaxCache: ShSyntax | undefined;
 function sh(): ShSyntax {
   // A plain require() call so `bun build --compile` bundles the module (createRequire would look on disk at run time).
-  if (!syntaxCache) syntaxCache = (require("mvdan-sh") as { syntax: ShSyntax }).syntax;
+  if (!syntaxCache) {
+    syntaxCache = (require("mvdan-sh") as { syntax: ShSyntax }).syntax;
+    // YOKE_TIMING shows when (and whether) a run paid for the parser (issue 21).
+    performance.mark("yoke:bash-parser-loaded");
+  }
   return syntaxCache;
 }
 
@@ -433,6 +438,12 @@ export const INDIRECT = "${!}";
  * unsupported construct comes back as `{ ok: false, reason }` (callers ask the user then).
  */
 export function parseShell(command: string, opts: { env: Record<string, string | undefined>; home: string; vars?: Map<string, string> }): ParseResult {
+  // A program and plain words need no parser (bash-plain.ts): the common call never pays for loading it.
+  return parsePlain(command) ?? parseShellWithParser(command, opts);
+}
+
+/** parseShell through mvdan-sh whatever the text (test/permission/bash-plain.test.ts compares the two). */
+export function parseShellWithParser(command: string, opts: { env: Record<string, string | undefined>; home: string; vars?: Map<string, string> }): ParseResult {
   const ctx: Ctx = {
     buf: Buffer.from(command, "utf8"),
     vars: new Map(opts.vars ?? []),

@@ -14,7 +14,7 @@ import { type Holder, startHolder } from "./holder.ts";
 import { startFailure } from "./start-failure.ts";
 import { expandDenyWriteGlobs, type SandboxPolicy } from "./policy.ts";
 import type { Availability, SandboxWish } from "./probe.ts";
-import { guardStrayChildren } from "../util/subprocess.ts";
+import { guardLibraryChildren } from "../util/subprocess.ts";
 
 export type BashSandboxInput = { command: string; dangerouslyDisableSandbox?: boolean };
 
@@ -185,9 +185,9 @@ export function activeSandbox(o: {
     (ready ??= (async () => {
       const srt = await import("@anthropic-ai/sandbox-runtime");
       const p = o.policy();
-      await srt.SandboxManager.initialize(await config(p));
+      const c = await config(p);
       // Its socat bridges are its own children, in yoke's group: they must die with yoke too (issue 20.8).
-      unguardBridges = guardStrayChildren();
+      unguardBridges = (await guardLibraryChildren(() => srt.SandboxManager.initialize(c))).unguard;
       configured = { policy: p, denyGlobs: "" };
       srtLoaded = srt;
       return srt;

@@ -6,6 +6,11 @@ export type ToolDef<S extends z.ZodType> = {
   aliases?: string[];
   description: string;
   input: S;
+  /**
+   * The input's JSON Schema when it is known ahead, exactly what zod would make of `input` (a test keeps them
+   * equal): converting a zod schema costs a tool made at startup a millisecond or more of cold CPU.
+   */
+  jsonSchema?: Record<string, unknown>;
   readOnly: boolean | ((input: z.infer<S>) => boolean);
   concurrencySafe?: boolean | ((input: z.infer<S>) => boolean);
   /** Characters of model-facing text beyond which the result is cut (head and tail kept). */
@@ -41,11 +46,17 @@ export function truncateMiddle(text: string, max: number, alreadyOmitted = 0): s
   return `${text.slice(0, half)}\n\n... [${cut} characters truncated; output was ${total} characters] ...\n\n${text.slice(text.length - half)}`;
 }
 
+/** What the model sees of a tool's input: zod's draft-7 JSON Schema of it, without `$schema`. */
+export function toolJsonSchema(input: z.ZodType): Record<string, unknown> {
+  const jsonSchema = z.toJSONSchema(input, { target: "draft-7", io: "input" }) as Record<string, unknown>;
+  delete jsonSchema.$schema;
+  return jsonSchema;
+}
+
 /** The one way to make a tool: validation, truncation and error conversion live here. */
 export function defineTool<S extends z.ZodType>(def: ToolDef<S>): Tool<z.infer<S>> {
   const max = def.maxResultChars ?? DEFAULT_MAX_RESULT;
-  const jsonSchema = z.toJSONSchema(def.input, { target: "draft-7", io: "input" }) as Record<string, unknown>;
-  delete jsonSchema.$schema;
+  const jsonSchema = def.jsonSchema ?? toolJsonSchema(def.input);
   const parse = (raw: unknown) => {
     const r = def.input.safeParse(raw);
     if (r.success) return { ok: true as const, input: r.data };

@@ -1,3 +1,4 @@
+import "../util/zod-setup.ts"; // first: zod reads the setting as each schema is made
 import { ProcessTerminal } from "@mariozechner/pi-tui";
 import type { ParsedArgs } from "../cli/args.ts";
 import { createDiagnostics } from "../util/diagnostics.ts";
@@ -6,6 +7,7 @@ import { VERSION } from "../version.ts";
 import { createScreen, matchesKey } from "./screen.ts";
 import { style } from "./theme.ts";
 import { terminalProblem, localeNotice } from "./preflight.ts";
+import { releaseJit } from "../util/jit-policy.ts";
 
 /**
  * `yoke` at a terminal (issue 12): the interactive session. Composes the same Runtime as `-p` and renders its
@@ -16,6 +18,8 @@ import { terminalProblem, localeNotice } from "./preflight.ts";
  * session (src/tui/run-session.ts) while the person can already type; lines sent before it is ready wait for it.
  */
 export async function runInteractive(args: ParsedArgs): Promise<number> {
+  // A person's session repeats its work (renders, keys, turns): the JIT pays back from the start.
+  releaseJit();
   const size = stdoutSize();
   const problem = terminalProblem(process.env, size.columns, size.rows);
   if (problem) {

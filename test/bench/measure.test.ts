@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { detectRssMethod, measure, stats } from "../../bench/measure.ts";
 import { freshCwd, installResponder, newRunLog, runProblem, scenarioArgs, type RunLog } from "../../bench/scenarios.ts";
 import { configuredArgs, configuredProblem, writeConfiguredProject } from "../../bench/project.ts";
-import { parseTiming } from "../../bench/timing.ts";
+import { parseCpu, parseTiming } from "../../bench/timing.ts";
 import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
 import { isolatedEnv, TRUST_WORKSPACE, yokeBin } from "../helpers/binary.ts";
 
@@ -113,5 +113,12 @@ describe("the configured project (issue 21 point 1)", () => {
   test("parseTiming reads the phase line and ignores other stderr", () => {
     expect(parseTiming("warn: x\nyoke timing (ms since start): main=3.5 headless-loaded=10.0 request=20.25\n")).toEqual({ main: 3.5, "headless-loaded": 10, request: 20.25 });
     expect(parseTiming("nothing here")).toEqual({});
+  });
+
+  test("parseCpu reads the CPU line, not the phase line", () => {
+    const stderr = "yoke timing (ms since start): main=3.5 request=20.25\nyoke cpu (ms of this process): main=1.5 request=9\n";
+    expect(parseCpu(stderr)).toEqual({ main: 1.5, request: 9 });
+    expect(parseTiming(stderr)).toEqual({ main: 3.5, request: 20.25 });
+    expect(parseCpu("yoke timing (ms since start): main=3.5\n")).toEqual({});
   });
 });

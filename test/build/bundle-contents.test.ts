@@ -2,9 +2,11 @@
 // run loads every module a package imports; only the bundle shows what tree-shaking kept, so this bundles src/main.ts the
 // way build.ts does (minus compile and bytecode, which do not change what is kept) and reads the metafile.
 import { beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
+import { seccompForArch } from "../../build-plugins.ts";
 
 let inputs: Map<string, number>;
 beforeAll(async () => {
@@ -39,5 +41,33 @@ describe("what the bundle keeps of @anthropic-ai/sdk", () => {
     // with the base client and the Messages resource.
     expect(kept(/@anthropic-ai\/sdk\//).reduce((sum, p) => sum + inputs.get(p)!, 0)).toBeLessThan(160 * 1024);
     expect(kept(/node_modules\/(standardwebhooks|fast-sha256|@stablelib)\//)).toEqual([]);
+  });
+});
+
+describe("the sandbox's seccomp helper: each Linux binary carries its own CPU's only (build-plugins.ts)", () => {
+  /** Which CPUs' helpers a bundle of src/sandbox/helpers.ts for `target` embeds (an ELF's e_machine: 0x3e x64, 0xb7 arm64). */
+  const embeddedHelpers = async (target: string) => {
+    const outdir = tempDir("yoke-seccomp-");
+    const r = await Bun.build({ entrypoints: [join(repoRoot(), "src/sandbox/helpers.ts")], outdir, target: "bun", plugins: [seccompForArch(target)] });
+    if (!r.success) throw new Error(r.logs.map(String).join("\n"));
+    const found = { x64: false, arm64: false };
+    for (const f of readdirSync(outdir).filter((n) => n.startsWith("apply-seccomp"))) {
+      const b = readFileSync(join(outdir, f));
+      if (b[18] === 0x3e) found.x64 = true;
+      else if (b[18] === 0xb7) found.arm64 = true;
+    }
+    return found;
+  };
+
+  test.each([
+    ["linux-x64", true, false],
+    ["bun-linux-x64-musl", true, false],
+    ["bun-linux-x64-baseline", true, false],
+    ["bun-linux-arm64", false, true],
+    ["bun-linux-arm64-musl", false, true],
+    ["bun-darwin-arm64", false, false],
+    ["bun-windows-x64", false, false],
+  ])("%s: x64 helper %p, arm64 helper %p", async (target, x64, arm64) => {
+    expect(await embeddedHelpers(target)).toEqual({ x64, arm64 });
   });
 });

@@ -103,6 +103,27 @@ describe("collectGitInfo (real git repos)", () => {
     expect(info?.recentCommits.split("\n").map((l) => l.replace(/^\w+ /, ""))).toEqual(["third commit", "second commit", "first commit"]);
   });
 
+  test("main branch: origin's HEAD wins over local main/master; without a remote, a local main or master; else none", async () => {
+    const up = tempRoot();
+    await sh(up, "git", "init", "-q", "-b", "trunk");
+    writeFileSync(join(up, "a.txt"), "a");
+    await sh(up, "git", "add", ".");
+    await sh(up, "git", "commit", "-q", "-m", "first");
+    await sh(up, "git", "branch", "master");
+    const R = tempRoot();
+    await sh(R, "git", "clone", "-q", up, "clone");
+    const clone = join(R, "clone");
+    await sh(clone, "git", "checkout", "-q", "-b", "master", "origin/master");
+    expect((await collectGitInfo(clone))?.mainBranch).toBe("trunk");
+    // No origin HEAD: the local branch named master.
+    await sh(clone, "git", "remote", "set-head", "origin", "-d");
+    expect((await collectGitInfo(clone))?.mainBranch).toBe("master");
+    // Neither: none.
+    expect((await collectGitInfo(up))?.mainBranch).toBe("master");
+    await sh(up, "git", "branch", "-q", "-D", "master");
+    expect((await collectGitInfo(up))?.mainBranch).toBeNull();
+  });
+
   test("status is cut at 2,000 characters on a line boundary", () => {
     const long = Array.from({ length: 200 }, (_, i) => `?? file-${i}.txt`).join("\n");
     const cut = cutGitStatus(long);

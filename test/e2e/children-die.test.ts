@@ -63,7 +63,7 @@ async function killAndWatch(proc: ReturnType<typeof spawnYoke>, groups: number[]
 }
 
 async function started(proc: ReturnType<typeof spawnYoke>, cond: () => boolean, what: string): Promise<void> {
-  await waitFor(cond, what, 30_000).catch(async (e) => {
+  await waitFor(cond, what, 60_000).catch(async (e) => {
     proc.kill("SIGKILL");
     throw new Error(`${e.message}; yoke said: ${(await new Response(proc.stdout).text()).slice(0, 2000)} ${(await new Response(proc.stderr).text()).slice(0, 2000)}`);
   });
@@ -90,7 +90,7 @@ test("SIGKILL of yoke: the running Bash command, its background job and a backgr
   const r = await runYoke(["-p", "what happened?", "--resume", id], { cwd, env });
   expect(r.code).toBe(0);
   expect(r.stderr).toMatch(/yoke: the previous run ended during Bash \(toolu_\w+, \{"command":"sleep 300 & echo \$\$ > .*job\.tmp.*\): it may have run, in part or whole, without its result being recorded/);
-}, 60_000);
+}, 120_000);
 
 test("SIGKILL of yoke stopped by the command's first act (yoke descheduled right after the spawn): the group dies", async () => {
   const cwd = tempDir();
@@ -102,7 +102,7 @@ test("SIGKILL of yoke stopped by the command's first act (yoke descheduled right
   proc.stdin.end();
   await started(proc, () => ready(marker), "the command to run");
   await killAndWatch(proc, [Number(readFileSync(marker, "utf8"))]);
-}, 60_000);
+}, 120_000);
 
 test("SIGKILL of yoke while a Bash command streams output: the group dies", async () => {
   const cwd = tempDir();
@@ -113,7 +113,7 @@ test("SIGKILL of yoke while a Bash command streams output: the group dies", asyn
   proc.stdin.end();
   await started(proc, () => ready(marker), "the command to stream");
   await killAndWatch(proc, [Number(readFileSync(marker, "utf8"))]);
-}, 60_000);
+}, 120_000);
 
 test("SIGKILL of yoke while a hook runs: the hook's process group dies", async () => {
   const cwd = tempDir();
@@ -126,7 +126,7 @@ test("SIGKILL of yoke while a hook runs: the hook's process group dies", async (
   proc.stdin.end();
   await started(proc, () => ready(marker), "the hook to run");
   await killAndWatch(proc, [Number(readFileSync(marker, "utf8"))]);
-}, 60_000);
+}, 120_000);
 
 test("SIGKILL of yoke during a sandboxed Bash command: the command inside the sandbox dies", async () => {
   const cwd = tempDir();
@@ -143,4 +143,37 @@ test("SIGKILL of yoke during a sandboxed Bash command: the command inside the sa
   const outer = processes().filter((p) => p.ppid === proc.pid && p.cmdline.startsWith("/bin/sh\0-c\0")).map((p) => p.pgrp);
   await killAndWatch(proc, [pgidOf(pid)!, ...outer]);
   expect(processes().some((p) => p.pid === pid)).toBe(false);
-}, 60_000);
+}, 120_000);
+
+test("resume after a SIGKILL names each call of the interrupted message that has no recorded result, once; a clean run's resume names none", async () => {
+  const cwd = tempDir();
+  const env = isolatedEnv(fakeApiEnv(fake));
+  const marker = join(cwd, "pgid");
+  // Two calls in one message: the first ends, the second is running when yoke dies. The results of one message are
+  // recorded together, so neither is in the transcript: both are named (the first ran whole), in call order.
+  fake.push({
+    content: [
+      { type: "tool_use", name: "Bash", input: { command: "echo first-done" } },
+      { type: "tool_use", name: "Bash", input: { command: `echo $$ > ${marker}.tmp; mv ${marker}.tmp ${marker}; sleep 300` } },
+    ],
+  });
+  const proc = spawnYoke(["-p", "go", "--allowedTools", "Bash", "--output-format", "stream-json", "--verbose"], { cwd, env });
+  proc.stdin.end();
+  await started(proc, () => ready(marker), "the second call to run");
+  await killAndWatch(proc, [Number(readFileSync(marker, "utf8"))]);
+  const id = JSON.parse((await new Response(proc.stdout).text()).split("\n")[0]!).session_id;
+
+  fake.push({ content: [{ type: "text", text: "resumed" }] });
+  let r = await runYoke(["-p", "what happened?", "--resume", id], { cwd, env });
+  expect(r.code).toBe(0);
+  const named = r.stderr.split("\n").filter((l) => l.includes("the previous run ended during"));
+  expect(named).toHaveLength(2);
+  expect(named[0]).toMatch(/^yoke: the previous run ended during Bash \(toolu_\w+, \{"command":"echo first-done"\}\): it may have run/);
+  expect(named[1]).toMatch(/^yoke: the previous run ended during Bash \(toolu_\w+, \{"command":"echo \$\$ > .*\): it may have run/);
+
+  // That resume ended cleanly: resuming again names nothing.
+  fake.push({ content: [{ type: "text", text: "again" }] });
+  r = await runYoke(["-p", "and now?", "--resume", id], { cwd, env });
+  expect(r.code).toBe(0);
+  expect(r.stderr).not.toContain("the previous run ended during");
+}, 120_000);

@@ -1,6 +1,6 @@
 // Issue 14 points 1–2 end to end: skills and custom slash commands in the compiled binary against the fake API.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { toolResultsOf, type LoggedRequest } from "../helpers/fake-anthropic.ts";
 import { yokeBin } from "../helpers/binary.ts";
@@ -257,5 +257,56 @@ describe("`model:` in a skill's or command's frontmatter (issue 14 points 1–2)
     expect(models[3]).toContain("opus");
     const skillResult = r.lines!.find((l) => l.type === "user" && l.tool_use_result?.commandName === "cheap");
     expect(skillResult?.tool_use_result.model).toContain("haiku");
+  });
+});
+
+describe("discovery's cache between runs (issue 14 point 7)", () => {
+  test("a second start in the same project sees an edited skill, a new command and a removed one; the cache is yoke's own state", async () => {
+    const cwd = project();
+    const home = tempDir("yoke-home-");
+    writeTree(cwd, { ".claude/skills/tidy/SKILL.md": "---\ndescription: Tidies v1\n---\nTIDY\n", ".claude/commands/gone.md": "---\ndescription: Soon gone\n---\nX\n" });
+    const old = new Date(Date.now() - 60_000);
+    for (const f of [".claude/skills/tidy/SKILL.md", ".claude/commands/gone.md"]) utimesSync(join(cwd, f), old, old);
+    const first = await runWith(cwd, [say("ok")], [], { env: { HOME: home } });
+    expect(systemText(first.requests[0]!)).toContain("- tidy: Tidies v1");
+    // Same size, old mtime put back: only the inode change time tells.
+    writeFileSync(join(cwd, ".claude/skills/tidy/SKILL.md"), "---\ndescription: Tidies v2\n---\nTIDY\n");
+    utimesSync(join(cwd, ".claude/skills/tidy/SKILL.md"), old, old);
+    rmSync(join(cwd, ".claude/commands/gone.md"));
+    writeTree(cwd, { ".claude/commands/fresh.md": "---\ndescription: Brand new\n---\nY\n" });
+    const second = await runWith(cwd, [say("ok")], [], { env: { HOME: home } });
+    const sys = systemText(second.requests[0]!);
+    expect(sys).toContain("- tidy: Tidies v2");
+    expect(sys).toContain("- fresh: Brand new");
+    expect(sys).not.toContain("Soon gone");
+    expect(second.stderr).toBe("");
+    expect(existsSync(join(home, ".yoke", "projects"))).toBe(true);
+  });
+});
+
+describe("bad input: a missing referenced file (issue 14)", () => {
+  test("an @file that names nothing and a plugin.json command file that is not there: each said once, naming the file; the rest runs", async () => {
+    const cwd = project();
+    const plug = tempDir("yoke-plug-");
+    writeTree(plug, {
+      ".claude-plugin/plugin.json": JSON.stringify({ name: "kit", commands: ["./extra/ok.md", "./extra/gone.md"] }),
+      "extra/ok.md": "---\ndescription: Works\n---\nKIT-OK-BODY\n",
+    });
+    writeTree(cwd, { ".claude/commands/cite.md": "---\ndescription: Cites notes\n---\nCITE-BODY, see @docs/nowhere.md twice: @docs/nowhere.md\n" });
+    const user = (content: string) => JSON.stringify({ type: "user", message: { role: "user", content } });
+    const r = await runWith(cwd, [say("one"), say("two"), say("three")], ["--plugin-dir", plug, "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"], {
+      stdin: `${user("/cite")}\n${user("/cite")}\n${user("/kit:ok")}\n`,
+      prompt: undefined,
+    });
+    expect(r.code).toBe(0);
+    const lines = r.stderr.trim().split("\n");
+    const atFile = lines.filter((l) => l.includes("docs/nowhere.md"));
+    expect(atFile).toHaveLength(1);
+    expect(atFile[0]).toContain(join(cwd, ".claude/commands/cite.md"));
+    const gone = lines.filter((l) => l.includes("gone.md"));
+    expect(gone).toHaveLength(1);
+    expect(gone[0]).toContain(join(plug, "extra/gone.md"));
+    expect(firstUserBlocks(r.requests[0]!).join("\n")).toContain("CITE-BODY");
+    expect(requestText(r.requests[2]!)).toContain("KIT-OK-BODY");
   });
 });

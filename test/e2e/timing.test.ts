@@ -11,9 +11,10 @@ test("YOKE_TIMING=1 prints ordered phase marks; without it stderr stays empty", 
   const timed = await runYoke(["-p", "x"], { env: isolatedEnv({ ...fakeApiEnv(fake), YOKE_TIMING: "1" }) });
   expect(timed.code).toBe(0);
   expect(timed.stdout).toBe("hi\n");
-  const line = timed.stderr.trim();
-  expect(line.startsWith("yoke timing (ms since start): ")).toBe(true);
-  const entries = line.split(": ")[1]!.split(" ");
+  const [line, cpuLine, ...rest] = timed.stderr.trim().split("\n");
+  expect(rest).toEqual([]);
+  expect(line!.startsWith("yoke timing (ms since start): ")).toBe(true);
+  const entries = line!.split(": ")[1]!.split(" ");
   // Marks are `name=ms since start`, in time order; spans (`name:ms`, CPU spent on one job before the request) follow.
   const spans = entries.filter((e) => !e.includes("=")).map((kv) => kv.split(":"));
   expect(spans.map(([k]) => k)).toEqual(["extensions-busy"]);
@@ -23,13 +24,20 @@ test("YOKE_TIMING=1 prints ordered phase marks; without it stderr stays empty", 
   // The SDK import runs beside composing (issue 21.2), so "sdk-loaded" may come before or after "extensions" and
   // "composed": the test holds the order that must hold, not the one a quiet machine happens to give.
   const names = marks.map(([k]) => k!);
-  expect([...names].sort()).toEqual(["args-loaded", "composed", "exit", "extensions", "headless-loaded", "main", "message-done", "request", "response", "sdk-loaded"]);
+  expect([...names].sort()).toEqual(["args-loaded", "composed", "exit", "extensions", "headless-loaded", "main", "message-done", "request", "response", "sdk-loaded", "stdout-made"]);
+  // No "stderr-made": nothing wrote to stderr before this line itself (the marks were read before it was made).
   const times = marks.map(([, v]) => Number(v));
   expect(times.every((t, i) => Number.isFinite(t) && (i === 0 || t >= times[i - 1]!))).toBe(true); // printed in time order
   const at = (k: string) => names.indexOf(k);
-  for (const [a, b] of [["main", "args-loaded"], ["args-loaded", "headless-loaded"], ["headless-loaded", "extensions"], ["extensions", "composed"], ["composed", "request"], ["sdk-loaded", "request"], ["request", "response"], ["response", "message-done"], ["message-done", "exit"]] as const) {
+  for (const [a, b] of [["main", "args-loaded"], ["args-loaded", "headless-loaded"], ["headless-loaded", "extensions"], ["extensions", "composed"], ["composed", "request"], ["sdk-loaded", "request"], ["request", "response"], ["response", "message-done"], ["message-done", "exit"], ["request", "stdout-made"]] as const) {
     expect(`${a} ${at(a) < at(b) ? "before" : "after"} ${b}`).toBe(`${a} before ${b}`);
   }
+  // The second line: yoke's own CPU time at each phase, never decreasing, for the same phases.
+  expect(cpuLine!.startsWith("yoke cpu (ms of this process): ")).toBe(true);
+  const cpu = cpuLine!.split(": ")[1]!.split(" ").map((kv) => kv.split("="));
+  expect(cpu.map(([k]) => k)).toEqual(names);
+  const cpuMs = cpu.map(([, v]) => Number(v));
+  expect(cpuMs.every((c, i) => Number.isFinite(c) && c > 0 && (i === 0 || c >= cpuMs[i - 1]!))).toBe(true);
   const plain = await runYoke(["-p", "x"], { env: isolatedEnv(fakeApiEnv(fake)) });
   expect(plain.code).toBe(0);
   expect(plain.stderr).toBe("");

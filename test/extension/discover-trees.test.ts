@@ -22,6 +22,8 @@ describe("discoverExtensions on odd trees", () => {
       ".claude/skills/ok-cmd/SKILL.md": "---\ndescription: skill beats command\n---\n",
       ".claude/commands/ok-cmd.md": "the command loses\n",
       ".claude/commands/a/b/deep.md": "---\ndescription: deep\n---\n",
+      ".claude/commands/.drafts/hidden-folder.md": "not loaded\n",
+      ".claude/commands/a/.hidden-file.md": "not loaded\n",
       ".claude/commands/twin.md": "one\n",
       "sub/.claude/commands/twin.md": "closer\n",
       "elsewhere/SKILL.md": "---\ndescription: linked in\n---\n",

@@ -41,7 +41,7 @@ const live = (pid: number) => {
 /** Runs `body` as a yoke stand-in; resolves with its exit once it ended (it SIGKILLs itself). */
 async function standIn(dir: string, body: string): Promise<number | null> {
   const script = join(dir, "stand-in.ts");
-  writeFileSync(script, `import { GUARD_ENV, guardProcessGroup, spawnProcess, spawnToken } from ${JSON.stringify(subprocess)};\n${body}\n`);
+  writeFileSync(script, `import { GUARD_ENV, guardLibraryChildren, spawnProcess, spawnToken } from ${JSON.stringify(subprocess)};\n${body}\n`);
   const p = Bun.spawn(["bun", script], { cwd: dir, stdout: "pipe", stderr: "pipe" });
   const code = await p.exited;
   if (p.signalCode !== "SIGKILL") throw new Error(`stand-in ended with ${code}: ${await new Response(p.stderr).text()}`);
@@ -79,6 +79,21 @@ process.kill(process.pid, "SIGKILL");`,
     const pgid = Number(readFileSync(marker, "utf8"));
     await waitFor(() => groupMembers(pgid).length === 0, `group ${pgid} to die`, 15_000);
   }
+});
+
+ifLinux("yoke killed while a library starts children of its own (the sandbox's socat bridges): they die", async () => {
+  const d = tempDir();
+  // The library spawns with no environment of its own, in yoke's process group, and yoke dies before it returned.
+  await standIn(
+    d,
+    `await guardLibraryChildren(async () => {
+  const c = require("node:child_process").spawn("/bin/sh", ["-c", "echo $$ > pid.tmp; mv pid.tmp pid; exec sleep 303"], { stdio: "ignore" });
+  while (!require("node:fs").existsSync("pid")) await Bun.sleep(5);
+  process.kill(process.pid, "SIGKILL");
+});`,
+  );
+  const pid = Number(readFileSync(join(d, "pid"), "utf8"));
+  await waitFor(() => !live(pid), `the library's child ${pid} to die`, 15_000);
 });
 
 /** The stand-in's watchdog: its child whose command line is the watchdog script. Written before it kills itself. */

@@ -2,6 +2,7 @@ import type { AssistantMessage, ModelRequest, Provider, ProviderEvent, TextBlock
 import { createAccumulator } from "./accumulate.ts";
 import type { AnthropicConfig } from "./config.ts";
 import { classifyError, decideRetry, type Classified } from "./retry.ts";
+import { releaseJit, releaseJitAfter } from "../../util/jit-policy.ts";
 
 export { anthropicConfigFromEnv, type AnthropicConfig } from "./config.ts";
 
@@ -37,6 +38,7 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
     // Loaded on first use so `--version`, `--help` and config errors never pay for the SDK.
     const { createMessagesClient, APIConnectionError } = await import("./sdk-client.ts");
     connectionErrorClass = APIConnectionError;
+    releaseJitAfter(3000);
     performance.mark("yoke:sdk-loaded");
     client = createMessagesClient({
       // One credential only (the SDK refuses two): an auth token wins, as in Claude Code.
@@ -157,6 +159,7 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
         }
         if (failure === null && message) {
           mark("message-done");
+          if (firstRequest) releaseJit();
           firstRequest = false;
           yield { type: "done", message, durationMs: Date.now() - started, ...(requestId ? { requestId } : {}) };
           return;

@@ -1,0 +1,111 @@
+/**
+ * `bun run bench/ab.ts --a PATH --b PATH [--runs N] [--scenario oneTurn|threeTurns|version]...`: two yoke binaries
+ * (say main's and a branch's) A/B alternating in the configured project of bench/project.ts, the way `bun run bench`
+ * runs yoke against Claude Code. Prints per scenario the median, 10th and 90th percentile of wall time, CPU time of
+ * the process tree, spawn → first request, yoke's own CPU time at the first request and at exit, and each binary's
+ * YOKE_TIMING phases (wall / own CPU, medians). Never a timed test: it only prints. Exits 1 naming a failed run.
+ */
+import { realpathSync, rmSync } from "node:fs";
+import { loadavg } from "node:os";
+import { fakeApiEnv, startFakeAnthropic } from "../test/helpers/fake-anthropic.ts";
+import { isolatedEnv } from "../test/helpers/binary.ts";
+import { measure } from "./measure.ts";
+import { configuredArgs, configuredProblem, writeConfiguredProject } from "./project.ts";
+import { freshCwd, installResponder, newRunLog, runProblem, scenarioArgs, type RunLog, type ScenarioId } from "./scenarios.ts";
+import { parseCpu, parseTiming } from "./timing.ts";
+
+type Opts = { a: string; b: string; runs: number; scenarios: ScenarioId[] };
+
+function parseOpts(argv: string[]): Opts {
+  const o: Partial<Opts> & { scenarios: ScenarioId[] } = { runs: 9, scenarios: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const v = argv[++i];
+    if (v === undefined) throw new Error(`bench/ab: ${a} needs a value`);
+    if (a === "--a") o.a = realpathSync(v);
+    else if (a === "--b") o.b = realpathSync(v);
+    else if (a === "--runs") {
+      o.runs = Number(v);
+      if (!Number.isInteger(o.runs) || o.runs < 5) throw new Error(`bench/ab: --runs must be a whole number of at least 5 (got '${v}')`);
+    } else if (a === "--scenario") {
+      if (v !== "version" && v !== "oneTurn" && v !== "threeTurns") throw new Error(`bench/ab: --scenario must be version, oneTurn or threeTurns (got '${v}')`);
+      o.scenarios.push(v);
+    } else throw new Error(`bench/ab: unknown option ${a} (use --a PATH --b PATH [--runs N] [--scenario ID]...)`);
+  }
+  if (!o.a || !o.b) throw new Error("bench/ab: --a PATH and --b PATH are both needed");
+  return { a: o.a, b: o.b, runs: o.runs!, scenarios: o.scenarios.length ? o.scenarios : ["oneTurn", "threeTurns"] };
+}
+
+/** Nearest-rank percentile of a non-empty list. */
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((x, y) => x - y);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+};
+const fmt = (xs: number[]) => (xs.length ? `${pct(xs, 50).toFixed(1)} (${pct(xs, 10).toFixed(1)}–${pct(xs, 90).toFixed(1)})` : "–");
+
+async function main(): Promise<number> {
+  const o = parseOpts(process.argv.slice(2));
+  const fake = await startFakeAnthropic();
+  let current: RunLog | null = null;
+  const restock = installResponder(fake, () => current, () => "Bash");
+  const scratch: string[] = [];
+  const bins = { A: o.a, B: o.b } as const;
+  console.log(`bench/ab: A = ${o.a}\n          B = ${o.b}\n${o.runs} runs each, alternating; load average ${loadavg()[0]!.toFixed(1)} at start`);
+  try {
+    for (const id of o.scenarios) {
+      const fig: Record<string, Record<string, number[]>> = { A: {}, B: {} };
+      const phases: Record<string, Record<string, number[]>> = { A: {}, B: {} };
+      const push = (m: Record<string, number[]>, k: string, v: number | null | undefined) => v != null && Number.isFinite(v) && (m[k] ??= []).push(v);
+      // One unmeasured run each first (page cache, the fake's first connection).
+      for (let i = -1; i < o.runs; i++) {
+        for (const which of i % 2 ? (["A", "B"] as const) : (["B", "A"] as const)) {
+          const cwd = freshCwd();
+          const tmp = freshCwd();
+          if (id !== "version") writeConfiguredProject(cwd);
+          const env: Record<string, string> = { ...isolatedEnv({ ...fakeApiEnv(fake), YOKE_RETRY_BASE_MS: "5", YOKE_TIMING: "1", YOKE_TRUST_WORKSPACE: "1" }), TMPDIR: tmp };
+          scratch.push(cwd, tmp, env.HOME!);
+          current = newRunLog(id, cwd);
+          restock();
+          const s = await measure([bins[which], ...scenarioArgs(id), ...(id === "version" ? [] : configuredArgs())], { cwd, env, rss: "none", timeoutMs: 240_000 });
+          const log = current;
+          current = null;
+          const problem = runProblem(id, s, log) ?? (id === "version" ? null : configuredProblem(log.firstBody, { mcp: true }));
+          if (problem) throw new Error(`bench/ab: ${which} ${id} run failed: ${problem}`);
+          if (i < 0) continue;
+          const wall = parseTiming(s.stderr);
+          const cpu = parseCpu(s.stderr);
+          push(fig[which]!, "wall", s.wallMs);
+          push(fig[which]!, "CPU, process tree", s.cpuMs);
+          if (log.firstRequestAt !== null) push(fig[which]!, "spawn → first request", log.firstRequestAt - s.startedAt);
+          push(fig[which]!, "own CPU at the request", cpu.request);
+          push(fig[which]!, "own CPU at exit", cpu.exit);
+          for (const [k, v] of Object.entries(wall)) push(phases[which]!, `${k} wall`, v);
+          for (const [k, v] of Object.entries(cpu)) push(phases[which]!, `${k} cpu`, v);
+        }
+      }
+      console.log(`\n### ${id}: median (p10–p90), ms\n\n| | A | B | B/A |\n|---|---|---|---|`);
+      for (const k of Object.keys(fig.A!)) {
+        const a = fig.A![k]!;
+        const b = fig.B![k] ?? [];
+        console.log(`| ${k} | ${fmt(a)} | ${fmt(b)} | ${b.length ? (pct(b, 50) / pct(a, 50)).toFixed(2) : "–"}× |`);
+      }
+      const names = [...new Set([...Object.keys(phases.A!), ...Object.keys(phases.B!)].map((k) => k.replace(/ (wall|cpu)$/, "")))];
+      const med = (w: string, k: string) => (phases[w]![k]?.length ? pct(phases[w]![k]!, 50).toFixed(1) : "–");
+      names.sort((x, y) => Number(med("B", `${x} wall`)) - Number(med("B", `${y} wall`)));
+      console.log(`\n| phase: wall / own CPU (medians) | A | B |\n|---|---|---|`);
+      for (const n of names) console.log(`| ${n} | ${med("A", `${n} wall`)} / ${med("A", `${n} cpu`)} | ${med("B", `${n} wall`)} / ${med("B", `${n} cpu`)} |`);
+    }
+    return 0;
+  } finally {
+    await fake.stop();
+    for (const d of scratch) rmSync(d, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exit(1);
+  },
+);
