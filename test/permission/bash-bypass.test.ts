@@ -2,28 +2,15 @@
 // The evaluator decides in a real project (files, symlinks, a git repository); nothing runs here. The same
 // attempts run end to end through the binary in test/e2e/attack-corpus.test.ts.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { createPermissionEvaluator } from "../../src/permission/index.ts";
-import type { PermissionMode } from "../../src/permission/types.ts";
-import { type Perms, settingsOf, tempProject } from "./settings-fixture.ts";
+import { bashDecider, type Perms, tempProject, writeFiles } from "./settings-fixture.ts";
 
 const t = tempProject("yoke-bash-bypass-");
 afterAll(t.cleanup);
-for (const [f, c] of Object.entries({ ".env": "T=1", "secrets/key.pem": "K", "protected/keep.txt": "k", "src/app.ts": "x", "tools/git": "#!/bin/sh\n" })) {
-  mkdirSync(join(t.cwd, f, ".."), { recursive: true });
-  writeFileSync(join(t.cwd, f), c);
-}
+writeFiles(t.cwd, { ".env": "T=1", "secrets/key.pem": "K", "protected/keep.txt": "k", "src/app.ts": "x", "tools/git": "#!/bin/sh\n" });
 Bun.spawnSync(["git", "init", "-q"], { cwd: t.cwd });
 
 const DENY: Perms = { deny: ["Read(./.env)", "Read(./secrets/**)", "Edit(./protected/**)", "Bash(rm:*)", "Bash(curl:*)"] };
-const decide = (command: string, o: { perms?: Perms; mode?: PermissionMode; env?: Record<string, string> } = {}) =>
-  createPermissionEvaluator({ settings: settingsOf({ ruleRoot: t.cwd, permissions: o.perms ?? DENY }), cwd: t.cwd, mode: o.mode, env: { ...t.env, ...o.env } }).decide({
-    toolName: "Bash",
-    input: { command },
-    readOnly: false,
-    cwd: t.cwd,
-  });
+const decide = bashDecider(t, DENY);
 const notAllowed = (cmds: string[], o: Parameters<typeof decide>[1] = {}) => {
   for (const c of cmds) expect({ c, d: decide(c, o).behavior }).not.toEqual({ c, d: "allow" });
 };

@@ -2,28 +2,16 @@
 // elements, glob forms that can match a denied file, variables with several possible values, directories that
 // may or may not change. Each class with variants beyond the red team's examples.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { braceExpand, unescapePattern } from "../../src/permission/bash-braces.ts";
-import { createPermissionEvaluator } from "../../src/permission/index.ts";
 import type { PermissionMode } from "../../src/permission/types.ts";
-import { type Perms, settingsOf, tempProject } from "./settings-fixture.ts";
+import { bashDecider, type Perms, tempProject, writeFiles } from "./settings-fixture.ts";
 
 const t = tempProject("yoke-bash-expansion-");
 afterAll(t.cleanup);
-for (const [f, c] of Object.entries({ ".env": "T=1", "secrets/key.pem": "K", "secrets/inner/n.txt": "N", "protected/keep.txt": "k", "src/app.ts": "x", x: "x" })) {
-  mkdirSync(join(t.cwd, f, ".."), { recursive: true });
-  writeFileSync(join(t.cwd, f), c);
-}
+writeFiles(t.cwd, { ".env": "T=1", "secrets/key.pem": "K", "secrets/inner/n.txt": "N", "protected/keep.txt": "k", "src/app.ts": "x", x: "x" });
 
 const DENY: Perms = { deny: ["Read(./.env)", "Read(./secrets/**)", "Edit(./protected/**)", "Bash(rm:*)", "Bash(git push:*)"] };
-const decide = (command: string, o: { perms?: Perms; mode?: PermissionMode } = {}) =>
-  createPermissionEvaluator({ settings: settingsOf({ ruleRoot: t.cwd, permissions: o.perms ?? DENY }), cwd: t.cwd, mode: o.mode, env: t.env }).decide({
-    toolName: "Bash",
-    input: { command },
-    readOnly: false,
-    cwd: t.cwd,
-  });
+const decide = bashDecider(t, DENY);
 const MODES: PermissionMode[] = ["default", "acceptEdits"];
 const notAllowed = (cmds: string[], o: Parameters<typeof decide>[1] = {}) => {
   for (const mode of o.mode ? [o.mode] : MODES)

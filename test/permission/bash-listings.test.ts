@@ -8,16 +8,12 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createPermissionEvaluator } from "../../src/permission/index.ts";
-import type { PermissionMode } from "../../src/permission/types.ts";
-import { type Perms, settingsOf, tempProject } from "./settings-fixture.ts";
+import { bashDecider, type Perms, settingsOf, tempProject, writeFiles } from "./settings-fixture.ts";
 
 const t = tempProject("yoke-bash-listings-");
 afterAll(t.cleanup);
 const files = { ".env": "T=1", "secrets/CANARY-name.pem": "K", "secrets/inner/note.txt": "n", "src/app.ts": "x", "src/lib/util.ts": "y", "docs/a.md": "a", "deep/er/vault/x.txt": "v", "README.md": "r" };
-for (const [f, c] of Object.entries(files)) {
-  mkdirSync(join(t.cwd, f, ".."), { recursive: true });
-  writeFileSync(join(t.cwd, f), c);
-}
+writeFiles(t.cwd, files);
 symlinkSync("../secrets", join(t.cwd, "src/lnk"));
 symlinkSync("secrets", join(t.cwd, "sec"));
 const git = (...a: string[]) => Bun.spawnSync(["git", "-c", "user.name=t", "-c", "user.email=t@t", ...a], { cwd: t.cwd, env: { ...process.env, HOME: t.home, GIT_CONFIG_NOSYSTEM: "1" } });
@@ -27,13 +23,7 @@ git("add", "src", "docs", "README.md", ".gitignore");
 git("commit", "-qm", "init");
 
 const DENY: Perms = { deny: ["Read(./.env)", "Read(./secrets/**)", "Bash(rm:*)"] };
-const decide = (command: string, o: { perms?: Perms; mode?: PermissionMode; cwd?: string } = {}) =>
-  createPermissionEvaluator({ settings: settingsOf({ ruleRoot: t.cwd, permissions: o.perms ?? DENY }), cwd: t.cwd, mode: o.mode, env: t.env }).decide({
-    toolName: "Bash",
-    input: { command },
-    readOnly: false,
-    cwd: o.cwd ?? t.cwd,
-  });
+const decide = bashDecider(t, DENY);
 const notAllowed = (cmds: string[], o: Parameters<typeof decide>[1] = {}) => {
   const out = cmds.map((c) => ({ c, d: decide(c, o).behavior }));
   expect(out.filter((x) => x.d === "allow")).toEqual([]);

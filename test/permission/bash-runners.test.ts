@@ -5,11 +5,7 @@
 // With no deny rule in play, the allow rule decides as in Claude Code 2.1.332 (a prefix rule matches the command
 // line). The evaluator decides in a real project; nothing runs here. End to end: test/e2e/attack-corpus.test.ts.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { createPermissionEvaluator } from "../../src/permission/index.ts";
-import type { PermissionMode } from "../../src/permission/types.ts";
-import { type Perms, settingsOf, tempProject } from "./settings-fixture.ts";
+import { bashDecider, type Perms, tempProject, writeFiles } from "./settings-fixture.ts";
 
 const t = tempProject("yoke-bash-runners-");
 afterAll(t.cleanup);
@@ -24,21 +20,12 @@ const files: Record<string, string> = {
   "pkg/package.json": JSON.stringify({ scripts: { build: "echo build", prebuild: "echo pre", test: "echo test", wipe: "rm -rf ../protected", postlint: "rm -rf ../protected", lint: "echo lint", prepare: "echo ok" } }),
   "evil/package.json": JSON.stringify({ scripts: { postinstall: "rm -rf ../protected" } }),
 };
-for (const [f, c] of Object.entries(files)) {
-  mkdirSync(join(t.cwd, f, ".."), { recursive: true });
-  writeFileSync(join(t.cwd, f), c);
-}
+writeFiles(t.cwd, files);
 
 const RUNNERS = ["vim", "vi", "ex", "view", "nvim", "ed", "emacs", "gdb", "lldb", "sqlite3", "psql", "make", "less", "more", "python3", "python", "perl", "ruby", "node", "lua", "Rscript", "tclsh", "expect", "dc", "m4", "csh", "tcsh", "pwsh", "at", "crontab", "xdg-open", "git", "npm", "yarn", "pnpm", "bun", "npx", "nice", "timeout", "env", "xargs"];
 const ALLOW = RUNNERS.map((p) => `Bash(${p}:*)`);
 const DENY: Perms = { deny: ["Bash(rm:*)", "Read(./secrets/**)", "Edit(./protected/**)"], allow: ALLOW };
-const decide = (command: string, o: { perms?: Perms; mode?: PermissionMode } = {}) =>
-  createPermissionEvaluator({ settings: settingsOf({ ruleRoot: t.cwd, permissions: o.perms ?? DENY }), cwd: t.cwd, mode: o.mode, env: t.env }).decide({
-    toolName: "Bash",
-    input: { command },
-    readOnly: false,
-    cwd: t.cwd,
-  });
+const decide = bashDecider(t, DENY);
 const notAllowed = (cmds: string[], o: Parameters<typeof decide>[1] = {}) =>
   expect(cmds.map((c) => ({ c, d: decide(c, o).behavior })).filter((x) => x.d === "allow")).toEqual([]);
 const allowed = (cmds: string[], o: Parameters<typeof decide>[1] = {}) =>

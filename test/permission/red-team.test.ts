@@ -5,24 +5,15 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createPermissionEvaluator } from "../../src/permission/index.ts";
 import type { PermissionMode } from "../../src/permission/types.ts";
-import { type Perms, settingsOf, tempProject } from "./settings-fixture.ts";
+import { bashDecider, type Perms, settingsOf, tempProject, writeFiles } from "./settings-fixture.ts";
 
 const t = tempProject("yoke-red-team-");
 afterAll(t.cleanup);
-for (const [f, c] of Object.entries({ ".env": "T=1", "secrets/key.pem": "K", "protected/keep.txt": "k", "src/app.ts": "x", "README.md": "r" })) {
-  mkdirSync(join(t.cwd, f, ".."), { recursive: true });
-  writeFileSync(join(t.cwd, f), c);
-}
+writeFiles(t.cwd, { ".env": "T=1", "secrets/key.pem": "K", "protected/keep.txt": "k", "src/app.ts": "x", "README.md": "r" });
 Bun.spawnSync(["git", "init", "-q"], { cwd: t.cwd });
 
 const DENY: Perms = { deny: ["Read(./.env)", "Read(./secrets/**)", "Edit(./protected/**)", "Bash(rm:*)", "Bash(curl:*)"] };
-const decide = (command: string, o: { perms?: Perms; mode?: PermissionMode } = {}) =>
-  createPermissionEvaluator({ settings: settingsOf({ ruleRoot: t.cwd, permissions: o.perms ?? DENY }), cwd: t.cwd, mode: o.mode, env: t.env }).decide({
-    toolName: "Bash",
-    input: { command },
-    readOnly: false,
-    cwd: t.cwd,
-  });
+const decide = bashDecider(t, DENY);
 const MODES: PermissionMode[] = ["default", "acceptEdits"];
 const each = (cmds: string[], want: (d: string) => boolean, o: { perms?: Perms } = {}) => {
   for (const mode of MODES)

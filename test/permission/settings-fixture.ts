@@ -1,7 +1,9 @@
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LoadedSettings, SettingsLevel } from "../../src/config/load.ts";
 import type { Settings } from "../../src/config/schema.ts";
+import { createPermissionEvaluator } from "../../src/permission/index.ts";
+import type { PermissionMode } from "../../src/permission/types.ts";
 import { tempDir } from "../helpers/tmp.ts";
 
 export type Perms = NonNullable<Settings["permissions"]>;
@@ -25,4 +27,23 @@ export function tempProject(prefix: string) {
   mkdirSync(home, { recursive: true });
   mkdirSync(cwd, { recursive: true });
   return { root, home, cwd, env: { HOME: home }, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/** Writes `files` ({ "rel/path": content }) under root, making folders as needed. */
+export function writeFiles(root: string, files: Record<string, string>): void {
+  for (const [f, c] of Object.entries(files)) {
+    mkdirSync(join(root, f, ".."), { recursive: true });
+    writeFileSync(join(root, f), c);
+  }
+}
+
+/** The permission evaluator's decision on a Bash command in project `t`, under `rules` unless a call gives its own. */
+export function bashDecider(t: { cwd: string; env: Record<string, string> }, rules: Perms) {
+  return (command: string, o: { perms?: Perms; mode?: PermissionMode; env?: Record<string, string>; cwd?: string } = {}) =>
+    createPermissionEvaluator({ settings: settingsOf({ ruleRoot: t.cwd, permissions: o.perms ?? rules }), cwd: t.cwd, mode: o.mode, env: { ...t.env, ...o.env } }).decide({
+      toolName: "Bash",
+      input: { command },
+      readOnly: false,
+      cwd: o.cwd ?? t.cwd,
+    });
 }
