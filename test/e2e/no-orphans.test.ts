@@ -11,6 +11,7 @@ import { isolatedEnv, repoRoot, spawnYoke, yokeBin } from "../helpers/binary.ts"
 import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait-for.ts";
+import { alive, groupMembers } from "../helpers/process-alive.ts";
 
 let fake: FakeAnthropic;
 beforeAll(async () => {
@@ -18,20 +19,6 @@ beforeAll(async () => {
   fake = await startFakeAnthropic();
 });
 afterAll(() => fake.stop());
-
-/** Live (not zombie) processes whose process group is `pgid`. */
-function groupMembers(pgid: number): number[] {
-  const out: number[] = [];
-  for (const e of readdirSync("/proc")) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      const st = readFileSync(`/proc/${e}/stat`, "utf8");
-      const rest = st.slice(st.lastIndexOf(")") + 2).split(" ");
-      if (Number(rest[2]) === pgid && rest[0] !== "Z" && rest[0] !== "X") out.push(Number(e));
-    } catch {}
-  }
-  return out;
-}
 
 const ready = (f: string) => existsSync(f) && readFileSync(f, "utf8").endsWith("\n");
 const pids = (f: string) => readFileSync(f, "utf8").trim().split(/\s+/).map(Number);
@@ -90,15 +77,6 @@ function childrenOf(pid: number): Array<{ pid: number; comm: string }> {
   return out;
 }
 
-const live = (pid: number) => {
-  try {
-    const st = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/^[ZX]/.test(st.slice(st.lastIndexOf(")") + 2));
-  } catch {
-    return false;
-  }
-};
-
 test("SIGKILL of a sandboxed run: the sandbox library's own children (socat bridges) die too", async () => {
   const cwd = tempDir();
   const marker = join(cwd, "ran");
@@ -114,6 +92,6 @@ test("SIGKILL of a sandboxed run: the sandbox library's own children (socat brid
   expect(bridges.length).toBeGreaterThan(0);
   proc.kill("SIGKILL");
   await proc.exited;
-  await waitFor(() => !bridges.some((b) => live(b.pid)), "the socat bridges to die", 15_000).catch(() => {});
-  expect(bridges.filter((b) => live(b.pid))).toEqual([]);
+  await waitFor(() => !bridges.some((b) => alive(b.pid)), "the socat bridges to die", 15_000).catch(() => {});
+  expect(bridges.filter((b) => alive(b.pid))).toEqual([]);
 }, 60_000);

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** True while a live (non-zombie) process with this pid exists. Zombies count as dead: PID 1 in containers may reap late. */
 export function alive(pid: number): boolean {
@@ -14,4 +14,18 @@ export function alive(pid: number): boolean {
   } catch {
     return process.platform !== "linux";
   }
+}
+
+/** Live (not zombie) processes whose process group is `pgid` (Linux: read from /proc). */
+export function groupMembers(pgid: number): number[] {
+  const out: number[] = [];
+  for (const e of readdirSync("/proc")) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const st = readFileSync(`/proc/${e}/stat`, "utf8");
+      const rest = st.slice(st.lastIndexOf(")") + 2).split(" ");
+      if (Number(rest[2]) === pgid && rest[0] !== "Z" && rest[0] !== "X") out.push(Number(e));
+    } catch {}
+  }
+  return out;
 }

@@ -5,16 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { waitFor } from "../helpers/wait-for.ts";
 import { helperFailure, runProcess, runProcessSync, spawnProcess } from "../../src/util/subprocess.ts";
-
-/** A live (not zombie) process: a killed child not yet reaped by its new parent still answers kill(pid, 0). */
-const alive = (pid: number) => {
-  try {
-    const st = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/^[ZX]/.test(st.slice(st.lastIndexOf(")") + 2));
-  } catch {
-    return false;
-  }
-};
+import { alive } from "../helpers/process-alive.ts";
 
 const root = join(import.meta.dir, "..", "..");
 const DIRECT = /\bBun\.spawn(Sync)?\b|\bBun\.\$|["']node:child_process["']|["']child_process["']/;

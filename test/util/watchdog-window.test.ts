@@ -7,35 +7,13 @@
  * moment, SIGKILLs itself, and the test then watches /proc: ordering by markers the children write, never sleeps.
  */
 import { expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait-for.ts";
+import { alive, groupMembers } from "../helpers/process-alive.ts";
 
 const subprocess = join(import.meta.dir, "..", "..", "src", "util", "subprocess.ts");
-
-/** Live (not zombie) processes whose process group is `pgid`. */
-function groupMembers(pgid: number): number[] {
-  const out: number[] = [];
-  for (const e of readdirSync("/proc")) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      const st = readFileSync(`/proc/${e}/stat`, "utf8");
-      const rest = st.slice(st.lastIndexOf(")") + 2).split(" ");
-      if (Number(rest[2]) === pgid && rest[0] !== "Z" && rest[0] !== "X") out.push(Number(e));
-    } catch {}
-  }
-  return out;
-}
-
-const live = (pid: number) => {
-  try {
-    const st = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/^[ZX]/.test(st.slice(st.lastIndexOf(")") + 2));
-  } catch {
-    return false;
-  }
-};
 
 
 /** Runs `body` as a yoke stand-in; resolves with its exit once it ended (it SIGKILLs itself). */
@@ -93,7 +71,7 @@ ifLinux("yoke killed while a library starts children of its own (the sandbox's s
 });`,
   );
   const pid = Number(readFileSync(join(d, "pid"), "utf8"));
-  await waitFor(() => !live(pid), `the library's child ${pid} to die`, 15_000);
+  await waitFor(() => !alive(pid), `the library's child ${pid} to die`, 15_000);
 });
 
 /** The stand-in's watchdog: its child whose command line is the watchdog script. Written before it kills itself. */
@@ -117,8 +95,8 @@ process.kill(process.pid, "SIGKILL");`,
   try {
     expect(wd).toBeGreaterThan(1);
     // Barrier: the watchdog has done all it would do once it is gone.
-    await waitFor(() => !live(wd), "the watchdog to finish", 15_000);
-    expect(live(pid)).toBe(true);
+    await waitFor(() => !alive(wd), "the watchdog to finish", 15_000);
+    expect(alive(pid)).toBe(true);
   } finally {
     try {
       process.kill(pid, "SIGKILL");
