@@ -169,11 +169,13 @@ export function spillSink(threshold: number, file: string, maxBytes = DEFAULT_SP
   const restart = (tail: Uint8Array, dropped: number) => {
     cut += dropped;
     const head = Buffer.from(`[yoke: ${cut} earlier bytes of this output were cut to keep the file under ${maxBytes} bytes]\n`);
-    ftruncateSync(fd!, 0);
+    // Written over the old bytes first and shortened after, never emptied first: a reader between the two steps
+    // (a `wc -c` on the file) saw 0 bytes.
     writeSync(fd!, head, 0, head.length, 0);
     writeSync(fd!, tail, 0, tail.length, head.length);
     headLen = head.length;
     written = head.length + tail.length;
+    ftruncateSync(fd!, written);
   };
   const write = (c: Uint8Array) => {
     const content = written - headLen;
