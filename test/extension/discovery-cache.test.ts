@@ -83,5 +83,5 @@ describe("discoverExtensions with the cache", () => {
 test("the Skill tool's written-out JSON Schema is exactly what zod makes of its input", async () => {
   const { SKILL_JSON_SCHEMA, skillInput } = await import("../../src/extension/skill-tool.ts");
   const { toolJsonSchema } = await import("../../src/tool/define-tool.ts");
-  expect(SKILL_JSON_SCHEMA).toEqual(toolJsonSchema(skillInput));
+  expect(SKILL_JSON_SCHEMA).toEqual(toolJsonSchema(skillInput()));
 });
