@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../util/random.ts";
 import { tmpdir } from "node:os";
 import { startTempSweep, tempSweepSettled } from "../session/temp-sweep.ts";
 import { afterFirstRequest } from "./after-first-request.ts";
