@@ -50,6 +50,7 @@ import { createOutbox, type Outbox } from "./outbox.ts";
 import { wireAutoMode } from "./auto-mode-wiring.ts";
 import { fallbackModels, parseAgentsFlag, parseBudget, parseMaxTurns, structuredOutput } from "./run-options.ts";
 import { wireAgentTool, wireTools } from "./tool-wiring.ts";
+import { startSessionStart, type SessionStartRun } from "./session-start.ts";
 
 /** Everything a mode needs, typed; built by compose() from the small wiring functions beside it. */
 export type Runtime = {
@@ -96,6 +97,8 @@ export type Runtime = {
   main: MainConversation;
   /** SessionStart hooks' additionalContext, put before the next prompt. */
   sessionStartContext: string[];
+  /** SessionStart hooks started while composing (ComposeOptions.startSessionStart); undefined: not started. */
+  sessionStart?: SessionStartRun | null;
   apiKeySource: string;
   /** Diagnostics on stderr at the level --verbose / --debug ask for. */
   log: Diagnostics;
@@ -128,6 +131,8 @@ export type ComposeOptions = {
   reportHookErrors?: boolean;
   /** The interactive terminal session (src/tui); plugins see it as `session.interactive`. */
   interactive?: boolean;
+  /** A prompt will run and no host adds hooks: SessionStart hooks start while the MCP servers connect (issue 21). */
+  startSessionStart?: boolean;
 };
 
 /** Process env, then settings env, then what Claude Code exports to its tools and hooks (contracts §1.8). */
@@ -424,6 +429,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     // Its own MCP servers start with the session's (Claude Code's docs: "connect at startup alongside .mcp.json").
     mainServers = agentServers(main);
   }
+  // Every SessionStart handler is registered now (settings, plugins); the last step that may refuse the run is behind.
+  const sessionStart = o.startSessionStart ? startSessionStart({ hooks, hookPayload, source: ss.source, model }) : undefined;
   styles = wireOutputStyle({ cwd, env, settings, bare, settingSources: settingSourcesOf(args), plugins: plugins.loaded, log });
   // Claude Code plugins' agents (`plugin:agent`, issue 14 point 3): the Agent tool is made again with them.
   const pluginAgentDirs = pluginAgentFolders(plugins.loaded);
@@ -519,6 +526,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     deps: loop.deps,
     main: loop.main,
     sessionStartContext: loop.state.sessionStartContext,
+    sessionStart,
     apiKeySource,
     sandbox: sb,
     log,

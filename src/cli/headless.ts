@@ -61,7 +61,9 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
   }
   let rt: Runtime;
   try {
-    rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools(), log });
+    // SessionStart starts while composing only when the prompt is already known (a run that ends first fires none).
+    const startSessionStart = !control && rewindTo === undefined && args.positionals.join(" ") !== "";
+    rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools(), log, startSessionStart });
     performance.mark("yoke:composed");
   } catch (e) {
     if (e instanceof SettingsError || e instanceof UsageError) {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { recordSessionStart } from "../loop/hook-feedback.ts";
 import type { LoopEvent, TurnResult } from "../loop/events.ts";
 import { promptTurn } from "./prompt-turn.ts";
+import { sessionStartOutcome } from "./session-start.ts";
 import { writeLastPrompt, writePromptQueued } from "../session/prompt-lines.ts";
 import { trustInitField } from "../trust/workspace.ts";
 import { VERSION } from "../version.ts";
@@ -92,9 +93,9 @@ export async function runPrint(
   };
   rt.outbox.setSink(render);
   const emit = render;
-  if (rt.hooks.has("SessionStart")) {
-    const source = rt.sessionSource;
-    const out = await rt.hooks.emit("SessionStart", rt.hookPayload("SessionStart", { source, model: rt.model }), { matchValue: source, signal });
+  // Started while composing when headless knew a prompt would run (src/cli/session-start.ts); else fired now.
+  const out = await sessionStartOutcome(rt.sessionStart, { hooks: rt.hooks, hookPayload: rt.hookPayload, source: rt.sessionSource, model: rt.model }, signal);
+  if (out) {
     rt.sessionStartContext.push(...recordSessionStart(rt.transcript, out));
     for (const m of out.systemMessages) writeErr(`${m}\n`);
   }
