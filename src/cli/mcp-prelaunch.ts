@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../util/random.ts";
 import { yokeDir } from "../config/paths.ts";
 import type { Prestarted } from "../mcp/transports.ts";
 import type { ParsedArgs } from "./args.ts";
