@@ -228,5 +228,5 @@ describe("the whole result of the run before (issue 14 point 7: the usual start 
 test("the Skill tool's written-out JSON Schema is exactly what zod makes of its input", async () => {
   const { SKILL_JSON_SCHEMA, skillInput } = await import("../../src/extension/skill-tool.ts");
   const { toolJsonSchema } = await import("../../src/tool/define-tool.ts");
-  expect(SKILL_JSON_SCHEMA).toEqual(toolJsonSchema(skillInput));
+  expect(SKILL_JSON_SCHEMA).toEqual(toolJsonSchema(skillInput()));
 });
