@@ -121,6 +121,7 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
     const code = await runPrint(rt, prompts, format.format, args, ctrl.signal, host);
     return exitSignal ?? code;
   } finally {
+    performance.mark("yoke:shutdown");
     await rt.shutdown();
   }
 }

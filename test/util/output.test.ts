@@ -9,7 +9,7 @@ import { repoRoot } from "../helpers/binary.ts";
 
 // Direct writes, and the std streams handed on as something to write to (anything but reading .isTTY).
 const DIRECT = /process\.(stdout|stderr)(?!\.isTTY\b)|console\.(log|error|warn|info|debug)\(|Bun\.std(out|err)\b/;
-// The gen-*.ts files are scripts run by bun (`bun run schemas`), never part of the binary's output path.
+// gen-schemas.ts and gen-input-schemas.ts are build-time scripts run by bun, never part of the binary's output path.
 const ALLOWED = new Set(["src/util/output.ts", "src/hook/gen-schemas.ts", "src/tool/gen-input-schemas.ts"]);
 
 test("nothing in src/ or plugins/ writes to stdout or stderr except through util/output.ts", () => {

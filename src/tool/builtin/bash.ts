@@ -10,6 +10,7 @@ import type { WrapResult } from "../../sandbox/index.ts";
 import description from "./bash.md" with { type: "text" };
 import { lingeringGroups, startBackgroundShell } from "./background-shells.ts";
 import { benignExit } from "./exit-semantics.ts";
+import { markEach } from "../../util/mark-each.ts";
 import {
   byteCollector,
   envInt,
@@ -117,6 +118,7 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   const tag = `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
   const pwdFile = join(tmp, `cwd-${tag}`);
   const launched = await launch(ctx, inp, { command: inp.command, cwd, env: ctx.env, envFiles: ctx.session.envFiles, pwdFile });
+  markEach("bash-launched");
   if ("error" in launched) return sandboxFailure(launched.error);
   const { child, sandboxed, placeholders, kept } = launched;
   // The sandboxed line says on fd 3 when it is set up and the command starts; nothing there means it never did.
@@ -154,6 +156,7 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
     child.once("exit", (code, signal) => res({ code, signal }));
     child.once("error", (error) => res({ code: 127, signal: null, error }));
   });
+  markEach("bash-exited");
   clearTimeout(timer);
   ctx.signal.removeEventListener("abort", onAbort);
   const removed = sandboxed ? (ctx.sandbox?.release(placeholders) ?? []) : [];
