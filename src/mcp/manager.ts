@@ -1,5 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import {
   type CallToolResult,
   type GetPromptResult,
@@ -12,6 +14,15 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpScope } from "./config.ts";
 import type { StdioTransport } from "./stdio-transport.ts";
+
+/**
+ * The SDK's own Ajv validator of tool output schemas, made when a server first lists a tool that has one (as the
+ * SDK would compile it then), not with every client: making it costs a start ~3 ms of CPU (issue 21).
+ */
+function ajvWhenNeeded(): jsonSchemaValidator {
+  let ajv: AjvJsonSchemaValidator | undefined;
+  return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+}
 
 /**
  * The MCP client manager: one SDK Client per server, connected in parallel, each bounded by the connect timeout.
@@ -152,7 +163,7 @@ export function createMcpManager(o: McpManagerOptions): McpManager {
     e.connecting = (async () => {
       e.state.status = "pending";
       let transport: Transport | undefined;
-      const client = new Client({ name: "yoke", version: o.version }, { capabilities: {} });
+      const client = new Client({ name: "yoke", version: o.version }, { capabilities: {}, jsonSchemaValidator: ajvWhenNeeded() });
       try {
         transport = await e.factory();
         e.transport = transport;
