@@ -65,6 +65,8 @@ describe("modules loaded per way in", () => {
     const mods = await modulesOf(["-p", "say hello"]);
     expect(of(mods, "@anthropic-ai/sdk").length).toBeGreaterThan(0);
     expect(of(mods, ...HEAVY_UNUSED)).toEqual([]);
+    // No file here has frontmatter that needs real YAML, so the YAML library is never evaluated (~3 ms of CPU).
+    expect(of(mods, "yaml")).toEqual([]);
     // Node built-ins whose import alone costs a start milliseconds of CPU (node:crypto ~6, node:tty ~4; Bun 1.4.5):
     // UUIDs and hashes come from src/util/random.ts, and diagnostics ask isatty only when a line is written.
     expect(mods.filter((m) => SLOW_BUILTIN_IMPORT.test(readFileSync(join(root, m), "utf8")))).toEqual([]);
