@@ -1,7 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import {
   type CallToolResult,
   type GetPromptResult,
@@ -13,16 +11,8 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpScope } from "./config.ts";
+import { lazySchemaValidator } from "./schema-validator.ts";
 import type { StdioTransport } from "./stdio-transport.ts";
-
-/**
- * The SDK's own Ajv validator of tool output schemas, made when a server first lists a tool that has one (as the
- * SDK would compile it then), not with every client: making it costs a start ~3 ms of CPU (issue 21).
- */
-function ajvWhenNeeded(): jsonSchemaValidator {
-  let ajv: AjvJsonSchemaValidator | undefined;
-  return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
-}
 
 /**
  * The MCP client manager: one SDK Client per server, connected in parallel, each bounded by the connect timeout.
@@ -163,7 +153,7 @@ export function createMcpManager(o: McpManagerOptions): McpManager {
     e.connecting = (async () => {
       e.state.status = "pending";
       let transport: Transport | undefined;
-      const client = new Client({ name: "yoke", version: o.version }, { capabilities: {}, jsonSchemaValidator: ajvWhenNeeded() });
+      const client = new Client({ name: "yoke", version: o.version }, { capabilities: {}, jsonSchemaValidator: lazySchemaValidator() });
       try {
         transport = await e.factory();
         e.transport = transport;
