@@ -1,11 +1,4 @@
-type Yaml = typeof import("yaml");
-let yamlCache: Yaml | undefined;
-/**
- * The YAML library, required on the first frontmatter that needs it: a start whose files need no real YAML (none, or
- * only the flat `key: value` the fast path reads) never evaluates it, ~3 ms of CPU (issue 21). A plain require() so
- * `bun build --compile` bundles it.
- */
-const yamlLib = (): Yaml => (yamlCache ??= require("yaml") as Yaml);
+import { parse as parseYaml, YAMLParseError } from "yaml";
 
 /**
  * The one frontmatter reader (issue 11 point 6): instruction files and rules, memory files, agents, and the
@@ -51,7 +44,7 @@ export function parseFrontmatter(text: string, opts: FrontmatterOptions = {}): F
   const quick = opts.fast ? quickYaml(yaml) : null;
   if (quick) return { present: true, data: quick, body };
   try {
-    const v = yamlLib().parse(yaml);
+    const v = parseYaml(yaml);
     if (v === null || v === undefined) return { present: true, data: {}, body };
     if (typeof v !== "object" || Array.isArray(v)) return { present: true, data: null, body, error: { message: "the frontmatter must be a mapping of fields" } };
     return { present: true, data: v as Record<string, unknown>, body };
@@ -59,7 +52,7 @@ export function parseFrontmatter(text: string, opts: FrontmatterOptions = {}): F
     const loose = opts.loose ? looseYaml(yaml) : null;
     if (loose) return { present: true, data: loose, body };
     // +1: the opening `---` line.
-    const line = e instanceof yamlLib().YAMLParseError && e.linePos ? e.linePos[0].line + 1 : undefined;
+    const line = e instanceof YAMLParseError && e.linePos ? e.linePos[0].line + 1 : undefined;
     const message = `invalid YAML frontmatter: ${(e as Error).message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}`;
     return { present: true, data: null, body, error: { message, ...(line ? { line } : {}) } };
   }
