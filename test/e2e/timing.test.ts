@@ -27,7 +27,7 @@ test("YOKE_TIMING=1 prints ordered phase marks; without it stderr stays empty", 
   // The SDK import runs beside composing (issue 21.2), so "sdk-loaded" may come before or after "extensions" and
   // "composed": the test holds the order that must hold, not the one a quiet machine happens to give.
   const names = marks.map(([k]) => k!);
-  expect([...names].sort()).toEqual(["args-loaded", "composed", "exit", "extensions", "headless-loaded", "main", "message-done", "request", "response", "sdk-loaded", "shutdown", "stdout-made", "turn-message-1", "turn-request-1"]);
+  expect([...names].sort()).toEqual(["args-loaded", "composed", "exit", "extensions", "git", "headless-loaded", "main", "message-done", "request", "response", "sdk-loaded", "shutdown", "stdout-made", "turn-message-1", "turn-request-1"]);
   // No "stderr-made": nothing wrote to stderr before this line itself (the marks were read before it was made).
   const times = marks.map(([, v]) => Number(v));
   expect(times.every((t, i) => Number.isFinite(t) && (i === 0 || t >= times[i - 1]!))).toBe(true); // printed in time order

@@ -4,6 +4,7 @@ import { join, resolve, sep } from "node:path";
 import { z } from "zod";
 import { errLine } from "../../util/output.ts";
 import { defineTool, truncateMiddle } from "../define-tool.ts";
+import { INPUT_SCHEMAS } from "../input-schemas.ts";
 import type { ToolContext, ToolResult } from "../types.ts";
 import type { WrapResult } from "../../sandbox/index.ts";
 import description from "./bash.md" with { type: "text" };
@@ -31,7 +32,7 @@ export const DEFAULT_MAX_OUTPUT_CHARS = 30_000;
 /** How long to wait for the output pipes to close after the shell itself exited. */
 const PIPE_GRACE_MS = 200;
 
-const input = z.object({
+const input = () => z.object({
   command: z.string().refine((s) => s.trim().length > 0, "command must not be empty").describe("The shell command to run"),
   timeout: z
     .number()
@@ -49,7 +50,7 @@ const input = z.object({
     .describe("Run outside the sandbox. Only when the sandbox blocked something the command needs; the call then goes through the normal permission checks"),
 });
 
-export type BashInput = z.infer<typeof input>;
+export type BashInput = z.infer<ReturnType<typeof input>>;
 
 /** The Bash `tool_response` (contracts §1.4). */
 export type BashDetails = {
@@ -318,6 +319,7 @@ export const bashTool = defineTool({
   name: "Bash",
   description,
   input,
+  jsonSchema: INPUT_SCHEMAS.Bash,
   readOnly: false,
   concurrencySafe: false,
   maxResultChars: 1_000_000,
