@@ -137,10 +137,13 @@ const order = Object.entries(samples.get(full)![0]!.t)
   .sort((a, b) => a[1] - b[1])
   .map(([k]) => k);
 const med = (xs: number[]) => q(xs.filter(Number.isFinite), 0.5);
-console.log("\nphase (YOKE_TIMING marks)          wall none   150 files | CPU none   150 files  difference");
+console.log(`\nphase (YOKE_TIMING marks)          wall none   150 files | CPU none   150 files  difference${REF ? " | reference: CPU difference" : ""}`);
 for (let i = 1; i < order.length && order[i - 1] !== "request"; i++) {
   const [a, b] = [order[i - 1]!, order[i]!];
   const iv = (cwd: string, f: "t" | "c") => med(samples.get(cwd)!.map((s) => s[f][b]! - s[f][a]!));
   const [w0, w1, c0, c1] = [iv(empty, "t"), iv(full, "t"), iv(empty, "c"), iv(full, "c")];
-  console.log(`${`${a} → ${b}`.padEnd(34)} ${w0.toFixed(1).padStart(8)} ${w1.toFixed(1).padStart(10)} | ${c0.toFixed(1).padStart(8)} ${c1.toFixed(1).padStart(10)} ${(c1 - c0).toFixed(1).padStart(10)}`);
+  // The reference's own phases, where it has both marks (an older build may lack one).
+  const inRef = REF && [REFERENCE, REFERENCE_NONE].every((k) => samples.get(k)!.every((s) => a in s.c && b in s.c));
+  const ref = inRef ? ` | ${(iv(REFERENCE, "c") - iv(REFERENCE_NONE, "c")).toFixed(1).padStart(10)}` : "";
+  console.log(`${`${a} → ${b}`.padEnd(34)} ${w0.toFixed(1).padStart(8)} ${w1.toFixed(1).padStart(10)} | ${c0.toFixed(1).padStart(8)} ${c1.toFixed(1).padStart(10)} ${(c1 - c0).toFixed(1).padStart(10)}${ref}`);
 }
