@@ -15,7 +15,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { join } from "node:path";
 import { fakeApiEnv, startFakeAnthropic } from "../test/helpers/fake-anthropic.ts";
 import { isolatedEnv, yokeBin } from "../test/helpers/binary.ts";
-import { parseTiming } from "./timing.ts";
+import { parseCpu, parseTiming } from "./timing.ts";
 
 const arg = process.argv.indexOf("--runs");
 const RUNS = arg > 0 ? Number(process.argv[arg + 1]) : 31;
@@ -43,9 +43,13 @@ for (let i = 0; i < 100; i++)
     `---\ndescription: Runs workflow ${i} on the given path\nargument-hint: <path>\n---\nRun workflow ${i} on $ARGUMENTS.\n${body}`,
   );
 
+// Discovery's cache trusts only files that were two seconds old when read (a coarse clock could hide a second write
+// in the same tick): the files settle first, as a project's files have at any real start.
+await Bun.sleep(2100);
+
 const bin = yokeBin();
 const fake = await startFakeAnthropic({ script: Array.from({ length: 4 * RUNS + 4 }, () => ({ content: [{ type: "text" as const, text: "hi" }] })) });
-type Sample = { wall: number; cpu: number; busy: number };
+type Sample = { wall: number; cpu: number; busy: number; reqCpu: number; t: Record<string, number>; c: Record<string, number> };
 const COLD = "cold";
 const REFERENCE = "reference";
 const samples = new Map<string, Sample[]>([
@@ -64,7 +68,16 @@ async function run(cwd: string, keep: boolean, o: { cold?: boolean; as?: string;
   const t = parseTiming(err);
   if (p.exitCode !== 0 || t.request === undefined || t["headless-loaded"] === undefined) throw new Error(`run failed (exit ${p.exitCode}): ${err}`);
   const usage = p.resourceUsage();
-  if (keep) samples.get(o.as ?? cwd)!.push({ wall: t.request - t["headless-loaded"], cpu: usage ? Number(usage.cpuTime.total) / 1000 : Number.NaN, busy: busyOf(err) });
+  const c = parseCpu(err);
+  if (keep)
+    samples.get(o.as ?? cwd)!.push({
+      wall: t.request - t["headless-loaded"],
+      cpu: usage ? Number(usage.cpuTime.total) / 1000 : Number.NaN,
+      busy: busyOf(err),
+      reqCpu: (c.request ?? Number.NaN) - (c["headless-loaded"] ?? Number.NaN),
+      t,
+      c,
+    });
 }
 // One warm-up each (page cache, the binary's first start, discovery's cache), then alternating, the order turned
 // every round; a cold run (a fresh home: no cache, as the first start in a project or after a rebuild) in each round.
@@ -81,7 +94,7 @@ rmSync(root, { recursive: true, force: true });
 
 const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 const stats = (xs: number[], digits = 1) => `median ${q(xs, 0.5).toFixed(digits).padStart(7)}  p10 ${q(xs, 0.1).toFixed(digits).padStart(7)}  p90 ${q(xs, 0.9).toFixed(digits).padStart(7)}`;
-const col = (cwd: string, k: keyof Sample) => samples.get(cwd)!.map((s) => s[k]);
+const col = (cwd: string, k: "wall" | "cpu" | "busy" | "reqCpu") => samples.get(cwd)!.map((s) => s[k]);
 const system = typeof req.body.system === "string" ? req.body.system : (req.body.system ?? []).map((b: { text: string }) => b.text).join("\n");
 const listing = /# Skills\n[\s\S]*?(?=\n\n|$)/.exec(system)?.[0] ?? "";
 const skillTool = JSON.stringify((req.body.tools ?? []).find((t: { name: string }) => t.name === "Skill") ?? {});
@@ -90,10 +103,13 @@ console.log(`${RUNS} runs each, alternating; 50 skills + 100 commands; load aver
 console.log(`main thread on skills and commands (ms), none       ${stats(col(empty, "busy"), 2)}`);
 console.log(`main thread on skills and commands (ms), 150 files  ${stats(col(full, "busy"), 2)}   target ≤ 5 ms: median ${q(col(full, "busy"), 0.5) <= 5 ? "ok" : "SLOW"}`);
 console.log(`  the same, no cache (first start, or after a rebuild) ${stats(col(COLD, "busy"), 2)}`);
-const diff = (k: keyof Sample, a: string) => (q(col(a, k), 0.5) - q(col(empty, k), 0.5)).toFixed(1);
+const diff = (k: "wall" | "cpu" | "busy" | "reqCpu", a: string) => (q(col(a, k), 0.5) - q(col(empty, k), 0.5)).toFixed(1);
 console.log(`spawn → first request (ms), none                    ${stats(col(empty, "wall"))}`);
 console.log(`spawn → first request (ms), 150 files               ${stats(col(full, "wall"))}   difference of medians ${diff("wall", full)}`);
 console.log(`spawn → first request (ms), 150 files, no cache     ${stats(col(COLD, "wall"))}   difference of medians ${diff("wall", COLD)}`);
+console.log(`CPU to the first request (ms), none                ${stats(col(empty, "reqCpu"))}`);
+console.log(`CPU to the first request (ms), 150 files           ${stats(col(full, "reqCpu"))}   difference of medians ${diff("reqCpu", full)}`);
+console.log(`CPU to the first request (ms), 150 files, no cache ${stats(col(COLD, "reqCpu"))}   difference of medians ${diff("reqCpu", COLD)}`);
 console.log(`process CPU time (ms), none                         ${stats(col(empty, "cpu"))}`);
 console.log(`process CPU time (ms), 150 files                    ${stats(col(full, "cpu"))}   difference of medians ${diff("cpu", full)}`);
 console.log(`process CPU time (ms), 150 files, no cache          ${stats(col(COLD, "cpu"))}   difference of medians ${diff("cpu", COLD)}`);
@@ -103,3 +119,18 @@ if (REF) {
 }
 console.log(`listing in the system prompt                        ${listing.length} chars (~${Math.round(listing.length / 4)} tokens; budget 1% of the context window)`);
 console.log(`the Skill tool's definition in the request          ${skillTool.length} chars (~${Math.round(skillTool.length / 4)} tokens)`);
+
+// Where the difference sits: each phase between two YOKE_TIMING marks, per run (medians of the per-run intervals, so a
+// slow start shifts no later phase), without and with the 150 files (cache warm).
+const order = Object.entries(samples.get(full)![0]!.t)
+  .filter(([k]) => samples.get(empty)!.every((s) => k in s.t) && samples.get(full)!.every((s) => k in s.t))
+  .sort((a, b) => a[1] - b[1])
+  .map(([k]) => k);
+const med = (xs: number[]) => q(xs.filter(Number.isFinite), 0.5);
+console.log("\nphase (YOKE_TIMING marks)          wall none   150 files | CPU none   150 files  difference");
+for (let i = 1; i < order.length && order[i - 1] !== "request"; i++) {
+  const [a, b] = [order[i - 1]!, order[i]!];
+  const iv = (cwd: string, f: "t" | "c") => med(samples.get(cwd)!.map((s) => s[f][b]! - s[f][a]!));
+  const [w0, w1, c0, c1] = [iv(empty, "t"), iv(full, "t"), iv(empty, "c"), iv(full, "c")];
+  console.log(`${`${a} → ${b}`.padEnd(34)} ${w0.toFixed(1).padStart(8)} ${w1.toFixed(1).padStart(10)} | ${c0.toFixed(1).padStart(8)} ${c1.toFixed(1).padStart(10)} ${(c1 - c0).toFixed(1).padStart(10)}`);
+}

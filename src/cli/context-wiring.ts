@@ -109,7 +109,11 @@ export function createContextWiring(o: ContextWiringOptions): ContextWiring {
   const instructions = createInstructionCache({ cwd: o.cwd, env: o.env, settings: o.settings, bare: o.bare, additionalDirectories: o.addDirs, settingSources: o.settingSources });
   const git = o.bare ? Promise.resolve(null) : collectGitInfo(o.cwd);
   let branch: string | null = null;
-  void git.then((g) => (branch = g?.branch ?? null));
+  void git.then((g) => {
+    branch = g?.branch ?? null;
+    // YOKE_TIMING: when git's answers were in (the first request waits for them).
+    performance.mark("yoke:git");
+  });
   // A resumed conversation already carries the instruction files in its first prompt.
   let instructionsPending = !o.resumed;
   // Files already shown to the model, so relevant-memory selection does not offer them again.

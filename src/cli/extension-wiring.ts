@@ -56,7 +56,7 @@ export type LocalDiscovery = Discovery & { cache?: DiscoveryCache };
  * The cache is made by this very build: the binary's own mtime changes with every build (so a changed parser never
  * reads an older build's entries); from source, the version and the format below.
  */
-const CACHE_FORMAT = 1;
+const CACHE_FORMAT = 2;
 function cacheVersion(): string {
   let built = 0;
   try {
@@ -68,22 +68,23 @@ function cacheVersion(): string {
 }
 
 /**
- * YOKE_TIMING: the main thread's CPU time on skills and commands before the first request (discovery, the
- * session's table, the listing), summed into the `yoke:extensions-busy` measure (bench/extensions.ts). CPU time,
- * not wall time: on a loaded machine a slice of wall time also holds the time other processes had the core.
+ * YOKE_TIMING: the CPU time spent on skills and commands before the first request (discovery, the session's table,
+ * the listing), summed into the `yoke:extensions-busy` measure (bench/extensions.ts). CPU time, not wall time: on a
+ * loaded machine a slice of wall time also holds the time other processes had the core. The process's, not the
+ * thread's: getrusage(RUSAGE_SELF) is exact for the running thread, RUSAGE_THREAD only to the clock tick (4 ms).
  */
 let busyMs = 0;
-const threadCpuMs = (): number => {
-  const u = (process as unknown as { threadCpuUsage?: () => { user: number; system: number } }).threadCpuUsage?.();
-  return u ? (u.user + u.system) / 1000 : performance.now();
+const cpuMs = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
 };
 function timed<T>(f: () => T): T {
   if (process.env.YOKE_TIMING !== "1") return f();
-  const t = threadCpuMs();
+  const t = cpuMs();
   try {
     return f();
   } finally {
-    busyMs += threadCpuMs() - t;
+    busyMs += cpuMs() - t;
     performance.clearMeasures("yoke:extensions-busy");
     performance.measure("yoke:extensions-busy", { start: 0, duration: busyMs });
   }

@@ -131,6 +131,7 @@ async function runHeadlessComposed(args: ParsedArgs, mcpPrelaunch: McpPrelaunch 
     const code = await runPrint(rt, prompts, format.format, args, ctrl.signal, host);
     return exitSignal ?? code;
   } finally {
+    performance.mark("yoke:shutdown");
     await rt.shutdown();
   }
 }

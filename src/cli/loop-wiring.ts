@@ -116,23 +116,28 @@ export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConv
       if (name === "Bash") session.envFiles = sessionEnvFiles(o.yokeDir, o.sessionId);
     },
     denyInsteadOfPrompting: denyInsteadOfPromptingFrom(settings),
-    context: (toolUseId, signal) => ({
-      cwd: session.cwd,
-      projectDir: o.cwd,
-      workingDirectories,
-      sessionId: o.sessionId,
-      signal,
-      env: o.env,
-      fileState: o.fileState,
-      session,
-      sideQuery: o.sideQuery,
-      toolUseId,
-      searchExcludes: (dir) => o.permissions.grepExcludes(dir),
-      searchHides: (p) => o.permissions.searchHides(p),
-      sandbox: o.sandbox?.(),
-      beforeFileChange: checkpointing ? (p) => o.checkpoints!.beforeFileChange(p) : undefined,
-      progress: o.progress ? (c) => o.progress!(toolUseId, c) : undefined,
-    }),
+    context: (toolUseId, signal) => {
+      // A tool call starts: the checkpoints find their repository (once a session) beside its PreToolUse hooks,
+      // not after them in a Bash call's path (issue 21).
+      if (checkpointing) o.checkpoints!.prepare();
+      return {
+        cwd: session.cwd,
+        projectDir: o.cwd,
+        workingDirectories,
+        sessionId: o.sessionId,
+        signal,
+        env: o.env,
+        fileState: o.fileState,
+        session,
+        sideQuery: o.sideQuery,
+        toolUseId,
+        searchExcludes: (dir) => o.permissions.grepExcludes(dir),
+        searchHides: (p) => o.permissions.searchHides(p),
+        sandbox: o.sandbox?.(),
+        beforeFileChange: checkpointing ? (p) => o.checkpoints!.beforeFileChange(p) : undefined,
+        progress: o.progress ? (c) => o.progress!(toolUseId, c) : undefined,
+      };
+    },
   };
 
   const main: MainConversation = {

@@ -114,23 +114,28 @@ type FileRole = { kind: "skill" | "command"; name: string; aliases?: string[]; s
 const roleKey = (o: FileRole) =>
   `${o.kind}\0${o.name}\0${o.source}\0${o.plugin ? `${o.plugin.name}\0${o.plugin.root}\0${o.plugin.dataDir}` : ""}\0${o.note ?? ""}\0${(o.aliases ?? []).join(",")}`;
 
+/** A stat that says "not there" (ENOENT, ENOTDIR) as undefined; another failure (EACCES) as null: read, and say why. */
+function statOf(file: string): Stats | undefined | null {
+  try {
+    return statSync(file, { throwIfNoEntry: false });
+  } catch (e) {
+    return isMissing(e) ? undefined : null;
+  }
+}
+
 /**
  * One file's entry, or null when the file is not there (a skill folder without SKILL.md, a stray file beside the
- * folders). With a cache, an unchanged file's entry comes from it (one stat, no read, no parse). Never throws.
+ * folders). With a cache, an unchanged file's entry comes from it (no read, no parse). Never throws.
  */
-function entryFor(file: string, o: FileRole, read: Reader, cache: DiscoveryCache | undefined): SlashCommand | ExtensionProblem | null {
-  let st: Stats | undefined;
+function entryFor(file: string, o: FileRole, read: Reader, cache: DiscoveryCache | undefined, st: Stats | undefined | null): SlashCommand | ExtensionProblem | null {
   let key = "";
   if (cache) {
-    try {
-      st = statSync(file, { throwIfNoEntry: false });
-    } catch (e) {
-      if (isMissing(e)) return null;
+    if (st === undefined) return null;
+    if (st) {
+      key = roleKey(o);
+      const hit = cache.lookup(file, key, st);
+      if (hit) return hit;
     }
-    if (!st) return null;
-    key = roleKey(o);
-    const hit = cache.lookup(file, key, st);
-    if (hit) return hit;
   }
   let text: string;
   try {
@@ -193,7 +198,7 @@ export function readExtensionFile(
 
 const isProblem = (x: SlashCommand | ExtensionProblem): x is ExtensionProblem => !("kind" in x);
 
-/** `<dir>/<name>/SKILL.md` for each entry of dir, not yet checked to exist (a failed read says so, for one syscall). */
+/** The entries of a skills folder that may hold `<name>/SKILL.md`, not yet checked to (a stat or a failed read says). */
 function skillCandidates(dir: string): string[] {
   let names: string[];
   try {
@@ -201,10 +206,7 @@ function skillCandidates(dir: string): string[] {
   } catch {
     return [];
   }
-  return names
-    .sort()
-    .filter((n) => !n.startsWith("."))
-    .map((n) => join(dir, n, "SKILL.md"));
+  return names.filter((n) => n[0] !== ".").sort();
 }
 
 /** A read that failed because the file is not there (a folder without SKILL.md, a stray file beside the folders). */
@@ -226,16 +228,79 @@ function commandFiles(dir: string): string[] {
 }
 
 /**
+ * One file discovery looks at, in walk order: the root it belongs to (by index), and what its name is made of. The
+ * role (name, aliases, note) is made only when the file must be read or looked up: a whole-discovery cache hit needs none.
+ */
+type Job = { file: string; root: number; kind: "skill" | "command"; rel: string; named?: boolean };
+
+/** Every candidate file of every root, in precedence order: skills before commands within a root. */
+function plan(roots: ExtensionRoot[]): Job[] {
+  const jobs: Job[] = [];
+  roots.forEach((root, i) => {
+    // Paths by concatenation onto the folder made normal once (join per file costs more than its stat).
+    for (const dir of root.skillsDirs) {
+      const names = skillCandidates(dir);
+      const d = join(dir, sep);
+      for (const n of names.length > MAX_FILES_PER_DIR ? names.slice(0, MAX_FILES_PER_DIR) : names) jobs.push({ file: `${d}${n}${sep}SKILL.md`, root: i, kind: "skill", rel: n });
+    }
+    for (const dir of root.commandsDirs) {
+      // plugin.json may name single command files.
+      if (dir.endsWith(".md")) {
+        jobs.push({ file: dir, root: i, kind: "command", rel: basename(dir), named: true });
+        continue;
+      }
+      const d = join(dir, sep);
+      for (const rel of commandFiles(dir)) jobs.push({ file: d + rel, root: i, kind: "command", rel });
+    }
+  });
+  return jobs;
+}
+
+/** What a job's entry is made of besides its file's text. */
+function roleOf(job: Job, root: ExtensionRoot): FileRole {
+  const prefix = root.plugin ? `${root.plugin.name}:` : "";
+  if (job.kind === "skill") return { kind: "skill", name: `${prefix}${job.rel}`, source: root.source, plugin: root.plugin };
+  const parts = job.rel.slice(0, -3).split(sep);
+  const base = parts[parts.length - 1]!;
+  const folders = parts.slice(0, -1);
+  const label = root.plugin ? `plugin:${root.plugin.name}` : root.source;
+  return {
+    kind: "command",
+    name: `${prefix}${base}`,
+    // Subfolders annotate the description in 2.1.332 (contracts §6.3); `/folder:name` is accepted too.
+    aliases: folders.length ? [`${prefix}${[...folders, base].join(":")}`] : [],
+    source: root.source,
+    plugin: root.plugin,
+    note: folders.length ? `(${label}:${folders.join("/")})` : undefined,
+  };
+}
+
+/** The roots as the cache keys a whole discovery: names, sources, notes and placeholders all follow from them. */
+const rootsKey = (roots: ExtensionRoot[]) => JSON.stringify(roots);
+
+/**
  * Every skill and custom slash command (contracts §6.2, §6.3). On a name clash the higher level wins (managed >
  * user > project, the folder closest to cwd first among project folders; plugin entries carry their plugin's
  * name), and within one level a skill beats a command. Two of a kind with one name in one level, a broken frontmatter block
  * and an unreadable file are problems, each naming the file; the rest loads. Never throws.
+ * With a cache: when every file is where and as it was (the same listing, the same stat of each), the whole result
+ * of the run before is used (no per-file work beyond the stat); else each unchanged file's entry comes from it.
  */
 export function discoverExtensions(o: DiscoverExtensionsOptions, read: Reader = readHead): Discovery {
+  const roots = extensionRoots(o);
+  const jobs = plan(roots);
+  const cache = o.cache;
+  const files = jobs.map((j) => j.file);
+  const stats = cache ? files.map(statOf) : undefined;
+  const key = cache ? rootsKey(roots) : "";
+  if (cache && stats) {
+    const whole = cache.snapshot(key, files, stats);
+    if (whole) return whole;
+  }
   const problems: ExtensionProblem[] = [];
   const byName = new Map<string, SlashCommand>();
-  const levelOf = new Map<string, ExtensionRoot>();
-  const add = (c: SlashCommand, root: ExtensionRoot) => {
+  const levelOf = new Map<string, number>();
+  const add = (c: SlashCommand, root: number) => {
     const had = byName.get(c.name);
     if (had) {
       // A higher level (an earlier root) keeps the name quietly, and so does a skill over a command of its name:
@@ -248,55 +313,18 @@ export function discoverExtensions(o: DiscoverExtensionsOptions, read: Reader = 
     byName.set(c.name, c);
     levelOf.set(c.name, root);
   };
-  for (const root of extensionRoots(o)) {
-    const prefix = root.plugin ? `${root.plugin.name}:` : "";
-    const label = root.plugin ? `plugin:${root.plugin.name}` : root.source;
-    for (const dir of root.skillsDirs) {
-      let found = 0;
-      for (const file of skillCandidates(dir)) {
-        if (found >= MAX_FILES_PER_DIR) break;
-        const r = entryFor(file, { kind: "skill", name: `${prefix}${basename(dirname(file))}`, source: root.source, plugin: root.plugin }, read, o.cache);
-        if (!r) continue;
-        found++;
-        if (isProblem(r)) problems.push(r);
-        else add(r, root);
-      }
+  jobs.forEach((job, i) => {
+    const r = entryFor(job.file, roleOf(job, roots[job.root]!), read, cache, stats ? stats[i] : null);
+    if (!r) {
+      if (job.named) problems.push({ file: job.file, message: "no such file (named in plugin.json)" });
+      return;
     }
-    for (const dir of root.commandsDirs) {
-      if (dir.endsWith(".md")) {
-        // plugin.json may name single command files.
-        const r = readExtensionFile(dir, { kind: "command", name: `${prefix}${basename(dir, ".md")}`, source: root.source, plugin: root.plugin }, read);
-        if (isProblem(r)) problems.push(existsSync(dir) ? r : { file: dir, message: "no such file (named in plugin.json)" });
-        else add(r, root);
-        continue;
-      }
-      for (const rel of commandFiles(dir)) {
-        const parts = rel.slice(0, -3).split(sep);
-        const base = parts[parts.length - 1]!;
-        const folders = parts.slice(0, -1);
-        const file = join(dir, rel);
-        const r = entryFor(
-          file,
-          {
-            kind: "command",
-            name: `${prefix}${base}`,
-            // Subfolders annotate the description in 2.1.332 (contracts §6.3); `/folder:name` is accepted too.
-            aliases: folders.length ? [`${prefix}${[...folders, base].join(":")}`] : [],
-            source: root.source,
-            plugin: root.plugin,
-            note: folders.length ? `(${label}:${folders.join("/")})` : undefined,
-          },
-          read,
-          o.cache,
-        );
-        // Listed a moment ago and gone now: as if it had never been there.
-        if (!r) continue;
-        if (isProblem(r)) problems.push(r);
-        else add(r, root);
-      }
-    }
-  }
-  return { commands: [...byName.values()], problems };
+    if (isProblem(r)) problems.push(r);
+    else add(r, job.root);
+  });
+  const result = { commands: [...byName.values()], problems };
+  if (cache && stats) cache.remember(key, files, stats, result);
+  return result;
 }
 
 /** `a/b/c.md` under dir → its path relative to the project, for messages. */

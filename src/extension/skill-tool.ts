@@ -8,7 +8,7 @@ export type SkillInvoker = (name: string, args: string, signal: AbortSignal) => 
 
 const SKILL_DESCRIPTION = 'The skill or command name, e.g. "review" or "my-plugin:deploy"';
 const ARGS_DESCRIPTION = "Arguments for it, as typed after the command name";
-export const skillInput = z.object({
+export const skillInput = () => z.object({
   skill: z.string().min(1).describe(SKILL_DESCRIPTION),
   args: z.string().optional().describe(ARGS_DESCRIPTION),
 });

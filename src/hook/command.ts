@@ -53,6 +53,7 @@ import { resolve } from "node:path";
 import type { ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
 import { killGroup, spawnProcess } from "../util/subprocess.ts";
+import { markEach } from "../util/mark-each.ts";
 
 let bashPath: string | undefined;
 const bash = (): string => (bashPath ??= Bun.which("bash") ?? "/bin/bash");
@@ -162,6 +163,7 @@ export async function runHookCommand(o: CommandRunOptions): Promise<CommandRun> 
   } catch (e) {
     return { ...base, exitCode: null, durationMs: performance.now() - started, spawnError: (e as Error).message };
   }
+  markEach("hook-spawned");
   // spawnProcess: own process group, dies with yoke even under SIGKILL (issue 20.8).
   const pid = proc.pid!;
   let timedOut = false;
@@ -199,6 +201,7 @@ export async function runHookCommand(o: CommandRunOptions): Promise<CommandRun> 
   const errP = readCapped(proc.stderr, cap, stopped);
   const finished = (async (): Promise<CommandRun> => {
     const ended = await exit;
+    markEach("hook-exited");
     clearTimeout(timer);
     o.signal?.removeEventListener("abort", onAbort);
     const grace = setTimeout(stopReading, timedOut || cancelled ? 0 : DRAIN_GRACE_MS);

@@ -8,6 +8,7 @@ import { runToolCall, type ToolOutcome, type ToolRunnerDeps } from "./tool-runne
 import { addUsage, type UsageTracker } from "./usage.ts";
 import { stopCapWarning, writeStopCapWarning, writeStopHookSummary } from "./stop-hook-lines.ts";
 import { shownTexts, systemTurn, userPromptSubmitLines, writeAttachments, writeStopFeedback } from "./hook-feedback.ts";
+import { markEach } from "../util/mark-each.ts";
 import { displayedMessage, firePostToolBatch } from "./display-and-batch-hooks.ts";
 
 /**
@@ -184,6 +185,7 @@ export async function* runTurn(
     const pre = main.beforeRequest?.(convo, signal);
     if (pre) for await (const ev of pre) yield ev;
 
+    markEach("turn-request");
     const model = deps.model();
     let message = null;
     let requestId: string | undefined;
@@ -228,6 +230,7 @@ export async function* runTurn(
       continue;
     }
     if (!message) return aborted("streaming");
+    markEach("turn-message");
     usage = addUsage(usage, message.usage);
     stopReason = message.stop_reason;
     convo.messages.push({ role: "assistant", content: message.content });

@@ -12,6 +12,7 @@ import { permissionSuggestions } from "../permission/suggestions.ts";
 import type { PermissionDenial } from "./events.ts";
 import { mcpServerField } from "../tool/mcp-server-field.ts";
 import { runWithDeadline } from "./tool-deadline.ts";
+import { markEach } from "../util/mark-each.ts";
 import { blockingAttachment, contextAttachment, successAttachments, type HookAttachment } from "./hook-feedback.ts";
 
 /** Asks a person. Absent in headless runs, where an `ask` becomes a denial. */
@@ -73,6 +74,7 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
     out.block = errorResult(call.id, parsed.error);
     return out;
   }
+  markEach("tool-start");
   const ctx = deps.context(call.id, signal);
   let input = absolutizePaths(parsed.input as Record<string, unknown>, ctx.cwd);
 
@@ -108,6 +110,7 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
 
   const hookDecision = pre?.permissionDecision === "allow" || pre?.permissionDecision === "ask" ? pre.permissionDecision : undefined;
   const decision = deps.permissions.decide({ toolName: tool.name, input, readOnly: isReadOnly(tool, input), cwd: ctx.cwd, hookDecision });
+  markEach("permission");
   let behavior = decision.behavior;
   let reason = decision.reason;
   // contracts §3.4: before anyone is asked (or a headless run denies), PermissionRequest hooks may decide.
@@ -191,7 +194,11 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
   let result: ToolResult;
   if (!signal.aborted) await deps.beforeToolRun?.(tool.name, input);
   if (signal.aborted) result = { content: `${tool.name} was interrupted by the user.`, isError: true };
-  else result = await runWithDeadline(tool, input, ctx);
+  else {
+    markEach("tool-run");
+    result = await runWithDeadline(tool, input, ctx);
+    markEach("tool-ran");
+  }
   const durationMs = deps.clock() - started;
   out.block = { type: "tool_result", tool_use_id: call.id, content: result.content, is_error: result.isError ?? false };
   out.details = result.details ?? (typeof result.content === "string" ? result.content : undefined);

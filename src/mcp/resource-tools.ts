@@ -2,6 +2,7 @@ import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ImageBlock, TextBlock } from "../provider/types.ts";
 import { defineTool } from "../tool/define-tool.ts";
+import { INPUT_SCHEMAS } from "../tool/input-schemas.ts";
 import type { Tool, ToolResult } from "../tool/types.ts";
 import type { McpManager } from "./manager.ts";
 
@@ -25,7 +26,8 @@ export function resourceTools(manager: McpManager): Tool[] {
     name: "ListMcpResourcesTool",
     aliases: ["ListMcpResources"],
     description: "Lists the resources MCP servers offer (uri, name, type, server). Give `server` to list one server's resources.",
-    input: z.object({ server: z.string().optional().describe("Only this server's resources") }),
+    input: () => z.object({ server: z.string().optional().describe("Only this server's resources") }),
+    jsonSchema: INPUT_SCHEMAS.ListMcpResourcesTool,
     readOnly: true,
     async execute({ server }, ctx) {
       const names = server ? [server] : withResources().map((s) => s.name);
@@ -51,7 +53,8 @@ export function resourceTools(manager: McpManager): Tool[] {
     name: "ReadMcpResourceTool",
     aliases: ["ReadMcpResource"],
     description: "Reads one resource from an MCP server by its URI (see ListMcpResourcesTool).",
-    input: z.object({ server: z.string().describe("The MCP server name"), uri: z.string().describe("The resource URI") }),
+    input: () => z.object({ server: z.string().describe("The MCP server name"), uri: z.string().describe("The resource URI") }),
+    jsonSchema: INPUT_SCHEMAS.ReadMcpResourceTool,
     readOnly: true,
     async execute({ server, uri }, ctx) {
       if (!manager.servers().some((s) => s.name === server))

@@ -155,7 +155,8 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
       c.stdin?.end();
       // A server that ignores SIGTERM is killed after 2 s; the wait is bounded and never blocks the run's exit for long.
       const done = new Promise<void>((r) => c.once("close", () => r()));
-      await Promise.race([Promise.all([done, killGroup(pid, 2000)]), new Promise<void>((r) => setTimeout(r, 2500))]);
+      const exited = c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => c.once("exit", () => r()));
+      await Promise.race([Promise.all([done, killGroup(pid, 2000, exited)]), new Promise<void>((r) => setTimeout(r, 2500))]);
     },
   };
   return t;

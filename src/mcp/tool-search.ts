@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool/define-tool.ts";
+import { INPUT_SCHEMAS } from "../tool/input-schemas.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import type { Tool } from "../tool/types.ts";
 
@@ -55,10 +56,11 @@ export function createToolSearchTool(tools: () => ToolRegistry): Tool {
       "Loads the full definitions of deferred tools so you can call them. The names of deferred tools are listed in the system prompt; their parameters are not known until you load them. " +
       'Use "select:name1,name2" to load tools by exact name, or keywords (e.g. "github issue", "+slack send") to find them; `+word` must match. ' +
       "Loaded tools can be called from your next step on.",
-    input: z.object({
+    input: () => z.object({
       query: z.string().describe('"select:<tool names, comma-separated>" or keywords'),
       max_results: z.number().int().min(1).max(50).optional().describe("How many tools keyword search may load (default 5)"),
     }),
+    jsonSchema: INPUT_SCHEMAS.ToolSearch,
     readOnly: true,
     execute({ query, max_results }) {
       const reg = tools();

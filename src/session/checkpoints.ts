@@ -28,8 +28,13 @@ export type Checkpoints = {
   beginTurn(userUuid: string): void;
   /** Saves the file's current content (or its absence) once per turn, before a file tool changes it. Never rejects; failures go to onError. */
   beforeFileChange(absPath: string): Promise<void>;
-  /** In a git repo, snapshots the working tree before Bash runs (no-op elsewhere). Never rejects. */
+  /**
+   * In a git repo, snapshots the working tree before Bash runs (no-op elsewhere), once per turn: a rewind reads only
+   * the first snapshot from its turn on. Never rejects.
+   */
   snapshotGit(): Promise<void>;
+  /** Starts finding the git repository (one git process, once a session), so a Bash call's snapshot need not wait for it. Never throws. */
+  prepare(): void;
   list(): Checkpoint[];
   /**
    * Puts every file changed since the start of turn `userUuid` back as it was then (deleting files
@@ -39,7 +44,8 @@ export type Checkpoints = {
 };
 
 type Backup = { blob: string | null; mode?: number; seq: number; time: string };
-type GitSnap = { ref: string; commit: string; seq: number };
+/** `tree`: what the ref names (a tree; transcripts of older versions name a commit of it, read the same way). */
+type GitSnap = { ref: string; tree: string; seq: number };
 type Turn = { userUuid: string; index: number; timestamp: string; backups: Map<string, Backup>; git: GitSnap[] };
 
 export type CheckpointOptions = {
@@ -102,9 +108,10 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
       t.backups.set(p, backup);
       seq = Math.max(seq, s + 1);
     }
-    const g = m.gitCheckpoint as GitSnap | undefined;
-    if (g && typeof g.ref === "string" && typeof g.commit === "string" && !t.git.some((x) => x.ref === g.ref)) {
-      t.git.push({ ref: g.ref, commit: g.commit, seq: g.seq });
+    const g = m.gitCheckpoint as (Partial<GitSnap> & { commit?: string }) | undefined;
+    const tree = g?.tree ?? g?.commit;
+    if (g && typeof g.ref === "string" && typeof tree === "string" && typeof g.seq === "number" && !t.git.some((x) => x.ref === g.ref)) {
+      t.git.push({ ref: g.ref, tree, seq: g.seq });
       seq = Math.max(seq, g.seq + 1);
       // refs are numbered per session; continue after the highest one so a resume never reuses a ref
       const n = Number(g.ref.slice(g.ref.lastIndexOf("/") + 1));
@@ -180,7 +187,7 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
         const now = await writeWorktreeTree(r, env, tmpIndex());
         if ("error" in now) errors.push(now.error);
         else {
-          const changes = await diffTrees(r, env, snap.commit, now.tree);
+          const changes = await diffTrees(r, env, snap.tree, now.tree);
           if ("error" in changes) errors.push(changes.error);
           else {
             gitRestore = { repo: r, snap, add: [], mod: [] };
@@ -250,20 +257,26 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
       }
     },
 
+    prepare(): void {
+      void getRepo();
+    },
+
     async snapshotGit(): Promise<void> {
       const t = current();
-      if (!t) return;
+      // A rewind restores Bash changes from the earliest snapshot of the turns it undoes (restorePlan): a turn's
+      // later snapshots are never read, so a second Bash call in the turn runs without the git processes.
+      if (!t || t.git.length) return;
       const r = await getRepo();
       if (!r) return;
       const n = gitCount++;
       const ref = `refs/yoke/checkpoints/${opts.sessionId}/${n}`;
       const mySeq = seq++;
-      const s = await snapshotWorktree(r, env, tmpIndex(), ref, `yoke checkpoint ${opts.sessionId} #${n} (turn ${t.userUuid})`);
+      const s = await snapshotWorktree(r, env, tmpIndex(), ref);
       if ("error" in s) {
         fail("git", `${s.error}; Bash changes in this turn cannot be rewound`);
         return;
       }
-      const g: GitSnap = { ref, commit: s.commit, seq: mySeq };
+      const g: GitSnap = { ref, tree: s.tree, seq: mySeq };
       t.git.push(g);
       record(t, true, g);
     },
@@ -305,7 +318,7 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
               errors.push(`could not delete ${rel}: ${err instanceof Error ? err.message : String(err)}`);
             }
           }
-          const co = await checkoutPaths(r, env, tmpIndex(), snap.commit, mod);
+          const co = await checkoutPaths(r, env, tmpIndex(), snap.tree, mod);
           if (co.error) errors.push(`${co.error} (restoring from ${snap.ref})`);
         }
       }

@@ -15,14 +15,6 @@ export async function findRepo(cwd: string, env: Env): Promise<GitRepo | null> {
   return { top, indexPath: isAbsolute(idx) ? idx : join(cwd, idx) };
 }
 
-// Identity for commit-tree so snapshots work where the user has none configured.
-const IDENTITY = {
-  GIT_AUTHOR_NAME: "yoke",
-  GIT_AUTHOR_EMAIL: "yoke@localhost",
-  GIT_COMMITTER_NAME: "yoke",
-  GIT_COMMITTER_EMAIL: "yoke@localhost",
-};
-
 /**
  * Writes the working tree (tracked + untracked, not ignored) as a tree object through a private
  * index file, seeded from a copy of the user's index so only changed files are hashed. The user's
@@ -52,22 +44,17 @@ export async function writeWorktreeTree(repo: GitRepo, env: Env, tmpIndex: strin
   }
 }
 
-/** Snapshot = tree → commit object → private ref. Never throws. */
-export async function snapshotWorktree(
-  repo: GitRepo,
-  env: Env,
-  tmpIndex: string,
-  ref: string,
-  message: string,
-): Promise<{ commit: string; tree: string } | { error: string }> {
+/**
+ * Snapshot = tree → private ref, pointing at the tree itself (a ref outside refs/heads may name any object): a commit
+ * object around it would be one more git process before the Bash command, and a rewind reads only the tree
+ * (issue 21: the first Bash call of a turn waited ~21 ms for five git processes). Never throws.
+ */
+export async function snapshotWorktree(repo: GitRepo, env: Env, tmpIndex: string, ref: string): Promise<{ tree: string } | { error: string }> {
   const t = await writeWorktreeTree(repo, env, tmpIndex);
   if ("error" in t) return t;
-  const c = await git(["commit-tree", t.tree, "-m", message], { cwd: repo.top, env: { ...env, ...IDENTITY } });
-  if (c.code !== 0) return { error: `git commit-tree failed: ${c.stderr.trim()}` };
-  const commit = c.stdout.trim();
-  const u = await git(["update-ref", ref, commit], { cwd: repo.top, env });
+  const u = await git(["update-ref", ref, t.tree], { cwd: repo.top, env });
   if (u.code !== 0) return { error: `git update-ref ${ref} failed: ${u.stderr.trim()}` };
-  return { commit, tree: t.tree };
+  return { tree: t.tree };
 }
 
 export type TreeChange = { status: string; path: string };

@@ -5,10 +5,15 @@ export type ToolDef<S extends z.ZodType> = {
   name: string;
   aliases?: string[];
   description: string;
-  input: S;
+  /**
+   * The input's zod schema, or a function that makes it: made then on the first validation, so a run that never
+   * calls the tool never builds it (building zod schemas is most of a start's module loading, issue 21).
+   */
+  input: S | (() => S);
   /**
    * The input's JSON Schema when it is known ahead, exactly what zod would make of `input` (a test keeps them
-   * equal): converting a zod schema costs a tool made at startup a millisecond or more of cold CPU.
+   * equal): converting a zod schema costs a tool made at startup a millisecond or more of cold CPU. Without it the
+   * conversion runs when the schema is first read.
    */
   jsonSchema?: Record<string, unknown>;
   readOnly: boolean | ((input: z.infer<S>) => boolean);
@@ -56,9 +61,11 @@ export function toolJsonSchema(input: z.ZodType): Record<string, unknown> {
 /** The one way to make a tool: validation, truncation and error conversion live here. */
 export function defineTool<S extends z.ZodType>(def: ToolDef<S>): Tool<z.infer<S>> {
   const max = def.maxResultChars ?? DEFAULT_MAX_RESULT;
-  const jsonSchema = def.jsonSchema ?? toolJsonSchema(def.input);
+  let schema: S | undefined = typeof def.input === "function" ? undefined : def.input;
+  const input = (): S => (schema ??= (def.input as () => S)());
+  let jsonSchema = def.jsonSchema;
   const parse = (raw: unknown) => {
-    const r = def.input.safeParse(raw);
+    const r = input().safeParse(raw);
     if (r.success) return { ok: true as const, input: r.data };
     return {
       ok: false as const,
@@ -69,8 +76,15 @@ export function defineTool<S extends z.ZodType>(def: ToolDef<S>): Tool<z.infer<S
     name: def.name,
     aliases: def.aliases,
     description: def.description.trim(),
-    inputSchema: def.input as unknown as z.ZodType<z.infer<S>>,
-    jsonSchema,
+    get inputSchema() {
+      return input() as unknown as z.ZodType<z.infer<S>>;
+    },
+    get jsonSchema() {
+      return (jsonSchema ??= toolJsonSchema(input()));
+    },
+    set jsonSchema(s: Record<string, unknown>) {
+      jsonSchema = s;
+    },
     readOnly: def.readOnly,
     concurrencySafe: def.concurrencySafe ?? def.readOnly,
     parse,

@@ -15,17 +15,17 @@ export function jsonTool(def: JsonToolDef): Tool {
   } catch (e) {
     throw new Error(`tool ${def.name}: inputSchema is not a usable JSON Schema (${(e as Error).message})`);
   }
-  const tool = defineTool({
+  return defineTool({
     name: def.name,
     description: def.description,
     input,
+    // The author's schema goes to the model as written.
+    jsonSchema: def.inputSchema,
     readOnly: def.readOnly ?? false,
     async execute(i, ctx) {
       const out = await def.execute(i as Record<string, unknown>, ctx);
       return typeof out === "string" ? { content: out } : out;
     },
   });
-  // The author's schema goes to the model as written.
-  return { ...tool, jsonSchema: def.inputSchema };
 }
 

@@ -228,14 +228,23 @@ export function groupAlive(pgid: number): boolean {
 /**
  * SIGTERM to the whole process group, SIGKILL to whatever is left after `graceMs`.
  * Resolves once the group is gone (or SIGKILL was sent). Never throws.
+ *
+ * `leaderExited`, when the caller has it (the leader's `exit` event): the group is first looked at when the leader is
+ * gone, not at once and then every 25 ms. A look while the group lives reads all of /proc, and the 25 ms tick held
+ * every run's exit behind its MCP servers' close (issue 21: ~8 ms of wall and ~5 ms of CPU per run).
  */
-export async function killGroup(pgid: number, graceMs = KILL_GRACE_MS): Promise<void> {
+export async function killGroup(pgid: number, graceMs = KILL_GRACE_MS, leaderExited?: Promise<unknown>): Promise<void> {
   try {
     process.kill(-pgid, "SIGTERM");
   } catch {
     return; // already gone
   }
   const deadline = Date.now() + graceMs;
+  if (leaderExited) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([leaderExited, new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+    clearTimeout(timer);
+  }
   while (Date.now() < deadline) {
     if (!groupAlive(pgid)) return;
     await Bun.sleep(25);

@@ -1,9 +1,9 @@
 // Discovery's cache between runs (issue 14 point 7): an entry counts only for an unchanged, settled file, under the
 // same role and the same build; anything else reads the file again.
 import { describe, expect, test } from "bun:test";
-import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { discoverExtensions } from "../../src/extension/discover.ts";
+import { discoverExtensions, type DiscoverExtensionsOptions } from "../../src/extension/discover.ts";
 import { openDiscoveryCache } from "../../src/extension/discovery-cache.ts";
 import type { SlashCommand } from "../../src/extension/types.ts";
 import { tempDir, writeTree } from "../helpers/tmp.ts";
@@ -30,7 +30,7 @@ describe("openDiscoveryCache", () => {
     const c = openDiscoveryCache(path, "v1");
     c.store("/fresh", "k", st({ mtimeMs: Date.now() - 500, ctimeMs: Date.now() - 500 }), entry);
     c.save();
-    const s = JSON.parse(readFileSync(path, "utf8")).rows["/fresh"];
+    const s = JSON.parse(readFileSync(path.replace(/\.json$/, ".rows.json"), "utf8")).rows["/fresh"];
     expect(openDiscoveryCache(path, "v1").lookup("/fresh", "k", st({ mtimeMs: s.m, ctimeMs: s.c }))).toBeUndefined();
   });
 
@@ -46,7 +46,8 @@ describe("openDiscoveryCache", () => {
     const d = openDiscoveryCache(path, "v1");
     expect(d.lookup("/a", "k", st())).toEqual(entry);
     d.save();
-    expect(Object.keys(JSON.parse(readFileSync(path, "utf8")).rows)).toEqual(["/a"]);
+    // The entries sit beside the whole results, in `<name>.rows.json`.
+    expect(Object.keys(JSON.parse(readFileSync(join(dir, "cache.rows.json"), "utf8")).rows)).toEqual(["/a"]);
   });
 });
 
@@ -80,8 +81,152 @@ describe("discoverExtensions with the cache", () => {
   });
 });
 
+describe("the whole result of the run before (issue 14 point 7: the usual start reads no skill or command file)", () => {
+  /** A project and a home with skills, commands and a broken file, and a clock ten seconds on: every read is settled. */
+  const setup = () => {
+    const repo = tempDir("yoke-dwhole-");
+    const home = tempDir("yoke-dwhole-home-");
+    writeTree(repo, {
+      ".git/HEAD": "x",
+      ".claude/skills/tidy/SKILL.md": "---\ndescription: Tidies v1\nallowed-tools: Read\n---\nBODY\n",
+      ".claude/skills/ship/SKILL.md": "---\ndescription: Ships\n---\n",
+      ".claude/skills/empty/README.md": "no SKILL.md yet\n",
+      ".claude/skills/broken/SKILL.md": "---\n- just\n- a list\n---\n",
+      ".claude/commands/go.md": "---\ndescription: Goes\n---\n",
+      ".claude/commands/ops/deploy.md": "Deploys\n",
+      ".claude/commands/ship.md": "loses to the skill\n",
+    });
+    writeTree(home, { ".claude/commands/mine.md": "Mine\n" });
+    const o: DiscoverExtensionsOptions = { cwd: repo, userDir: join(home, ".claude") };
+    const path = join(tempDir("yoke-dwhole-state-"), "c.json");
+    let reads = 0;
+    const read = (f: string) => {
+      reads++;
+      return readFileSync(f, "utf8");
+    };
+    const run = (clock = () => Date.now() + 10_000) => {
+      const cache = openDiscoveryCache(path, "v1", clock);
+      reads = 0;
+      const d = discoverExtensions({ ...o, cache }, read);
+      cache.save();
+      return { d, reads };
+    };
+    return { repo, home, path, run, plain: () => discoverExtensions(o) };
+  };
+
+  test("the second start reads no file and finds exactly what a start without the cache finds, the broken file's problem included", () => {
+    const { run, plain, path } = setup();
+    expect(run().reads).toBe(7);
+    // Without the per-file entries: the whole result alone answers (no lookup, no read).
+    rmSync(path.replace(/\.json$/, ".rows.json"));
+    const again = run();
+    expect(again.reads).toBe(0);
+    expect(again.d).toEqual(plain());
+    expect(again.d.problems.map((p) => p.file)).toEqual([expect.stringContaining("broken/SKILL.md")]);
+  });
+
+  // Each change alone, against a whole result that held the run before: the cached start equals an uncached one.
+  type Found = ReturnType<typeof discoverExtensions>;
+  const changes: Array<[string, (repo: string, home: string) => void, (d: Found, repo: string) => void]> = [
+    [
+      "a skill edited in the same second, same size, its mtime put back",
+      (repo) => {
+        const f = join(repo, ".claude/skills/tidy/SKILL.md");
+        const before = statSync(f);
+        writeFileSync(f, "---\ndescription: Tidies v2\nallowed-tools: Read\n---\nBODY\n");
+        utimesSync(f, before.atime, before.mtime);
+      },
+      (d) => expect(d.commands.find((c) => c.name === "tidy")!.description).toBe("Tidies v2"),
+    ],
+    [
+      "a skill folder renamed",
+      (repo) => renameSync(join(repo, ".claude/skills/tidy"), join(repo, ".claude/skills/neat")),
+      (d) => expect(d.commands.map((c) => c.name)).toContain("neat"),
+    ],
+    [
+      "a new nested commands folder",
+      (repo) => writeTree(repo, { ".claude/commands/ops/new/deep.md": "Deep\n" }),
+      (d) => expect(d.commands.find((c) => c.name === "deep")!.aliases).toEqual(["ops:new:deep"]),
+    ],
+    [
+      "a skill deleted",
+      (repo) => rmSync(join(repo, ".claude/skills/ship"), { recursive: true }),
+      (d) => expect(d.commands.find((c) => c.name === "ship")!.kind).toBe("command"),
+    ],
+    [
+      "SKILL.md added to a folder that had none",
+      (repo) => writeFileSync(join(repo, ".claude/skills/empty/SKILL.md"), "---\ndescription: Now there\n---\n"),
+      (d) => expect(d.commands.map((c) => c.name)).toContain("empty"),
+    ],
+    [
+      "a SKILL.md deleted, its folder kept",
+      (repo) => rmSync(join(repo, ".claude/skills/tidy/SKILL.md")),
+      (d) => expect(d.commands.map((c) => c.name)).not.toContain("tidy"),
+    ],
+    [
+      "the broken file mended",
+      (repo) => writeFileSync(join(repo, ".claude/skills/broken/SKILL.md"), "---\ndescription: Mended\n---\n"),
+      (d) => expect(d.problems).toEqual([]),
+    ],
+    [
+      "a good file broken",
+      (repo) => writeFileSync(join(repo, ".claude/commands/go.md"), "---\n- a list\n---\n"),
+      (d, repo) => expect(d.problems.map((p) => p.file)).toContain(join(repo, ".claude/commands/go.md")),
+    ],
+    [
+      "a folder's file replaced by a link to another file",
+      (repo) => {
+        writeTree(repo, { "elsewhere.md": "---\ndescription: Linked\n---\n" });
+        rmSync(join(repo, ".claude/commands/go.md"));
+        symlinkSync(join(repo, "elsewhere.md"), join(repo, ".claude/commands/go.md"));
+      },
+      (d) => expect(d.commands.find((c) => c.name === "go")!.description).toBe("Linked"),
+    ],
+    [
+      "a personal skills folder made where there was none",
+      (_repo, home) => writeTree(home, { ".claude/skills/own/SKILL.md": "---\ndescription: Own\n---\n" }),
+      (d) => expect(d.commands.find((c) => c.name === "own")!.source).toBe("user"),
+    ],
+  ];
+  for (const [name, change, check] of changes)
+    test(`seen on the next start: ${name}`, () => {
+      const { repo, home, run, plain } = setup();
+      run();
+      expect(run().reads).toBe(0);
+      change(repo, home);
+      const next = run().d;
+      expect(next).toEqual(plain());
+      check(next, repo);
+      // And the start after it, from what this one remembered.
+      expect(run().d).toEqual(plain());
+    });
+
+  test("a file read within two seconds of its last write (real clock) is read again, and no whole result is kept from it", () => {
+    const { run } = setup();
+    run(() => Date.now());
+    expect(run(() => Date.now()).reads).toBe(7);
+  });
+
+  test("other folders (another cwd, a plugin more) never take a whole result made for these", () => {
+    const { repo, run } = setup();
+    run();
+    const path = join(tempDir("yoke-dwhole-state-"), "c.json");
+    const cache = openDiscoveryCache(path, "v1", () => Date.now() + 10_000);
+    const plug = tempDir("yoke-dwhole-plug-");
+    writeTree(plug, { "commands/hi.md": "Hi\n" });
+    const roots = [{ source: "plugin" as const, skillsDirs: [], commandsDirs: [join(plug, "commands")], plugin: { name: "p", root: plug, dataDir: plug } }];
+    const o = { cwd: repo, userDir: "/nonexistent", plugins: roots, cache };
+    discoverExtensions(o);
+    cache.save();
+    const second = openDiscoveryCache(path, "v1", () => Date.now() + 10_000);
+    const d = discoverExtensions({ ...o, plugins: [{ ...roots[0]!, plugin: { name: "q", root: plug, dataDir: plug } }], cache: second });
+    expect(d.commands.map((c) => c.name)).toContain("q:hi");
+    expect(d.commands.map((c) => c.name)).not.toContain("p:hi");
+  });
+});
+
 test("the Skill tool's written-out JSON Schema is exactly what zod makes of its input", async () => {
   const { SKILL_JSON_SCHEMA, skillInput } = await import("../../src/extension/skill-tool.ts");
   const { toolJsonSchema } = await import("../../src/tool/define-tool.ts");
-  expect(SKILL_JSON_SCHEMA).toEqual(toolJsonSchema(skillInput));
+  expect(SKILL_JSON_SCHEMA).toEqual(toolJsonSchema(skillInput()));
 });

@@ -213,3 +213,69 @@ test("git checkpoints survive a restart through the transcript and new refs neve
   expect(r).toEqual({ restored: [join(cwd, "tracked.txt")], deleted: [], errors: [] });
   expect(readFileSync(join(cwd, "tracked.txt"), "utf8")).toBe("v1\n");
 });
+
+describe("git snapshots, cheaper (issue 21)", () => {
+  test("a turn's second Bash call takes no snapshot: the first one restores what both Bash calls changed", async () => {
+    const { env } = tempEnv();
+    const cwd = repo(env);
+    const cp = createCheckpoints({ sessionId: "once", env, cwd });
+    const t = join(cwd, "tracked.txt");
+    cp.prepare(); // a tool call started: the repository lookup runs early, nothing else changes
+    cp.beginTurn("t1");
+    await cp.snapshotGit(); // first Bash
+    writeFileSync(t, "first bash\n");
+    await cp.snapshotGit(); // second Bash of the same turn
+    writeFileSync(t, "second bash\n");
+    writeFileSync(join(cwd, "made.txt"), "m");
+    expect(cp.list()[0]!.gitRefs).toEqual(["refs/yoke/checkpoints/once/0"]);
+    cp.beginTurn("t2");
+    await cp.snapshotGit(); // a new turn snapshots again
+    writeFileSync(t, "third bash\n");
+    expect(cp.list().map((c) => c.gitRefs)).toEqual([["refs/yoke/checkpoints/once/0"], ["refs/yoke/checkpoints/once/1"]]);
+
+    expect(await cp.rewindFiles("t2")).toEqual({ restored: [t], deleted: [], errors: [] });
+    expect(readFileSync(t, "utf8")).toBe("second bash\n");
+    expect(await cp.rewindFiles("t1")).toEqual({ restored: [t], deleted: [join(cwd, "made.txt")], errors: [] });
+    expect(readFileSync(t, "utf8")).toBe("v1\n");
+    expect(existsSync(join(cwd, "made.txt"))).toBe(false);
+  });
+
+  test("a snapshot that failed is tried again by the turn's next Bash call", async () => {
+    const { env } = tempEnv();
+    const cwd = repo(env);
+    const errors: string[] = [];
+    const cp = createCheckpoints({ sessionId: "again", env, cwd, onError: (m) => errors.push(m) });
+    cp.beginTurn("t1");
+    // A ref where the snapshot's ref must go: refs/yoke/checkpoints/again is a file, so .../again/0 cannot be made.
+    sh(cwd, env, "update-ref", "refs/yoke/checkpoints/again", sh(cwd, env, "rev-parse", "HEAD"));
+    await cp.snapshotGit();
+    expect(errors.length).toBe(1);
+    expect(cp.list()[0]!.gitRefs).toEqual([]);
+    sh(cwd, env, "update-ref", "-d", "refs/yoke/checkpoints/again");
+    await cp.snapshotGit();
+    expect(cp.list()[0]!.gitRefs).toEqual(["refs/yoke/checkpoints/again/1"]);
+  });
+
+  test("the ref names the snapshot's tree; a transcript line of an older version (a commit) still rewinds", async () => {
+    const { env } = tempEnv();
+    const cwd = repo(env);
+    const store = createSessionStore({ cwd, sessionId: "old", env });
+    const cp = createCheckpoints({ sessionId: "old", env, cwd, store });
+    cp.beginTurn("t1");
+    await cp.snapshotGit();
+    expect(sh(cwd, env, "cat-file", "-t", "refs/yoke/checkpoints/old/0")).toBe("tree");
+    // What an older yoke wrote: a commit of the tree, named `commit` in the transcript line.
+    const commit = sh(cwd, env, "commit-tree", "refs/yoke/checkpoints/old/0", "-m", "yoke checkpoint old #5");
+    sh(cwd, env, "update-ref", "refs/yoke/checkpoints/old/5", commit);
+    store.append({ type: "file-history-snapshot", messageId: "t0", snapshot: { messageId: "t0", trackedFileBackups: {}, timestamp: "" }, isSnapshotUpdate: true, gitCheckpoint: { ref: "refs/yoke/checkpoints/old/5", commit, seq: 99 } });
+    writeFileSync(join(cwd, "tracked.txt"), "bash wrote this\n");
+    store.close();
+    const meta = loadTranscript(store.path).meta;
+    const t0 = meta.filter((m) => m.messageId === "t0");
+    const again = createCheckpoints({ sessionId: "old", env, cwd, store, meta: [...t0, ...meta.filter((m) => m.messageId !== "t0")] });
+    expect(again.list()[0]!.gitRefs).toEqual(["refs/yoke/checkpoints/old/5"]);
+    const r = await again.rewindFiles("t0");
+    expect(r).toEqual({ restored: [join(cwd, "tracked.txt")], deleted: [], errors: [] });
+    expect(readFileSync(join(cwd, "tracked.txt"), "utf8")).toBe("v1\n");
+  });
+});

@@ -45,3 +45,26 @@ test("a thrown Error becomes an is_error result carrying its message; long text 
   expect(text).toEndWith("zzzz");
   expect(text).toContain("characters truncated");
 });
+
+test("an input given as a function is made on the first validation only, once; a known jsonSchema never needs it", async () => {
+  let made = 0;
+  const lazy = defineTool({
+    name: "Lazy",
+    description: "made late",
+    input: () => (made++, z.strictObject({ n: z.number() })),
+    jsonSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"], additionalProperties: false },
+    readOnly: true,
+    execute: (i) => ({ content: String(i.n) }),
+  });
+  expect([lazy.jsonSchema.required, lazy.description, made]).toEqual([["n"], "made late", 0]);
+  expect(await lazy.run({ n: "x" }, makeCtx(dir))).toEqual({
+    content: "InputValidationError: Lazy was called with invalid input. Fix these and call it again:\n- n: Invalid input: expected number, received string",
+    isError: true,
+  });
+  expect(await lazy.run({ n: 2 }, makeCtx(dir))).toEqual({ content: "2" });
+  expect(made).toBe(1);
+  // Without a jsonSchema it is converted from the input when first read, and kept.
+  const derived = defineTool({ name: "Derived", description: "d", input: () => z.strictObject({ n: z.number() }), readOnly: true, execute: () => ({ content: "" }) });
+  expect(derived.jsonSchema).toEqual(lazy.jsonSchema);
+  expect(derived.jsonSchema).toBe(derived.jsonSchema);
+});

@@ -14,7 +14,7 @@ describe("fileTools registry (contracts §7.1/§7.2 names and schemas)", () => {
   });
 
   test("JSON schemas carry the contract's required fields and descriptions load from .md", () => {
-    const req = Object.fromEntries(fileTools.map((t) => [t.name, (t.jsonSchema.required as string[]).sort()]));
+    const req = Object.fromEntries(fileTools.map((t) => [t.name, [...(t.jsonSchema.required as string[])].sort()]));
     expect(req).toEqual({
       Read: ["file_path"],
       Write: ["content", "file_path"],

@@ -2,7 +2,7 @@ import type { AssistantMessage, ModelRequest, Provider, ProviderEvent, TextBlock
 import { createAccumulator } from "./accumulate.ts";
 import type { AnthropicConfig } from "./config.ts";
 import { classifyError, decideRetry, type Classified } from "./retry.ts";
-import { releaseJit, releaseJitAfter } from "../../util/jit-policy.ts";
+import { releaseJitAfter } from "../../util/jit-policy.ts";
 
 export { anthropicConfigFromEnv, type AnthropicConfig } from "./config.ts";
 
@@ -159,7 +159,6 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
         }
         if (failure === null && message) {
           mark("message-done");
-          if (firstRequest) releaseJit();
           firstRequest = false;
           yield { type: "done", message, durationMs: Date.now() - started, ...(requestId ? { requestId } : {}) };
           return;

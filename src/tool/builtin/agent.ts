@@ -15,6 +15,7 @@ import { createSessionStore } from "../../session/store.ts";
 import { createTranscript, type Transcript } from "../../session/transcript.ts";
 import { nullStore } from "../../session/types.ts";
 import { defineTool } from "../define-tool.ts";
+import { INPUT_SCHEMAS } from "../input-schemas.ts";
 import { createFileState } from "../file-state.ts";
 import type { Tool, ToolResult } from "../types.ts";
 import baseDescription from "./agent.md" with { type: "text" };
@@ -282,7 +283,8 @@ export function createAgentTool(o: AgentToolOptions, run: AgentRunner = createAg
   return defineTool({
     name: "Agent",
     description: agentToolDescription(o.agents),
-    input: inputSchema((type) => find(type)?.name ?? type),
+    input: () => inputSchema((type) => find(type)?.name ?? type),
+    jsonSchema: INPUT_SCHEMAS.Agent,
     // Starting an agent changes nothing by itself; each of its tool calls is checked on its own.
     readOnly: true,
     concurrencySafe: true,

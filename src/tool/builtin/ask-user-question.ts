@@ -1,22 +1,23 @@
 import { z } from "zod";
 import { defineTool } from "../define-tool.ts";
+import { INPUT_SCHEMAS } from "../input-schemas.ts";
 import type { ToolContext } from "../types.ts";
 import description from "./ask-user-question.md" with { type: "text" };
 
 // contracts §7.2 AskUserQuestion.
-const option = z.object({
+const option = () => z.object({
   label: z.string().min(1).describe("The choice as shown to the user (1-5 words)"),
   description: z.string().describe("What choosing it means"),
   preview: z.string().optional(),
 });
-const question = z.object({
+const question = () => z.object({
   question: z.string().min(1).describe("The full question, ending with a question mark"),
   header: z.string().min(1).max(12).describe("A short tag shown with the question, at most 12 characters"),
-  options: z.array(option).min(2).max(4),
+  options: z.array(option()).min(2).max(4),
   multiSelect: z.boolean().describe("true when several options may be chosen"),
 });
-const input = z.object({
-  questions: z.array(question).min(1).max(4),
+const input = () => z.object({
+  questions: z.array(question()).min(1).max(4),
   answers: z
     .record(z.string(), z.string())
     .optional()
@@ -25,7 +26,7 @@ const input = z.object({
   metadata: z.unknown().optional(),
 });
 
-export type Question = z.infer<typeof question>;
+export type Question = z.infer<ReturnType<typeof question>>;
 
 /**
  * What a UI puts in `session.prompter` to answer questions. `askQuestions` resolves to
@@ -54,6 +55,7 @@ export const askUserQuestionTool = defineTool({
   name: "AskUserQuestion",
   description,
   input,
+  jsonSchema: INPUT_SCHEMAS.AskUserQuestion,
   readOnly: true,
   concurrencySafe: false,
   async execute({ questions, answers }, ctx) {

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { defineTool, truncateMiddle } from "../define-tool.ts";
+import { INPUT_SCHEMAS } from "../input-schemas.ts";
 import description from "./bash-output.md" with { type: "text" };
 import { DEFAULT_MAX_OUTPUT_CHARS } from "./bash.ts";
 import { envInt } from "./shell-exec.ts";
 import { shellRegistry, takeUnread, type BackgroundShell } from "./background-shells.ts";
 
-const input = z.object({
+const input = () => z.object({
   bash_id: z.string().describe("ID of the background shell, as returned by Bash"),
   filter: z.string().optional().describe("Regular expression; only output lines matching it are returned (the others are discarded)"),
 });
@@ -35,6 +36,7 @@ export const bashOutputTool = defineTool({
   name: "BashOutput",
   description,
   input,
+  jsonSchema: INPUT_SCHEMAS.BashOutput,
   readOnly: true,
   concurrencySafe: true,
   execute({ bash_id, filter }, ctx) {

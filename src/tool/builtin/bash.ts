@@ -4,11 +4,13 @@ import { join, resolve, sep } from "node:path";
 import { z } from "zod";
 import { errLine } from "../../util/output.ts";
 import { defineTool, truncateMiddle } from "../define-tool.ts";
+import { INPUT_SCHEMAS } from "../input-schemas.ts";
 import type { ToolContext, ToolResult } from "../types.ts";
 import type { WrapResult } from "../../sandbox/index.ts";
 import description from "./bash.md" with { type: "text" };
 import { lingeringGroups, startBackgroundShell } from "./background-shells.ts";
 import { benignExit } from "./exit-semantics.ts";
+import { markEach } from "../../util/mark-each.ts";
 import {
   byteCollector,
   envInt,
@@ -30,7 +32,7 @@ export const DEFAULT_MAX_OUTPUT_CHARS = 30_000;
 /** How long to wait for the output pipes to close after the shell itself exited. */
 const PIPE_GRACE_MS = 200;
 
-const input = z.object({
+const input = () => z.object({
   command: z.string().refine((s) => s.trim().length > 0, "command must not be empty").describe("The shell command to run"),
   timeout: z
     .number()
@@ -48,7 +50,7 @@ const input = z.object({
     .describe("Run outside the sandbox. Only when the sandbox blocked something the command needs; the call then goes through the normal permission checks"),
 });
 
-export type BashInput = z.infer<typeof input>;
+export type BashInput = z.infer<ReturnType<typeof input>>;
 
 /** The Bash `tool_response` (contracts §1.4). */
 export type BashDetails = {
@@ -116,6 +118,7 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   const tag = `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
   const pwdFile = join(tmp, `cwd-${tag}`);
   const launched = await launch(ctx, inp, { command: inp.command, cwd, env: ctx.env, envFiles: ctx.session.envFiles, pwdFile });
+  markEach("bash-launched");
   if ("error" in launched) return sandboxFailure(launched.error);
   const { child, sandboxed, placeholders, kept } = launched;
   // The sandboxed line says on fd 3 when it is set up and the command starts; nothing there means it never did.
@@ -153,6 +156,7 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
     child.once("exit", (code, signal) => res({ code, signal }));
     child.once("error", (error) => res({ code: 127, signal: null, error }));
   });
+  markEach("bash-exited");
   clearTimeout(timer);
   ctx.signal.removeEventListener("abort", onAbort);
   const removed = sandboxed ? (ctx.sandbox?.release(placeholders) ?? []) : [];
@@ -315,6 +319,7 @@ export const bashTool = defineTool({
   name: "Bash",
   description,
   input,
+  jsonSchema: INPUT_SCHEMAS.Bash,
   readOnly: false,
   concurrencySafe: false,
   maxResultChars: 1_000_000,

@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { defineTool, interrupted } from "../define-tool.ts";
+import { INPUT_SCHEMAS } from "../input-schemas.ts";
 import { structuredPatch } from "../structured-patch.ts";
 import type { ToolContext, ToolResult } from "../types.ts";
 import { applyEdit, snippetAround, type EditSpec } from "./apply-edit.ts";
 import description from "./edit.md" with { type: "text" };
 import { announceChange, encodeText, failure, loadForChange, writeText, type DecodedText } from "./file-text.ts";
 
-const input = z.strictObject({
+const input = () => z.strictObject({
   file_path: z.string().describe("Absolute path of the file to change"),
   old_string: z.string().describe("The exact text to replace"),
   new_string: z.string().describe("The text to put in its place (must differ from old_string)"),
@@ -63,6 +64,7 @@ export const editTool = defineTool({
   name: "Edit",
   description,
   input,
+  jsonSchema: INPUT_SCHEMAS.Edit,
   readOnly: false,
   async execute(args, ctx): Promise<ToolResult> {
     const path = args.file_path;

@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
 import { defineTool } from "../define-tool.ts";
+import { INPUT_SCHEMAS } from "../input-schemas.ts";
 import description from "./exit-plan-mode.md" with { type: "text" };
 
 // contracts §7.2 ExitPlanMode: 1.0.x sends `plan`; 2.1.x sends nothing and the host supplies the plan file.
-const input = z.object({
+const input = () => z.object({
   plan: z.string().optional().describe("The plan, in markdown"),
 });
 
@@ -16,6 +17,7 @@ export const exitPlanModeTool = defineTool({
   name: "ExitPlanMode",
   description,
   input,
+  jsonSchema: INPUT_SCHEMAS.ExitPlanMode,
   readOnly: true,
   concurrencySafe: false,
   execute({ plan }, ctx) {

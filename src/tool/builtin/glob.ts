@@ -2,6 +2,7 @@ import path from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
 import { defineTool } from "../define-tool.ts";
+import { INPUT_SCHEMAS } from "../input-schemas.ts";
 import type { Tool } from "../types.ts";
 import description from "./glob.md" with { type: "text" };
 import { resolveSearchPath } from "./grep.ts";
@@ -10,12 +11,12 @@ import { mtimesOf } from "./search/mtime.ts";
 import { walk } from "./search/walk.ts";
 
 /** Input of Glob (contracts §7.2). */
-export const globInput = z.object({
+export const globInput = () => z.object({
   pattern: z.string().min(1).describe('Glob pattern to match file paths against, e.g. "**/*.ts" or "src/**/*.{js,jsx}"'),
   path: z.string().optional().describe("Directory to search in; absolute or relative to the working directory (default: working directory)"),
 });
 
-export type GlobInput = z.infer<typeof globInput>;
+export type GlobInput = z.infer<ReturnType<typeof globInput>>;
 
 export type GlobToolOptions = {
   /** Most paths returned (default 100, contracts §7.2). */
@@ -36,6 +37,7 @@ export function createGlobTool(opts: GlobToolOptions = {}): Tool<GlobInput> {
     name: "Glob",
     description,
     input: globInput,
+    jsonSchema: INPUT_SCHEMAS.Glob,
     readOnly: true,
     async execute(input, ctx) {
       const started = performance.now();

@@ -3,6 +3,7 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { defineTool } from "../define-tool.ts";
+import { INPUT_SCHEMAS } from "../input-schemas.ts";
 import type { Tool, ToolContext } from "../types.ts";
 import description from "./grep.md" with { type: "text" };
 import { looksBinary } from "./read-text.ts";
@@ -14,7 +15,7 @@ import { createRgEngine } from "./search/rg-engine.ts";
 import type { GrepEngine, GrepMode } from "./search/types.ts";
 
 /** Input of Grep (contracts §7.2): ripgrep's options under the names Claude Code exposes. */
-export const grepInput = z.object({
+export const grepInput = () => z.object({
   pattern: z.string().min(1).describe("Regular expression (ripgrep syntax) to search for"),
   path: z.string().optional().describe("File or directory to search; absolute or relative to the working directory (default: working directory)"),
   glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "*.{ts,tsx}"; several separated by spaces or commas; "!" excludes'),
@@ -35,7 +36,7 @@ export const grepInput = z.object({
   multiline: z.boolean().optional().describe("Let the pattern span lines; . matches newlines (default false)"),
 });
 
-export type GrepInput = z.infer<typeof grepInput>;
+export type GrepInput = z.infer<ReturnType<typeof grepInput>>;
 export type GrepEngineChoice = "auto" | "rg" | "builtin";
 
 export type GrepToolOptions = {
@@ -92,6 +93,7 @@ export function createGrepTool(opts: GrepToolOptions = {}): Tool<GrepInput> {
     name: "Grep",
     description,
     input: grepInput,
+    jsonSchema: INPUT_SCHEMAS.Grep,
     readOnly: true,
     async execute(input, ctx) {
       const { abs, isFile } = await resolveSearchPath(input.path, ctx, "Grep");

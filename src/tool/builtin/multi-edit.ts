@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineTool, interrupted } from "../define-tool.ts";
+import { INPUT_SCHEMAS } from "../input-schemas.ts";
 import { structuredPatch } from "../structured-patch.ts";
 import type { ToolResult } from "../types.ts";
 import type { Hunk } from "../structured-patch.ts";
@@ -7,7 +8,7 @@ import { commitChange, planEdits } from "./edit.ts";
 import {  } from "./file-text.ts";
 import description from "./multi-edit.md" with { type: "text" };
 
-const input = z.strictObject({
+const input = () => z.strictObject({
   file_path: z.string().describe("Absolute path of the file to change"),
   edits: z
     .array(
@@ -37,6 +38,7 @@ export const multiEditTool = defineTool({
   name: "MultiEdit",
   description,
   input,
+  jsonSchema: INPUT_SCHEMAS.MultiEdit,
   readOnly: false,
   async execute(args, ctx): Promise<ToolResult> {
     const path = args.file_path;

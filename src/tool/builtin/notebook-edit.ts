@@ -2,12 +2,13 @@ import { randomBytes } from "node:crypto";
 import { extname } from "node:path";
 import { z } from "zod";
 import { defineTool, interrupted } from "../define-tool.ts";
+import { INPUT_SCHEMAS } from "../input-schemas.ts";
 import type { ToolResult } from "../types.ts";
 import { announceChange, failure, loadForChange, writeText } from "./file-text.ts";
 import { cellId, findCell, notebookLanguage, parseNotebook, splitSource, type Notebook, type NotebookCell } from "./notebook.ts";
 import description from "./notebook-edit.md" with { type: "text" };
 
-const input = z.strictObject({
+const input = () => z.strictObject({
   notebook_path: z.string().describe("Absolute path of the .ipynb file"),
   new_source: z.string().describe("The new source of the cell"),
   cell_id: z.string().optional().describe("Id of the cell to change; with insert, the new cell goes after it"),
@@ -43,6 +44,7 @@ export const notebookEditTool = defineTool({
   name: "NotebookEdit",
   description,
   input,
+  jsonSchema: INPUT_SCHEMAS.NotebookEdit,
   readOnly: false,
   async execute(args, ctx): Promise<ToolResult> {
     const path = args.notebook_path;

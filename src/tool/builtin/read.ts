@@ -2,6 +2,7 @@ import { readdirSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { z } from "zod";
 import { defineTool, interrupted } from "../define-tool.ts";
+import { INPUT_SCHEMAS } from "../input-schemas.ts";
 import type { ToolContext, ToolResult } from "../types.ts";
 import { editMaxBytes, formatFileSize, readCapped, ZERO_SIZE_MAX_BYTES } from "./file-size.ts";
 import { describeFsError, failure, numberLines, requireAbsolute, statOrNull } from "./file-text.ts";
@@ -35,7 +36,7 @@ const BINARY_EXTENSIONS = new Set(
   ).split(" "),
 );
 
-const input = z.strictObject({
+const input = () => z.strictObject({
   file_path: z.string().describe("Absolute path of the file to read"),
   offset: z
     .number()
@@ -123,6 +124,7 @@ export const readTool = defineTool({
   name: "Read",
   description,
   input,
+  jsonSchema: INPUT_SCHEMAS.Read,
   readOnly: true,
   // Read enforces its own size limits with instructions; the generic middle cut would hide line numbers.
   maxResultChars: MAX_READ_OUTPUT_CHARS * 2,

@@ -6,18 +6,25 @@ import { knownShells, statusLine } from "./bash-output.ts";
 
 // contracts §7.1/§7.2: TaskStop is the current name and takes task_id; KillShell (and KillBash) stay aliases, and
 // their shell_id is still accepted.
-const input = z
-  .object({
-    task_id: z.string().optional().describe("ID of the background task to stop"),
-    shell_id: z.string().optional().describe("Deprecated: same as task_id (KillShell's name for it)"),
-  })
-  .refine((i) => i.shell_id !== undefined || i.task_id !== undefined, "give task_id (the ID Bash returned, e.g. bash_1)");
+const input = () =>
+  z
+    .object({
+      task_id: z.string().optional().describe("ID of the background task to stop"),
+      shell_id: z.string().optional().describe("Deprecated: same as task_id (KillShell's name for it)"),
+    })
+    .refine((i) => i.shell_id !== undefined || i.task_id !== undefined, "give task_id (the ID Bash returned, e.g. bash_1)");
 
 /** Stops a background shell's whole process group. */
 const tool = defineTool({
   name: "TaskStop",
   description,
   input,
+  // The model sees TaskStop's contract (task_id); shell_id stays accepted for KillShell callers.
+  jsonSchema: {
+    type: "object",
+    properties: { task_id: { type: "string", description: "ID of the background task to stop, e.g. bash_1" } },
+    required: ["task_id"],
+  },
   readOnly: false,
   concurrencySafe: false,
   async execute(inp, ctx) {
@@ -36,11 +43,4 @@ const tool = defineTool({
     };
   },
 });
-
-// The model sees TaskStop's contract (task_id); shell_id stays accepted for KillShell callers.
-tool.jsonSchema = {
-  type: "object",
-  properties: { task_id: { type: "string", description: "ID of the background task to stop, e.g. bash_1" } },
-  required: ["task_id"],
-};
 export const taskStopTool = tool;

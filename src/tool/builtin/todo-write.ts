@@ -1,22 +1,24 @@
 import { z } from "zod";
 import { defineTool } from "../define-tool.ts";
+import { INPUT_SCHEMAS } from "../input-schemas.ts";
 import description from "./todo-write.md" with { type: "text" };
 
 // contracts §7.2 TodoWrite.
-const todo = z.object({
+const todo = () => z.object({
   content: z.string().min(1).describe("The task, in imperative form (\"Run the tests\")"),
   status: z.enum(["pending", "in_progress", "completed"]),
   activeForm: z.string().min(1).describe("The task in present continuous form, shown while it runs (\"Running the tests\")"),
 });
-const input = z.object({ todos: z.array(todo).describe("The complete, updated list") });
+const input = () => z.object({ todos: z.array(todo()).describe("The complete, updated list") });
 
-export type Todo = z.infer<typeof todo>;
+export type Todo = z.infer<ReturnType<typeof todo>>;
 
 /** Replaces the session's todo list. details: `{ oldTodos, newTodos }`. */
 export const todoWriteTool = defineTool({
   name: "TodoWrite",
   description,
   input,
+  jsonSchema: INPUT_SCHEMAS.TodoWrite,
   readOnly: true,
   concurrencySafe: false,
   execute({ todos }, ctx) {

@@ -1,17 +1,18 @@
 import { z } from "zod";
 import { defineTool } from "../define-tool.ts";
+import { INPUT_SCHEMAS } from "../input-schemas.ts";
 import { normalizeHost } from "../../util/host.ts";
 import type { Tool, ToolContext, ToolResult } from "../types.ts";
 import description from "./web-fetch.md" with { type: "text" };
 
 /** Input of WebFetch (contracts §7.2). */
-export const webFetchInput = z.object({
+export const webFetchInput = () => z.object({
   url: z.string().url().describe("Fully qualified http(s) URL to fetch"),
   prompt: z.string().min(1).describe("What to find out from the page"),
   offset: z.number().int().min(0).optional().describe("Character offset into the page's markdown, to read past the part already seen"),
 });
 
-export type WebFetchInput = z.infer<typeof webFetchInput>;
+export type WebFetchInput = z.infer<ReturnType<typeof webFetchInput>>;
 
 export type WebFetchToolOptions = {
   /** Clock for the cache (ms since epoch). */
@@ -172,6 +173,7 @@ export function createWebFetchTool(opts: WebFetchToolOptions = {}): Tool<WebFetc
     name: "WebFetch",
     description,
     input: webFetchInput,
+    jsonSchema: INPUT_SCHEMAS.WebFetch,
     readOnly: true,
     async execute(input, ctx): Promise<ToolResult> {
       const started = performance.now();

@@ -4,13 +4,14 @@ import { defineTool } from "../define-tool.ts";
 import description from "./web-search.md" with { type: "text" };
 
 /** contracts §7.2 WebSearch input. */
-const input = z
-  .object({
-    query: z.string().min(2).describe("The search query"),
-    allowed_domains: z.array(z.string()).optional().describe("Only include results from these domains"),
-    blocked_domains: z.array(z.string()).optional().describe("Never include results from these domains"),
-  })
-  .refine((i) => !(i.allowed_domains?.length && i.blocked_domains?.length), "give allowed_domains or blocked_domains, not both");
+const input = () =>
+  z
+    .object({
+      query: z.string().min(2).describe("The search query"),
+      allowed_domains: z.array(z.string()).optional().describe("Only include results from these domains"),
+      blocked_domains: z.array(z.string()).optional().describe("Never include results from these domains"),
+    })
+    .refine((i) => !(i.allowed_domains?.length && i.blocked_domains?.length), "give allowed_domains or blocked_domains, not both");
 
 /** The Messages API's server-side web search tool, as Claude Code puts it in the request (at most 8 searches). */
 export function webSearchServerTool(i: { allowed_domains?: string[]; blocked_domains?: string[] }): Record<string, unknown> {
@@ -49,6 +50,16 @@ export const webSearchTool = defineTool({
   name: "WebSearch",
   description,
   input,
+  // The model sees the plain object schema; "one or the other" is checked on input.
+  jsonSchema: {
+    type: "object",
+    properties: {
+      query: { type: "string", minLength: 2, description: "The search query" },
+      allowed_domains: { type: "array", items: { type: "string" }, description: "Only include results from these domains" },
+      blocked_domains: { type: "array", items: { type: "string" }, description: "Never include results from these domains" },
+    },
+    required: ["query"],
+  },
   readOnly: true,
   concurrencySafe: true,
   async execute(inp, ctx) {
@@ -77,14 +88,3 @@ export const webSearchTool = defineTool({
     return { content: lines.join("\n"), details: { query: inp.query, results, durationSeconds: (Date.now() - started) / 1000 } };
   },
 });
-
-// The model sees the plain object schema; "one or the other" is checked on input.
-webSearchTool.jsonSchema = {
-  type: "object",
-  properties: {
-    query: { type: "string", minLength: 2, description: "The search query" },
-    allowed_domains: { type: "array", items: { type: "string" }, description: "Only include results from these domains" },
-    blocked_domains: { type: "array", items: { type: "string" }, description: "Never include results from these domains" },
-  },
-  required: ["query"],
-};

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { defineTool, interrupted } from "../define-tool.ts";
+import { INPUT_SCHEMAS } from "../input-schemas.ts";
 import { structuredPatch } from "../structured-patch.ts";
 import type { ToolResult } from "../types.ts";
 import { announceChange, encodeText, failure, loadForChange, writeText } from "./file-text.ts";
 import description from "./write.md" with { type: "text" };
 
-const input = z.strictObject({
+const input = () => z.strictObject({
   file_path: z.string().describe("Absolute path of the file to write"),
   content: z.string().describe("The complete new content of the file"),
 });
@@ -14,6 +15,7 @@ export const writeTool = defineTool({
   name: "Write",
   description,
   input,
+  jsonSchema: INPUT_SCHEMAS.Write,
   readOnly: false,
   async execute(args, ctx): Promise<ToolResult> {
     const path = args.file_path;
