@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import pkg from "./package.json" with { type: "json" };
-import { seccompForArch } from "./build-plugins.ts";
+import { mcpDefaultValidatorStub, seccompForArch } from "./build-plugins.ts";
 
 const root = import.meta.dir;
 const entry = join(root, "src/main.ts");
@@ -42,7 +42,8 @@ const bytecodeOrder = join(root, "release", "bytecode-order.txt");
 async function compileOne(outfile: string, target?: Target, executablePath?: string): Promise<boolean> {
   const result = await Bun.build({
     entrypoints: [entry],
-    plugins: [seccompForArch(target ? target.compile : hostName)],
+    // mcpDefaultValidatorStub: the MCP client's ajv loads on first use (build-plugins.ts says what it saves).
+    plugins: [seccompForArch(target ? target.compile : hostName), mcpDefaultValidatorStub()],
     minify: true,
     sourcemap: "none",
     // Bytecode compiled at build time and embedded (ESM bytecode needs compile): the binary skips

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../util/random.ts";
 import { tmpdir } from "node:os";
 import { startTempSweep, tempSweepSettled } from "../session/temp-sweep.ts";
 import { afterFirstRequest } from "./after-first-request.ts";
@@ -151,7 +151,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const settings = loadSettingsFromArgs(args, cwd, o.mcpPrelaunch?.settings);
   const env = runEnv(settings, (m) => log.warn(m), o.interactive === true);
   // Skills and commands are read while the rest starts (issue 14 point 7: discovery must not delay the first request).
-  const localExtensions = startExtensionDiscovery({ cwd, env, bare, settingSources: settingSourcesOf(args) });
+  const localExtensions = startExtensionDiscovery({ cwd, env, bare, settingSources: settingSourcesOf(args), settings, warn: (m) => log.warn(m) });
 
   // Keys and tokens that pass through a session are written to the transcript as [REDACTED] unless switched off.
   const ss = setupSession(args, cwd, env, { newId: o.mcpPrelaunch?.sessionId, interactive: o.interactive === true, redact: settings.merged.redactTranscripts !== false && env.YOKE_REDACT_TRANSCRIPTS !== "0", warn: (m) => log.warn(m) });
@@ -444,6 +444,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     sessionId,
     effort: () => modelSetup.effort(models.current()),
     contextWindow: modelInfo(model).contextWindow,
+    env,
     log,
     // `context: fork` skills run through the Agent tool's runner (plugin agents included once loaded).
     fork: forkSkill((req, c) => agents.run(req, c), () => session.cwd),

@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import type { LoadedSettings } from "../config/load.ts";
+import { randomUUID } from "../util/random.ts";
 import { yokeDir } from "../config/paths.ts";
 import type { Prestarted } from "../mcp/transports.ts";
 import type { ParsedArgs } from "./args.ts";

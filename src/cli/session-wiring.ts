@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../util/random.ts";
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import {

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
-import { seccompForArch } from "../../build-plugins.ts";
+import { mcpDefaultValidatorStub, seccompForArch } from "../../build-plugins.ts";
 
 let inputs: Map<string, number>;
 beforeAll(async () => {
@@ -19,6 +19,7 @@ beforeAll(async () => {
     splitting: true,
     metafile: true,
     define: { YOKE_VERSION: '"0.0.0"' },
+    plugins: [mcpDefaultValidatorStub()],
   });
   if (!r.success) throw new Error(r.logs.map(String).join("\n"));
   inputs = new Map();
@@ -41,6 +42,15 @@ describe("what the bundle keeps of @anthropic-ai/sdk", () => {
     // with the base client and the Messages resource.
     expect(kept(/@anthropic-ai\/sdk\//).reduce((sum, p) => sum + inputs.get(p)!, 0)).toBeLessThan(160 * 1024);
     expect(kept(/node_modules\/(standardwebhooks|fast-sha256|@stablelib)\//)).toEqual([]);
+  });
+});
+
+describe("the MCP client's JSON Schema validator (ajv) loads on first use, not with the client (build-plugins.ts)", () => {
+  test("the Client's eager import of the SDK's ajv validator is a stub; yoke's lazy validator reaches the package's own by require", () => {
+    const eager = [...inputs].find(([p]) => /@modelcontextprotocol\/sdk\/dist\/esm\/validation\/ajv-provider\.js$/.test(p));
+    expect(eager?.[1] ?? 0).toBeLessThan(300);
+    expect(kept(/@modelcontextprotocol\/sdk\/dist\/cjs\/validation\/ajv-provider\.js$/).length).toBe(1);
+    expect(kept(/src\/mcp\/schema-validator\.ts$/).length).toBe(1);
   });
 });
 

@@ -62,5 +62,7 @@ describe("modules loaded per way in", () => {
     const mods = await modulesOf(["-p", "say hello"]);
     expect(of(mods, "@anthropic-ai/sdk").length).toBeGreaterThan(0);
     expect(of(mods, ...HEAVY_UNUSED)).toEqual([]);
+    // node:crypto's import alone costs a start ~6 ms of CPU: UUIDs and hashes come from src/util/random.ts.
+    expect(mods.filter((m) => /["'](node:)?crypto["']/.test(readFileSync(join(root, m), "utf8")))).toEqual([]);
   });
 });
