@@ -175,8 +175,14 @@ export async function wireExtensions(o: ExtensionWiringOptions): Promise<Extensi
   const fromPlugins = roots.length
     ? timed(() => discoverExtensions({ cwd: o.cwd, userDir: "", plugins: roots, user: false, project: false, ...(cache ? { cache } : {}) }))
     : { commands: [], problems: [] };
-  // Written after startup's own work, when it changed (a new or edited file): the next run stats instead of reading.
-  if (cache) setTimeout(() => timed(() => cache.save()), 0).unref?.();
+  // Written when it changed (a new or edited file), once the first request is on its way (the listing is made just
+  // before it leaves): the next run stats instead of reading, and this one's first request does not wait for the write.
+  let saving = false;
+  const saveSoon = () => {
+    if (!cache || saving) return;
+    saving = true;
+    setTimeout(() => cache.save(), 0).unref?.();
+  };
   // YOKE_TIMING: when the skills and commands were read (bench/extensions.ts).
   performance.mark("yoke:extensions");
   // Plugin entries are namespaced (`plugin:name`), so they rank after the others without clashing.
@@ -219,7 +225,14 @@ export async function wireExtensions(o: ExtensionWiringOptions): Promise<Extensi
   const only = o.onlyTools.flatMap((v) => v.split(/[ ,]+/)).filter(Boolean);
   const wanted = !only.length || (only.length === 1 && only[0] === "default") || only.includes("Skill");
   if (ext.tool && wanted && !o.permissions.isToolHidden("Skill")) o.tools.register(ext.tool);
-  o.sections.push({ plugin: "yoke", name: "skills", text: () => timed(() => ext.listing()) });
+  o.sections.push({
+    plugin: "yoke",
+    name: "skills",
+    text: () => {
+      saveSoon();
+      return timed(() => ext.listing());
+    },
+  });
   return ext;
 }
 
