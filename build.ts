@@ -39,7 +39,7 @@ const hostName = `${process.platform}-${process.arch}`;
  */
 const bytecodeOrder = join(root, "release", "bytecode-order.txt");
 
-async function compileOne(outfile: string, plain: Map<string, PlainBundle>, target?: Target, executablePath?: string): Promise<boolean> {
+async function compileOne(outfile: string, plain: PlainBundle[], target?: Target, executablePath?: string): Promise<boolean> {
   const result = await Bun.build({
     entrypoints: [entry],
     plugins: [seccompForArch(target ? target.compile : hostName), plainPackages(plain)],
