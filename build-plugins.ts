@@ -24,50 +24,35 @@ export function seccompForArch(target: string): Bun.BunPlugin {
 /**
  * Code the binary carries as compressed plain source, without bytecode: each package is bundled on its own
  * (bundlePlainPackages: CommonJS, zstd) and embedded as a file that a small stand-in module decompresses and evaluates
- * when the package is first needed. Bytecode is ~4× a module's minified source, so only code a start runs earns it;
- * these run in none of the measured starts (`--version`, a headless turn, Write → Bash → Read). When the package loads:
- * - `import`: when the module that imports it loads. The Bash parser is required only for a command that is not plain
- *   words, the HTML converter imported only by WebFetch, the terminal UI only interactive, the sandbox only when enabled.
- * - `validator`: the MCP SDK's default output-schema validator (ajv and its formats), which every Client made at its
- *   construction: made on the first validation of a tool's structured output instead (a schema ajv cannot compile fails
- *   that tool's call, not the server's tool listing).
- * Measured on Bun 1.4.5, linux-x64 (issue 21, binary ≤ 110 MiB): see the README's start-up section.
+ * when the module that imports it loads. Bytecode is ~4× a module's minified source, so only code a start runs earns
+ * it; these run in none of the measured starts (`--version`, a headless turn, Write → Bash → Read): the Bash parser is
+ * required only for a command that is not plain words, the HTML converter imported only by WebFetch, the terminal UI
+ * only interactive, the sandbox only when enabled, the MCP SDK's ajv validator (ajv, its formats, fast-uri) only when a
+ * server lists a tool with an output schema (src/mcp/schema-validator.ts). Measured on Bun 1.4.5, linux-x64 (issue 21,
+ * binary ≤ 110 MiB): see the README's start-up section.
  */
-export type PlainPackage = {
-  /** The package (or package subpath) bundled, and the specifier the bundle's code imports it by. */
-  name: string;
-  load: "import" | "validator";
-  /** Only this importer's import of `specifier` is replaced (default: every import of `name`). */
-  specifier?: string;
-  importer?: RegExp;
-};
-export const PLAIN_PACKAGES: PlainPackage[] = [
-  { name: "mvdan-sh", load: "import" },
-  { name: "node-html-markdown", load: "import" },
-  { name: "@mariozechner/pi-tui", load: "import" },
-  { name: "@anthropic-ai/sandbox-runtime", load: "import" },
-  {
-    name: "@modelcontextprotocol/sdk/validation/ajv",
-    load: "validator",
-    specifier: "../validation/ajv-provider.js",
-    importer: /@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]client[\\/]index\.js$/,
-  },
+export const PLAIN_PACKAGES = [
+  "mvdan-sh",
+  "node-html-markdown",
+  "@mariozechner/pi-tui",
+  "@anthropic-ai/sandbox-runtime",
+  "@modelcontextprotocol/sdk/validation/ajv",
 ];
 
-export type PlainBundle = PlainPackage & { file: string; names: string[] };
+export type PlainBundle = { name: string; file: string; names: string[] };
 
 /** Bundles each plain package (minified CommonJS for Bun, zstd-compressed) into `outdir`, with its export names. */
 export async function bundlePlainPackages(root: string, outdir: string): Promise<PlainBundle[]> {
   const out: PlainBundle[] = [];
-  for (const p of PLAIN_PACKAGES) {
-    const r = await Bun.build({ entrypoints: [Bun.resolveSync(p.name, root)], outdir, naming: `${out.length}.[ext]`, target: "bun", format: "cjs", minify: true });
-    if (!r.success) throw new Error(`plain package ${p.name}: ${r.logs.map(String).join("\n")}`);
+  for (const name of PLAIN_PACKAGES) {
+    const r = await Bun.build({ entrypoints: [Bun.resolveSync(name, root)], outdir, naming: `${out.length}.[ext]`, target: "bun", format: "cjs", minify: true });
+    if (!r.success) throw new Error(`plain package ${name}: ${r.logs.map(String).join("\n")}`);
     const js = r.outputs[0]!.path;
     const file = `${js}.zst`;
     await Bun.write(file, Bun.zstdCompressSync(await Bun.file(js).bytes(), { level: 19 }));
     // The names it exports, from loading it here: the stand-in must offer each one the bundle's code may import.
-    const names = Object.keys(await import(p.name)).filter((n) => n !== "default" && n !== "__esModule");
-    out.push({ ...p, file, names });
+    const names = Object.keys(await import(name)).filter((n) => n !== "default" && n !== "__esModule");
+    out.push({ name, file, names });
   }
   return out;
 }
@@ -87,21 +72,9 @@ function standIn(b: PlainBundle): string {
     `  return (real = module.exports);`,
     `}`,
   ];
-  const exportAll = (value: (n: string) => string) => [
-    ...b.names.map((n, i) => `const _${i} = ${value(n)};`),
-    `export { ${b.names.map((n, i) => `_${i} as ${n}`).join(", ")} };`,
-  ];
-  if (b.load === "import") return [...head, `const ns = load();`, ...exportAll((n) => `ns[${JSON.stringify(n)}]`), `export default "default" in ns ? ns.default : ns;`].join("\n");
-  return [
-    ...head,
-    `export class AjvJsonSchemaValidator {`,
-    `  constructor(ajv) { this._ajv = ajv; }`,
-    `  getValidator(schema) {`,
-    `    let check;`,
-    `    return (input) => (check ??= (this._real ??= new (load().AjvJsonSchemaValidator)(this._ajv)).getValidator(schema))(input);`,
-    `  }`,
-    `}`,
-  ].join("\n");
+  const ns = `const ns = load();`;
+  const named = b.names.map((n, i) => `const _${i} = ns[${JSON.stringify(n)}];`);
+  return [...head, ns, ...named, `export { ${b.names.map((n, i) => `_${i} as ${n}`).join(", ")} };`, `export default "default" in ns ? ns.default : ns;`].join("\n");
 }
 
 /** Resolves each plain package, where the bundle's code imports it, to its stand-in. */
@@ -110,11 +83,27 @@ export function plainPackages(bundles: PlainBundle[]): Bun.BunPlugin {
   return {
     name: "yoke-plain-packages",
     setup(build) {
-      build.onResolve({ filter: new RegExp(`^(${bundles.map((b) => esc(b.specifier ?? b.name)).join("|")})$`) }, (a) => {
-        const i = bundles.findIndex((b) => (b.specifier ?? b.name) === a.path && (!b.importer || b.importer.test(a.importer)));
-        return i < 0 ? undefined : { path: String(i), namespace: "yoke-plain" };
-      });
+      build.onResolve({ filter: new RegExp(`^(${bundles.map((b) => esc(b.name)).join("|")})$`) }, (a) => ({ path: String(bundles.findIndex((b) => b.name === a.path)), namespace: "yoke-plain" }));
       build.onLoad({ filter: /.*/, namespace: "yoke-plain" }, (a) => ({ loader: "js", contents: standIn(bundles[Number(a.path)]!) }));
+    },
+  };
+}
+
+/**
+ * The MCP SDK's Client imports its default JSON Schema validator (ajv with every format) and makes one in its
+ * constructor; yoke hands every Client its own (src/mcp/schema-validator.ts), which loads that same validator through
+ * the package's `validation/ajv` export on first use. This plugin stubs the Client's eager import in the bundle, so ajv
+ * is run only by a run whose servers declare output schemas. Configured one-turn run (bench/ab.ts, 9 A/B runs, Bun 1.4.5):
+ * peak RSS 61.6 -> 61.1 MiB, CPU 322 -> 303 ms (issue 21). The stub throws if anything constructs it, never validating nothing.
+ */
+export function mcpDefaultValidatorStub(): Bun.BunPlugin {
+  return {
+    name: "yoke-mcp-default-validator-stub",
+    setup(build) {
+      build.onLoad({ filter: /@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]validation[\\/]ajv-provider\.js$/ }, () => ({
+        contents: 'export class AjvJsonSchemaValidator { constructor() { throw new Error("yoke: an MCP Client was made without src/mcp/schema-validator.ts (build-plugins.ts)"); } }',
+        loader: "js",
+      }));
     },
   };
 }

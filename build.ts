@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } fro
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "./package.json" with { type: "json" };
-import { bundlePlainPackages, plainPackages, seccompForArch, type PlainBundle } from "./build-plugins.ts";
+import { bundlePlainPackages, mcpDefaultValidatorStub, plainPackages, seccompForArch, type PlainBundle } from "./build-plugins.ts";
 
 const root = import.meta.dir;
 const entry = join(root, "src/main.ts");
@@ -42,7 +42,9 @@ const bytecodeOrder = join(root, "release", "bytecode-order.txt");
 async function compileOne(outfile: string, plain: PlainBundle[], target?: Target, executablePath?: string): Promise<boolean> {
   const result = await Bun.build({
     entrypoints: [entry],
-    plugins: [seccompForArch(target ? target.compile : hostName), plainPackages(plain)],
+    // mcpDefaultValidatorStub: the MCP client's ajv loads on first use (build-plugins.ts says what it saves).
+    // plainPackages: code no measured start runs travels as compressed source without bytecode (build-plugins.ts).
+    plugins: [seccompForArch(target ? target.compile : hostName), mcpDefaultValidatorStub(), plainPackages(plain)],
     minify: true,
     sourcemap: "none",
     // Bytecode compiled at build time and embedded (ESM bytecode needs compile): the binary skips

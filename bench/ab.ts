@@ -2,14 +2,15 @@
  * `bun run bench/ab.ts --a PATH --b PATH [--runs N] [--scenario oneTurn|threeTurns|version]...`: two yoke binaries
  * (say main's and a branch's) A/B alternating in the configured project of bench/project.ts, the way `bun run bench`
  * runs yoke against Claude Code. Prints per scenario the median, 10th and 90th percentile of wall time, CPU time of
- * the process tree, spawn → first request, yoke's own CPU time at the first request and at exit, and each binary's
- * YOKE_TIMING phases (wall / own CPU, medians). Never a timed test: it only prints. Exits 1 naming a failed run.
+ * the process tree, peak RSS (GNU time's %M), spawn → first request, yoke's own CPU time at the first request and at
+ * exit, the first answer → exit (wall and own CPU: the tool turns and the exit without start-up's noise), and each
+ * binary's YOKE_TIMING phases (wall / own CPU, medians). Never a timed test: it only prints. Exits 1 naming a failed run.
  */
 import { realpathSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fakeApiEnv, startFakeAnthropic } from "../test/helpers/fake-anthropic.ts";
 import { isolatedEnv } from "../test/helpers/binary.ts";
-import { measure } from "./measure.ts";
+import { detectRssMethod, measure } from "./measure.ts";
 import { configuredArgs, configuredProblem, writeConfiguredProject } from "./project.ts";
 import { freshCwd, installResponder, newRunLog, runProblem, scenarioArgs, type RunLog, type ScenarioId } from "./scenarios.ts";
 import { parseCpu, parseTiming } from "./timing.ts";
@@ -50,6 +51,8 @@ async function main(): Promise<number> {
   const restock = installResponder(fake, () => current, () => "Bash");
   const scratch: string[] = [];
   const bins = { A: o.a, B: o.b } as const;
+  // Peak RSS by GNU time's %M where it works (measure.ts says why not Bun's resourceUsage), else /proc polling.
+  const rss = detectRssMethod();
   console.log(`bench/ab: A = ${o.a}\n          B = ${o.b}\n${o.runs} runs each, alternating; load average ${loadavg()[0]!.toFixed(1)} at start`);
   try {
     for (const id of o.scenarios) {
@@ -66,7 +69,7 @@ async function main(): Promise<number> {
           scratch.push(cwd, tmp, env.HOME!);
           current = newRunLog(id, cwd);
           restock();
-          const s = await measure([bins[which], ...scenarioArgs(id), ...(id === "version" ? [] : configuredArgs())], { cwd, env, rss: "none", timeoutMs: 240_000 });
+          const s = await measure([bins[which], ...scenarioArgs(id), ...(id === "version" ? [] : configuredArgs())], { cwd, env, rss, timeoutMs: 240_000 });
           const log = current;
           current = null;
           const problem = runProblem(id, s, log) ?? (id === "version" ? null : configuredProblem(log.firstBody, { mcp: true }));
@@ -76,9 +79,13 @@ async function main(): Promise<number> {
           const cpu = parseCpu(s.stderr);
           push(fig[which]!, "wall", s.wallMs);
           push(fig[which]!, "CPU, process tree", s.cpuMs);
+          if (s.rssKiB !== null) push(fig[which]!, "peak RSS, MiB", s.rssKiB / 1024);
           if (log.firstRequestAt !== null) push(fig[which]!, "spawn → first request", log.firstRequestAt - s.startedAt);
           push(fig[which]!, "own CPU at the request", cpu.request);
           push(fig[which]!, "own CPU at exit", cpu.exit);
+          // The turns after the first answer (issue 21: tool turns, the exit), without start-up's noise.
+          if (wall["message-done"] !== undefined && wall.exit !== undefined) push(fig[which]!, "first answer → exit", wall.exit - wall["message-done"]);
+          if (cpu["message-done"] !== undefined && cpu.exit !== undefined) push(fig[which]!, "own CPU, first answer → exit", cpu.exit - cpu["message-done"]);
           for (const [k, v] of Object.entries(wall)) push(phases[which]!, `${k} wall`, v);
           for (const [k, v] of Object.entries(cpu)) push(phases[which]!, `${k} cpu`, v);
         }

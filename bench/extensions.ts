@@ -61,8 +61,10 @@ const samples = new Map<string, Sample[]>([
 const busyOf = (stderr: string) => Number(/extensions-busy:([\d.]+)/.exec(stderr)?.[1] ?? 0);
 /** The warm runs share one home, so discovery's cache from the run before is there (the usual case: a second start). */
 const warmHome = join(root, "home");
+/** The reference binary's own home: two builds never share a cache (each would find the other's and start cold). */
+const refHome = join(root, "home-reference");
 async function run(cwd: string, keep: boolean, o: { cold?: boolean; as?: string; bin?: string } = {}): Promise<void> {
-  const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_TIMING: "1", YOKE_TRUST_WORKSPACE: "1", ...(o.cold ? {} : { HOME: warmHome }) });
+  const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_TIMING: "1", YOKE_TRUST_WORKSPACE: "1", ...(o.cold ? {} : { HOME: o.bin ? refHome : warmHome }) });
   const p = Bun.spawn([o.bin ?? bin, "-p", "hello"], { cwd, env, stdout: "pipe", stderr: "pipe" });
   const [, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   const t = parseTiming(err);
@@ -83,6 +85,7 @@ async function run(cwd: string, keep: boolean, o: { cold?: boolean; as?: string;
 // every round; a cold run (a fresh home: no cache, as the first start in a project or after a rebuild) in each round.
 await run(empty, false);
 await run(full, false);
+if (REF) await run(full, false, { bin: REF });
 for (let i = 0; i < RUNS; i++) {
   const round: Array<() => Promise<void>> = [() => run(empty, true), () => run(full, true), () => run(full, true, { cold: true, as: COLD })];
   if (REF) round.push(() => run(full, true, { bin: REF, as: REFERENCE }));
@@ -115,6 +118,7 @@ console.log(`process CPU time (ms), 150 files                    ${stats(col(ful
 console.log(`process CPU time (ms), 150 files, no cache          ${stats(col(COLD, "cpu"))}   difference of medians ${diff("cpu", COLD)}`);
 if (REF) {
   console.log(`spawn → first request (ms), 150 files, reference   ${stats(col(REFERENCE, "wall"))}   difference of medians ${diff("wall", REFERENCE)}`);
+  console.log(`CPU to the first request (ms), 150 files, reference ${stats(col(REFERENCE, "reqCpu"))}   difference of medians ${diff("reqCpu", REFERENCE)}`);
   console.log(`process CPU time (ms), 150 files, reference        ${stats(col(REFERENCE, "cpu"))}   difference of medians ${diff("cpu", REFERENCE)}`);
 }
 console.log(`listing in the system prompt                        ${listing.length} chars (~${Math.round(listing.length / 4)} tokens; budget 1% of the context window)`);

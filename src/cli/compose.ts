@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../util/random.ts";
 import { tmpdir } from "node:os";
 import { startTempSweep, tempSweepSettled } from "../session/temp-sweep.ts";
 import { afterFirstRequest } from "./after-first-request.ts";
@@ -22,7 +22,7 @@ import { createFileState, type FileState } from "../tool/file-state.ts";
 import { declarationOf } from "../tool/declarations.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import { newSessionState, type SessionToolState, type Tool } from "../tool/types.ts";
-import { applySettingsEnv } from "../trust/env.ts";
+import { runEnv } from "./run-env.ts";
 import { createDiagnostics, type Diagnostics } from "../util/diagnostics.ts";
 import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
@@ -35,6 +35,7 @@ import { modelWiring } from "./model-wiring.ts";
 import { wireCompaction, wireLoop } from "./loop-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
 import { forkSkill, pluginAgentFolders, startExtensionDiscovery, wireExtensions, wireOutputStyle } from "./extension-wiring.ts";
+import { pluginOnlySurfaces } from "../config/plugin-only.ts";
 import type { OutputStyle } from "../extension/output-styles.ts";
 import { agentHooks, agentMcpServers, agentPermissions, agentSkillContext, cutToolsForAgent, mainAgent } from "./main-agent.ts";
 import type { Extensions } from "../extension/runtime.ts";
@@ -51,6 +52,7 @@ import { wireAutoMode } from "./auto-mode-wiring.ts";
 import { fallbackModels, parseAgentsFlag, parseBudget, parseMaxTurns, structuredOutput } from "./run-options.ts";
 import { wireAgentTool, wireTools } from "./tool-wiring.ts";
 import { startSessionStart, type SessionStartRun } from "./session-start.ts";
+import type { McpPrelaunch } from "./mcp-prelaunch.ts";
 
 /** Everything a mode needs, typed; built by compose() from the small wiring functions beside it. */
 export type Runtime = {
@@ -133,22 +135,11 @@ export type ComposeOptions = {
   interactive?: boolean;
   /** A prompt will run and no host adds hooks: SessionStart hooks start while the MCP servers connect (issue 21). */
   startSessionStart?: boolean;
+  /** MCP servers main.ts started before the headless modules loaded (src/cli/mcp-prelaunch.ts), to take over. */
+  mcpPrelaunch?: McpPrelaunch | null;
 };
 
-/** Process env, then settings env, then what Claude Code exports to its tools and hooks (contracts §1.8). */
-export function runEnv(settings: LoadedSettings, warn: (m: string) => void, interactive = false): Record<string, string> {
-  const launch: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) launch[k] = v;
-  // Settings env never moves the shell, yoke's state or the memory folder, nor decides trust (src/trust/env.ts).
-  const { env, refused } = applySettingsEnv(launch, settings.merged.env);
-  if (refused.length) warn(`settings env may not set ${refused.join(", ")}; ignored`);
-  // So scripts can tell they run under an agent.
-  env.CLAUDECODE = "1";
-  // A caller's own value wins (the Agent SDK sets sdk-ts); else `cli` at the terminal, `sdk-cli` headless. The
-  // transcript's `entrypoint` is this value (observed in 2.1.332: interactive writes "cli", -p "sdk-cli").
-  env.CLAUDE_CODE_ENTRYPOINT = env.CLAUDE_CODE_ENTRYPOINT || (interactive ? "cli" : "sdk-cli");
-  return env;
-}
+export { runEnv } from "./run-env.ts";
 
 /**
  * The composition root's work, wiring only: settings → env → session → provider, context, permissions,
@@ -161,10 +152,10 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const settings = loadSettingsFromArgs(args, cwd);
   const env = runEnv(settings, (m) => log.warn(m), o.interactive === true);
   // Skills and commands are read while the rest starts (issue 14 point 7: discovery must not delay the first request).
-  const localExtensions = startExtensionDiscovery({ cwd, env, bare, settingSources: settingSourcesOf(args) });
+  const localExtensions = startExtensionDiscovery({ cwd, env, bare, settingSources: settingSourcesOf(args), settings, warn: (m) => log.warn(m) });
 
   // Keys and tokens that pass through a session are written to the transcript as [REDACTED] unless switched off.
-  const ss = setupSession(args, cwd, env, { interactive: o.interactive === true, redact: settings.merged.redactTranscripts !== false && env.YOKE_REDACT_TRANSCRIPTS !== "0", warn: (m) => log.warn(m) });
+  const ss = setupSession(args, cwd, env, { newId: o.mcpPrelaunch?.sessionId, interactive: o.interactive === true, redact: settings.merged.redactTranscripts !== false && env.YOKE_REDACT_TRANSCRIPTS !== "0", warn: (m) => log.warn(m) });
   const sessionId = ss.sessionId;
   env.CLAUDE_CODE_SESSION_ID = sessionId;
 
@@ -175,7 +166,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const problem = modeProblem(permissionMode, settings, env);
   if (problem) throw new UsageError(problem);
   // MCP stdio servers start now: their own start overlaps the rest of startup (bench/mcp.ts).
-  const mcpEarly = startMcpEarly({ args, cwd, env, settings, yokeDir: yokeDir(env), bare });
+  const mcpEarly = startMcpEarly({ args, cwd, env, settings, yokeDir: yokeDir(env), bare }, o.mcpPrelaunch?.started);
 
   const session = newSessionState(cwd);
   let gitBranch: () => string | null = () => null;
@@ -280,6 +271,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     mainModel: () => models.current(),
     context: ctx,
     flagAgents: parseAgentsFlag(flagStr(args, "agents")),
+    // Managed strictPluginOnlyCustomization (its bad values are said once, by the skills' wiring).
+    pluginOnly: pluginOnlySurfaces(settings, () => {}).has("agents"),
     outbox,
     log,
     // Agent frontmatter (issue 14 point 4): permissionMode for its runs, skills loaded before its prompt.
@@ -454,6 +447,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     sessionId,
     effort: () => modelSetup.effort(models.current()),
     contextWindow: modelInfo(model).contextWindow,
+    env,
     log,
     // `context: fork` skills run through the Agent tool's runner (plugin agents included once loaded).
     fork: forkSkill((req, c) => agents.run(req, c), () => session.cwd),

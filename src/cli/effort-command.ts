@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../util/random.ts";
 import type { LoopEvent, TurnResult } from "../loop/events.ts";
 import { EFFORT_LEVELS, type EffortLevel } from "../provider/models.ts";
 import { emptyUsage } from "../provider/types.ts";

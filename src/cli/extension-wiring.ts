@@ -2,9 +2,10 @@ import type { LoadedSettings } from "../config/load.ts";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { claudeUserDir, managedDir, projectStateDir } from "../config/paths.ts";
+import { pluginOnlySurfaces } from "../config/plugin-only.ts";
 import { discoverExtensions, type Discovery, type ExtensionRoot } from "../extension/discover.ts";
 import { type DiscoveryCache, openDiscoveryCache } from "../extension/discovery-cache.ts";
-import { listingBudgetChars } from "../extension/listing.ts";
+import { listingLimits } from "../extension/listing.ts";
 import { discoverOutputStyles, selectOutputStyle, type OutputStyle } from "../extension/output-styles.ts";
 import { createExtensions, type Extensions, type ExtensionsOptions } from "../extension/runtime.ts";
 import type { AgentRunner } from "../tool/builtin/agent.ts";
@@ -24,9 +25,18 @@ import type { Diagnostics } from "../util/diagnostics.ts";
  * compose goes on at once, and the reading fills the first moment startup waits on something else (issue 14
  * point 7); plugins' come later in wireExtensions. Never rejects.
  */
-export function startExtensionDiscovery(o: { cwd: string; env: Record<string, string>; bare: boolean; settingSources?: string[] }): Promise<LocalDiscovery> {
+export function startExtensionDiscovery(o: {
+  cwd: string;
+  env: Record<string, string>;
+  bare: boolean;
+  settingSources?: string[];
+  /** For `strictPluginOnlyCustomization` (managed settings): locked skills load from managed settings and plugins only. */
+  settings?: LoadedSettings;
+  warn?: (m: string) => void;
+}): Promise<LocalDiscovery> {
   if (o.bare) return Promise.resolve({ commands: [], problems: [] });
   const sources = o.settingSources;
+  const pluginOnly = o.settings ? pluginOnlySurfaces(o.settings, o.warn ?? (() => {})).has("skills") : false;
   return new Promise((done) =>
     setImmediate(() =>
       done(
@@ -37,8 +47,8 @@ export function startExtensionDiscovery(o: { cwd: string; env: Record<string, st
               cwd: o.cwd,
               userDir: claudeUserDir(o.env),
               managedDir: managedDir(o.env),
-              user: !sources || sources.includes("user"),
-              project: !sources || sources.includes("project"),
+              user: !pluginOnly && (!sources || sources.includes("user")),
+              project: !pluginOnly && (!sources || sources.includes("project")),
               cache,
             }),
             cache,
@@ -110,6 +120,8 @@ export type ExtensionWiringOptions = {
   sessionId: string;
   effort: () => string | undefined;
   contextWindow: number;
+  /** The run's environment (SLASH_COMMAND_TOOL_CHAR_BUDGET). */
+  env?: Record<string, string | undefined>;
   log: Diagnostics;
   /** Runs `context: fork` skills (forkSkill). */
   fork?: ExtensionsOptions["fork"];
@@ -163,14 +175,21 @@ export async function wireExtensions(o: ExtensionWiringOptions): Promise<Extensi
   const fromPlugins = roots.length
     ? timed(() => discoverExtensions({ cwd: o.cwd, userDir: "", plugins: roots, user: false, project: false, ...(cache ? { cache } : {}) }))
     : { commands: [], problems: [] };
-  // Written after startup's own work, when it changed (a new or edited file): the next run stats instead of reading.
-  if (cache) setTimeout(() => timed(() => cache.save()), 0).unref?.();
+  // Written when it changed (a new or edited file), once the first request is on its way (the listing is made just
+  // before it leaves): the next run stats instead of reading, and this one's first request does not wait for the write.
+  let saving = false;
+  const saveSoon = () => {
+    if (!cache || saving) return;
+    saving = true;
+    setTimeout(() => cache.save(), 0).unref?.();
+  };
   // YOKE_TIMING: when the skills and commands were read (bench/extensions.ts).
   performance.mark("yoke:extensions");
   // Plugin entries are namespaced (`plugin:name`), so they rank after the others without clashing.
   const found = { commands: [...local.commands, ...fromPlugins.commands], problems: [...local.problems, ...fromPlugins.problems] };
   for (const p of found.problems) o.log.warn(`${p.file}: ${p.message}`);
   const trusted = isProjectTrusted(o.settings);
+  const limits = listingLimits({ contextWindow: o.contextWindow, env: o.env ?? {}, settings: o.settings.merged as Record<string, unknown>, warn: (m) => o.log.warn(m) });
   const ext = timed(() => createExtensions({
     commands: found.commands,
     problems: found.problems,
@@ -199,13 +218,21 @@ export async function wireExtensions(o: ExtensionWiringOptions): Promise<Extensi
       o.bus.addPluginHooks(parsed.data as never, { path: cmd.file, owner: `skill:${cmd.name}`, env });
     },
     warn: (m) => o.log.warn(m),
-    listingBudget: listingBudgetChars(o.contextWindow),
+    listingBudget: limits.budget,
+    listingMaxDescription: limits.maxDescription,
     ...(o.fork ? { fork: o.fork } : {}),
   }));
   const only = o.onlyTools.flatMap((v) => v.split(/[ ,]+/)).filter(Boolean);
   const wanted = !only.length || (only.length === 1 && only[0] === "default") || only.includes("Skill");
   if (ext.tool && wanted && !o.permissions.isToolHidden("Skill")) o.tools.register(ext.tool);
-  o.sections.push({ plugin: "yoke", name: "skills", text: () => timed(() => ext.listing()) });
+  o.sections.push({
+    plugin: "yoke",
+    name: "skills",
+    text: () => {
+      saveSoon();
+      return timed(() => ext.listing());
+    },
+  });
   return ext;
 }
 

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../util/random.ts";
 import type { CommonFields } from "../hook/events/common.ts";
 import { eventPayload } from "../hook/events/index.ts";
 import type { HookPayloadBuilder } from "../hook/typed.ts";

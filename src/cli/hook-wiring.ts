@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../util/random.ts";
 import type { LoadedSettings } from "../config/load.ts";
 import { createHookBus, type YokeHookBus } from "../hook/bus.ts";
 import type { McpToolCaller } from "../hook/mcp-tool.ts";

@@ -3,13 +3,14 @@
  * `yoke permissions explain`, so that explain decides exactly as a run would: same settings files,
  * same flags, same mode resolution, same working directories.
  */
-import { loadSettings, type LoadedSettings, type SettingsLevel } from "../config/load.ts";
+import type { LoadedSettings } from "../config/load.ts";
 import { resolveAutoMemory } from "../context/auto-memory.ts";
 import { bypassDisabledBy, checkModeAllowed, createPermissionEvaluator, type Evaluator } from "../permission/index.ts";
 import type { EvaluatorOptions } from "../permission/evaluator.ts";
 import { modeFromSettings } from "../permission/evaluator.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../permission/types.ts";
-import { applyWorkspaceTrust, trustNotice } from "../trust/workspace.ts";
+import { trustNotice } from "../trust/workspace.ts";
+import { gatedSettings } from "./settings-args.ts";
 import { writeErr } from "../util/output.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
@@ -27,19 +28,14 @@ export function parsePermissionMode(raw: string | undefined, where: string): Per
   return m as PermissionMode;
 }
 
-/** `--setting-sources user,project,local` (`""`: none, as the Agent SDK's `settingSources: []` sends it); undefined: all. */
-export function settingSourcesOf(args: ParsedArgs): SettingsLevel[] | undefined {
-  const sources = flagStr(args, "setting-sources");
-  return sources !== undefined ? (sources.split(",").map((s) => s.trim()).filter(Boolean) as SettingsLevel[]) : undefined;
-}
+export { settingSourcesOf } from "./settings-args.ts";
 
 /**
  * Every settings level as `--settings` / `--setting-sources` ask, gated by workspace trust (src/trust): an
  * untrusted folder's own settings only tighten. Throws SettingsError naming the file and field.
  */
 export function loadSettingsFromArgs(args: ParsedArgs, cwd: string): LoadedSettings {
-  const loaded = loadSettings({ cwd, flagSettings: flagStr(args, "settings"), settingSources: settingSourcesOf(args) });
-  const gated = applyWorkspaceTrust(loaded, { cwd, env: process.env, flag: !!args.flags["trust-workspace"] });
+  const gated = gatedSettings(args, cwd);
   // Said once, by every command that reads settings (a run, permissions explain, hooks list ...).
   const notice = trustNotice(gated.trust);
   if (notice) writeErr(`${notice}\n`);

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../util/random.ts";
 import { userHome } from "../util/home.ts";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../util/random.ts";
 import { recordSessionStart } from "../loop/hook-feedback.ts";
 import type { LoopEvent, TurnResult } from "../loop/events.ts";
 import { promptTurn } from "./prompt-turn.ts";

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../util/random.ts";
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import {
@@ -44,7 +44,7 @@ export function setupSession(
   args: ParsedArgs,
   cwd: string,
   env: Record<string, string>,
-  opts: { redact?: boolean; warn?: (m: string) => void; interactive?: boolean } = {},
+  opts: { redact?: boolean; warn?: (m: string) => void; interactive?: boolean; newId?: string } = {},
 ): SessionSetup {
   const warn = opts.warn ?? ((m: string) => void createDiagnostics().warn(m));
   const flag = (k: string) => args.flags[k];
@@ -69,7 +69,8 @@ export function setupSession(
   } else if (fork) throw new UsageError("error: --fork-session needs --resume or --continue");
   if (!fromPath && fork && flag("continue")) throw new UsageError(`--continue --fork-session: no earlier session in ${cwd} to fork`);
 
-  let sessionId = askedId ?? randomUUID();
+  // newId: the id the MCP prelaunch gave the servers it started (src/cli/mcp-prelaunch.ts).
+  let sessionId = askedId ?? opts.newId ?? randomUUID();
   // One run at a time appends to a transcript (issue 20.7): the file this run will write is locked first.
   const lockPath = fromPath && !fork ? fromPath : transcriptPath(cwd, sessionId, env);
   let lock: { release(): void } | null = null;

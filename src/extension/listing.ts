@@ -2,12 +2,44 @@ import { MAX_LISTED_DESCRIPTION } from "./discover.ts";
 import type { SlashCommand } from "./types.ts";
 
 /** Claude Code gives the skill listing about 1% of the context window (contracts §6.2); ~4 characters a token. */
-export const listingBudgetChars = (contextWindow: number): number => Math.max(2000, Math.floor(contextWindow * 0.01 * 4));
+export const listingBudgetChars = (contextWindow: number, fraction = 0.01): number => Math.max(1, Math.floor(contextWindow * 4 * fraction));
+
+/** What the listing may take in all (characters) and what one description may (its own cap). */
+export type ListingLimits = { budget: number; maxDescription: number };
+
+/**
+ * The listing's limits as Claude Code 2.1.332 sets them (observed; contracts §6.2 gives the defaults):
+ * `SLASH_COMMAND_TOOL_CHAR_BUDGET` characters when that variable holds a positive number, else the context window ×
+ * 4 characters × the `skillListingBudgetFraction` setting (0 < f ≤ 1, default 0.01); each description cut at the
+ * `skillListingMaxDescChars` setting (a positive integer, default 1536). A value out of range is said once, naming
+ * the variable or the key, and the default used. Pure but for `warn`.
+ */
+export function listingLimits(o: { contextWindow: number; env: Record<string, string | undefined>; settings: Record<string, unknown>; warn: (m: string) => void }): ListingLimits {
+  let maxDescription = MAX_LISTED_DESCRIPTION;
+  const cap = o.settings.skillListingMaxDescChars;
+  if (cap !== undefined) {
+    if (typeof cap === "number" && Number.isInteger(cap) && cap > 0) maxDescription = cap;
+    else o.warn(`settings: field "skillListingMaxDescChars": expected a positive integer, got ${JSON.stringify(cap)} (using ${MAX_LISTED_DESCRIPTION})`);
+  }
+  const raw = o.env.SLASH_COMMAND_TOOL_CHAR_BUDGET;
+  if (raw !== undefined && raw.trim() !== "") {
+    const n = Number(raw.trim());
+    if (Number.isFinite(n) && n >= 1) return { budget: Math.floor(n), maxDescription };
+    o.warn(`SLASH_COMMAND_TOOL_CHAR_BUDGET: expected a positive number of characters, got "${raw}" (ignored)`);
+  }
+  let fraction = 0.01;
+  const f = o.settings.skillListingBudgetFraction;
+  if (f !== undefined) {
+    if (typeof f === "number" && f > 0 && f <= 1) fraction = f;
+    else o.warn(`settings: field "skillListingBudgetFraction": expected a number above 0 and at most 1, got ${JSON.stringify(f)} (using 0.01)`);
+  }
+  return { budget: listingBudgetChars(o.contextWindow, fraction), maxDescription };
+}
 
 /** Descriptions arrive on one line (discovery collapses their whitespace), so this is concatenation only. */
-const describe = (c: SlashCommand): string => {
+const describe = (c: SlashCommand, cap: number): string => {
   const d = c.whenToUse ? `${c.description} - ${c.whenToUse}` : c.description;
-  return d.length > MAX_LISTED_DESCRIPTION ? `${d.slice(0, MAX_LISTED_DESCRIPTION - 1)}…` : d;
+  return d.length > cap ? `${d.slice(0, cap - 1)}…` : d;
 };
 
 const HEAD =
@@ -19,10 +51,10 @@ const HEAD =
  * characters: every description in full when they fit, else each cut to an equal share, else names alone, else
  * as many names as fit and a count of the rest. Only model-invocable entries. Pure.
  */
-export function skillListing(commands: SlashCommand[], budget: number): string | null {
+export function skillListing(commands: SlashCommand[], budget: number, maxDescription = MAX_LISTED_DESCRIPTION): string | null {
   const shown = commands.filter((c) => !c.disableModelInvocation);
   if (!shown.length) return null;
-  const full = shown.map((c) => ({ name: c.name, desc: describe(c) }));
+  const full = shown.map((c) => ({ name: c.name, desc: describe(c, maxDescription) }));
   const line = (name: string, desc: string) => (desc ? `- ${name}: ${desc}` : `- ${name}`);
   // Arithmetic, not strings: "- name: desc\n" is 2 + name + (desc ? 2 + desc : 0) + 1 characters.
   const total = (cap: number) => {

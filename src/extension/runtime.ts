@@ -27,8 +27,10 @@ export type ExtensionsOptions = {
   /** Called once per skill or command the first time it is used (its frontmatter hooks join the session). */
   onFirstUse?: (cmd: SlashCommand) => void;
   warn: (message: string) => void;
-  /** Characters the listing may take (listingBudgetChars). */
+  /** Characters the listing may take (listingLimits). */
   listingBudget: number;
+  /** Characters one description may take in the listing (default 1536). */
+  listingMaxDescription?: number;
   /**
    * Runs a `context: fork` skill's expanded body as the prompt of a subagent of type `agent` (contracts §6.2); its
    * final text, or an error text. Undefined: such skills expand inline like any other.
@@ -182,7 +184,7 @@ export function createExtensions(o: ExtensionsOptions): Extensions {
     turnModel: () => modelOfTurn,
     tool: hasModelInvocable ? createSkillTool(invokeForModel) : null,
     // The commands are fixed for the session: the listing is made once, on the first request.
-    listing: () => (listingText === undefined ? (listingText = skillListing(o.commands, o.listingBudget)) : listingText),
+    listing: () => (listingText === undefined ? (listingText = skillListing(o.commands, o.listingBudget, o.listingMaxDescription)) : listingText),
     reinjection: () => reinjectedSkills(invoked),
     list: () =>
       o.commands

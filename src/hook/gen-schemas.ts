@@ -10,8 +10,8 @@ import { EVENT_SPECS } from "./events/index.ts";
 export function generateSchemas(): Record<string, string> {
   const files: Record<string, string> = {};
   for (const [name, spec] of Object.entries(EVENT_SPECS)) {
-    const input = z.toJSONSchema(spec.input, { io: "input", target: "draft-2020-12" });
-    const output = z.toJSONSchema(spec.output, { io: "input", target: "draft-2020-12" });
+    const input = z.toJSONSchema(spec.input(), { io: "input", target: "draft-2020-12" });
+    const output = z.toJSONSchema(spec.output(), { io: "input", target: "draft-2020-12" });
     files[`${name}.input.json`] = `${JSON.stringify({ $schema: input.$schema, title: `${name} hook input (stdin)`, ...input }, null, 2)}\n`;
     files[`${name}.output.json`] = `${JSON.stringify({ $schema: output.$schema, title: `${name} hook output (stdout JSON)`, ...output }, null, 2)}\n`;
   }

@@ -1,4 +1,3 @@
-import type { z } from "zod";
 import type { CommandRun } from "./command.ts";
 import { capText, type EventSpec, type HandlerResult, type HookJsonOutput } from "./events/common.ts";
 import type { HookRecord } from "./types.ts";
@@ -7,7 +6,7 @@ const pathOf = (p: PropertyKey[]) => p.map(String).join(".") || "(top level)";
 
 /** Validates handler JSON against the event's output schema; the error names the first bad fields. */
 export function validateOutput(spec: EventSpec, value: unknown): { output?: HookJsonOutput; error?: string } {
-  const r = (spec.output as z.ZodType).safeParse(value);
+  const r = spec.output().safeParse(value);
   if (r.success) return { output: r.data as HookJsonOutput };
   const issues = r.error.issues.slice(0, 3).map((i) => `field "${pathOf(i.path)}": ${i.message}`);
   return { error: `output does not match the ${spec.name} hook output schema (${issues.join("; ")})` };

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../util/random.ts";
 import type { AssistantMessage, ToolUseBlock } from "../provider/types.ts";
 import type { Transcript } from "../session/transcript.ts";
 import type { ToolOutcome, ToolRunnerDeps } from "./tool-runner.ts";

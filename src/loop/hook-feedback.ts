@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../util/random.ts";
 import { capText } from "../hook/events/common.ts";
 import type { HookOutcome } from "../hook/types.ts";
 import type { SystemMessage, TextBlock, UserMessage } from "../provider/types.ts";

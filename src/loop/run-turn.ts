@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../util/random.ts";
 import type { ContentBlock, Message, ModelRequest, Provider, ProviderError, TextBlock, ToolResultBlock, ToolUseBlock, Usage, UserMessage } from "../provider/types.ts";
 import { emptyUsage } from "../provider/types.ts";
 import type { Transcript } from "../session/transcript.ts";

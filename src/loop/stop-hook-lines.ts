@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../util/random.ts";
 import type { HookOutcome } from "../hook/types.ts";
 import type { Transcript } from "../session/transcript.ts";
 

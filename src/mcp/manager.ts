@@ -11,6 +11,7 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpScope } from "./config.ts";
+import { lazySchemaValidator } from "./schema-validator.ts";
 import type { StdioTransport } from "./stdio-transport.ts";
 
 /**
@@ -152,7 +153,7 @@ export function createMcpManager(o: McpManagerOptions): McpManager {
     e.connecting = (async () => {
       e.state.status = "pending";
       let transport: Transport | undefined;
-      const client = new Client({ name: "yoke", version: o.version }, { capabilities: {} });
+      const client = new Client({ name: "yoke", version: o.version }, { capabilities: {}, jsonSchemaValidator: lazySchemaValidator() });
       try {
         transport = await e.factory();
         e.transport = transport;

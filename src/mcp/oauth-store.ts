@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../util/random.ts";
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { RemoteServerConfig } from "./config.ts";
@@ -29,7 +29,7 @@ export const credentialsPath = (claudeDir: string): string => join(claudeDir, ".
 
 /** Claude Code's key for a server's entry. Pure. */
 export function oauthKey(name: string, c: Pick<RemoteServerConfig, "type" | "url" | "headers">): string {
-  const hash = createHash("sha256").update(JSON.stringify({ type: c.type, url: c.url, headers: c.headers ?? {} })).digest("hex").slice(0, 16);
+  const hash = sha256Hex(JSON.stringify({ type: c.type, url: c.url, headers: c.headers ?? {} })).slice(0, 16);
   return `${name}|${hash}`;
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../util/random.ts";
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { yokeDir } from "../config/paths.ts";
@@ -152,7 +152,7 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
   };
 
   const writeBlob = (content: Buffer): string => {
-    const hash = createHash("sha256").update(content).digest("hex");
+    const hash = sha256Hex(content);
     const file = join(dir, hash);
     if (!existsSync(file)) {
       mkdirSync(dir, { recursive: true });
@@ -219,7 +219,7 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
   const sameContent = (p: string, b: Backup): boolean => {
     try {
       if (b.blob === null) return !existsSync(p);
-      return existsSync(p) && createHash("sha256").update(readFileSync(p)).digest("hex") === b.blob;
+      return existsSync(p) && sha256Hex(readFileSync(p)) === b.blob;
     } catch {
       return false;
     }

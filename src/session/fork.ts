@@ -1,6 +1,6 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../util/random.ts";
 import { conversationFromEntries, loadTranscript } from "./load.ts";
 import { transcriptPath } from "./store.ts";
 import type { SessionEntry } from "./types.ts";

@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, rmSync, statSync, utimesSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { git } from "../util/git.ts";
+import { git, gitScript } from "../util/git.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -21,17 +21,7 @@ export async function findRepo(cwd: string, env: Env): Promise<GitRepo | null> {
  * index, HEAD, branches and stash are never touched. Never throws; failure → `{ error }` naming the git step.
  */
 export async function writeWorktreeTree(repo: GitRepo, env: Env, tmpIndex: string): Promise<{ tree: string } | { error: string }> {
-  try {
-    if (existsSync(repo.indexPath)) {
-      copyFileSync(repo.indexPath, tmpIndex);
-      // The copy keeps the index's mtime: git trusts an entry's stat only when the file is older than the index, so
-      // a newer copy would make a racily clean entry (a same-size rewrite in the index's second) look unchanged.
-      const st = statSync(repo.indexPath);
-      utimesSync(tmpIndex, st.atime, st.mtime);
-    }
-  } catch {
-    // no usable index copy: git add hashes everything, slower but correct
-  }
+  seedIndex(repo, tmpIndex);
   const e = { ...env, GIT_INDEX_FILE: tmpIndex };
   try {
     const add = await git(["add", "-A", "--", "."], { cwd: repo.top, env: e });
@@ -44,17 +34,53 @@ export async function writeWorktreeTree(repo: GitRepo, env: Env, tmpIndex: strin
   }
 }
 
+/** Seeds the private index with a copy of the user's, so git add hashes only what changed. Never throws. */
+function seedIndex(repo: GitRepo, tmpIndex: string): void {
+  try {
+    if (existsSync(repo.indexPath)) {
+      copyFileSync(repo.indexPath, tmpIndex);
+      // The copy keeps the index's mtime: git trusts an entry's stat only when the file is older than the index, so
+      // a newer copy would make a racily clean entry (a same-size rewrite in the index's second) look unchanged.
+      const st = statSync(repo.indexPath);
+      utimesSync(tmpIndex, st.atime, st.mtime);
+    }
+  } catch {
+    // no usable index copy: git add hashes everything, slower but correct
+  }
+}
+
+// The snapshot's three git steps in one process start: an exit code of its own names the step that failed.
+const SNAPSHOT_SCRIPT = `"$@" add -A -- . || exit 10
+tree=$("$@" write-tree) || exit 11
+"$@" update-ref "$YOKE_SNAPSHOT_REF" "$tree" || exit 12
+printf '%s' "$tree"`;
+
 /**
  * Snapshot = tree → private ref, pointing at the tree itself (a ref outside refs/heads may name any object): a commit
- * object around it would be one more git process before the Bash command, and a rewind reads only the tree
- * (issue 21: the first Bash call of a turn waited ~21 ms for five git processes). Never throws.
+ * object around it would be one more git process before the Bash command, and a rewind reads only the tree. The steps
+ * run in one /bin/sh (gitScript), one process start from yoke instead of three (issue 21: the first Bash call of a
+ * turn waited ~21 ms for five git processes started one by one). Never throws; failure → `{ error }` naming the step.
  */
 export async function snapshotWorktree(repo: GitRepo, env: Env, tmpIndex: string, ref: string): Promise<{ tree: string } | { error: string }> {
-  const t = await writeWorktreeTree(repo, env, tmpIndex);
-  if ("error" in t) return t;
-  const u = await git(["update-ref", ref, t.tree], { cwd: repo.top, env });
-  if (u.code !== 0) return { error: `git update-ref ${ref} failed: ${u.stderr.trim()}` };
-  return { tree: t.tree };
+  if (process.platform === "win32") {
+    const t = await writeWorktreeTree(repo, env, tmpIndex);
+    if ("error" in t) return t;
+    const u = await git(["update-ref", ref, t.tree], { cwd: repo.top, env });
+    if (u.code !== 0) return { error: `git update-ref ${ref} failed: ${u.stderr.trim()}` };
+    return { tree: t.tree };
+  }
+  seedIndex(repo, tmpIndex);
+  try {
+    const r = await gitScript(SNAPSHOT_SCRIPT, "the git snapshot (add -A, write-tree, update-ref)", { cwd: repo.top, env: { ...env, GIT_INDEX_FILE: tmpIndex, YOKE_SNAPSHOT_REF: ref } });
+    const why = r.stderr.trim();
+    if (r.code === 0 && /^[0-9a-f]{40,64}$/.test(r.stdout)) return { tree: r.stdout };
+    if (r.code === 10) return { error: `git add -A (temporary index) failed: ${why}` };
+    if (r.code === 11) return { error: `git write-tree failed: ${why}` };
+    if (r.code === 12) return { error: `git update-ref ${ref} failed: ${why}` };
+    return { error: `the git snapshot failed: ${why || `exit code ${r.code}, output ${JSON.stringify(r.stdout.slice(0, 200))}`}` };
+  } finally {
+    rmSync(tmpIndex, { force: true });
+  }
 }
 
 export type TreeChange = { status: string; path: string };

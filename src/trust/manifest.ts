@@ -3,7 +3,7 @@
  * `.mcp.json`, every hook script its settings name, everything under `.claude/hooks/`, and every file of its
  * plugins (`.yoke/plugins/`). `yoke trust` records this list; a run compares it with the folder as it is now.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../util/random.ts";
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { Settings } from "../config/schema.ts";
@@ -21,7 +21,7 @@ export const PROJECT_PLUGINS_DIR = ".yoke/plugins";
 /** A folder tree bigger than this is pinned by the list of its first files plus a marker, never read without end. */
 const MAX_FILES = 5000;
 
-const sha256 = (data: Uint8Array | string): string => createHash("sha256").update(data).digest("hex");
+const sha256 = sha256Hex;
 const posix = (p: string) => p.split(sep).join("/");
 
 function hashFile(abs: string): string | undefined {

@@ -1,4 +1,10 @@
-import { parse as parseYaml, YAMLParseError } from "yaml";
+/**
+ * The YAML library, loaded the first time a frontmatter block is more than flat `key: value` lines (quickYaml below
+ * reads those): a start whose files are all flat never loads it (issue 21: peak memory and CPU of a one-turn run).
+ * require, not import(): parseFrontmatter is synchronous; the bundler keeps the package out of the start's chunks.
+ */
+let yamlLib: typeof import("yaml") | undefined;
+const yaml = (): typeof import("yaml") => (yamlLib ??= require("yaml") as typeof import("yaml"));
 
 /**
  * The one frontmatter reader (issue 11 point 6): instruction files and rules, memory files, agents, and the
@@ -29,6 +35,12 @@ export type FrontmatterOptions = {
    * value is then a string (`maxTurns: 5` gives "5"). For callers that read only strings. Default false.
    */
   fast?: boolean;
+  /**
+   * With `fast`: the fast reader also leaves to the YAML library every unquoted value YAML reads as something other
+   * than a string (null, ~, true, false, numbers), so the result is exactly the library's. For callers that read
+   * typed fields (agents: maxTurns, tools: null). Default false.
+   */
+  exact?: boolean;
 };
 
 const BLOCK = /^---[ \t]*\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)/;
@@ -40,19 +52,19 @@ export function parseFrontmatter(text: string, opts: FrontmatterOptions = {}): F
   if (!m) return { present: false, data: null, body: text };
   const body = t.slice(m[0].length);
   if (opts.parse === false) return { present: true, data: null, body };
-  const yaml = m[1] ?? "";
-  const quick = opts.fast ? quickYaml(yaml) : null;
+  const src = m[1] ?? "";
+  const quick = opts.fast ? quickYaml(src, opts.exact === true) : null;
   if (quick) return { present: true, data: quick, body };
   try {
-    const v = parseYaml(yaml);
+    const v = yaml().parse(src);
     if (v === null || v === undefined) return { present: true, data: {}, body };
     if (typeof v !== "object" || Array.isArray(v)) return { present: true, data: null, body, error: { message: "the frontmatter must be a mapping of fields" } };
     return { present: true, data: v as Record<string, unknown>, body };
   } catch (e) {
-    const loose = opts.loose ? looseYaml(yaml) : null;
+    const loose = opts.loose ? looseYaml(src) : null;
     if (loose) return { present: true, data: loose, body };
     // +1: the opening `---` line.
-    const line = e instanceof YAMLParseError && e.linePos ? e.linePos[0].line + 1 : undefined;
+    const line = e instanceof yaml().YAMLParseError && e.linePos ? e.linePos[0].line + 1 : undefined;
     const message = `invalid YAML frontmatter: ${(e as Error).message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}`;
     return { present: true, data: null, body, error: { message, ...(line ? { line } : {}) } };
   }
@@ -75,8 +87,11 @@ const SPECIAL = new Set(["[", "{", "&", "*", "!", "|", ">", "%", "@", "`"]);
  * escapes; undefined when the real parser must decide (a flow collection, an anchor, a block scalar, a comment, an
  * escape).
  */
-function plainValue(v: string): string | undefined {
+function plainValue(v: string, exact = false): string | undefined {
   if (SPECIAL.has(v[0]!) || v.includes(" #") || v.includes("\t#")) return undefined;
+  // YAML 1.2's core schema reads these unquoted as null, booleans or numbers (a leading digit, sign, dot or ~ covers
+  // every number, .inf, .nan and ~, and a few strings too, which the library then reads as strings).
+  if (exact && (/^[-+.~0-9]/.test(v) || /^(?:null|true|false)$/i.test(v))) return undefined;
   const q = v[0];
   if (q === '"' || q === "'") {
     if (v.length < 2 || v[v.length - 1] !== q) return undefined;
@@ -93,7 +108,7 @@ const isKeyChar = (c: number) => isKeyStart(c) || (c >= 48 && c <= 57) || c === 
 // Frontmatter is nearly always flat `key: value` and `- item` lines, which this reads directly, line by line with
 // plain string scans (it runs for every skill and command file at startup: issue 14 point 7). Anything else returns
 // null and goes to the real parser.
-function quickYaml(src: string): Record<string, unknown> | null {
+function quickYaml(src: string, exact: boolean): Record<string, unknown> | null {
   const out: Record<string, unknown> = {};
   let listKey: string | null = null;
   let list: string[] | null = null;
@@ -107,7 +122,7 @@ function quickYaml(src: string): Record<string, unknown> | null {
     if (t[0] === "-" && (t.length === 1 || t[1] === " " || t[1] === "\t")) {
       if (!list) return null;
       const v = t.slice(1).trim();
-      const p = v ? plainValue(v) : undefined;
+      const p = v ? plainValue(v, exact) : undefined;
       if (p === undefined || /:\s/.test(v)) return null;
       list.push(p);
       continue;
@@ -129,7 +144,7 @@ function quickYaml(src: string): Record<string, unknown> | null {
       list = [];
       continue;
     }
-    const p = plainValue(v);
+    const p = plainValue(v, exact);
     if (p === undefined) return null;
     out[key] = p;
   }

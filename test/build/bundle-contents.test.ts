@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
-import { bundlePlainPackages, PLAIN_PACKAGES, plainPackages, seccompForArch } from "../../build-plugins.ts";
+import { bundlePlainPackages, mcpDefaultValidatorStub, PLAIN_PACKAGES, plainPackages, seccompForArch } from "../../build-plugins.ts";
 
 let inputs: Map<string, number>;
 beforeAll(async () => {
@@ -19,6 +19,7 @@ beforeAll(async () => {
     splitting: true,
     metafile: true,
     define: { YOKE_VERSION: '"0.0.0"' },
+    plugins: [mcpDefaultValidatorStub()],
   });
   if (!r.success) throw new Error(r.logs.map(String).join("\n"));
   inputs = new Map();
@@ -41,6 +42,15 @@ describe("what the bundle keeps of @anthropic-ai/sdk", () => {
     // with the base client and the Messages resource.
     expect(kept(/@anthropic-ai\/sdk\//).reduce((sum, p) => sum + inputs.get(p)!, 0)).toBeLessThan(160 * 1024);
     expect(kept(/node_modules\/(standardwebhooks|fast-sha256|@stablelib)\//)).toEqual([]);
+  });
+});
+
+describe("the MCP client's JSON Schema validator (ajv) loads on first use, not with the client (build-plugins.ts)", () => {
+  test("the Client's eager import of the SDK's ajv validator is a stub; yoke's lazy validator reaches the package's own by require", () => {
+    const eager = [...inputs].find(([p]) => /@modelcontextprotocol\/sdk\/dist\/esm\/validation\/ajv-provider\.js$/.test(p));
+    expect(eager?.[1] ?? 0).toBeLessThan(300);
+    expect(kept(/@modelcontextprotocol\/sdk\/dist\/cjs\/validation\/ajv-provider\.js$/).length).toBe(1);
+    expect(kept(/src\/mcp\/schema-validator\.ts$/).length).toBe(1);
   });
 });
 
@@ -80,7 +90,7 @@ describe("plain packages (build-plugins.ts): in the binary as compressed source,
   test("none of their code is in the bundle; each is a zstd file the stand-in names, with every export of the package", async () => {
     const dir = tempDir("yoke-plain-");
     const plain = await bundlePlainPackages(repoRoot(), dir);
-    expect(plain.map((p) => p.name)).toEqual(PLAIN_PACKAGES.map((p) => p.name));
+    expect(plain.map((p) => p.name)).toEqual(PLAIN_PACKAGES);
     const r = await Bun.build({
       entrypoints: [join(repoRoot(), "src/main.ts")],
       outdir: tempDir("yoke-bundle-plain-"),
@@ -89,7 +99,7 @@ describe("plain packages (build-plugins.ts): in the binary as compressed source,
       minify: true,
       splitting: true,
       metafile: true,
-      plugins: [plainPackages(plain)],
+      plugins: [mcpDefaultValidatorStub(), plainPackages(plain)],
       define: { YOKE_VERSION: '"0.0.0"' },
     });
     if (!r.success) throw new Error(r.logs.map(String).join("\n"));
@@ -97,7 +107,7 @@ describe("plain packages (build-plugins.ts): in the binary as compressed source,
     // Their own code and what only they use (node-forge is the sandbox's, marked the terminal UI's, he the converter's).
     const theirs = /node_modules\/(mvdan-sh|node-html-markdown|node-html-parser|he|@mariozechner\/pi-tui|marked|@anthropic-ai\/sandbox-runtime\/dist|node-forge|ajv|ajv-formats|fast-uri)\//;
     expect(paths.filter((p) => theirs.test(p))).toEqual([]);
-    // The MCP client itself stays (only its validator is stood in for).
+    // The MCP client itself stays (only its validator, loaded on first use by src/mcp/schema-validator.ts, is plain).
     expect(paths.some((p) => /@modelcontextprotocol\/sdk\/dist\/esm\/client\/index\.js$/.test(p))).toBe(true);
     for (const b of plain) {
       const js = new TextDecoder().decode(Bun.zstdDecompressSync(readFileSync(b.file)));

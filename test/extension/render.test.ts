@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { discoverExtensions, projectDirs } from "../../src/extension/discover.ts";
-import { listingBudgetChars, reinjectedSkills, skillListing } from "../../src/extension/listing.ts";
+import { listingBudgetChars, listingLimits, reinjectedSkills, skillListing } from "../../src/extension/listing.ts";
 import { fileMentions, shellSpans, splitArgs, substitute } from "../../src/extension/render.ts";
 import type { SlashCommand } from "../../src/extension/types.ts";
 import { tempDir, writeTree } from "../helpers/tmp.ts";
@@ -73,6 +73,35 @@ describe("the listing stays within its budget (seed 000: descriptions in context
   });
   test("the budget is about 1% of the context window", () => {
     expect(listingBudgetChars(200_000)).toBe(8000);
+  });
+  // Observed in 2.1.332: SLASH_COMMAND_TOOL_CHAR_BUDGET, then skillListingBudgetFraction × window × 4; skillListingMaxDescChars per description.
+  describe("the limits as Claude Code 2.1.332 reads them", () => {
+    const limits = (env: Record<string, string>, settings: Record<string, unknown>, contextWindow = 200_000) => {
+      const said: string[] = [];
+      return { ...listingLimits({ contextWindow, env, settings, warn: (m) => said.push(m) }), said };
+    };
+    test("defaults: 1% of the window in characters (×4), 1536 characters a description", () => {
+      expect(limits({}, {})).toEqual({ budget: 8000, maxDescription: 1536, said: [] });
+      expect(limits({}, {}, 1_000_000).budget).toBe(40_000);
+    });
+    test("SLASH_COMMAND_TOOL_CHAR_BUDGET wins over the fraction; skillListingBudgetFraction scales the window", () => {
+      expect(limits({ SLASH_COMMAND_TOOL_CHAR_BUDGET: "3000" }, { skillListingBudgetFraction: 0.5 }).budget).toBe(3000);
+      expect(limits({}, { skillListingBudgetFraction: 0.02 }).budget).toBe(16_000);
+      expect(limits({}, { skillListingMaxDescChars: 40 }).maxDescription).toBe(40);
+    });
+    test("a value out of range is said, naming the variable or the key, and the default is used", () => {
+      const bad = limits({ SLASH_COMMAND_TOOL_CHAR_BUDGET: "lots" }, { skillListingBudgetFraction: 2, skillListingMaxDescChars: -1 });
+      expect(bad.budget).toBe(8000);
+      expect(bad.maxDescription).toBe(1536);
+      expect(bad.said).toHaveLength(3);
+      expect(bad.said.join("\n")).toContain("SLASH_COMMAND_TOOL_CHAR_BUDGET");
+      expect(bad.said.join("\n")).toContain('field "skillListingBudgetFraction"');
+      expect(bad.said.join("\n")).toContain('field "skillListingMaxDescChars"');
+    });
+    test("the per-description cap cuts a long description with an ellipsis", () => {
+      const t = skillListing([cmd({ description: "a".repeat(100) })], 8000, 40)!;
+      expect(t).toContain(`- x: ${"a".repeat(39)}…`);
+    });
   });
   test("nothing model-invocable: no listing", () => {
     expect(skillListing([cmd({ disableModelInvocation: true })], 8000)).toBeNull();

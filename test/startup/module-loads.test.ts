@@ -2,8 +2,8 @@
 // lists every module it loaded; the compiled binary splits its chunks along the same dynamic imports (build.ts),
 // so what a source run does not load, the binary does not read either.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { COMMANDS } from "../../src/cli/commands/index.ts";
 import { isolatedEnv, repoRoot } from "../helpers/binary.ts";
 import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
@@ -19,8 +19,9 @@ beforeAll(async () => {
 });
 
 /** The modules a source run of `yoke ...args` loaded, relative to the repository (node_modules/… for packages). */
-async function modulesOf(args: string[], extraEnv: Record<string, string> = {}): Promise<string[]> {
+async function modulesOf(args: string[], extraEnv: Record<string, string> = {}, prepare?: (cwd: string) => void): Promise<string[]> {
   const cwd = tempDir("yoke-modules-");
+  prepare?.(cwd);
   const log = join(tempDir("yoke-modules-log-"), "modules.json");
   const env = isolatedEnv({ ...fakeApiEnv(fake), ...extraEnv, YOKE_MODULE_LOG: log });
   const p = Bun.spawn([process.execPath, "--preload", join(root, "test/helpers/module-log.ts"), join(root, "src/main.ts"), ...args], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
@@ -36,6 +37,19 @@ const of = (mods: string[], ...what: string[]) => mods.filter((m) => what.some((
 
 // What no start loads unless it is used: the terminal UI, the MCP client, the HTML converter of WebFetch.
 const HEAVY_UNUSED = ["src/tui/", "@mariozechner/pi-tui", "@modelcontextprotocol/sdk", "node-html-markdown", "node-html-parser", "marked"];
+
+/** A module-level import (ESM or CommonJS) of a Node built-in that is slow to load; a require inside a function is not one. */
+const SLOW_BUILTIN_IMPORT = /^(?:(?:import|export)\b[^;]*?\bfrom\s*|import\s*|(?:const|let|var)\b[^;]*?=\s*require\(\s*)["'](?:node:)?(?:crypto|tty|readline|http|https|http2|zlib|net|tls)["']/m;
+
+describe("slow Node built-ins", () => {
+  test("no module of the -p path imports one at module level", async () => {
+    // Their import alone costs a start milliseconds of CPU (node:crypto ~6, node:tty ~4; Bun 1.4.5): UUIDs and hashes
+    // come from src/util/random.ts, and diagnostics ask isatty only when a line is written.
+    fake.push({ content: [{ type: "text", text: "hello" }] });
+    const mods = await modulesOf(["-p", "say hello"]);
+    expect(mods.filter((m) => SLOW_BUILTIN_IMPORT.test(readFileSync(join(root, m), "utf8")))).toEqual([]);
+  });
+});
 
 describe("modules loaded per way in", () => {
   test("--version loads main, the version and the output module, nothing else", async () => {
@@ -62,5 +76,32 @@ describe("modules loaded per way in", () => {
     const mods = await modulesOf(["-p", "say hello"]);
     expect(of(mods, "@anthropic-ai/sdk").length).toBeGreaterThan(0);
     expect(of(mods, ...HEAVY_UNUSED)).toEqual([]);
+    // node:crypto's import alone costs a start ~6 ms of CPU: UUIDs and hashes come from src/util/random.ts.
+    expect(mods.filter((m) => /["'](node:)?crypto["']/.test(readFileSync(join(root, m), "utf8")))).toEqual([]);
+  });
+
+  // The YAML library loads only for a frontmatter block the flat reader leaves to it (src/util/frontmatter.ts).
+  const withFrontmatter = (agentFm: string) => (cwd: string) => {
+    const write = (rel: string, text: string) => {
+      mkdirSync(dirname(join(cwd, rel)), { recursive: true });
+      writeFileSync(join(cwd, rel), text);
+    };
+    write("CLAUDE.md", "---\npaths: src/**\n---\nUse tabs.\n");
+    write(".claude/skills/lint/SKILL.md", "---\nname: lint\ndescription: Lints the code, fast\n---\nRun the linter.\n");
+    write(".claude/agents/reviewer.md", `---\n${agentFm}\n---\nReview the diff.\n`);
+  };
+
+  test("-p with flat frontmatter everywhere (instructions, a skill, an agent with a tool list) loads no YAML library", async () => {
+    fake.push({ content: [{ type: "text", text: "hello" }] });
+    const mods = await modulesOf(["-p", "say hello"], {}, withFrontmatter("name: reviewer\ndescription: Reviews diffs\ntools:\n  - Read\n  - Grep\nmodel: haiku"));
+    expect(of(mods, "yaml")).toEqual([]);
+  });
+
+  test("-p with an agent whose frontmatter needs YAML (a number, a block scalar) loads it", async () => {
+    for (const fm of ["name: reviewer\ndescription: Reviews diffs\nmaxTurns: 5", "name: reviewer\ndescription: >\n  Reviews\n  diffs"]) {
+      fake.push({ content: [{ type: "text", text: "hello" }] });
+      const mods = await modulesOf(["-p", "say hello"], {}, withFrontmatter(fm));
+      expect({ fm, yaml: of(mods, "yaml").length > 0 }).toEqual({ fm, yaml: true });
+    }
   });
 });

@@ -90,3 +90,44 @@ test("the fast reader agrees with the YAML parser and the loose reading, or leav
     else expect([asStrings(full.data), full.data]).toContainEqual(fast.data);
   }
 });
+
+// Agents read typed fields (maxTurns, tools: null): with `exact`, the fast reader must give exactly what the YAML library
+// (and the loose reading after it) gives, types included, or hand the block over.
+test("fast + exact reads exactly what the YAML library reads, types included, or leaves the block to it", () => {
+  const blocks = [
+    "name: a\ndescription: plain words, with commas",
+    "name: reviewer\ndescription: Use this when: the diff is big",
+    "tools:\n  - Read\n  - Grep\nmodel: haiku",
+    "maxTurns: 5",
+    "maxTurns: -1",
+    "maxTurns: +2",
+    "x: 0x1F",
+    "x: 0o17",
+    "x: 1e3",
+    "x: .5",
+    "x: .inf",
+    "x: .NaN",
+    "tools: null",
+    "tools: Null",
+    "tools: NULL",
+    "model: ~",
+    "background: true",
+    "background: False",
+    "background: TRUE",
+    "background: yes",
+    "date: 2024-01-01",
+    "tools:\n  - 1\n  - Read",
+    "tools:\n  - null",
+    "tools:\n  - true",
+    "model: '5'",
+    'model: "true"',
+    "name: 5abc",
+    "empty:\nnext: x",
+    "description: x # a comment",
+    "description: >\n  folded",
+  ];
+  for (const b of blocks) {
+    const text = `---\n${b}\n---\nbody\n`;
+    expect({ b, data: parseFrontmatter(text, { fast: true, exact: true, loose: true }).data }).toEqual({ b, data: parseFrontmatter(text, { loose: true }).data });
+  }
+});

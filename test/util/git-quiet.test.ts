@@ -4,6 +4,7 @@ import { afterAll, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { git } from "../../src/util/git.ts";
+import { findRepo, snapshotWorktree } from "../../src/session/git-snapshot.ts";
 import { gitEnv, tempDir } from "../helpers/tmp.ts";
 
 const roots: string[] = [];
@@ -38,6 +39,10 @@ test("git status, add, log and diff-tree through util/git.ts run no program of t
   const commit = (await git(["commit-tree", tree, "-m", "snap"], { cwd, env: e })).stdout.trim();
   expect((await git(["update-ref", "refs/yoke/test", commit], { cwd, env: e })).code).toBe(0);
   expect((await git(["diff-tree", "-r", "-p", "HEAD", commit], { cwd, env: e })).code).toBe(0);
+  // A Bash call's snapshot runs its git steps in one /bin/sh (issue 21): the same options reach each of them.
+  const repo = (await findRepo(cwd, e))!;
+  const snap = await snapshotWorktree(repo, e, join(cwd, "..", `idx2-${Date.now()}`), "refs/yoke/checkpoints/q/0");
+  expect(snap).toEqual({ tree: expect.stringMatching(/^[0-9a-f]{40}$/) });
   expect(readdirSync(cwd).filter((f) => f.startsWith("PWNED"))).toEqual([]);
   // The same repository does run them through a plain git: the test can fail.
   Bun.spawnSync(["git", "status"], { cwd, env: e });

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../../util/random.ts";
 import { yokeDir } from "../../config/paths.ts";
 import { defineCommand } from "citty";
 import { writeOut } from "../../util/output.ts";

@@ -2,31 +2,49 @@ import { z } from "zod";
 import type { HookEventName, HookOutcome, HookRecord, PermissionDecisionValue } from "../types.ts";
 import { emptyOutcome } from "../types.ts";
 
+/**
+ * A value made on first use and kept: the events' zod schemas are made when an event is first emitted or a hook's
+ * output first checked, so a start builds only those of the events it uses (issue 21).
+ */
+export function once<T>(make: () => T): () => T {
+  let made = false;
+  let value: T;
+  return () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value;
+  };
+}
+
 /** contracts §1.4: `permission_mode` values as hooks see them (`manual` arrives as `default`). */
-export const permissionModeSchema = z.enum(["default", "plan", "acceptEdits", "auto", "dontAsk", "bypassPermissions"]);
+const permissionModeSchema = () => z.enum(["default", "plan", "acceptEdits", "auto", "dontAsk", "bypassPermissions"]);
 
 /**
  * Common input fields in Claude Code's order (contracts §1.4). `hook_event_name` follows them and
  * then the event's own fields; `buildPayload` keeps that order.
  */
-export const commonInputShape = {
+const commonInputShape = once(() => ({
   session_id: z.string(),
   transcript_path: z.string(),
   cwd: z.string(),
   prompt_id: z.string().optional(),
-  permission_mode: permissionModeSchema.optional(),
+  permission_mode: permissionModeSchema().optional(),
   agent_id: z.string().optional(),
   agent_type: z.string().optional(),
   effort: z.looseObject({ level: z.string() }).optional(),
-};
-export const COMMON_KEYS = Object.keys(commonInputShape);
+}));
+type CommonInputShape = ReturnType<typeof commonInputShape>;
+/** commonInputShape's keys, in its order, without making it (a test keeps them equal). */
+export const COMMON_KEYS: readonly string[] = ["session_id", "transcript_path", "cwd", "prompt_id", "permission_mode", "agent_id", "agent_type", "effort"];
 
 export type CommonFields = {
   session_id: string;
   transcript_path: string;
   cwd: string;
   prompt_id?: string;
-  permission_mode?: z.infer<typeof permissionModeSchema>;
+  permission_mode?: z.infer<ReturnType<typeof permissionModeSchema>>;
   agent_id?: string;
   agent_type?: string;
   effort?: { level: string };
@@ -36,12 +54,12 @@ export type CommonFields = {
 export function inputSchema<E extends HookEventName, S extends z.ZodRawShape>(event: E, fields: S) {
   // An event that owns agent_id/agent_type (SubagentStart/Stop, SessionStart) lists them after hook_event_name.
   // Typed without the owned keys: an intersection would make agent_id `optional & required`, i.e. undefined.
-  const common = Object.fromEntries(Object.entries(commonInputShape).filter(([k]) => !(k in fields))) as Omit<typeof commonInputShape, keyof S>;
-  return z.looseObject({ ...common, hook_event_name: z.literal(event), ...fields } as Omit<typeof commonInputShape, keyof S> & { hook_event_name: z.ZodLiteral<E> } & S);
+  const common = Object.fromEntries(Object.entries(commonInputShape()).filter(([k]) => !(k in fields))) as Omit<CommonInputShape, keyof S>;
+  return z.looseObject({ ...common, hook_event_name: z.literal(event), ...fields } as Omit<CommonInputShape, keyof S> & { hook_event_name: z.ZodLiteral<E> } & S);
 }
 
 /** Top-level output fields every event accepts (contracts §1.6). */
-export const baseOutputShape = {
+const baseOutputShape = once(() => ({
   continue: z.boolean().optional(),
   stopReason: z.string().optional(),
   suppressOutput: z.boolean().optional(),
@@ -49,12 +67,12 @@ export const baseOutputShape = {
   terminalSequence: z.string().optional(),
   decision: z.enum(["approve", "block"]).optional(),
   reason: z.string().optional(),
-};
+}));
 
 /** Builds an event's output schema; `hookSpecificOutput.hookEventName` must name the event. */
 export function outputSchema<E extends HookEventName, S extends z.ZodRawShape>(event: E, specific: S) {
   return z.looseObject({
-    ...baseOutputShape,
+    ...baseOutputShape(),
     hookSpecificOutput: z.looseObject({ hookEventName: z.literal(event), ...specific }).optional(),
   });
 }
@@ -92,8 +110,10 @@ export function capText(s: string, cap = MODEL_TEXT_CAP): string {
 
 export type EventSpec<E extends HookEventName = HookEventName> = {
   name: E;
-  input: z.ZodType;
-  output: z.ZodType;
+  /** The stdin payload's schema, made on first use. */
+  input: () => z.ZodType;
+  /** The schema of the JSON a hook may print, made on first use. */
+  output: () => z.ZodType;
   /** contracts §1.1: whether exit 2 / `decision: "block"` has an effect. */
   canBlock: boolean;
   /** The payload field the matcher is tested against (internals §8.1); undefined: no matcher. */

@@ -91,9 +91,9 @@ const OUTPUTS = {
   MessageDisplay: messageDisplayOutput,
 };
 /** The stdin payload of event E, typed from its zod schema (DESIGN "HookPayload<N>"). */
-export type HookPayload<E extends HookEventName> = z.infer<(typeof INPUTS)[E]>;
+export type HookPayload<E extends HookEventName> = z.infer<ReturnType<(typeof INPUTS)[E]>>;
 /** The JSON output event E accepts (DESIGN "HookResult<N>"). */
-export type HookResult<E extends HookEventName> = z.input<(typeof OUTPUTS)[E]>;
+export type HookResult<E extends HookEventName> = z.input<ReturnType<(typeof OUTPUTS)[E]>>;
 
 export const isHookEventName = (s: string): s is HookEventName => Object.hasOwn(EVENT_SPECS, s);
 
@@ -102,7 +102,7 @@ const eventKeyCache = new Map<HookEventName, string[]>();
 export function eventKeys(event: HookEventName): string[] {
   let keys = eventKeyCache.get(event);
   if (!keys) {
-    const all = Object.keys((EVENT_SPECS[event].input as unknown as { shape: Record<string, unknown> }).shape);
+    const all = Object.keys((EVENT_SPECS[event].input() as unknown as { shape: Record<string, unknown> }).shape);
     keys = all.slice(all.indexOf("hook_event_name") + 1);
     eventKeyCache.set(event, keys);
   }

@@ -1,23 +1,23 @@
 import { z } from "zod";
-import { capText, type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema } from "./common.ts";
+import { capText, type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema, once } from "./common.ts";
 
 /** contracts §1.4 PermissionRequest: fired when a tool call would ask; no `tool_use_id`. */
-export const permissionRequestInput = inputSchema("PermissionRequest", {
+export const permissionRequestInput = once(() => inputSchema("PermissionRequest", {
   tool_name: z.string(),
   tool_input: z.record(z.string(), z.unknown()),
   permission_suggestions: z.array(z.record(z.string(), z.unknown())).optional(),
   mcp_server: z.looseObject({ name: z.string(), source: z.string().optional() }).optional(),
-});
+}));
 
 /** contracts §1.6: `decision: {behavior: "allow", updatedInput?} | {behavior: "deny", message?, interrupt?}`. */
-export const permissionRequestOutput = outputSchema("PermissionRequest", {
+export const permissionRequestOutput = once(() => outputSchema("PermissionRequest", {
   decision: z
     .union([
       z.looseObject({ behavior: z.literal("allow"), updatedInput: z.record(z.string(), z.unknown()).optional(), updatedPermissions: z.array(z.unknown()).optional() }),
       z.looseObject({ behavior: z.literal("deny"), message: z.string().optional(), interrupt: z.boolean().optional() }),
     ])
     .optional(),
-});
+}));
 
 /**
  * Only `decision.behavior` decides (exit 2 is ignored, contracts §1.1); a deny from any handler wins, its

@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema } from "./common.ts";
+import { type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema, once } from "./common.ts";
 
 /** contracts §1.4 PostCompact: after a compaction, with the summary it produced; the matcher sees `trigger`. */
-export const postCompactInput = inputSchema("PostCompact", {
+export const postCompactInput = once(() => inputSchema("PostCompact", {
   trigger: z.enum(["manual", "auto"]),
   compact_summary: z.string(),
-});
+}));
 
-export const postCompactOutput = outputSchema("PostCompact", {});
+export const postCompactOutput = once(() => outputSchema("PostCompact", {}));
 
 /** Cannot block; systemMessage is discarded (contracts §1.6). */
 export const mergePostCompact = (results: HandlerResult[]) => mergeBase(results, { canBlock: false, discardSystemMessage: true });

@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema } from "./common.ts";
+import { type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema, once } from "./common.ts";
 
 /**
  * contracts §1.4 PostToolBatch: once after every tool call of one assistant message has its result. `tool_calls`
  * follow the message's order; `tool_response` is the model-facing tool_result content, not the structured
  * object PostToolUse gets (observed in 2.1.332).
  */
-export const postToolBatchInput = inputSchema("PostToolBatch", {
+export const postToolBatchInput = once(() => inputSchema("PostToolBatch", {
   tool_calls: z.array(
     z.looseObject({
       tool_name: z.string(),
@@ -15,9 +15,9 @@ export const postToolBatchInput = inputSchema("PostToolBatch", {
       tool_response: z.unknown().optional(),
     }),
   ),
-});
+}));
 
-export const postToolBatchOutput = outputSchema("PostToolBatch", { additionalContext: z.string().optional() });
+export const postToolBatchOutput = once(() => outputSchema("PostToolBatch", { additionalContext: z.string().optional() }));
 
 /**
  * Exit 2 / `decision:"block"` ends the turn before the next model call (contracts §1.1); additionalContext goes

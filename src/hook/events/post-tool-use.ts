@@ -1,21 +1,21 @@
 import { z } from "zod";
-import { type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema } from "./common.ts";
+import { type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema, once } from "./common.ts";
 
 /** contracts §1.4 PostToolUse: `tool_response` is the tool's structured output object. */
-export const postToolUseInput = inputSchema("PostToolUse", {
+export const postToolUseInput = once(() => inputSchema("PostToolUse", {
   tool_name: z.string(),
   tool_input: z.record(z.string(), z.unknown()),
   tool_response: z.unknown(),
   tool_use_id: z.string(),
   duration_ms: z.number().optional(),
-});
+}));
 
-export const postToolUseOutput = outputSchema("PostToolUse", {
+export const postToolUseOutput = once(() => outputSchema("PostToolUse", {
   additionalContext: z.string().optional(),
   updatedToolOutput: z.unknown().optional(),
   updatedMCPToolOutput: z.unknown().optional(),
   classifierContext: z.string().optional(),
-});
+}));
 
 /**
  * The tool already ran, so `blocked` here means feedback: exit-2 stderr or `decision:"block"`

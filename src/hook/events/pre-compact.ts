@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema } from "./common.ts";
+import { type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema, once } from "./common.ts";
 
 /** contracts §1.4 PreCompact; the matcher sees `trigger`. */
-export const preCompactInput = inputSchema("PreCompact", {
+export const preCompactInput = once(() => inputSchema("PreCompact", {
   trigger: z.enum(["manual", "auto"]),
   custom_instructions: z.string().nullable(),
-});
+}));
 
-export const preCompactOutput = outputSchema("PreCompact", {});
+export const preCompactOutput = once(() => outputSchema("PreCompact", {}));
 
 /**
  * Exit 2 / `decision:"block"` blocks compaction. Plain exit-0 stdout lands in `additionalContext`:

@@ -1,22 +1,22 @@
 import { z } from "zod";
 import type { PermissionDecisionValue } from "../types.ts";
-import { capText, type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema, strongerDecision } from "./common.ts";
+import { capText, type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema, strongerDecision, once } from "./common.ts";
 
 /** contracts §1.4 PreToolUse. `tool_input` file paths are absolute. */
-export const preToolUseInput = inputSchema("PreToolUse", {
+export const preToolUseInput = once(() => inputSchema("PreToolUse", {
   tool_name: z.string(),
   tool_input: z.record(z.string(), z.unknown()),
   tool_use_id: z.string(),
   mcp_server: z.looseObject({ name: z.string(), source: z.string().optional() }).optional(),
-});
+}));
 
 /** contracts §1.6 PreToolUse hookSpecificOutput. */
-export const preToolUseOutput = outputSchema("PreToolUse", {
+export const preToolUseOutput = once(() => outputSchema("PreToolUse", {
   permissionDecision: z.enum(["allow", "deny", "ask", "defer"]).optional(),
   permissionDecisionReason: z.string().optional(),
   updatedInput: z.record(z.string(), z.unknown()).optional(),
   additionalContext: z.string().optional(),
-});
+}));
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined);
 

@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema } from "./common.ts";
+import { type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema, once } from "./common.ts";
 
 /** contracts §1.4 SessionEnd; the matcher sees `reason`. */
-export const sessionEndInput = inputSchema("SessionEnd", {
+export const sessionEndInput = once(() => inputSchema("SessionEnd", {
   reason: z.enum(["clear", "resume", "logout", "prompt_input_exit", "other"]),
-});
+}));
 
-export const sessionEndOutput = outputSchema("SessionEnd", {});
+export const sessionEndOutput = once(() => outputSchema("SessionEnd", {}));
 
 /** Cannot block; `systemMessage` is discarded (contracts §1.6). */
 export const mergeSessionEnd = (results: HandlerResult[]) => mergeBase(results, { canBlock: false, discardSystemMessage: true });

@@ -1,21 +1,21 @@
 import { z } from "zod";
-import { type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema } from "./common.ts";
+import { type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema, once } from "./common.ts";
 
 /** contracts §1.4 SessionStart; the matcher sees `source`. */
-export const sessionStartInput = inputSchema("SessionStart", {
+export const sessionStartInput = once(() => inputSchema("SessionStart", {
   source: z.enum(["startup", "resume", "clear", "compact", "fork"]),
   model: z.string().optional(),
   agent_type: z.string().optional(),
   session_title: z.string().optional(),
-});
+}));
 
-export const sessionStartOutput = outputSchema("SessionStart", {
+export const sessionStartOutput = once(() => outputSchema("SessionStart", {
   additionalContext: z.string().optional(),
   initialUserMessage: z.string().optional(),
   sessionTitle: z.string().optional(),
   watchPaths: z.array(z.string()).optional(),
   reloadSkills: z.boolean().optional(),
-});
+}));
 
 /** Cannot block (exit-2 stderr shown to the user); plain exit-0 stdout becomes model context. */
 export function mergeSessionStart(results: HandlerResult[]) {

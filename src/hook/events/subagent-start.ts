@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema } from "./common.ts";
+import { type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema, once } from "./common.ts";
 
 /** contracts §1.4 SubagentStart; the matcher sees `agent_type`. */
-export const subagentStartInput = inputSchema("SubagentStart", {
+export const subagentStartInput = once(() => inputSchema("SubagentStart", {
   agent_id: z.string(),
   agent_type: z.string(),
-});
+}));
 
-export const subagentStartOutput = outputSchema("SubagentStart", { additionalContext: z.string().optional() });
+export const subagentStartOutput = once(() => outputSchema("SubagentStart", { additionalContext: z.string().optional() }));
 
 /** Cannot block: exit-2 stderr is shown to the user; additionalContext goes to the subagent. */
 export const mergeSubagentStart = (results: HandlerResult[]) => mergeBase(results, { canBlock: false, exit2ToUser: true });

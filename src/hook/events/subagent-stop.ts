@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema } from "./common.ts";
+import { type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema, once } from "./common.ts";
 
 /** contracts §1.4 SubagentStop; the matcher sees `agent_type`. */
-export const subagentStopInput = inputSchema("SubagentStop", {
+export const subagentStopInput = once(() => inputSchema("SubagentStop", {
   stop_hook_active: z.boolean(),
   agent_id: z.string(),
   agent_type: z.string(),
@@ -10,9 +10,9 @@ export const subagentStopInput = inputSchema("SubagentStop", {
   last_assistant_message: z.string().optional(),
   background_tasks: z.array(z.unknown()).optional(),
   session_crons: z.array(z.unknown()).optional(),
-});
+}));
 
-export const subagentStopOutput = outputSchema("SubagentStop", { additionalContext: z.string().optional() });
+export const subagentStopOutput = once(() => outputSchema("SubagentStop", { additionalContext: z.string().optional() }));
 
 /** As Stop: `blocked` keeps the subagent going with `blockReason`. */
 export const mergeSubagentStop = (results: HandlerResult[]) => mergeBase(results, { canBlock: true });

@@ -1,18 +1,18 @@
 import { z } from "zod";
-import { type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema } from "./common.ts";
+import { type EventSpec, type HandlerResult, inputSchema, mergeBase, outputSchema, once } from "./common.ts";
 
 /** contracts §1.4 UserPromptSubmit. */
-export const userPromptSubmitInput = inputSchema("UserPromptSubmit", {
+export const userPromptSubmitInput = once(() => inputSchema("UserPromptSubmit", {
   prompt: z.string(),
   source: z.enum(["user", "sdk", "system", "loop_wakeup", "schedule_wakeup", "poll_event"]).optional(),
   session_title: z.string().optional(),
-});
+}));
 
-export const userPromptSubmitOutput = outputSchema("UserPromptSubmit", {
+export const userPromptSubmitOutput = once(() => outputSchema("UserPromptSubmit", {
   additionalContext: z.string().optional(),
   sessionTitle: z.string().optional(),
   suppressOriginalPrompt: z.boolean().optional(),
-});
+}));
 
 /** Exit 2 / `decision:"block"` rejects and erases the prompt; plain exit-0 stdout is model context. */
 export function mergeUserPromptSubmit(results: HandlerResult[]) {

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../../util/random.ts";
 import { z } from "zod";
 import { resolveSubagentModel } from "../../agent/model.ts";
 import { newAgentId, subagentTranscriptPath, writeAgentStore, writeSubagentMeta, type AgentStatus, type SubagentMeta } from "../../agent/store.ts";

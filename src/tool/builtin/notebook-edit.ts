@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes } from "../../util/random.ts";
 import { extname } from "node:path";
 import { z } from "zod";
 import { defineTool, interrupted } from "../define-tool.ts";

@@ -198,15 +198,15 @@ describe("buildPayload key order (contracts §1.4)", () => {
     };
     for (const [ev, spec] of Object.entries(EVENT_SPECS)) {
       const p = buildPayload(ev as never, common, fields[ev]);
-      const r = spec.input.safeParse(p);
+      const r = spec.input().safeParse(p);
       expect(r.success, ev).toBe(true);
-      expect(spec.input.safeParse({ ...p, hook_event_name: "Nope" }).success).toBe(false);
+      expect(spec.input().safeParse({ ...p, hook_event_name: "Nope" }).success).toBe(false);
     }
   });
   test("output schemas reject a hookEventName for another event", () => {
-    expect(EVENT_SPECS.PreToolUse.output.safeParse({ hookSpecificOutput: { hookEventName: "Stop" } }).success).toBe(false);
-    expect(EVENT_SPECS.PreToolUse.output.safeParse({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "maybe" } }).success).toBe(false);
-    expect(EVENT_SPECS.Stop.output.safeParse({ decision: "block", reason: "r" }).success).toBe(true);
+    expect(EVENT_SPECS.PreToolUse.output().safeParse({ hookSpecificOutput: { hookEventName: "Stop" } }).success).toBe(false);
+    expect(EVENT_SPECS.PreToolUse.output().safeParse({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "maybe" } }).success).toBe(false);
+    expect(EVENT_SPECS.Stop.output().safeParse({ decision: "block", reason: "r" }).success).toBe(true);
   });
   test("default timeouts (contracts §1.2, §9)", () => {
     expect(EVENT_SPECS.PreToolUse.defaultTimeoutSec).toBe(600);
@@ -218,6 +218,6 @@ describe("buildPayload key order (contracts §1.4)", () => {
 test("HookPayload / HookResult types follow the schemas", () => {
   const p: import("../../../src/hook/events/index.ts").HookPayload<"Stop"> = { session_id: "s", transcript_path: "/t", cwd: "/", hook_event_name: "Stop", stop_hook_active: true };
   const r: import("../../../src/hook/events/index.ts").HookResult<"PreToolUse"> = { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny" } };
-  expect(EVENT_SPECS.Stop.input.safeParse(p).success).toBe(true);
-  expect(EVENT_SPECS.PreToolUse.output.safeParse(r).success).toBe(true);
+  expect(EVENT_SPECS.Stop.input().safeParse(p).success).toBe(true);
+  expect(EVENT_SPECS.PreToolUse.output().safeParse(r).success).toBe(true);
 });

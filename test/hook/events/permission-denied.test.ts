@@ -24,6 +24,6 @@ describe("PermissionDenied merge", () => {
   test("payload: common fields, then tool_name, tool_input, tool_use_id, reason", () => {
     const p = buildPayload("PermissionDenied", { session_id: "s", transcript_path: "/t", cwd: "/c", permission_mode: "auto" }, { reason: "r", tool_use_id: "toolu_1", tool_input: { command: "x" }, tool_name: "Bash" });
     expect(Object.keys(p)).toEqual(["session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name", "tool_name", "tool_input", "tool_use_id", "reason"]);
-    expect(permissionDeniedInput.safeParse(p).success).toBe(true);
+    expect(permissionDeniedInput().safeParse(p).success).toBe(true);
   });
 });
