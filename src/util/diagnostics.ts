@@ -1,4 +1,3 @@
-import { isatty } from "node:tty";
 import { createConsola, LogLevels, type ConsolaInstance, type ConsolaReporter, type LogObject } from "consola/core";
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -41,8 +40,15 @@ export function plainReporter(stream: NonNullable<DiagnosticsOptions["stream"]>)
 /** A diagnostics channel at the level the flags ask for. Never throws. */
 export function createDiagnostics(o: DiagnosticsOptions = {}): Diagnostics {
   // isatty, not process.stderr.isTTY: Bun makes the Node stream on first touch (~8 ms of CPU), and a run that
-  // writes no diagnostic need not make it before its first request (issue 21).
-  let stream = o.stream ?? { write: writeErr, isTTY: isatty(2) };
+  // writes no diagnostic need not make it before its first request (issue 21). Asked at the first line written:
+  // importing node:tty alone costs a start ~4 ms of CPU (Bun 1.4.5).
+  let tty: boolean | undefined;
+  let stream = o.stream ?? {
+    write: writeErr,
+    get isTTY() {
+      return (tty ??= (require("node:tty") as typeof import("node:tty")).isatty(2));
+    },
+  };
   if (o.logFile) {
     const file = o.logFile;
     const out = stream;
@@ -51,7 +57,9 @@ export function createDiagnostics(o: DiagnosticsOptions = {}): Diagnostics {
       appendFileSync(file, "");
       out.write(`yoke: debug log: ${file}\n`);
       stream = {
-        isTTY: out.isTTY,
+        get isTTY() {
+          return out.isTTY;
+        },
         write(text) {
           out.write(text);
           try {
