@@ -3,8 +3,8 @@
  * (say main's and a branch's) A/B alternating in the configured project of bench/project.ts, the way `bun run bench`
  * runs yoke against Claude Code. Prints per scenario the median, 10th and 90th percentile of wall time, CPU time of
  * the process tree, peak RSS (GNU time's %M), spawn → first request, yoke's own CPU time at the first request and at
- * exit, and each binary's YOKE_TIMING phases (wall / own CPU, medians). Never a timed test: it only prints. Exits 1
- * naming a failed run.
+ * exit, the first answer → exit (wall and own CPU: the tool turns and the exit without start-up's noise), and each
+ * binary's YOKE_TIMING phases (wall / own CPU, medians). Never a timed test: it only prints. Exits 1 naming a failed run.
  */
 import { realpathSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -83,6 +83,9 @@ async function main(): Promise<number> {
           if (log.firstRequestAt !== null) push(fig[which]!, "spawn → first request", log.firstRequestAt - s.startedAt);
           push(fig[which]!, "own CPU at the request", cpu.request);
           push(fig[which]!, "own CPU at exit", cpu.exit);
+          // The turns after the first answer (issue 21: tool turns, the exit), without start-up's noise.
+          if (wall["message-done"] !== undefined && wall.exit !== undefined) push(fig[which]!, "first answer → exit", wall.exit - wall["message-done"]);
+          if (cpu["message-done"] !== undefined && cpu.exit !== undefined) push(fig[which]!, "own CPU, first answer → exit", cpu.exit - cpu["message-done"]);
           for (const [k, v] of Object.entries(wall)) push(phases[which]!, `${k} wall`, v);
           for (const [k, v] of Object.entries(cpu)) push(phases[which]!, `${k} cpu`, v);
         }

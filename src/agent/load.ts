@@ -47,6 +47,8 @@ export function loadAgents(o: {
   pluginDirs?: Array<{ plugin: string; dir: string }>;
   /** `--agents '{"name": {"description", "prompt", "tools"?, "model"?}}'` (contracts §4.1): beats project agents. */
   flagAgents?: Record<string, unknown>;
+  /** Managed `strictPluginOnlyCustomization` locks agents: no `~/.claude/agents` or project `.claude/agents` (src/config/plugin-only.ts). */
+  pluginOnly?: boolean;
 }): AgentCatalog {
   const warnings: string[] = [];
   const byName = new Map<string, AgentDefinition>();
@@ -79,8 +81,10 @@ export function loadAgents(o: {
     }
   };
   for (const p of o.pluginDirs ?? []) loadDir(p.dir, "plugin", p.plugin);
-  loadDir(userDir, "user");
-  for (const dir of projectAgentDirs(o.cwd, userDir)) loadDir(dir, "project");
+  if (!o.pluginOnly) {
+    loadDir(userDir, "user");
+    for (const dir of projectAgentDirs(o.cwd, userDir)) loadDir(dir, "project");
+  }
   for (const [name, raw] of Object.entries(o.flagAgents ?? {})) {
     const a = flagAgent(name, raw);
     if (typeof a === "string") warnings.push(`--agents: agent "${name}": ${a} (agent skipped)`);

@@ -22,6 +22,8 @@ export type SessionAgentToolOptions = {
   extra?: Partial<AgentToolOptions>;
   /** Parsed `--agents` JSON. */
   flagAgents?: Record<string, unknown>;
+  /** Only built-in, plugin and `--agents` agents (managed strictPluginOnlyCustomization locks agents). */
+  pluginOnly?: boolean;
 };
 
 /**
@@ -30,7 +32,7 @@ export type SessionAgentToolOptions = {
  * reported through `warn` and skipped. Never throws.
  */
 export function sessionAgentTool(o: SessionAgentToolOptions): { tool: Tool; agents: AgentDefinition[]; run: AgentRunner } {
-  const catalog = loadAgents({ cwd: o.cwd, env: o.env, pluginDirs: o.pluginDirs, flagAgents: o.flagAgents });
+  const catalog = loadAgents({ cwd: o.cwd, env: o.env, pluginDirs: o.pluginDirs, flagAgents: o.flagAgents, pluginOnly: o.pluginOnly });
   catalog.warnings.forEach(o.warn);
   const options: AgentToolOptions = {
     parent: o.parent,

@@ -35,6 +35,7 @@ import { modelWiring } from "./model-wiring.ts";
 import { wireCompaction, wireLoop } from "./loop-wiring.ts";
 import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
 import { forkSkill, pluginAgentFolders, startExtensionDiscovery, wireExtensions, wireOutputStyle } from "./extension-wiring.ts";
+import { pluginOnlySurfaces } from "../config/plugin-only.ts";
 import type { OutputStyle } from "../extension/output-styles.ts";
 import { agentHooks, agentMcpServers, agentPermissions, agentSkillContext, cutToolsForAgent, mainAgent } from "./main-agent.ts";
 import type { Extensions } from "../extension/runtime.ts";
@@ -270,6 +271,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     mainModel: () => models.current(),
     context: ctx,
     flagAgents: parseAgentsFlag(flagStr(args, "agents")),
+    // Managed strictPluginOnlyCustomization (its bad values are said once, by the skills' wiring).
+    pluginOnly: pluginOnlySurfaces(settings, () => {}).has("agents"),
     outbox,
     log,
     // Agent frontmatter (issue 14 point 4): permissionMode for its runs, skills loaded before its prompt.

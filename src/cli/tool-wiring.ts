@@ -51,6 +51,8 @@ export function wireAgentTool(o: {
   agentContext?: (agent: AgentDefinition) => string[];
   /** Report only the loading warnings that name a file under these folders (the rest were said already). */
   onlyWarningsFrom?: string[];
+  /** Managed strictPluginOnlyCustomization locks agents: no personal or project agent files. */
+  pluginOnly?: boolean;
 }): { tool: Tool; agents: AgentDefinition[]; run: AgentRunner } {
   return sessionAgentTool({
     cwd: o.cwd,
@@ -67,6 +69,7 @@ export function wireAgentTool(o: {
     },
     flagAgents: o.flagAgents,
     pluginDirs: o.pluginDirs,
+    pluginOnly: o.pluginOnly,
     extra: {
       ...(o.permissionsFor ? { permissionsFor: o.permissionsFor } : {}),
       ...(o.scopedHooks ? { scopedHooks: o.scopedHooks } : {}),

@@ -50,9 +50,7 @@ function asyncDeclaration(line: string): { timeoutMs?: number } | null {
 
 import { accessSync, constants, statSync } from "node:fs";
 import { resolve } from "node:path";
-import type { ChildProcess } from "node:child_process";
-import type { Readable } from "node:stream";
-import { killGroup, spawnProcess } from "../util/subprocess.ts";
+import { killGroup, type PipedChild, spawnPiped } from "../util/subprocess.ts";
 import { markEach } from "../util/mark-each.ts";
 
 let bashPath: string | undefined;
@@ -89,26 +87,24 @@ export function directArgv(command: string, cwd: string, env: Record<string, str
 // After the hook exits, a child it left running may still hold stdout open; stop reading soon after.
 const DRAIN_GRACE_MS = 200;
 
-async function readCapped(stream: Readable | null, cap: number, stopped: Promise<void>, onText?: (text: string) => void) {
+async function readCapped(stream: ReadableStream<Uint8Array>, cap: number, stopped: Promise<void>, onText?: (text: string) => void) {
   const dec = new TextDecoder();
   let text = "";
   let truncated = false;
-  if (!stream) return { text, truncated };
-  await new Promise<void>((done) => {
-    stream.on("data", (chunk: Uint8Array) => {
-      if (text.length < cap) text += dec.decode(chunk, { stream: true });
+  const reader = stream.getReader();
+  // After the grace period: keep what arrived (a pending read ends as done).
+  void stopped.then(() => reader.cancel().catch(() => {}));
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (text.length < cap) text += dec.decode(value, { stream: true });
       else truncated = true;
       onText?.(text);
-    });
-    stream.once("close", () => done());
-    stream.once("end", () => done());
-    stream.once("error", () => done());
-    // After the grace period: keep what arrived.
-    stopped.then(() => {
-      stream.destroy();
-      done();
-    });
-  });
+    }
+  } catch {
+    // the pipe failed: keep what arrived
+  }
   text += dec.decode();
   if (text.length > cap) {
     text = text.slice(0, cap);
@@ -123,14 +119,6 @@ export const MAX_TIMER_MS = 2_147_483_647;
 /** A timeout as a timer can hold it: at most MAX_TIMER_MS, at least 1 ms; a value that is no number waits the longest. Pure. */
 export const clampTimerMs = (ms: number): number => (Number.isFinite(ms) ? Math.min(Math.max(1, ms), MAX_TIMER_MS) : MAX_TIMER_MS);
 
-/** Resolves once the process started (with a promise of its exit), rejects when it could not start. */
-function whenStarted(proc: ChildProcess): Promise<[ChildProcess, Promise<{ code: number | null; signal: NodeJS.Signals | null }>]> {
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => proc.once("exit", (code, signal) => res({ code, signal })));
-  return new Promise((resolve, reject) => {
-    proc.once("error", reject);
-    proc.once("spawn", () => resolve([proc, exit]));
-  });
-}
 
 /**
  * Runs one command hook in its own process group (setsid: no controlling terminal) with the payload
@@ -148,24 +136,24 @@ export async function runHookCommand(o: CommandRunOptions): Promise<CommandRun> 
   const shellArgv = [bash(), "-c", o.command];
   const direct = o.args ? undefined : directArgv(o.command, o.cwd, env);
   // The payload is a file on stdin, not a socket: bash sources ~/.bashrc when stdin is a socket (its rsh heuristic).
-  const start = (argv: string[]) => whenStarted(spawnProcess(argv, { cwd: o.cwd, env, stdin: { data: o.stdin } }));
-  let proc: ChildProcess;
-  let exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  // spawnPiped: Bun's spawn, own process group, dies with yoke even under SIGKILL (issue 20.8); it throws when the program cannot start.
+  const start = (argv: string[]) => spawnPiped(argv, { cwd: o.cwd, env, stdin: { data: o.stdin } });
+  let proc: PipedChild;
   try {
-    if (o.args) [proc, exit] = await start([o.command, ...o.args]);
+    if (o.args) proc = start([o.command, ...o.args]);
     else if (direct) {
       try {
-        [proc, exit] = await start(direct);
+        proc = start(direct);
       } catch {
-        [proc, exit] = await start(shellArgv); // e.g. a script without a shebang: bash knows what to do
+        proc = start(shellArgv); // e.g. a script without a shebang: bash knows what to do
       }
-    } else [proc, exit] = await start(shellArgv);
+    } else proc = start(shellArgv);
   } catch (e) {
     return { ...base, exitCode: null, durationMs: performance.now() - started, spawnError: (e as Error).message };
   }
+  const exit = proc.exited.then(() => ({ code: proc.exitCode, signal: proc.signalCode }));
   markEach("hook-spawned");
-  // spawnProcess: own process group, dies with yoke even under SIGKILL (issue 20.8).
-  const pid = proc.pid!;
+  const pid = proc.pid;
   let timedOut = false;
   let cancelled = false;
   const kill = () => {

@@ -127,6 +127,24 @@ describe("strictPluginOnlyCustomization in managed settings (observed in 2.1.332
     for (const gone of ["Project skill", "Project command", "Personal skill"]) expect(sys).not.toContain(gone);
   });
 
+  test('["agents"]: the Agent tool offers plugin agents, not personal or project ones; skills still load', async () => {
+    const cwd = project();
+    const home = tempDir("yoke-strict-home-");
+    const policy = tempDir("yoke-strict-policy-");
+    const plug = tempDir("yoke-strict-plug-");
+    const agent = (name: string) => `---\nname: ${name}\ndescription: The ${name} agent\n---\nPROMPT\n`;
+    writeTree(cwd, { ".claude/agents/proj-agent.md": agent("proj-agent"), ".claude/skills/proj/SKILL.md": "---\ndescription: Project skill\n---\nP\n" });
+    writeTree(home, { ".claude/agents/my-agent.md": agent("my-agent") });
+    writeTree(policy, { "managed-settings.json": JSON.stringify({ strictPluginOnlyCustomization: ["agents"] }) });
+    writeTree(plug, { ".claude-plugin/plugin.json": JSON.stringify({ name: "kit" }), "agents/helper.md": agent("helper") });
+    const r = await runWith(cwd, [say("ok")], ["--plugin-dir", plug], { env: { HOME: home, YOKE_MANAGED_DIR: policy } });
+    const agentTool = JSON.stringify(r.requests[0]!.body.tools.find((t: { name: string }) => t.name === "Agent"));
+    expect(agentTool).toContain("kit:helper");
+    expect(agentTool).not.toContain("proj-agent");
+    expect(agentTool).not.toContain("my-agent");
+    expect(systemText(r.requests[0]!)).toContain("- proj: Project skill");
+  });
+
   test("false, or a list without skills, locks nothing here; a value of another type is said and locks all", async () => {
     for (const v of [false, ["hooks"]]) {
       const sys = systemText((await setup(v).run()).requests[0]!);

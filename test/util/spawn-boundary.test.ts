@@ -4,7 +4,7 @@ import { expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { waitFor } from "../helpers/wait-for.ts";
-import { helperFailure, runProcess, runProcessSync, spawnProcess } from "../../src/util/subprocess.ts";
+import { GUARD_ENV, helperFailure, runProcess, runProcessSync, spawnPiped, spawnProcess } from "../../src/util/subprocess.ts";
 import { alive } from "../helpers/process-alive.ts";
 
 const root = join(import.meta.dir, "..", "..");
@@ -37,6 +37,18 @@ test("spawnProcess: the child leads its own process group; fixed stdin is a file
   expect(Number(pgid)).toBe(child.pid!);
   expect(kind).toBe("not-socket");
   expect(rest).toBe("payload");
+});
+
+test("spawnPiped (command hooks): the child leads its own group, carries the watchdog token, reads a file on stdin; no program, a throw", async () => {
+  const child = spawnPiped(["bash", "-c", `ps -o pgid= -p $$; [ -S /dev/stdin ] && echo socket || echo not-socket; echo "\${${GUARD_ENV}:+token}"; cat`], { stdin: { data: "payload" } });
+  const [out] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+  const [pgid, kind, token, rest] = out.trim().split("\n");
+  expect(Number(pgid)).toBe(child.pid);
+  expect(kind).toBe("not-socket");
+  expect(token).toBe("token");
+  expect(rest).toBe("payload");
+  expect(child.exitCode).toBe(0);
+  expect(() => spawnPiped(["/nonexistent/prog"], { stdin: { data: "" } })).toThrow(/ENOENT/);
 });
 
 test("runProcess: a command that hangs ends at its timeout with its whole group killed", async () => {
