@@ -9,6 +9,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import pkg from "./package.json" with { type: "json" };
 import { mcpDefaultValidatorStub, seccompForArch } from "./build-plugins.ts";
+import { mcpLazySchemas } from "./build-mcp-schemas.ts";
 
 const root = import.meta.dir;
 const entry = join(root, "src/main.ts");
@@ -43,7 +44,7 @@ async function compileOne(outfile: string, target?: Target, executablePath?: str
   const result = await Bun.build({
     entrypoints: [entry],
     // mcpDefaultValidatorStub: the MCP client's ajv loads on first use (build-plugins.ts says what it saves).
-    plugins: [seccompForArch(target ? target.compile : hostName), mcpDefaultValidatorStub()],
+    plugins: [seccompForArch(target ? target.compile : hostName), mcpDefaultValidatorStub(), mcpLazySchemas()],
     minify: true,
     sourcemap: "none",
     // Bytecode compiled at build time and embedded (ESM bytecode needs compile): the binary skips
