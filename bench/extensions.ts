@@ -48,15 +48,17 @@ for (let i = 0; i < 100; i++)
 await Bun.sleep(2100);
 
 const bin = yokeBin();
-const fake = await startFakeAnthropic({ script: Array.from({ length: 4 * RUNS + 4 }, () => ({ content: [{ type: "text" as const, text: "hi" }] })) });
+const fake = await startFakeAnthropic({ script: Array.from({ length: 5 * RUNS + 5 }, () => ({ content: [{ type: "text" as const, text: "hi" }] })) });
 type Sample = { wall: number; cpu: number; busy: number; reqCpu: number; t: Record<string, number>; c: Record<string, number> };
 const COLD = "cold";
 const REFERENCE = "reference";
+const REFERENCE_NONE = "reference, none";
 const samples = new Map<string, Sample[]>([
   [empty, []],
   [full, []],
   [COLD, []],
   [REFERENCE, []],
+  [REFERENCE_NONE, []],
 ]);
 const busyOf = (stderr: string) => Number(/extensions-busy:([\d.]+)/.exec(stderr)?.[1] ?? 0);
 /** The warm runs share one home, so discovery's cache from the run before is there (the usual case: a second start). */
@@ -86,9 +88,10 @@ async function run(cwd: string, keep: boolean, o: { cold?: boolean; as?: string;
 await run(empty, false);
 await run(full, false);
 if (REF) await run(full, false, { bin: REF });
+if (REF) await run(empty, false, { bin: REF });
 for (let i = 0; i < RUNS; i++) {
   const round: Array<() => Promise<void>> = [() => run(empty, true), () => run(full, true), () => run(full, true, { cold: true, as: COLD })];
-  if (REF) round.push(() => run(full, true, { bin: REF, as: REFERENCE }));
+  if (REF) round.push(() => run(full, true, { bin: REF, as: REFERENCE }), () => run(empty, true, { bin: REF, as: REFERENCE_NONE }));
   for (let k = 0; k < round.length; k++) await round[(k + i) % round.length]!();
 }
 const req = fake.requests.findLast((r) => JSON.stringify(r.body.tools ?? []).includes('"Skill"'))!;
@@ -117,9 +120,12 @@ console.log(`process CPU time (ms), none                         ${stats(col(emp
 console.log(`process CPU time (ms), 150 files                    ${stats(col(full, "cpu"))}   difference of medians ${diff("cpu", full)}`);
 console.log(`process CPU time (ms), 150 files, no cache          ${stats(col(COLD, "cpu"))}   difference of medians ${diff("cpu", COLD)}`);
 if (REF) {
-  console.log(`spawn → first request (ms), 150 files, reference   ${stats(col(REFERENCE, "wall"))}   difference of medians ${diff("wall", REFERENCE)}`);
-  console.log(`CPU to the first request (ms), 150 files, reference ${stats(col(REFERENCE, "reqCpu"))}   difference of medians ${diff("reqCpu", REFERENCE)}`);
-  console.log(`process CPU time (ms), 150 files, reference        ${stats(col(REFERENCE, "cpu"))}   difference of medians ${diff("cpu", REFERENCE)}`);
+  // The reference against its own runs without the files: what the 150 files add in each build, side by side.
+  const refDiff = (k: "wall" | "cpu" | "reqCpu") => (q(col(REFERENCE, k), 0.5) - q(col(REFERENCE_NONE, k), 0.5)).toFixed(1);
+  console.log(`reference (${REF}), same rounds:`);
+  console.log(`spawn → first request (ms), none / 150 files       ${stats(col(REFERENCE_NONE, "wall"))} / ${stats(col(REFERENCE, "wall"))}   difference ${refDiff("wall")}`);
+  console.log(`CPU to the first request (ms), none / 150 files    ${stats(col(REFERENCE_NONE, "reqCpu"))} / ${stats(col(REFERENCE, "reqCpu"))}   difference ${refDiff("reqCpu")}`);
+  console.log(`process CPU time (ms), none / 150 files            ${stats(col(REFERENCE_NONE, "cpu"))} / ${stats(col(REFERENCE, "cpu"))}   difference ${refDiff("cpu")}`);
 }
 console.log(`listing in the system prompt                        ${listing.length} chars (~${Math.round(listing.length / 4)} tokens; budget 1% of the context window)`);
 console.log(`the Skill tool's definition in the request          ${skillTool.length} chars (~${Math.round(skillTool.length / 4)} tokens)`);
@@ -131,10 +137,13 @@ const order = Object.entries(samples.get(full)![0]!.t)
   .sort((a, b) => a[1] - b[1])
   .map(([k]) => k);
 const med = (xs: number[]) => q(xs.filter(Number.isFinite), 0.5);
-console.log("\nphase (YOKE_TIMING marks)          wall none   150 files | CPU none   150 files  difference");
+console.log(`\nphase (YOKE_TIMING marks)          wall none   150 files | CPU none   150 files  difference${REF ? " | reference: CPU difference" : ""}`);
 for (let i = 1; i < order.length && order[i - 1] !== "request"; i++) {
   const [a, b] = [order[i - 1]!, order[i]!];
   const iv = (cwd: string, f: "t" | "c") => med(samples.get(cwd)!.map((s) => s[f][b]! - s[f][a]!));
   const [w0, w1, c0, c1] = [iv(empty, "t"), iv(full, "t"), iv(empty, "c"), iv(full, "c")];
-  console.log(`${`${a} → ${b}`.padEnd(34)} ${w0.toFixed(1).padStart(8)} ${w1.toFixed(1).padStart(10)} | ${c0.toFixed(1).padStart(8)} ${c1.toFixed(1).padStart(10)} ${(c1 - c0).toFixed(1).padStart(10)}`);
+  // The reference's own phases, where it has both marks (an older build may lack one).
+  const inRef = REF && [REFERENCE, REFERENCE_NONE].every((k) => samples.get(k)!.every((s) => a in s.c && b in s.c));
+  const ref = inRef ? ` | ${(iv(REFERENCE, "c") - iv(REFERENCE_NONE, "c")).toFixed(1).padStart(10)}` : "";
+  console.log(`${`${a} → ${b}`.padEnd(34)} ${w0.toFixed(1).padStart(8)} ${w1.toFixed(1).padStart(10)} | ${c0.toFixed(1).padStart(8)} ${c1.toFixed(1).padStart(10)} ${(c1 - c0).toFixed(1).padStart(10)}${ref}`);
 }

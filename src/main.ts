@@ -4,6 +4,8 @@ import { flushOutput, writeErr, writeErrAtExit, writeOut, writeOutOnce } from ".
 /** argv → Runtime → mode. The only place that reads process.argv, exits, or installs signal handlers. */
 async function main(argv: string[]): Promise<number> {
   if (process.env.YOKE_TIMING === "1") markCpu();
+  // Where the memory goes (issue 21): RSS per phase and its split at exit, read from /proc only when asked for.
+  if (process.env.YOKE_TIMING === "1" && process.env.YOKE_TIMING_RSS === "1") (memoryProbe = await import("./util/memory-probe.ts")).startRssMarks();
   performance.mark("yoke:main");
   // --version answers before anything else is loaded, without making Node's stdout stream: startup is a feature.
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
@@ -52,6 +54,8 @@ async function main(argv: string[]): Promise<number> {
   return runHeadless(args, mcpPrelaunch);
 }
 
+let memoryProbe: typeof import("./util/memory-probe.ts") | undefined;
+
 /**
  * YOKE_TIMING=1: each phase mark also records this process's CPU time (user + system) so far, as its detail. Wall
  * time on a shared machine is mostly waiting for a core; CPU time says what a phase itself costs (issue 21).
@@ -78,7 +82,8 @@ function printTiming(): void {
   const cpu = marks.filter((m) => typeof m.detail?.cpuMs === "number");
   writeErrAtExit(
     `yoke timing (ms since start): ${[...marks.map((m) => `${m.name.slice(5)}=${m.startTime.toFixed(1)}`), ...spans.map((m) => `${m.name.slice(5)}:${m.duration.toFixed(2)}`)].join(" ")}\n` +
-      `yoke cpu (ms of this process): ${cpu.map((m) => `${m.name.slice(5)}=${(m.detail.cpuMs as number).toFixed(1)}`).join(" ")}\n`,
+      `yoke cpu (ms of this process): ${cpu.map((m) => `${m.name.slice(5)}=${(m.detail.cpuMs as number).toFixed(1)}`).join(" ")}\n` +
+      (memoryProbe?.memoryReport() ?? ""),
   );
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from "../util/random.ts";
 import { tmpdir } from "node:os";
 import { startTempSweep, tempSweepSettled } from "../session/temp-sweep.ts";
 import { afterFirstRequest } from "./after-first-request.ts";
+import { prepareStdout } from "../util/output.ts";
 import { join } from "node:path";
 import type { LoadedSettings } from "../config/load.ts";
 import { claudeUserDir, projectStateDir, yokeDir } from "../config/paths.ts";
@@ -192,7 +193,11 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   // Scratch folders of runs that were SIGKILLed (issue 20.4); never a live run's. Once the first request has left:
   // a shared temp folder may hold 100,000 entries (~100 ms of CPU to list), which the first request does not need.
   const sweepRoot = env.TMPDIR || tmpdir();
-  const provider = afterFirstRequest(wired.provider, () => startTempSweep(sweepRoot));
+  // A headless run writes its answer to stdout at the end: the stream is made while the model answers (prepareStdout).
+  const provider = afterFirstRequest(wired.provider, () => {
+    startTempSweep(sweepRoot);
+    if (o.interactive !== true) prepareStdout();
+  });
   // A run that will ask the model: the SDK loads and the connection opens while the rest composes (issue 21).
   if (o.requireCredentials !== false) provider.warm?.();
   const fileState = createFileState();

@@ -1,3 +1,4 @@
+import "../util/zod-setup.ts"; // first: zod reads the setting as each schema is made, and these are made at import
 import { z } from "zod";
 
 const stringArray = z.array(z.string());

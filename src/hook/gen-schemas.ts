@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "zod";
-import { EVENT_SPECS } from "./events/index.ts";
+import { EVENT_SPECS, schemaEventKeys } from "./events/index.ts";
+import { HOOK_EVENTS } from "./types.ts";
 
 /**
  * The published wire contract: one JSON Schema per event for hook stdin (`<Event>.input.json`)
@@ -18,6 +19,11 @@ export function generateSchemas(): Record<string, string> {
   return files;
 }
 
+/** Each event's own payload fields in schema order, as src/hook/events/event-keys.json holds them. Pure. */
+export const generateEventKeys = (): string => `${JSON.stringify(Object.fromEntries(HOOK_EVENTS.map((e) => [e, schemaEventKeys(e)])), null, 2)}\n`;
+
+export const eventKeysFile = join(dirname(new URL(import.meta.url).pathname), "events", "event-keys.json");
+
 /** Default output folder: `hooks/schemas` at the repository root. */
 export const schemasDir = (root = join(dirname(new URL(import.meta.url).pathname), "..", "..")) => join(root, "hooks", "schemas");
 
@@ -27,4 +33,6 @@ if (import.meta.main) {
   const files = generateSchemas();
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   console.log(`wrote ${Object.keys(files).length} schemas to ${dir}`);
+  writeFileSync(eventKeysFile, generateEventKeys());
+  console.log(`wrote ${eventKeysFile}`);
 }

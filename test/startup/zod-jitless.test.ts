@@ -7,17 +7,36 @@ import { repoRoot } from "../helpers/binary.ts";
 
 const root = repoRoot();
 
-/** How many functions zod compiled while parsing a settings file, after importing `first` (then the schema). */
+const SETTINGS = { hooks: { SessionStart: [{ hooks: [{ type: "command", command: "exit 0" }] }] }, permissions: { allow: ["Bash(ls:*)"] }, model: "opus" };
+const MCP = { command: "node", args: ["server.js"], env: { A: "1" } };
+
+/**
+ * How many functions zod compiled while parsing a settings file and an MCP server entry, after importing `first`
+ * (then the modules that make those schemas); with `first` null, a schema of the probe's own, made without any yoke
+ * module (the probe can see zod's JIT).
+ */
 async function compiledAfter(first: string | null): Promise<number> {
-  const script = `
-    ${first ? `await import(${JSON.stringify(join(root, first))});` : ""}
+  const parse = first
+    ? `
+    await import(${JSON.stringify(join(root, first))});
     const { settingsSchema } = await import(${JSON.stringify(join(root, "src/config/schema.ts"))});
+    const { parseServerConfig } = await import(${JSON.stringify(join(root, "src/mcp/config.ts"))});
+    const parse = () => {
+      const r = settingsSchema.safeParse(${JSON.stringify(SETTINGS)});
+      if (!r.success) throw new Error("settings did not parse: " + JSON.stringify(r.error.issues));
+      const m = parseServerConfig(${JSON.stringify(MCP)});
+      if (typeof m === "string") throw new Error("the MCP entry did not parse: " + m);
+    };`
+    : `
+    const { z } = await import("zod");
+    const s = z.looseObject({ model: z.string(), permissions: z.looseObject({ allow: z.array(z.string()) }) });
+    const parse = () => s.parse(${JSON.stringify(SETTINGS)});`;
+  const script = `${parse}
     let compiled = 0;
     const F = globalThis.Function;
     globalThis.Function = new Proxy(F, { construct(t, a, n) { compiled++; return Reflect.construct(t, a, n); } });
-    const r = settingsSchema.safeParse({ hooks: { SessionStart: [{ hooks: [{ type: "command", command: "exit 0" }] }] }, permissions: { allow: ["Bash(ls:*)"] }, model: "opus" });
+    parse();
     globalThis.Function = F;
-    if (!r.success) throw new Error("settings did not parse: " + JSON.stringify(r.error.issues));
     console.log(compiled);`;
   const p = Bun.spawn([process.execPath, "-e", script], { cwd: root, stdout: "pipe", stderr: "pipe" });
   const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
@@ -35,4 +54,8 @@ test("the headless path sets zod jitless before its schemas are made: no parser 
 
 test("so does the terminal UI's way in", async () => {
   expect(await compiledAfter("src/tui/index.ts")).toBe(0);
+});
+
+test("and the MCP prelaunch, which main.ts loads before the headless modules and which reads settings and .mcp.json", async () => {
+  expect(await compiledAfter("src/cli/mcp-prelaunch.ts")).toBe(0);
 });

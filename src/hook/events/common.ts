@@ -3,8 +3,8 @@ import type { HookEventName, HookOutcome, HookRecord, PermissionDecisionValue } 
 import { emptyOutcome } from "../types.ts";
 
 /**
- * A value made on first use and kept: the events' zod schemas are made when an event is first emitted or a hook's
- * output first checked, so a start builds only those of the events it uses (issue 21).
+ * A value made on first use and kept: the events' zod schemas are made when a hook's output is first checked or an
+ * input schema asked for (payload key order comes from event-keys.json), so a start builds only those it uses (issue 21).
  */
 export function once<T>(make: () => T): () => T {
   let made = false;

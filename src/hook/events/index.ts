@@ -3,6 +3,7 @@ import type { EmitPayload, EventFields } from "../typed.ts";
 import type { HookEventName } from "../types.ts";
 import type { CommonFields, EventSpec } from "./common.ts";
 import { orderPayload } from "./common.ts";
+import EVENT_KEYS from "./event-keys.json" with { type: "json" };
 import { notification, notificationInput, notificationOutput } from "./notification.ts";
 import { postToolUse, postToolUseInput, postToolUseOutput } from "./post-tool-use.ts";
 import { postToolUseFailure, postToolUseFailureInput, postToolUseFailureOutput } from "./post-tool-use-failure.ts";
@@ -97,16 +98,20 @@ export type HookResult<E extends HookEventName> = z.input<ReturnType<(typeof OUT
 
 export const isHookEventName = (s: string): s is HookEventName => Object.hasOwn(EVENT_SPECS, s);
 
-const eventKeyCache = new Map<HookEventName, string[]>();
-/** The event's own field names, in schema order (everything after `hook_event_name`). */
+/** The event's own field names in its input schema's order (everything after `hook_event_name`), read from the schema. */
+export function schemaEventKeys(event: HookEventName): string[] {
+  const all = Object.keys((EVENT_SPECS[event].input() as unknown as { shape: Record<string, unknown> }).shape);
+  return all.slice(all.indexOf("hook_event_name") + 1);
+}
+
+const KEYS: Partial<Record<string, string[]>> = EVENT_KEYS;
+/**
+ * The event's own field names, in schema order (everything after `hook_event_name`): from event-keys.json, generated
+ * from the schemas by `bun run schemas` (test/hook/lazy-schemas.test.ts fails on drift), so ordering a payload makes
+ * no schema (issue 21).
+ */
 export function eventKeys(event: HookEventName): string[] {
-  let keys = eventKeyCache.get(event);
-  if (!keys) {
-    const all = Object.keys((EVENT_SPECS[event].input() as unknown as { shape: Record<string, unknown> }).shape);
-    keys = all.slice(all.indexOf("hook_event_name") + 1);
-    eventKeyCache.set(event, keys);
-  }
-  return keys;
+  return KEYS[event] ?? schemaEventKeys(event);
 }
 
 /**
