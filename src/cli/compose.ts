@@ -152,7 +152,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const { args, cwd } = o;
   const bare = !!args.flags.bare;
   const log = o.log ?? runDiagnostics(args);
-  const settings = loadSettingsFromArgs(args, cwd);
+  const settings = loadSettingsFromArgs(args, cwd, o.mcpPrelaunch?.settings);
   const env = runEnv(settings, (m) => log.warn(m), o.interactive === true);
   // Skills and commands are read while the rest starts (issue 14 point 7: discovery must not delay the first request).
   const localExtensions = startExtensionDiscovery({ cwd, env, bare, settingSources: settingSourcesOf(args), settings, warn: (m) => log.warn(m) });
