@@ -1,3 +1,4 @@
+import { pluginOnlySurfaces } from "../config/plugin-only.ts";
 import type { LoadedSettings, SettingsLevel } from "../config/load.ts";
 import type { HookHandlerConfig } from "../config/schema.ts";
 
@@ -56,10 +57,14 @@ export function disabledByPolicy(policy: HookPolicy, managed: boolean): string |
 /** Every hook in every settings file, lowest precedence first, each marked with the policy that disables it. */
 export function collectSettingsHooks(settings: LoadedSettings, policy = hookPolicy(settings)): ConfiguredHook[] {
   const out: ConfiguredHook[] = [];
+  // Its bad values are said once, by the skills' wiring.
+  const pluginOnly = pluginOnlySurfaces(settings, () => {}).has("hooks");
   for (const s of settings.sources) {
     const hooks = s.settings.hooks;
     if (!hooks) continue;
-    const disabledBy = disabledByPolicy(policy, s.level === "managed");
+    // Managed strictPluginOnlyCustomization locking hooks: settings files' hooks off, plugin hooks still on (observed in 2.1.332).
+    const disabledBy =
+      disabledByPolicy(policy, s.level === "managed") ?? (pluginOnly && s.level !== "managed" ? "strictPluginOnlyCustomization in managed settings" : undefined);
     for (const [event, groups] of Object.entries(hooks)) {
       for (const g of groups) {
         for (const h of g.hooks) {

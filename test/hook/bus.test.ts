@@ -242,6 +242,26 @@ describe("configuration (contracts §1.2, §1.3)", () => {
     expect((await bus.emit("Stop", stopPayload())).records).toHaveLength(0);
     expect(bus.list()[0]!.note).toBe("disabled by disableAllHooks");
   });
+  // Observed in 2.1.332: strictPluginOnlyCustomization locking "hooks" blocks settings.json hooks, not managed or plugin ones.
+  test('managed strictPluginOnlyCustomization ["hooks"]: user/project hooks off (list says why), managed and plugin hooks run', async () => {
+    const e = makeEnv();
+    writeSettings(e, "user", hooks("Stop", undefined, cmd("echo user")));
+    writeSettings(e, "project", hooks("Stop", undefined, cmd("echo project")));
+    writeSettings(e, "managed", { ...hooks("Stop", undefined, cmd("echo managed")), strictPluginOnlyCustomization: ["hooks"] });
+    const bus = busFor(e);
+    bus.addPluginHooks({ Stop: [{ hooks: [cmd("echo plugin")] }] } as never, { path: "/p/hooks/hooks.json", owner: "cc", env: {} });
+    const o = await bus.emit("Stop", stopPayload());
+    expect(o.records.map((r) => r.stdout.trim()).sort()).toEqual(["managed", "plugin"]);
+    expect(bus.list().find((r) => r.command === "echo user")?.note).toContain("strictPluginOnlyCustomization");
+  });
+  test('strictPluginOnlyCustomization ["skills"] or in a non-managed file leaves hooks alone', async () => {
+    for (const [level, value] of [["managed", ["skills"]], ["user", true]] as const) {
+      const e = makeEnv();
+      writeSettings(e, "project", hooks("Stop", undefined, cmd("echo project")));
+      writeSettings(e, level, { strictPluginOnlyCustomization: value });
+      expect((await busFor(e).emit("Stop", stopPayload())).records).toHaveLength(1);
+    }
+  });
   test("allowManagedHooksOnly in a non-managed file has no effect", async () => {
     const e = makeEnv();
     writeSettings(e, "user", { ...hooks("PreToolUse", "*", cmd("echo user")), allowManagedHooksOnly: true });
