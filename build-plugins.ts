@@ -3,7 +3,8 @@
 /**
  * sandbox-runtime's seccomp helper is a native Linux executable per CPU (src/sandbox/helpers.ts embeds both): a Linux
  * binary carries only its own CPU's, others none (an empty file in its place, never selected there); 0.6–0.7 MiB less
- * per binary. `target`: a compile target (bun-linux-arm64-musl) or the host as `${process.platform}-${process.arch}`.
+ * per binary. The one it carries is zstd-compressed (760 → 300 KB; helpers.ts decompresses it when it writes it out).
+ * `target`: a compile target (bun-linux-arm64-musl) or the host as `${process.platform}-${process.arch}`.
  */
 export function seccompForArch(target: string): Bun.BunPlugin {
   const arch = /(?:^|-)linux-(x64|arm64)\b/.exec(target)?.[1] ?? "";
@@ -13,6 +14,77 @@ export function seccompForArch(target: string): Bun.BunPlugin {
     setup(build) {
       const filter = new RegExp(`sandbox-runtime[\\\\/]vendor[\\\\/]seccomp[\\\\/](${others})[\\\\/]apply-seccomp$`);
       build.onLoad({ filter }, () => ({ contents: "", loader: "file" }));
+      if (!arch) return;
+      const own = new RegExp(`sandbox-runtime[\\\\/]vendor[\\\\/]seccomp[\\\\/]${arch}[\\\\/]apply-seccomp$`);
+      build.onLoad({ filter: own }, async (a) => ({ contents: Bun.zstdCompressSync(await Bun.file(a.path).bytes(), { level: 19 }), loader: "file" }));
+    },
+  };
+}
+
+/**
+ * Code the binary carries as compressed plain source, without bytecode: each package is bundled on its own
+ * (bundlePlainPackages: CommonJS, zstd) and embedded as a file that a small stand-in module decompresses and evaluates
+ * when the module that imports it loads. Bytecode is ~4× a module's minified source, so only code a start runs earns
+ * it; these run in none of the measured starts (`--version`, a headless turn, Write → Bash → Read): the Bash parser is
+ * required only for a command that is not plain words, the HTML converter imported only by WebFetch, the terminal UI
+ * only interactive, the sandbox only when enabled, the MCP SDK's ajv validator (ajv, its formats, fast-uri) only when a
+ * server lists a tool with an output schema (src/mcp/schema-validator.ts). Measured on Bun 1.4.5, linux-x64 (issue 21,
+ * binary ≤ 110 MiB): see the README's start-up section.
+ */
+export const PLAIN_PACKAGES = [
+  "mvdan-sh",
+  "node-html-markdown",
+  "@mariozechner/pi-tui",
+  "@anthropic-ai/sandbox-runtime",
+  "@modelcontextprotocol/sdk/validation/ajv",
+];
+
+export type PlainBundle = { name: string; file: string; names: string[] };
+
+/** Bundles each plain package (minified CommonJS for Bun, zstd-compressed) into `outdir`, with its export names. */
+export async function bundlePlainPackages(root: string, outdir: string): Promise<PlainBundle[]> {
+  const out: PlainBundle[] = [];
+  for (const name of PLAIN_PACKAGES) {
+    const r = await Bun.build({ entrypoints: [Bun.resolveSync(name, root)], outdir, naming: `${out.length}.[ext]`, target: "bun", format: "cjs", minify: true });
+    if (!r.success) throw new Error(`plain package ${name}: ${r.logs.map(String).join("\n")}`);
+    const js = r.outputs[0]!.path;
+    const file = `${js}.zst`;
+    await Bun.write(file, Bun.zstdCompressSync(await Bun.file(js).bytes(), { level: 19 }));
+    // The names it exports, from loading it here: the stand-in must offer each one the bundle's code may import.
+    const names = Object.keys(await import(name)).filter((n) => n !== "default" && n !== "__esModule");
+    out.push({ name, file, names });
+  }
+  return out;
+}
+
+/** The stand-in module's source: `load()` decompresses and evaluates the bundle once (Bun's CommonJS output is one function expression). */
+function standIn(b: PlainBundle): string {
+  const head = [
+    `import { readFileSync } from "node:fs";`,
+    `import file from ${JSON.stringify(b.file)} with { type: "file" };`,
+    `let real;`,
+    // Synchronous: the Bash parser is require()d from a synchronous function.
+    `function load() {`,
+    `  if (real) return real;`,
+    `  const source = new TextDecoder().decode(Bun.zstdDecompressSync(readFileSync(file)));`,
+    `  const module = { exports: {} };`,
+    `  (0, eval)(source + "\\n//# sourceURL=" + ${JSON.stringify(b.name)})(module.exports, import.meta.require, module, file, "/");`,
+    `  return (real = module.exports);`,
+    `}`,
+  ];
+  const ns = `const ns = load();`;
+  const named = b.names.map((n, i) => `const _${i} = ns[${JSON.stringify(n)}];`);
+  return [...head, ns, ...named, `export { ${b.names.map((n, i) => `_${i} as ${n}`).join(", ")} };`, `export default "default" in ns ? ns.default : ns;`].join("\n");
+}
+
+/** Resolves each plain package, where the bundle's code imports it, to its stand-in. */
+export function plainPackages(bundles: PlainBundle[]): Bun.BunPlugin {
+  const esc = (n: string) => n.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  return {
+    name: "yoke-plain-packages",
+    setup(build) {
+      build.onResolve({ filter: new RegExp(`^(${bundles.map((b) => esc(b.name)).join("|")})$`) }, (a) => ({ path: String(bundles.findIndex((b) => b.name === a.path)), namespace: "yoke-plain" }));
+      build.onLoad({ filter: /.*/, namespace: "yoke-plain" }, (a) => ({ loader: "js", contents: standIn(bundles[Number(a.path)]!) }));
     },
   };
 }

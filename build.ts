@@ -4,11 +4,11 @@
  * npm package (fetched with `npm pack` into a cache when not installed) and is handed to the compiler as its
  * executablePath. A target that cannot be had offline is skipped with one clear line.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
-import { homedir } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "./package.json" with { type: "json" };
-import { mcpDefaultValidatorStub, seccompForArch } from "./build-plugins.ts";
+import { bundlePlainPackages, mcpDefaultValidatorStub, plainPackages, seccompForArch, type PlainBundle } from "./build-plugins.ts";
 
 const root = import.meta.dir;
 const entry = join(root, "src/main.ts");
@@ -39,11 +39,12 @@ const hostName = `${process.platform}-${process.arch}`;
  */
 const bytecodeOrder = join(root, "release", "bytecode-order.txt");
 
-async function compileOne(outfile: string, target?: Target, executablePath?: string): Promise<boolean> {
+async function compileOne(outfile: string, plain: PlainBundle[], target?: Target, executablePath?: string): Promise<boolean> {
   const result = await Bun.build({
     entrypoints: [entry],
     // mcpDefaultValidatorStub: the MCP client's ajv loads on first use (build-plugins.ts says what it saves).
-    plugins: [seccompForArch(target ? target.compile : hostName), mcpDefaultValidatorStub()],
+    // plainPackages: code no measured start runs travels as compressed source without bytecode (build-plugins.ts).
+    plugins: [seccompForArch(target ? target.compile : hostName), mcpDefaultValidatorStub(), plainPackages(plain)],
     minify: true,
     sourcemap: "none",
     // Bytecode compiled at build time and embedded (ESM bytecode needs compile): the binary skips
@@ -108,7 +109,11 @@ const all = process.argv.includes("--all");
 const dist = process.env.YOKE_BUILD_OUT || join(root, "dist");
 mkdirSync(dist, { recursive: true });
 const started = performance.now();
-if (!(await compileOne(join(dist, process.platform === "win32" ? "yoke.exe" : "yoke")))) process.exit(1);
+// The plain packages' bundles (build-plugins.ts), made once for every target: plain JavaScript is the same on each.
+const plainDir = mkdtempSync(join(tmpdir(), "yoke-plain-"));
+process.on("exit", () => rmSync(plainDir, { recursive: true, force: true }));
+const plain = await bundlePlainPackages(root, plainDir);
+if (!(await compileOne(join(dist, process.platform === "win32" ? "yoke.exe" : "yoke"), plain))) process.exit(1);
 const mb = (p: string) => (statSync(p).size / 1048576).toFixed(1);
 console.log(`built dist/yoke (${hostName}, ${mb(join(dist, "yoke"))} MiB) in ${Math.round(performance.now() - started)} ms`);
 
@@ -125,7 +130,7 @@ if (all) {
       console.log(`skipped ${t.name}: its Bun runtime (${t.npm}@${bunVersion}) is not installed and could not be fetched${npm ? "" : " (no npm)"}`);
       continue;
     }
-    if (await compileOne(out, t, runtime)) {
+    if (await compileOne(out, plain, t, runtime)) {
       if (!isHost) built++;
       console.log(`built ${out} (${mb(out)} MiB)`);
     }

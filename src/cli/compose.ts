@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { startTempSweep, tempSweepSettled } from "../session/temp-sweep.ts";
 import { afterFirstRequest } from "./after-first-request.ts";
 import { prepareStdout } from "../util/output.ts";
+import { warmShellParserWhileStreaming } from "./shell-warm.ts";
+import { warmShellParser } from "../permission/bash-parse.ts";
 import { join } from "node:path";
 import type { LoadedSettings } from "../config/load.ts";
 import { claudeUserDir, projectStateDir, yokeDir } from "../config/paths.ts";
@@ -150,7 +152,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const { args, cwd } = o;
   const bare = !!args.flags.bare;
   const log = o.log ?? runDiagnostics(args);
-  const settings = loadSettingsFromArgs(args, cwd);
+  const settings = loadSettingsFromArgs(args, cwd, o.mcpPrelaunch?.settings);
   const env = runEnv(settings, (m) => log.warn(m), o.interactive === true);
   // Skills and commands are read while the rest starts (issue 14 point 7: discovery must not delay the first request).
   const localExtensions = startExtensionDiscovery({ cwd, env, bare, settingSources: settingSourcesOf(args), settings, warn: (m) => log.warn(m) });
@@ -194,10 +196,12 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   // a shared temp folder may hold 100,000 entries (~100 ms of CPU to list), which the first request does not need.
   const sweepRoot = env.TMPDIR || tmpdir();
   // A headless run writes its answer to stdout at the end: the stream is made while the model answers (prepareStdout).
-  const provider = afterFirstRequest(wired.provider, () => {
+  const afterFirst = afterFirstRequest(wired.provider, () => {
     startTempSweep(sweepRoot);
     if (o.interactive !== true) prepareStdout();
   });
+  // The shell parser loads while a Bash command that needs it is still streaming, not in the tool's path (shell-warm.ts).
+  const provider = warmShellParserWhileStreaming(afterFirst, warmShellParser);
   // A run that will ask the model: the SDK loads and the connection opens while the rest composes (issue 21).
   if (o.requireCredentials !== false) provider.warm?.();
   const fileState = createFileState();

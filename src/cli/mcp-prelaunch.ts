@@ -1,3 +1,4 @@
+import type { LoadedSettings } from "../config/load.ts";
 import { randomUUID } from "../util/random.ts";
 import { yokeDir } from "../config/paths.ts";
 import type { Prestarted } from "../mcp/transports.ts";
@@ -18,6 +19,8 @@ import { gatedSettings } from "./settings-args.ts";
 export type McpPrelaunch = {
   /** The new session's id: compose gives the session this id, so the servers' CLAUDE_CODE_SESSION_ID is right. */
   sessionId: string;
+  /** The settings view the decision was made on: compose goes on with it rather than reading the files again. */
+  settings: LoadedSettings;
   /** The processes started, for compose to take over. */
   started: Prestarted;
   /** Stops every process compose did not take over (the run ended before composing). Never throws. */
@@ -27,7 +30,7 @@ export type McpPrelaunch = {
 /**
  * Starts what the run will start, or returns null and leaves everything to compose: a resumed or forked session
  * (its id is in a transcript compose reads), a `--session-id` compose refuses, settings that do not load (compose
- * says why, once), or no stdio server to start. Says nothing; never throws.
+ * says why, once). Says nothing; never throws.
  */
 export function prelaunchMcp(args: ParsedArgs, cwd: string): McpPrelaunch | null {
   const f = args.flags;
@@ -40,9 +43,9 @@ export function prelaunchMcp(args: ParsedArgs, cwd: string): McpPrelaunch | null
     const sessionId = (asked as string | undefined) ?? randomUUID();
     env.CLAUDE_CODE_SESSION_ID = sessionId;
     const early = startMcpEarly({ args, cwd, env, settings, yokeDir: yokeDir(env), bare: !!f.bare });
-    if (!early.started.size) return null;
     return {
       sessionId,
+      settings,
       started: early.started,
       discard() {
         for (const s of early.started.values()) void s.transport.close().catch(() => {});

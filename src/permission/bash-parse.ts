@@ -430,6 +430,14 @@ function scanScript(ctx: Ctx, file: ShNode, patterns: ShellWord[]): string[] {
   return [...params];
 }
 
+/**
+ * Loads the shell parser and runs it once on a small script (its first parse costs as much as its load), while the
+ * model is still writing a command that will need it (shell-warm.ts). Pure; the result is dropped.
+ */
+export function warmShellParser(): void {
+  parseShellWithParser('cd "a b" && ls -l | wc -l > /dev/null; echo $HOME', { env: {}, home: "/" });
+}
+
 /** Stands in ParseResult.params for `${!x}` and `${!prefix*}`: a variable named at run time. */
 export const INDIRECT = "${!}";
 

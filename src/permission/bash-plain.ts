@@ -9,7 +9,10 @@ import type { ParseResult } from "./bash-parse.ts";
  */
 
 /** Characters bash reads literally outside quotes, in any position of a word (no quote, expansion, glob, operator, tilde, comment, brace). */
-const PLAIN = /^[A-Za-z0-9_\-./:@%+,=]+(?: +[A-Za-z0-9_\-./:@%+,=]+)*$/;
+const CHARS = "A-Za-z0-9_\\-./:@%+,=";
+const PLAIN = new RegExp(`^[${CHARS}]+(?: +[${CHARS}]+)*$`);
+/** A character no plain command holds: text with one goes to the parser (shell-warm.ts loads it early). */
+export const NOT_PLAIN = new RegExp(`[^${CHARS} ]`);
 
 /**
  * First words that bash (and the parser) read as something other than a program to run: reserved words open

@@ -15,7 +15,9 @@ const embedded = (p: string) => p.startsWith("/$bunfs/") || p.startsWith("B:/~BU
 
 async function materialize(src: string, dir: string, name: string, mode: number): Promise<string> {
   if (!embedded(src)) return src;
-  const bytes = new Uint8Array(await Bun.file(src).arrayBuffer());
+  const raw = new Uint8Array(await Bun.file(src).arrayBuffer());
+  // build-plugins.ts embeds the seccomp helper zstd-compressed (an ELF starts 7f 45 4c 46, a zstd frame 28 b5 2f fd).
+  const bytes = raw[0] === 0x28 && raw[1] === 0xb5 && raw[2] === 0x2f && raw[3] === 0xfd ? Bun.zstdDecompressSync(raw) : raw;
   const folder = join(dir, Bun.hash(bytes).toString(16));
   const dst = join(folder, name);
   if (existsSync(dst)) return dst;

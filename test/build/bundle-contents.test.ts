@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
-import { mcpDefaultValidatorStub, seccompForArch } from "../../build-plugins.ts";
+import { bundlePlainPackages, mcpDefaultValidatorStub, PLAIN_PACKAGES, plainPackages, seccompForArch } from "../../build-plugins.ts";
 
 let inputs: Map<string, number>;
 beforeAll(async () => {
@@ -62,7 +62,11 @@ describe("the sandbox's seccomp helper: each Linux binary carries its own CPU's 
     if (!r.success) throw new Error(r.logs.map(String).join("\n"));
     const found = { x64: false, arm64: false };
     for (const f of readdirSync(outdir).filter((n) => n.startsWith("apply-seccomp"))) {
-      const b = readFileSync(join(outdir, f));
+      const raw = readFileSync(join(outdir, f));
+      if (raw.length === 0) continue;
+      // Carried zstd-compressed (src/sandbox/helpers.ts decompresses it when it writes it out): never a bare ELF.
+      expect([...raw.subarray(0, 4)]).toEqual([0x28, 0xb5, 0x2f, 0xfd]);
+      const b = Bun.zstdDecompressSync(raw);
       if (b[18] === 0x3e) found.x64 = true;
       else if (b[18] === 0xb7) found.arm64 = true;
     }
@@ -80,4 +84,35 @@ describe("the sandbox's seccomp helper: each Linux binary carries its own CPU's 
   ])("%s: x64 helper %p, arm64 helper %p", async (target, x64, arm64) => {
     expect(await embeddedHelpers(target)).toEqual({ x64, arm64 });
   });
+});
+
+describe("plain packages (build-plugins.ts): in the binary as compressed source, outside the bytecoded bundle", () => {
+  test("none of their code is in the bundle; each is a zstd file the stand-in names, with every export of the package", async () => {
+    const dir = tempDir("yoke-plain-");
+    const plain = await bundlePlainPackages(repoRoot(), dir);
+    expect(plain.map((p) => p.name)).toEqual(PLAIN_PACKAGES);
+    const r = await Bun.build({
+      entrypoints: [join(repoRoot(), "src/main.ts")],
+      outdir: tempDir("yoke-bundle-plain-"),
+      target: "bun",
+      format: "esm",
+      minify: true,
+      splitting: true,
+      metafile: true,
+      plugins: [mcpDefaultValidatorStub(), plainPackages(plain)],
+      define: { YOKE_VERSION: '"0.0.0"' },
+    });
+    if (!r.success) throw new Error(r.logs.map(String).join("\n"));
+    const paths = Object.values(r.metafile!.outputs).flatMap((o) => Object.keys(o.inputs));
+    // Their own code and what only they use (node-forge is the sandbox's, marked the terminal UI's, he the converter's).
+    const theirs = /node_modules\/(mvdan-sh|node-html-markdown|node-html-parser|he|@mariozechner\/pi-tui|marked|@anthropic-ai\/sandbox-runtime\/dist|node-forge|ajv|ajv-formats|fast-uri)\//;
+    expect(paths.filter((p) => theirs.test(p))).toEqual([]);
+    // The MCP client itself stays (only its validator, loaded on first use by src/mcp/schema-validator.ts, is plain).
+    expect(paths.some((p) => /@modelcontextprotocol\/sdk\/dist\/esm\/client\/index\.js$/.test(p))).toBe(true);
+    for (const b of plain) {
+      const js = new TextDecoder().decode(Bun.zstdDecompressSync(readFileSync(b.file)));
+      expect(js.startsWith("// @bun @bun-cjs\n(function(exports, require, module, __filename, __dirname) {")).toBe(true);
+      expect(b.names.length).toBeGreaterThan(0);
+    }
+  }, 120_000);
 });

@@ -112,6 +112,8 @@ describe("what the run would not start is never started early", () => {
     const { r, logs } = await none({ enableAllProjectMcpServers: true }, [], { YOKE_TRUST_WORKSPACE: undefined });
     expect(r.code).toBe(0);
     expect(starts(logs)).toHaveLength(0);
+    // The early start reads the same trust-gated settings without a word: the notice is the run's, said once.
+    expect(r.stderr.match(/is not trusted/g)).toHaveLength(1);
     expect(initOf(r.lines!).mcp_servers).toEqual([{ name: "probe", status: "disabled" }]);
   });
 
