@@ -26,15 +26,15 @@ export function seccompForArch(target: string): Bun.BunPlugin {
  * (bundlePlainPackages: CommonJS, zstd) and embedded as a file that a small stand-in module decompresses and evaluates
  * when the module that imports it loads. Bytecode is ~4× a module's minified source, so only code a start runs earns
  * it; these run in none of the measured starts (`--version`, a headless turn, Write → Bash → Read): the Bash parser is
- * required only for a command that is not plain words, the HTML converter imported only by WebFetch, the terminal UI
- * only interactive, the sandbox only when enabled, the MCP SDK's ajv validator (ajv, its formats, fast-uri) only when a
- * server lists a tool with an output schema (src/mcp/schema-validator.ts). Measured on Bun 1.4.5, linux-x64 (issue 21,
- * binary ≤ 110 MiB): see the README's start-up section.
+ * required only for a command that is not plain words, the HTML converter imported only by WebFetch, the sandbox only
+ * when enabled, the MCP SDK's ajv validator (ajv, its formats, fast-uri) only when a server lists a tool with an output
+ * schema (src/mcp/schema-validator.ts). Measured on Bun 1.4.5, linux-x64 (issue 21, binary ≤ 110 MiB): see the
+ * README's start-up section. The terminal UI (pi-tui, 0.3 MiB of bytecode) keeps its bytecode: from plain source the
+ * interactive screen drew its prompt ~10–35 ms later (bench/tui.ts).
  */
 export const PLAIN_PACKAGES = [
   "mvdan-sh",
   "node-html-markdown",
-  "@mariozechner/pi-tui",
   "@anthropic-ai/sandbox-runtime",
   "@modelcontextprotocol/sdk/validation/ajv",
 ];
