@@ -65,7 +65,13 @@ export function warmShellParserWhileStreaming(provider: Provider, warm: () => vo
   const once = () => {
     if (warmed) return;
     warmed = true;
-    setTimeout(warm, 0);
+    setTimeout(() => {
+      try {
+        warm();
+      } catch {
+        // Only a head start: the permission check loads the parser itself and reports what fails there.
+      }
+    }, 0);
   };
   return {
     ...provider,

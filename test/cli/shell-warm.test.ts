@@ -86,3 +86,13 @@ test("the provider wrapper passes every event through and warms once a process, 
   await new Promise((r) => setTimeout(r, 0));
   expect(warms).toBe(1);
 });
+
+test("a warm that throws is dropped: the stream and the run go on", async () => {
+  const inner: Provider = { async *stream() { yield { type: "stream_event", event: start(0, "Bash", { command: "a | b" }) } as ProviderEvent; } } as unknown as Provider;
+  const p = warmShellParserWhileStreaming(inner, () => {
+    throw new Error("no parser");
+  });
+  for await (const _ of p.stream({} as never, new AbortController().signal)) void _;
+  await new Promise((r) => setTimeout(r, 5));
+  expect(true).toBe(true);
+});

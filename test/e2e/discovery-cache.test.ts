@@ -93,6 +93,15 @@ describe("the listing's budget applies (contracts §6.2; observed in 2.1.332)", 
     for (let i = 0; i < 60; i++) expect(cut).toContain(`- skill-${i}`);
   });
 
+  test("by default 1% of the model's window: a 200k-token model cuts the listing to 8,000 characters, names kept", async () => {
+    const cwd = many();
+    const r = await runWith(cwd, [say("ok")], ["--model", "claude-sonnet-4-5"]);
+    const cut = listing(systemText(r.requests[0]!));
+    expect(cut.length).toBeLessThanOrEqual(8000);
+    expect(cut.length).toBeGreaterThan(6000);
+    for (let i = 0; i < 60; i++) expect(cut).toContain(`- skill-${i}`);
+  });
+
   test("skillListingBudgetFraction and skillListingMaxDescChars from settings; a bad value is said naming the key", async () => {
     const cwd = many();
     writeFileSync(join(cwd, ".claude", "settings.json"), JSON.stringify({ skillListingMaxDescChars: 30 }));
