@@ -4,7 +4,8 @@ import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import { compose, runDiagnostics, type Runtime } from "./compose.ts";
 import { builtinTools } from "./builtin-tools.ts";
-import { checkPrintFlags, runPrint } from "./print-mode.ts";
+import { runPrint } from "./print-mode.ts";
+import { checkPrintFlags } from "./print-flags.ts";
 import { stdinSession, type InitializeRequest, type Prompt, type StdinSession } from "./stdin.ts";
 import { attachHost, type HostSession } from "./control/host.ts";
 import { applyInitialize, readInitialize, type HostInit } from "./control/initialize.ts";
@@ -47,10 +48,6 @@ async function runHeadlessComposed(args: ParsedArgs, mcpPrelaunch: McpPrelaunch 
     throw e;
   }
   const promptTool = args.flags["permission-prompt-tool"];
-  if (promptTool !== undefined && promptTool !== "stdio")
-    return fail(`error: --permission-prompt-tool supports only "stdio" (got '${String(promptTool)}'); MCP permission tools are not supported yet`);
-  if (promptTool === "stdio" && format.inputFormat !== "stream-json")
-    return fail("error: --permission-prompt-tool stdio needs --input-format stream-json (the host answers on stdin)");
   // stream-json: the host's first message is read before composing, because the Agent SDK's `initialize` carries
   // the system prompt, agents, output schema and hooks (contracts §4.7). Claude Code too writes nothing before it.
   let control: StdinSession | undefined;

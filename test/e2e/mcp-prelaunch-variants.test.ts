@@ -124,3 +124,25 @@ describe("a run refused after the early start leaves no server running", () => {
       for (const s of starts(logs)) await waitFor(() => !alive(s.pid), `probe server ${s.pid} to end`, 15_000);
     });
 });
+
+describe("a run its flags refuse before composing starts no server at all (Claude Code checks them first)", () => {
+  const refused: Array<[string, string[], RegExp]> = [
+    ["--output-format yaml", ["--output-format", "yaml"], /--output-format must be/],
+    ["stream-json output without --verbose", ["--output-format=stream-json"], /requires --verbose/],
+    ["stream-json input with text output", ["--input-format", "stream-json"], /requires --output-format=stream-json/],
+    ["--permission-prompt-tool that is not stdio", ["--permission-prompt-tool", "mcp__x__y"], /supports only "stdio"/],
+    ["--permission-prompt-tool stdio without stream-json input", ["--permission-prompt-tool", "stdio"], /needs --input-format stream-json/],
+  ];
+  for (const [name, args, said] of refused)
+    test(name, async () => {
+      // A shell writes its line within a millisecond of the spawn (node takes ~50 ms: it could be stopped first).
+      const logs0 = tempDir("yoke-prevar-sh-");
+      const log = join(logs0, "probe.jsonl");
+      const { cwd, home } = project({ enableAllProjectMcpServers: true }, { command: "sh", args: ["-c", `echo "{\\"pid\\":$$}" >> '${log}'; exec sleep 30`] });
+      const logs = logs0;
+      const r = await runWith(cwd, [say("ok")], args, { env: { HOME: home } });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(said);
+      expect(starts(logs)).toHaveLength(0);
+    });
+});
