@@ -4,7 +4,7 @@ import { yokeDir } from "../config/paths.ts";
 import type { Prestarted } from "../mcp/transports.ts";
 import type { ParsedArgs } from "./args.ts";
 import { startMcpEarly } from "./mcp-wiring.ts";
-import { checkPrintFlags } from "./print-flags.ts";
+import { checkRunFlags } from "./print-flags.ts";
 import { runEnv } from "./run-env.ts";
 import { gatedSettings } from "./settings-args.ts";
 
@@ -40,7 +40,7 @@ export function prelaunchMcp(args: ParsedArgs, cwd: string): McpPrelaunch | null
   if (asked !== undefined && (typeof asked !== "string" || !UUID.test(asked))) return null;
   try {
     // A run its flags refuse starts nothing (headless.ts says why).
-    checkPrintFlags(args);
+    checkRunFlags(args);
     const settings = gatedSettings(args, cwd);
     const env = runEnv(settings, () => {}, false);
     const sessionId = (asked as string | undefined) ?? randomUUID();

@@ -8,25 +8,18 @@ import { resolveAutoMemory } from "../context/auto-memory.ts";
 import { bypassDisabledBy, checkModeAllowed, createPermissionEvaluator, type Evaluator } from "../permission/index.ts";
 import type { EvaluatorOptions } from "../permission/evaluator.ts";
 import { modeFromSettings } from "../permission/evaluator.ts";
-import { PERMISSION_MODES, type PermissionMode } from "../permission/types.ts";
+import type { PermissionMode } from "../permission/types.ts";
 import { trustNotice } from "../trust/workspace.ts";
 import { gatedSettings } from "./settings-args.ts";
 import { writeErr } from "../util/output.ts";
 import type { ParsedArgs } from "./args.ts";
-import { UsageError } from "./args.ts";
 import { autoModeDisabledBy } from "./auto-mode-wiring.ts";
 
 const flagStr = (a: ParsedArgs, k: string) => (typeof a.flags[k] === "string" ? (a.flags[k] as string) : undefined);
 const flagList = (a: ParsedArgs, k: string) => (Array.isArray(a.flags[k]) ? (a.flags[k] as string[]) : []);
 
-/** `--permission-mode` and friends. Throws UsageError naming `where` for an unknown mode. */
-export function parsePermissionMode(raw: string | undefined, where: string): PermissionMode | undefined {
-  if (raw === undefined) return undefined;
-  const m = raw === "manual" ? "default" : raw;
-  if (!(PERMISSION_MODES as readonly string[]).includes(m))
-    throw new UsageError(`error: ${where} must be one of ${PERMISSION_MODES.join(", ")} (got '${raw}')`);
-  return m as PermissionMode;
-}
+export { parsePermissionMode } from "./print-flags.ts";
+import { parsePermissionMode } from "./print-flags.ts";
 
 export { settingSourcesOf } from "./settings-args.ts";
 

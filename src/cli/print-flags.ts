@@ -1,5 +1,6 @@
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
+import { PERMISSION_MODES, type PermissionMode } from "../permission/types.ts";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 
@@ -23,4 +24,23 @@ export function checkPrintFlags(args: ParsedArgs): { format: OutputFormat; input
   if (promptTool === "stdio" && i !== "stream-json")
     throw new UsageError("error: --permission-prompt-tool stdio needs --input-format stream-json (the host answers on stdin)");
   return { format: f, inputFormat: i };
+}
+
+/** `--permission-mode` and friends. Throws UsageError naming `where` for an unknown mode. */
+export function parsePermissionMode(raw: string | undefined, where: string): PermissionMode | undefined {
+  if (raw === undefined) return undefined;
+  const m = raw === "manual" ? "default" : raw;
+  if (!(PERMISSION_MODES as readonly string[]).includes(m))
+    throw new UsageError(`error: ${where} must be one of ${PERMISSION_MODES.join(", ")} (got '${raw}')`);
+  return m as PermissionMode;
+}
+
+/**
+ * Every flag check a run makes before it would start a server, for the MCP prelaunch: the print flags and the
+ * `--permission-mode` name (compose says the error; this only keeps a refused run from starting anything). Throws.
+ */
+export function checkRunFlags(args: ParsedArgs): void {
+  checkPrintFlags(args);
+  const mode = args.flags["permission-mode"];
+  parsePermissionMode(typeof mode === "string" ? mode : undefined, "--permission-mode");
 }

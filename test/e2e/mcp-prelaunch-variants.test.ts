@@ -125,13 +125,14 @@ describe("a run refused after the early start leaves no server running", () => {
     });
 });
 
-describe("a run its flags refuse before composing starts no server at all (Claude Code checks them first)", () => {
+describe("a run its flags refuse starts no server at all (Claude Code checks them first)", () => {
   const refused: Array<[string, string[], RegExp]> = [
     ["--output-format yaml", ["--output-format", "yaml"], /--output-format must be/],
     ["stream-json output without --verbose", ["--output-format=stream-json"], /requires --verbose/],
     ["stream-json input with text output", ["--input-format", "stream-json"], /requires --output-format=stream-json/],
     ["--permission-prompt-tool that is not stdio", ["--permission-prompt-tool", "mcp__x__y"], /supports only "stdio"/],
     ["--permission-prompt-tool stdio without stream-json input", ["--permission-prompt-tool", "stdio"], /needs --input-format stream-json/],
+    ["an unknown --permission-mode", ["--permission-mode", "sideways"], /--permission-mode must be one of/],
   ];
   for (const [name, args, said] of refused)
     test(name, async () => {
