@@ -9,6 +9,7 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "./package.json" with { type: "json" };
 import { bundlePlainPackages, mcpDefaultValidatorStub, plainPackages, seccompForArch, type PlainBundle } from "./build-plugins.ts";
+import { mcpLazySchemas } from "./build-mcp-schemas.ts";
 
 const root = import.meta.dir;
 const entry = join(root, "src/main.ts");
@@ -44,7 +45,8 @@ async function compileOne(outfile: string, plain: PlainBundle[], target?: Target
     entrypoints: [entry],
     // mcpDefaultValidatorStub: the MCP client's ajv loads on first use (build-plugins.ts says what it saves).
     // plainPackages: code no measured start runs travels as compressed source without bytecode (build-plugins.ts).
-    plugins: [seccompForArch(target ? target.compile : hostName), mcpDefaultValidatorStub(), plainPackages(plain)],
+    // mcpLazySchemas: the MCP SDK's protocol schemas are made on first use (build-mcp-schemas.ts says what it saves).
+    plugins: [seccompForArch(target ? target.compile : hostName), mcpDefaultValidatorStub(), plainPackages(plain), mcpLazySchemas()],
     minify: true,
     sourcemap: "none",
     // Bytecode compiled at build time and embedded (ESM bytecode needs compile): the binary skips

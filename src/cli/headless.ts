@@ -4,13 +4,11 @@ import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import { compose, runDiagnostics, type Runtime } from "./compose.ts";
 import { builtinTools } from "./builtin-tools.ts";
-import { runPrint } from "./print-mode.ts";
-import { checkPrintFlags } from "./print-flags.ts";
+import { checkPrintFlags, runPrint } from "./print-mode.ts";
 import { stdinSession, type InitializeRequest, type Prompt, type StdinSession } from "./stdin.ts";
 import { attachHost, type HostSession } from "./control/host.ts";
 import { applyInitialize, readInitialize, type HostInit } from "./control/initialize.ts";
 import { onStdoutClosed, writeErr } from "../util/output.ts";
-import type { McpPrelaunch } from "./mcp-prelaunch.ts";
 
 const fail = (msg: string): number => {
   writeErr(`${msg}\n`);
@@ -18,16 +16,7 @@ const fail = (msg: string): number => {
 };
 
 /** `yoke -p`: compose, wire signals, run, exit with a truthful code. */
-export async function runHeadless(args: ParsedArgs, mcpPrelaunch: McpPrelaunch | null = null): Promise<number> {
-  try {
-    return await runHeadlessComposed(args, mcpPrelaunch);
-  } finally {
-    // A run that ended before composing took them over stops the servers started ahead (a no-op once taken over).
-    mcpPrelaunch?.discard();
-  }
-}
-
-async function runHeadlessComposed(args: ParsedArgs, mcpPrelaunch: McpPrelaunch | null): Promise<number> {
+export async function runHeadless(args: ParsedArgs): Promise<number> {
   const rewindTo = typeof args.flags["rewind-files"] === "string" ? (args.flags["rewind-files"] as string) : undefined;
   if (rewindTo !== undefined && args.positionals.length === 0) args.flags.print = true;
   // Without a terminal on stdin (a pipe, CI) a run is headless as if -p was given; the interactive session
@@ -48,6 +37,10 @@ async function runHeadlessComposed(args: ParsedArgs, mcpPrelaunch: McpPrelaunch 
     throw e;
   }
   const promptTool = args.flags["permission-prompt-tool"];
+  if (promptTool !== undefined && promptTool !== "stdio")
+    return fail(`error: --permission-prompt-tool supports only "stdio" (got '${String(promptTool)}'); MCP permission tools are not supported yet`);
+  if (promptTool === "stdio" && format.inputFormat !== "stream-json")
+    return fail("error: --permission-prompt-tool stdio needs --input-format stream-json (the host answers on stdin)");
   // stream-json: the host's first message is read before composing, because the Agent SDK's `initialize` carries
   // the system prompt, agents, output schema and hooks (contracts §4.7). Claude Code too writes nothing before it.
   let control: StdinSession | undefined;
@@ -70,7 +63,7 @@ async function runHeadlessComposed(args: ParsedArgs, mcpPrelaunch: McpPrelaunch 
   try {
     // SessionStart starts while composing only when the prompt is already known (a run that ends first fires none).
     const startSessionStart = !control && rewindTo === undefined && args.positionals.join(" ") !== "";
-    rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools(), log, startSessionStart, mcpPrelaunch });
+    rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools(), log, startSessionStart });
     performance.mark("yoke:composed");
   } catch (e) {
     if (e instanceof SettingsError || e instanceof UsageError) {

@@ -8,18 +8,25 @@ import { resolveAutoMemory } from "../context/auto-memory.ts";
 import { bypassDisabledBy, checkModeAllowed, createPermissionEvaluator, type Evaluator } from "../permission/index.ts";
 import type { EvaluatorOptions } from "../permission/evaluator.ts";
 import { modeFromSettings } from "../permission/evaluator.ts";
-import type { PermissionMode } from "../permission/types.ts";
+import { PERMISSION_MODES, type PermissionMode } from "../permission/types.ts";
 import { trustNotice } from "../trust/workspace.ts";
 import { gatedSettings } from "./settings-args.ts";
 import { writeErr } from "../util/output.ts";
 import type { ParsedArgs } from "./args.ts";
+import { UsageError } from "./args.ts";
 import { autoModeDisabledBy } from "./auto-mode-wiring.ts";
 
 const flagStr = (a: ParsedArgs, k: string) => (typeof a.flags[k] === "string" ? (a.flags[k] as string) : undefined);
 const flagList = (a: ParsedArgs, k: string) => (Array.isArray(a.flags[k]) ? (a.flags[k] as string[]) : []);
 
-export { parsePermissionMode } from "./print-flags.ts";
-import { parsePermissionMode } from "./print-flags.ts";
+/** `--permission-mode` and friends. Throws UsageError naming `where` for an unknown mode. */
+export function parsePermissionMode(raw: string | undefined, where: string): PermissionMode | undefined {
+  if (raw === undefined) return undefined;
+  const m = raw === "manual" ? "default" : raw;
+  if (!(PERMISSION_MODES as readonly string[]).includes(m))
+    throw new UsageError(`error: ${where} must be one of ${PERMISSION_MODES.join(", ")} (got '${raw}')`);
+  return m as PermissionMode;
+}
 
 export { settingSourcesOf } from "./settings-args.ts";
 
@@ -27,9 +34,8 @@ export { settingSourcesOf } from "./settings-args.ts";
  * Every settings level as `--settings` / `--setting-sources` ask, gated by workspace trust (src/trust): an
  * untrusted folder's own settings only tighten. Throws SettingsError naming the file and field.
  */
-export function loadSettingsFromArgs(args: ParsedArgs, cwd: string, loaded?: LoadedSettings): LoadedSettings {
-  // `loaded`: the same view, read moments ago by the MCP prelaunch (src/cli/mcp-prelaunch.ts), which said nothing.
-  const gated = loaded ?? gatedSettings(args, cwd);
+export function loadSettingsFromArgs(args: ParsedArgs, cwd: string): LoadedSettings {
+  const gated = gatedSettings(args, cwd);
   // Said once, by every command that reads settings (a run, permissions explain, hooks list ...).
   const notice = trustNotice(gated.trust);
   if (notice) writeErr(`${notice}\n`);

@@ -1,7 +1,8 @@
-// Red team of issue 21 point 2 (src/cli/mcp-prelaunch.ts): the early start of the stdio MCP servers must start only
-// what the run itself starts, the way it starts it. Variants mcp-prelaunch.test.ts does not name: each settings
-// level and flag that can take a server away, a settings file that does not parse, env expansion from settings, and
-// runs refused after the early start (none may leave a server running). The probe server logs one line per process.
+// Which stdio MCP servers a run starts, and when it starts none (red team of issue 21 point 2, written against the
+// MCP prelaunch that main since removed; kept because they pin the run's own decision): each settings level and flag
+// that can take a server away, a settings file that does not parse, env expansion from settings, a bad --mcp-config,
+// and runs refused by their flags or while composing (none may start, or leave running, a server). The probe server
+// logs one line per process.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -33,7 +34,7 @@ const starts = (logs: string): Array<{ pid: number; argv: string[]; env: Record<
 const json = ["--output-format", "stream-json", "--verbose"];
 const initOf = (lines: any[] | undefined) => lines?.find((l) => l.subtype === "init");
 
-describe("a settings level or flag that takes the server away: never started early", () => {
+describe("a settings level or flag that takes the server away: never started", () => {
   test("--setting-sources without the local level that approves it", async () => {
     const { cwd, logs, home } = project({ enableAllProjectMcpServers: true });
     const r = await runWith(cwd, [say("ok")], [...json, "--setting-sources", "user,project"], { env: { HOME: home } });
@@ -111,7 +112,7 @@ describe("what the run starts, it starts once and as the run decides", () => {
   });
 });
 
-describe("a run refused after the early start leaves no server running", () => {
+describe("a run refused while composing leaves no server running", () => {
   const refused: Array<[string, string[], string | undefined]> = [
     ["an unknown --permission-mode", ["--permission-mode", "sideways"], undefined],
     ["--input-format stream-json whose stdin ends before initialize", ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"], ""],
