@@ -1,0 +1,150 @@
+// Which stdio MCP servers a run starts, and when it starts none (red team of issue 21 point 2, written against the
+// MCP prelaunch that main since removed; kept because they pin the run's own decision): each settings level and flag
+// that can take a server away, a settings file that does not parse, env expansion from settings, a bad --mcp-config,
+// and runs refused by their flags or while composing (none may start, or leave running, a server). The probe server
+// logs one line per process.
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { repoRoot, yokeBin } from "../helpers/binary.ts";
+import { tempDir } from "../helpers/tmp.ts";
+import { waitFor } from "../helpers/wait-for.ts";
+import { alive } from "../helpers/process-alive.ts";
+import { runWith, say } from "./hooks-helpers.ts";
+
+setDefaultTimeout(90_000);
+beforeAll(() => void yokeBin());
+
+const PROBE = join(repoRoot(), "test", "fixtures", "mcp", "probe-server.mjs");
+
+function project(local: Record<string, unknown> | null, server?: Record<string, unknown>): { cwd: string; logs: string; home: string } {
+  const cwd = tempDir("yoke-prevar-");
+  const logs = tempDir("yoke-prevar-logs-");
+  const home = tempDir("yoke-prevar-home-");
+  const probe = server ?? { command: "node", args: [PROBE, join(logs, "probe.jsonl")] };
+  writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { probe } }, null, 2));
+  mkdirSync(join(cwd, ".claude"), { recursive: true });
+  if (local) writeFileSync(join(cwd, ".claude", "settings.local.json"), JSON.stringify(local, null, 2));
+  return { cwd, logs, home };
+}
+const starts = (logs: string): Array<{ pid: number; argv: string[]; env: Record<string, string> }> => {
+  const f = join(logs, "probe.jsonl");
+  return existsSync(f) ? readFileSync(f, "utf8").trim().split("\n").map((l) => JSON.parse(l)) : [];
+};
+const json = ["--output-format", "stream-json", "--verbose"];
+const initOf = (lines: any[] | undefined) => lines?.find((l) => l.subtype === "init");
+
+describe("a settings level or flag that takes the server away: never started", () => {
+  test("--setting-sources without the local level that approves it", async () => {
+    const { cwd, logs, home } = project({ enableAllProjectMcpServers: true });
+    const r = await runWith(cwd, [say("ok")], [...json, "--setting-sources", "user,project"], { env: { HOME: home } });
+    expect(r.code).toBe(0);
+    expect(starts(logs)).toHaveLength(0);
+    expect(initOf(r.lines).mcp_servers).toEqual([{ name: "probe", status: "disabled" }]);
+  });
+
+  test("--settings (JSON and a file) with disabledMcpjsonServers over a local approval", async () => {
+    const flagFile = join(tempDir("yoke-prevar-flag-"), "s.json");
+    writeFileSync(flagFile, JSON.stringify({ disabledMcpjsonServers: ["probe"] }));
+    for (const value of [JSON.stringify({ disabledMcpjsonServers: ["probe"] }), flagFile]) {
+      const { cwd, logs, home } = project({ enableAllProjectMcpServers: true });
+      const r = await runWith(cwd, [say("ok")], [...json, "--settings", value], { env: { HOME: home } });
+      expect(r.code).toBe(0);
+      expect(starts(logs)).toHaveLength(0);
+    }
+  });
+
+  test("the user's settings disable it; the user's settings are a link to that file", async () => {
+    for (const link of [false, true]) {
+      const { cwd, logs, home } = project({ enableAllProjectMcpServers: true });
+      mkdirSync(join(home, ".claude"), { recursive: true });
+      const real = join(tempDir("yoke-prevar-real-"), "settings.json");
+      writeFileSync(real, JSON.stringify({ disabledMcpjsonServers: ["probe"] }));
+      if (link) symlinkSync(real, join(home, ".claude", "settings.json"));
+      else writeFileSync(join(home, ".claude", "settings.json"), readFileSync(real));
+      const r = await runWith(cwd, [say("ok")], json, { env: { HOME: home } });
+      expect(r.code).toBe(0);
+      expect(starts(logs)).toHaveLength(0);
+    }
+  });
+
+  test("a user settings file that does not parse: said once by the run, nothing starts", async () => {
+    const { cwd, logs, home } = project({ enableAllProjectMcpServers: true });
+    mkdirSync(join(home, ".claude"), { recursive: true });
+    writeFileSync(join(home, ".claude", "settings.json"), '{ "env": { "A": 1 ');
+    const r = await runWith(cwd, [say("ok")], [], { env: { HOME: home } });
+    expect(r.code).toBe(1);
+    expect(r.stderr.match(/settings\.json/g)?.length).toBe(1);
+    expect(starts(logs)).toHaveLength(0);
+  });
+
+  test("managed allowManagedMcpServersOnly with an allowlist in user settings only", async () => {
+    const { cwd, logs, home } = project({ enableAllProjectMcpServers: true });
+    const managed = tempDir("yoke-prevar-managed-");
+    writeFileSync(join(managed, "managed-settings.json"), JSON.stringify({ allowManagedMcpServersOnly: true, allowedMcpServers: [{ serverName: "other" }] }));
+    mkdirSync(join(home, ".claude"), { recursive: true });
+    writeFileSync(join(home, ".claude", "settings.json"), JSON.stringify({ allowedMcpServers: [{ serverName: "probe" }] }));
+    const r = await runWith(cwd, [say("ok")], json, { env: { HOME: home, YOKE_MANAGED_DIR: managed } });
+    expect(r.code).toBe(0);
+    expect(starts(logs)).toHaveLength(0);
+  });
+});
+
+describe("what the run starts, it starts once and as the run decides", () => {
+  test("${VAR} in the server's arguments, VAR set by the settings' env: one process, the expanded path", async () => {
+    const logs0 = tempDir("yoke-prevar-expand-");
+    const { cwd, home } = project({ enableAllProjectMcpServers: true, env: { PROBE_LOG: join(logs0, "probe.jsonl") } }, { command: "node", args: [PROBE, "${PROBE_LOG}"] });
+    const r = await runWith(cwd, [say("ok")], json, { env: { HOME: home } });
+    expect(r.code).toBe(0);
+    const s = starts(logs0);
+    expect(s).toHaveLength(1);
+    expect(s[0]!.argv[0]).toBe(join(logs0, "probe.jsonl"));
+    expect(initOf(r.lines).mcp_servers).toEqual([{ name: "probe", status: "connected" }]);
+  });
+
+  test("--mcp-config that is not JSON: the run says so, and whatever started early is not left running", async () => {
+    const { cwd, logs, home } = project({ enableAllProjectMcpServers: true });
+    const r = await runWith(cwd, [say("ok")], [...json, "--mcp-config", "{not json"], { env: { HOME: home } });
+    expect(r.stderr).toContain("--mcp-config");
+    for (const s of starts(logs)) await waitFor(() => !alive(s.pid), `probe server ${s.pid} to end`, 15_000);
+    // Each start the run made is the run's: at most one process.
+    expect(starts(logs).length).toBeLessThanOrEqual(1);
+  });
+});
+
+describe("a run refused while composing leaves no server running", () => {
+  const refused: Array<[string, string[], string | undefined]> = [
+    ["an unknown --permission-mode", ["--permission-mode", "sideways"], undefined],
+    ["--input-format stream-json whose stdin ends before initialize", ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"], ""],
+    ["--permission-prompt-tool that is not stdio", ["--permission-prompt-tool", "mcp__x__y"], undefined],
+  ];
+  for (const [name, args, stdin] of refused)
+    test(name, async () => {
+      const { cwd, logs, home } = project({ enableAllProjectMcpServers: true });
+      await runWith(cwd, [say("ok")], args, { env: { HOME: home }, ...(stdin !== undefined ? { stdin } : {}) });
+      for (const s of starts(logs)) await waitFor(() => !alive(s.pid), `probe server ${s.pid} to end`, 15_000);
+    });
+});
+
+describe("a run its flags refuse starts no server at all (Claude Code checks them first)", () => {
+  const refused: Array<[string, string[], RegExp]> = [
+    ["--output-format yaml", ["--output-format", "yaml"], /--output-format must be/],
+    ["stream-json output without --verbose", ["--output-format=stream-json"], /requires --verbose/],
+    ["stream-json input with text output", ["--input-format", "stream-json"], /requires --output-format=stream-json/],
+    ["--permission-prompt-tool that is not stdio", ["--permission-prompt-tool", "mcp__x__y"], /supports only "stdio"/],
+    ["--permission-prompt-tool stdio without stream-json input", ["--permission-prompt-tool", "stdio"], /needs --input-format stream-json/],
+    ["an unknown --permission-mode", ["--permission-mode", "sideways"], /--permission-mode must be one of/],
+  ];
+  for (const [name, args, said] of refused)
+    test(name, async () => {
+      // A shell writes its line within a millisecond of the spawn (node takes ~50 ms: it could be stopped first).
+      const logs0 = tempDir("yoke-prevar-sh-");
+      const log = join(logs0, "probe.jsonl");
+      const { cwd, home } = project({ enableAllProjectMcpServers: true }, { command: "sh", args: ["-c", `echo "{\\"pid\\":$$}" >> '${log}'; exec sleep 30`] });
+      const logs = logs0;
+      const r = await runWith(cwd, [say("ok")], args, { env: { HOME: home } });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(said);
+      expect(starts(logs)).toHaveLength(0);
+    });
+});
