@@ -46,12 +46,9 @@ async function main(argv: string[]): Promise<number> {
     performance.mark("yoke:tui-loaded");
     return runInteractive(args);
   }
-  // Approved stdio MCP servers start now, while the headless modules load (issue 21; src/cli/mcp-prelaunch.ts).
-  const { prelaunchMcp } = await import("./cli/mcp-prelaunch.ts");
-  const mcpPrelaunch = prelaunchMcp(args, process.cwd());
   const { runHeadless } = await import("./cli/headless.ts");
   performance.mark("yoke:headless-loaded");
-  return runHeadless(args, mcpPrelaunch);
+  return runHeadless(args);
 }
 
 let memoryProbe: typeof import("./util/memory-probe.ts") | undefined;

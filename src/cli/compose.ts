@@ -55,7 +55,6 @@ import { wireAutoMode } from "./auto-mode-wiring.ts";
 import { fallbackModels, parseAgentsFlag, parseBudget, parseMaxTurns, structuredOutput } from "./run-options.ts";
 import { wireAgentTool, wireTools } from "./tool-wiring.ts";
 import { startSessionStart, type SessionStartRun } from "./session-start.ts";
-import type { McpPrelaunch } from "./mcp-prelaunch.ts";
 
 /** Everything a mode needs, typed; built by compose() from the small wiring functions beside it. */
 export type Runtime = {
@@ -138,8 +137,6 @@ export type ComposeOptions = {
   interactive?: boolean;
   /** A prompt will run and no host adds hooks: SessionStart hooks start while the MCP servers connect (issue 21). */
   startSessionStart?: boolean;
-  /** MCP servers main.ts started before the headless modules loaded (src/cli/mcp-prelaunch.ts), to take over. */
-  mcpPrelaunch?: McpPrelaunch | null;
 };
 
 export { runEnv } from "./run-env.ts";
@@ -152,13 +149,13 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const { args, cwd } = o;
   const bare = !!args.flags.bare;
   const log = o.log ?? runDiagnostics(args);
-  const settings = loadSettingsFromArgs(args, cwd, o.mcpPrelaunch?.settings);
+  const settings = loadSettingsFromArgs(args, cwd);
   const env = runEnv(settings, (m) => log.warn(m), o.interactive === true);
   // Skills and commands are read while the rest starts (issue 14 point 7: discovery must not delay the first request).
   const localExtensions = startExtensionDiscovery({ cwd, env, bare, settingSources: settingSourcesOf(args), settings, warn: (m) => log.warn(m) });
 
   // Keys and tokens that pass through a session are written to the transcript as [REDACTED] unless switched off.
-  const ss = setupSession(args, cwd, env, { newId: o.mcpPrelaunch?.sessionId, interactive: o.interactive === true, redact: settings.merged.redactTranscripts !== false && env.YOKE_REDACT_TRANSCRIPTS !== "0", warn: (m) => log.warn(m) });
+  const ss = setupSession(args, cwd, env, { interactive: o.interactive === true, redact: settings.merged.redactTranscripts !== false && env.YOKE_REDACT_TRANSCRIPTS !== "0", warn: (m) => log.warn(m) });
   const sessionId = ss.sessionId;
   env.CLAUDE_CODE_SESSION_ID = sessionId;
 
@@ -169,7 +166,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const problem = modeProblem(permissionMode, settings, env);
   if (problem) throw new UsageError(problem);
   // MCP stdio servers start now: their own start overlaps the rest of startup (bench/mcp.ts).
-  const mcpEarly = startMcpEarly({ args, cwd, env, settings, yokeDir: yokeDir(env), bare }, o.mcpPrelaunch?.started);
+  const mcpEarly = startMcpEarly({ args, cwd, env, settings, yokeDir: yokeDir(env), bare });
 
   const session = newSessionState(cwd);
   let gitBranch: () => string | null = () => null;

@@ -9,7 +9,6 @@ import { stdinSession, type InitializeRequest, type Prompt, type StdinSession } 
 import { attachHost, type HostSession } from "./control/host.ts";
 import { applyInitialize, readInitialize, type HostInit } from "./control/initialize.ts";
 import { onStdoutClosed, writeErr } from "../util/output.ts";
-import type { McpPrelaunch } from "./mcp-prelaunch.ts";
 
 const fail = (msg: string): number => {
   writeErr(`${msg}\n`);
@@ -17,16 +16,7 @@ const fail = (msg: string): number => {
 };
 
 /** `yoke -p`: compose, wire signals, run, exit with a truthful code. */
-export async function runHeadless(args: ParsedArgs, mcpPrelaunch: McpPrelaunch | null = null): Promise<number> {
-  try {
-    return await runHeadlessComposed(args, mcpPrelaunch);
-  } finally {
-    // A run that ended before composing took them over stops the servers started ahead (a no-op once taken over).
-    mcpPrelaunch?.discard();
-  }
-}
-
-async function runHeadlessComposed(args: ParsedArgs, mcpPrelaunch: McpPrelaunch | null): Promise<number> {
+export async function runHeadless(args: ParsedArgs): Promise<number> {
   const rewindTo = typeof args.flags["rewind-files"] === "string" ? (args.flags["rewind-files"] as string) : undefined;
   if (rewindTo !== undefined && args.positionals.length === 0) args.flags.print = true;
   // Without a terminal on stdin (a pipe, CI) a run is headless as if -p was given; the interactive session
@@ -73,7 +63,7 @@ async function runHeadlessComposed(args: ParsedArgs, mcpPrelaunch: McpPrelaunch 
   try {
     // SessionStart starts while composing only when the prompt is already known (a run that ends first fires none).
     const startSessionStart = !control && rewindTo === undefined && args.positionals.join(" ") !== "";
-    rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools(), log, startSessionStart, mcpPrelaunch });
+    rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools(), log, startSessionStart });
     performance.mark("yoke:composed");
   } catch (e) {
     if (e instanceof SettingsError || e instanceof UsageError) {

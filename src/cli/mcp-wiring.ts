@@ -9,7 +9,7 @@ import type { McpServerState, TransportFactory } from "../mcp/manager.ts";
 import type { McpSession } from "../mcp/session.ts";
 import { applyMcpPolicy, type McpPolicy, readMcpPolicy } from "../mcp/policy.ts";
 import { claudeJsonPath, loadMcpSources, type McpSources, pluginServers } from "../mcp/sources.ts";
-import { type Prestarted, prestartStdio } from "../mcp/transports.ts";
+import { prestartStdio } from "../mcp/transports.ts";
 import { isProjectTrusted } from "../trust/workspace.ts";
 import type { PromptSection } from "../plugin/host.ts";
 import type { LoadedPlugin } from "../plugin/loader.ts";
@@ -66,16 +66,14 @@ export type McpWiringOptions = {
 const approvalsFrom = (s: LoadedSettings): ApprovalKeys[] => s.sources.filter((x) => x.level !== "project").map((x) => x.settings as ApprovalKeys);
 
 /** The configured servers, read, and the stdio ones already spawned (see `startMcpEarly`). */
-export type EarlyMcp = { sources: McpSources; logDir: string; prepared?: Map<string, TransportFactory>; policy: McpPolicy; started: Prestarted };
+export type EarlyMcp = { sources: McpSources; logDir: string; prepared?: Map<string, TransportFactory>; policy: McpPolicy };
 
 /**
  * Reads every MCP scope and spawns the stdio servers at once, before the rest of startup and before the MCP SDK is
  * imported: compose calls this as soon as settings and the session's env are known, so the servers' own start
- * overlaps everything else yoke does before the first request (bench/mcp.ts). `ahead`: the processes the prelaunch
- * started before the headless modules loaded (src/cli/mcp-prelaunch.ts), each taken over when this decision starts
- * the very same process, else stopped. Never throws.
+ * overlaps everything else yoke does before the first request (bench/mcp.ts). Never throws.
  */
-export function startMcpEarly(o: Pick<McpWiringOptions, "args" | "cwd" | "env" | "settings" | "yokeDir" | "bare">, ahead?: Prestarted): EarlyMcp {
+export function startMcpEarly(o: Pick<McpWiringOptions, "args" | "cwd" | "env" | "settings" | "yokeDir" | "bare">): EarlyMcp {
   const list = (k: string) => (Array.isArray(o.args.flags[k]) ? (o.args.flags[k] as string[]) : []);
   const sources = loadMcpSources({
     cwd: o.cwd,
@@ -101,8 +99,8 @@ export function startMcpEarly(o: Pick<McpWiringOptions, "args" | "cwd" | "env" |
   for (const b of ruled.blocked) sources.unapproved.push({ name: b.server.name, server: b.server, reason: b.reason });
   const logDir = join(projectStateDir(o.cwd, o.env), "mcp-logs");
   // stdio servers are spawned before the SDK is imported, so its import overlaps their start.
-  const { factories: prepared, started } = prestartStdio(sources.servers, { cwd: o.cwd, env: o.env, logDir }, ahead);
-  return { sources, logDir, prepared: sources.servers.length ? prepared : undefined, policy, started };
+  const prepared = sources.servers.length ? prestartStdio(sources.servers, { cwd: o.cwd, env: o.env, logDir }) : undefined;
+  return { sources, logDir, prepared, policy };
 }
 
 export async function wireMcp(o: McpWiringOptions & { early?: EarlyMcp }): Promise<McpWiring> {

@@ -34,9 +34,8 @@ export { settingSourcesOf } from "./settings-args.ts";
  * Every settings level as `--settings` / `--setting-sources` ask, gated by workspace trust (src/trust): an
  * untrusted folder's own settings only tighten. Throws SettingsError naming the file and field.
  */
-export function loadSettingsFromArgs(args: ParsedArgs, cwd: string, loaded?: LoadedSettings): LoadedSettings {
-  // `loaded`: the same view, read moments ago by the MCP prelaunch (src/cli/mcp-prelaunch.ts), which said nothing.
-  const gated = loaded ?? gatedSettings(args, cwd);
+export function loadSettingsFromArgs(args: ParsedArgs, cwd: string): LoadedSettings {
+  const gated = gatedSettings(args, cwd);
   // Said once, by every command that reads settings (a run, permissions explain, hooks list ...).
   const notice = trustNotice(gated.trust);
   if (notice) writeErr(`${notice}\n`);

@@ -3,7 +3,7 @@ import { applySettingsEnv } from "../trust/env.ts";
 
 /**
  * Process env, then settings env, then what Claude Code exports to its tools and hooks (contracts §1.8). Its own
- * module so the MCP prelaunch (src/cli/mcp-prelaunch.ts) gives a server the very env compose gives it.
+ * module, re-exported by compose.ts.
  */
 export function runEnv(settings: LoadedSettings, warn: (m: string) => void, interactive = false): Record<string, string> {
   const launch: Record<string, string> = {};

@@ -44,7 +44,7 @@ export function setupSession(
   args: ParsedArgs,
   cwd: string,
   env: Record<string, string>,
-  opts: { redact?: boolean; warn?: (m: string) => void; interactive?: boolean; newId?: string } = {},
+  opts: { redact?: boolean; warn?: (m: string) => void; interactive?: boolean } = {},
 ): SessionSetup {
   const warn = opts.warn ?? ((m: string) => void createDiagnostics().warn(m));
   const flag = (k: string) => args.flags[k];
@@ -69,8 +69,7 @@ export function setupSession(
   } else if (fork) throw new UsageError("error: --fork-session needs --resume or --continue");
   if (!fromPath && fork && flag("continue")) throw new UsageError(`--continue --fork-session: no earlier session in ${cwd} to fork`);
 
-  // newId: the id the MCP prelaunch gave the servers it started (src/cli/mcp-prelaunch.ts).
-  let sessionId = askedId ?? opts.newId ?? randomUUID();
+  let sessionId = askedId ?? randomUUID();
   // One run at a time appends to a transcript (issue 20.7): the file this run will write is locked first.
   const lockPath = fromPath && !fork ? fromPath : transcriptPath(cwd, sessionId, env);
   let lock: { release(): void } | null = null;

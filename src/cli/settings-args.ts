@@ -10,8 +10,8 @@ export function settingSourcesOf(args: ParsedArgs): SettingsLevel[] | undefined 
 
 /**
  * Every settings level as `--settings` / `--setting-sources` ask, gated by workspace trust (src/trust), saying
- * nothing: the run's loader (permission-wiring.ts) says the trust notice, and the MCP prelaunch reads the same view
- * without a word. Throws SettingsError naming the file and field.
+ * nothing: the run's loader (permission-wiring.ts) says the trust notice. Throws SettingsError naming the file and
+ * field.
  */
 export function gatedSettings(args: ParsedArgs, cwd: string): LoadedSettings {
   const flagSettings = typeof args.flags.settings === "string" ? (args.flags.settings as string) : undefined;

@@ -134,7 +134,7 @@ function entryFor(file: string, o: FileRole, read: Reader, cache: DiscoveryCache
     if (st) {
       key = roleKey(o);
       const hit = cache.lookup(file, key, st);
-      if (hit) return hit;
+      if (hit && entryFits(hit, file, o)) return hit;
     }
   }
   let text: string;
@@ -147,6 +147,44 @@ function entryFor(file: string, o: FileRole, read: Reader, cache: DiscoveryCache
   if (cache && st) cache.store(file, key, st, r);
   return r;
 }
+
+const strs = (x: unknown) => Array.isArray(x) && x.every((v) => typeof v === "string");
+const optional = (x: unknown, type: string) => x === undefined || typeof x === type;
+
+/**
+ * Whether a cached entry is one this file in this role could have made: the cache saves a read, it never says where
+ * a command's file is, whose it is (its source decides what it may grant) or what it is named. A cache file that
+ * says otherwise (broken, or written by someone else) is not believed; the file is read. What only the file's text
+ * decides (description, allowed-tools, hooks) is the cache's to say: its file is the user's own (discovery-cache.ts).
+ */
+function entryFits(e: SlashCommand | ExtensionProblem, file: string, o: FileRole): boolean {
+  if (!e || typeof e !== "object") return false;
+  if (!("kind" in e)) return typeof e.message === "string" && problemOf(e.file) === file;
+  const p = e.plugin;
+  return (
+    e.file === file &&
+    e.kind === o.kind &&
+    e.name === o.name &&
+    e.source === o.source &&
+    e.baseDir === (o.kind === "skill" ? dirname(file) : null) &&
+    strs(e.aliases) &&
+    e.aliases.join("\0") === (o.aliases ?? []).join("\0") &&
+    (o.plugin ? !!p && p.name === o.plugin.name && p.root === o.plugin.root && p.dataDir === o.plugin.dataDir : p === undefined) &&
+    typeof e.description === "string" &&
+    strs(e.argNames) &&
+    strs(e.allowedTools) &&
+    typeof e.disableModelInvocation === "boolean" &&
+    typeof e.userInvocable === "boolean" &&
+    optional(e.whenToUse, "string") &&
+    optional(e.argumentHint, "string") &&
+    optional(e.model, "string") &&
+    optional(e.hooks, "object") &&
+    optional(e.fork, "object")
+  );
+}
+
+/** The file a problem names (`file:line` for a frontmatter error). */
+const problemOf = (f: unknown): string | undefined => (typeof f === "string" ? f.replace(/:\d+$/, "") : undefined);
 
 /** Parses one skill or command file into its metadata, or a problem naming the file (and line). Never throws. */
 export function readExtensionFile(
@@ -278,6 +316,18 @@ function roleOf(job: Job, root: ExtensionRoot): FileRole {
 /** The roots as the cache keys a whole discovery: names, sources, notes and placeholders all follow from them. */
 const rootsKey = (roots: ExtensionRoot[]) => JSON.stringify(roots);
 
+/** Whether a remembered whole result holds only entries these files (the ones there) could have made, as entryFits. */
+function wholeFits(whole: Discovery, jobs: Job[], roots: ExtensionRoot[], stats: ReadonlyArray<Stats | undefined | null>): boolean {
+  if (!whole || !Array.isArray(whole.commands) || !Array.isArray(whole.problems)) return false;
+  const at = new Map<string, number>();
+  jobs.forEach((j, i) => at.set(j.file, i));
+  for (const c of whole.commands) {
+    const i = c && typeof c === "object" ? at.get(c.file) : undefined;
+    if (i === undefined || !stats[i] || !entryFits(c, jobs[i]!.file, roleOf(jobs[i]!, roots[jobs[i]!.root]!))) return false;
+  }
+  return whole.problems.every((p) => !!p && typeof p === "object" && typeof p.message === "string" && at.has(problemOf(p.file) ?? ""));
+}
+
 /**
  * Every skill and custom slash command (contracts §6.2, §6.3). On a name clash the higher level wins (managed >
  * user > project, the folder closest to cwd first among project folders; plugin entries carry their plugin's
@@ -295,7 +345,7 @@ export function discoverExtensions(o: DiscoverExtensionsOptions, read: Reader = 
   const key = cache ? rootsKey(roots) : "";
   if (cache && stats) {
     const whole = cache.snapshot(key, files, stats);
-    if (whole) return whole;
+    if (whole && wholeFits(whole, jobs, roots, stats)) return whole;
   }
   const problems: ExtensionProblem[] = [];
   const byName = new Map<string, SlashCommand>();

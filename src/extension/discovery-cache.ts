@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, type Stats, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, type Stats, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { ExtensionProblem, SlashCommand } from "./types.ts";
 
@@ -44,20 +44,29 @@ type RowDoc = { v: string; rows: Record<string, Row> };
 const SETTLED_MS = 2000;
 const settled = (r: Row) => Math.max(r.m, r.c) <= r.at - SETTLED_MS;
 
-/** A document of this build, or null (none yet, unreadable, another build's). */
+/**
+ * A document of this build, or null (none yet, unreadable, another build's, or not the user's own: owned by another
+ * user or writable by others, since what it says about a file's text is believed while the file is unchanged).
+ */
 function readDoc<T extends { v: string }>(path: string, version: string, field: keyof T): T | null {
+  let fd: number | undefined;
   try {
-    const doc = JSON.parse(readFileSync(path, "utf8")) as T;
+    fd = openSync(path, "r");
+    const st = fstatSync(fd);
+    if ((st.mode & 0o022) !== 0 || (process.getuid && st.uid !== process.getuid())) return null;
+    const doc = JSON.parse(readFileSync(fd, "utf8")) as T;
     return doc && doc.v === version && doc[field] && typeof doc[field] === "object" ? doc : null;
   } catch {
     return null;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
 function writeDoc(path: string, doc: unknown): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(doc));
+  writeFileSync(tmp, JSON.stringify(doc), { mode: 0o600 });
   renameSync(tmp, path);
 }
 

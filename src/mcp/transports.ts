@@ -2,7 +2,7 @@ import { join, resolve } from "node:path";
 import { expandServer, isRemote, isStdio, type ScopedServer, type RemoteServerConfig, normalizeMcpName } from "./config.ts";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { TransportFactory } from "./manager.ts";
-import { createStdioTransport, type StdioTransportOptions } from "./stdio-transport.ts";
+import { createStdioTransport } from "./stdio-transport.ts";
 import { helperFailure, runProcessSync } from "../util/subprocess.ts";
 import { claudeUserDir } from "../config/paths.ts";
 import { type AuthTrail, createOAuthProvider, isNeedsAuth, needsAuth, trailingFetch } from "./oauth.ts";
@@ -73,13 +73,6 @@ function remote(name: string, c: RemoteServerConfig, ctx: TransportContext): Tra
  * root and data folders). Returns an error message instead when the entry cannot be used (missing variables).
  */
 export function transportFor(s: ScopedServer, ctx: TransportContext): TransportFactory | string {
-  const launch = serverLaunch(s, ctx);
-  if (typeof launch === "string" || !("command" in launch)) return launch;
-  return () => createStdioTransport(launch);
-}
-
-/** How a configured server is reached: the process a stdio server runs as, a remote transport, or why neither. */
-function serverLaunch(s: ScopedServer, ctx: TransportContext): StdioTransportOptions | TransportFactory | string {
   const env: Record<string, string> = { ...ctx.env, CLAUDE_PROJECT_DIR: ctx.cwd };
   if (s.pluginRoot) env.CLAUDE_PLUGIN_ROOT = s.pluginRoot;
   if (s.pluginData) env.CLAUDE_PLUGIN_DATA = s.pluginData;
@@ -87,30 +80,15 @@ function serverLaunch(s: ScopedServer, ctx: TransportContext): StdioTransportOpt
   if (missing.length) return `${s.source}: mcpServers.${s.name.replace(/^plugin:[^:]+:/, "")}: missing environment variables: ${missing.join(", ")}`;
   if (isRemote(config)) return remote(s.name, config, ctx);
   if (!isStdio(config)) return `server "${s.name}" is an SDK server: it is served by the host over the control channel`;
-  return {
-    command: config.command,
-    args: config.args ?? [],
-    env: { ...env, ...config.env },
-    cwd: config.cwd ? resolve(ctx.cwd, config.cwd) : ctx.cwd,
-    logFile: ctx.logDir ? join(ctx.logDir, `${normalizeMcpName(s.name)}.log`) : undefined,
-  };
-}
-
-/** A stdio server spawned ahead (src/cli/mcp-prelaunch.ts): the process it is and its transport, stdout held. */
-export type Prestarted = Map<string, { launch: StdioTransportOptions; transport: Transport }>;
-
-/** Same program, arguments, environment, folder and log: a process started ahead may stand for this one. Pure. */
-export function sameLaunch(a: StdioTransportOptions, b: StdioTransportOptions): boolean {
-  const envA = Object.entries(a.env);
-  return (
-    a.command === b.command &&
-    a.cwd === b.cwd &&
-    a.logFile === b.logFile &&
-    a.args.length === b.args.length &&
-    a.args.every((x, i) => x === b.args[i]) &&
-    envA.length === Object.keys(b.env).length &&
-    envA.every(([k, v]) => Object.hasOwn(b.env, k) && b.env[k] === v)
-  );
+  const cwd = config.cwd ? resolve(ctx.cwd, config.cwd) : ctx.cwd;
+  return () =>
+    createStdioTransport({
+      command: config.command,
+      args: config.args ?? [],
+      env: { ...env, ...config.env },
+      cwd,
+      logFile: ctx.logDir ? join(ctx.logDir, `${normalizeMcpName(s.name)}.log`) : undefined,
+    });
 }
 
 /**
@@ -119,37 +97,25 @@ export function sameLaunch(a: StdioTransportOptions, b: StdioTransportOptions): 
  * whose first call hands over the started transport and later calls (reconnects) start a fresh one. Never throws: a
  * server that cannot start fails at connect, with the reason.
  */
-export function prestartStdio(servers: ScopedServer[], ctx: TransportContext, ahead?: Prestarted): { factories: Map<string, TransportFactory>; started: Prestarted } {
+export function prestartStdio(servers: ScopedServer[], ctx: TransportContext): Map<string, TransportFactory> {
   const out = new Map<string, TransportFactory>();
-  const started: Prestarted = new Map();
   for (const s of servers) {
     if (s.problem || !isStdio(s.config)) continue;
-    const launch = serverLaunch(s, ctx);
-    if (typeof launch === "string" || !("command" in launch)) continue;
+    const factory = transportFor(s, ctx);
+    if (typeof factory === "string") continue;
     let first: Transport | undefined;
-    // A process started ahead for this very launch is taken over; anything else about it differs, so a fresh one.
-    const pre = ahead?.get(s.name);
-    if (pre && sameLaunch(pre.launch, launch)) {
-      first = pre.transport;
-      ahead!.delete(s.name);
-    } else {
-      try {
-        first = createStdioTransport(launch);
-        first.start().catch(() => {}); // its failure is reported by connect, which calls start again
-      } catch {
-        first = undefined;
-      }
-      performance.mark(`yoke:mcp-${s.name}-spawned`);
+    try {
+      first = factory() as Transport;
+      first.start().catch(() => {}); // its failure is reported by connect, which calls start again
+    } catch {
+      first = undefined;
     }
-    if (first) started.set(s.name, { launch, transport: first });
+    performance.mark(`yoke:mcp-${s.name}-spawned`);
     out.set(s.name, () => {
       const t = first;
       first = undefined;
-      return t ?? createStdioTransport(launch);
+      return t ?? factory();
     });
   }
-  // Started ahead but not this run's to start (never expected: both decide with the same code): stopped unused.
-  for (const pre of ahead?.values() ?? []) void pre.transport.close().catch(() => {});
-  ahead?.clear();
-  return { factories: out, started };
+  return out;
 }

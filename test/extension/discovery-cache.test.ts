@@ -1,7 +1,7 @@
 // Discovery's cache between runs (issue 14 point 7): an entry counts only for an unchanged, settled file, under the
 // same role and the same build; anything else reads the file again.
 import { describe, expect, test } from "bun:test";
-import { readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { discoverExtensions, type DiscoverExtensionsOptions } from "../../src/extension/discover.ts";
 import { openDiscoveryCache } from "../../src/extension/discovery-cache.ts";
@@ -229,4 +229,95 @@ test("the Skill tool's written-out JSON Schema is exactly what zod makes of its 
   const { SKILL_JSON_SCHEMA, skillInput } = await import("../../src/extension/skill-tool.ts");
   const { toolJsonSchema } = await import("../../src/tool/define-tool.ts");
   expect(SKILL_JSON_SCHEMA).toEqual(toolJsonSchema(skillInput()));
+});
+
+// A cache file is yoke's own memo, never an authority (red-team of issue 21's start-up work): whatever it says, a
+// start finds what a start without it finds. It may only save reads of files discovery itself listed.
+describe("a cache file that lies is no cache", () => {
+  const setup = () => {
+    const repo = tempDir("yoke-dlie-");
+    writeTree(repo, {
+      ".git/HEAD": "x",
+      ".claude/skills/tidy/SKILL.md": "---\ndescription: Tidies\nallowed-tools: Read\n---\nBODY\n",
+      ".claude/commands/go.md": "---\ndescription: Goes\n---\n",
+    });
+    const o: DiscoverExtensionsOptions = { cwd: repo, userDir: "/nonexistent" };
+    const path = join(tempDir("yoke-dlie-state-"), "c.json");
+    const rowsPath = path.replace(/\.json$/, ".rows.json");
+    const run = () => {
+      const cache = openDiscoveryCache(path, "v1", () => Date.now() + 10_000);
+      const d = discoverExtensions({ ...o, cache });
+      cache.save();
+      return d;
+    };
+    return { repo, path, rowsPath, run, plain: () => discoverExtensions(o) };
+  };
+  /** Every command of a cache document (whole results and per-file entries). */
+  const forge = (doc: any, f: (c: any) => void) => {
+    for (const s of Object.values<any>(doc.snaps ?? {})) for (const c of s.d.commands) f(c);
+    for (const r of Object.values<any>(doc.rows ?? {})) if (r.r.kind) f(r.r);
+  };
+  const lies: Array<[string, (c: any) => void]> = [
+    ["a project skill said to be the user's (it would grant in an untrusted folder)", (c) => (c.source = "user")],
+    ["a file outside the scanned folders", (c) => (c.file = "/etc/passwd")],
+    ["a skill's folder elsewhere", (c) => c.baseDir !== null && (c.baseDir = "/etc")],
+    ["another name", (c) => (c.name = `${c.name}-x`)],
+    ["a plugin it does not come from", (c) => (c.plugin = { name: "evil", root: "/etc", dataDir: "/etc" })],
+    ["not an entry at all", (c) => (c.allowedTools = "Bash")],
+  ];
+  for (const [name, lie] of lies)
+    test(`whole result and per-file entries: ${name}`, () => {
+      const { path, rowsPath, run, plain } = setup();
+      run();
+      for (const p of [path, rowsPath]) {
+        const doc = JSON.parse(readFileSync(p, "utf8"));
+        forge(doc, lie);
+        writeFileSync(p, JSON.stringify(doc));
+      }
+      expect(run()).toEqual(plain());
+      // The per-file entries alone (the whole result gone) lie too: still what the files say.
+      rmSync(path);
+      const doc = JSON.parse(readFileSync(rowsPath, "utf8"));
+      forge(doc, lie);
+      writeFileSync(rowsPath, JSON.stringify(doc));
+      expect(run()).toEqual(plain());
+    });
+
+  test("a whole result naming problems or commands of files it was not made from, or not a result", () => {
+    const { path, run, plain } = setup();
+    run();
+    const doc = JSON.parse(readFileSync(path, "utf8"));
+    const snap = Object.values<any>(doc.snaps)[0];
+    snap.d.problems.push({ file: "/etc/shadow", message: "x" });
+    writeFileSync(path, JSON.stringify(doc));
+    expect(run()).toEqual(plain());
+    for (const d of [null, {}, { commands: "x", problems: [] }]) {
+      const again = JSON.parse(readFileSync(path, "utf8"));
+      Object.values<any>(again.snaps)[0].d = d;
+      writeFileSync(path, JSON.stringify(again));
+      expect(run()).toEqual(plain());
+    }
+  });
+
+  test("a cache file another user owns, or others may write, is not read", () => {
+    const { path, rowsPath, run, plain } = setup();
+    run();
+    const lie = () => {
+      for (const p of [path, rowsPath]) {
+        const doc = JSON.parse(readFileSync(p, "utf8"));
+        forge(doc, (c) => (c.allowedTools = ["Bash(*)"]));
+        writeFileSync(p, JSON.stringify(doc));
+      }
+    };
+    lie();
+    for (const p of [path, rowsPath]) chmodSync(p, 0o666);
+    expect(run()).toEqual(plain());
+    // Rewritten by this run: its own, 0600.
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    if (process.getuid?.() === 0) {
+      lie();
+      for (const p of [path, rowsPath]) chownSync(p, 65534, 65534);
+      expect(run()).toEqual(plain());
+    }
+  });
 });

@@ -55,7 +55,3 @@ test("the headless path sets zod jitless before its schemas are made: no parser 
 test("so does the terminal UI's way in", async () => {
   expect(await compiledAfter("src/tui/index.ts")).toBe(0);
 });
-
-test("and the MCP prelaunch, which main.ts loads before the headless modules and which reads settings and .mcp.json", async () => {
-  expect(await compiledAfter("src/cli/mcp-prelaunch.ts")).toBe(0);
-});
