@@ -107,15 +107,17 @@ const skillTool = JSON.stringify((req.body.tools ?? []).find((t: { name: string 
 
 console.log(`${RUNS} runs each, alternating; 50 skills + 100 commands; load average ${loadavg()[0]!.toFixed(1)}`);
 console.log(`main thread on skills and commands (ms), none       ${stats(col(empty, "busy"), 2)}`);
-console.log(`main thread on skills and commands (ms), 150 files  ${stats(col(full, "busy"), 2)}   target ≤ 5 ms: median ${q(col(full, "busy"), 0.5) <= 5 ? "ok" : "SLOW"}`);
+console.log(`main thread on skills and commands (ms), 150 files  ${stats(col(full, "busy"), 2)}`);
 console.log(`  the same, no cache (first start, or after a rebuild) ${stats(col(COLD, "busy"), 2)}`);
 const diff = (k: "wall" | "cpu" | "busy" | "reqCpu", a: string) => (q(col(a, k), 0.5) - q(col(empty, k), 0.5)).toFixed(1);
+// Issue 14.7's target is what the files ADD to the first request (≤ 5 ms), judged on the difference of medians, warm and cold.
+const target = (k: "wall" | "reqCpu", a: string) => `   target: adds ≤ 5 ms ${Number(diff(k, a)) <= 5 ? "ok" : "MISSED"}`;
 console.log(`spawn → first request (ms), none                    ${stats(col(empty, "wall"))}`);
-console.log(`spawn → first request (ms), 150 files               ${stats(col(full, "wall"))}   difference of medians ${diff("wall", full)}`);
-console.log(`spawn → first request (ms), 150 files, no cache     ${stats(col(COLD, "wall"))}   difference of medians ${diff("wall", COLD)}`);
+console.log(`spawn → first request (ms), 150 files               ${stats(col(full, "wall"))}   difference of medians ${diff("wall", full)}${target("wall", full)}`);
+console.log(`spawn → first request (ms), 150 files, no cache     ${stats(col(COLD, "wall"))}   difference of medians ${diff("wall", COLD)}${target("wall", COLD)}`);
 console.log(`CPU to the first request (ms), none                ${stats(col(empty, "reqCpu"))}`);
-console.log(`CPU to the first request (ms), 150 files           ${stats(col(full, "reqCpu"))}   difference of medians ${diff("reqCpu", full)}`);
-console.log(`CPU to the first request (ms), 150 files, no cache ${stats(col(COLD, "reqCpu"))}   difference of medians ${diff("reqCpu", COLD)}`);
+console.log(`CPU to the first request (ms), 150 files           ${stats(col(full, "reqCpu"))}   difference of medians ${diff("reqCpu", full)}${target("reqCpu", full)}`);
+console.log(`CPU to the first request (ms), 150 files, no cache ${stats(col(COLD, "reqCpu"))}   difference of medians ${diff("reqCpu", COLD)}${target("reqCpu", COLD)}`);
 console.log(`process CPU time (ms), none                         ${stats(col(empty, "cpu"))}`);
 console.log(`process CPU time (ms), 150 files                    ${stats(col(full, "cpu"))}   difference of medians ${diff("cpu", full)}`);
 console.log(`process CPU time (ms), 150 files, no cache          ${stats(col(COLD, "cpu"))}   difference of medians ${diff("cpu", COLD)}`);
