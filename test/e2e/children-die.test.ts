@@ -10,31 +10,16 @@
  * covered, deterministically, by test/util/watchdog-window.test.ts; MCP servers by test/e2e/no-orphans.test.ts.
  */
 import { expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isolatedEnv, runYoke, spawnYoke } from "../helpers/binary.ts";
 import { fakeApiEnv } from "../helpers/fake-anthropic.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { useFakeAnthropic } from "../helpers/e2e.ts";
 import { waitFor } from "../helpers/wait-for.ts";
+import { processes } from "../helpers/process-alive.ts";
 
 const fake = useFakeAnthropic();
-
-type Stat = { pid: number; state: string; ppid: number; pgrp: number; cmdline: string };
-
-function processes(): Stat[] {
-  const out: Stat[] = [];
-  for (const e of readdirSync("/proc")) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      const st = readFileSync(`/proc/${e}/stat`, "utf8");
-      const rest = st.slice(st.lastIndexOf(")") + 2).split(" ");
-      if (rest[0] === "Z" || rest[0] === "X") continue;
-      out.push({ pid: Number(e), state: rest[0]!, ppid: Number(rest[1]), pgrp: Number(rest[2]), cmdline: readFileSync(`/proc/${e}/cmdline`, "utf8") });
-    } catch {}
-  }
-  return out;
-}
 
 /** Live members of these process groups, described for a failure message. */
 const survivors = (groups: number[]) =>

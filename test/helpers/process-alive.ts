@@ -16,16 +16,24 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** Live (not zombie) processes whose process group is `pgid` (Linux: read from /proc). */
-export function groupMembers(pgid: number): number[] {
-  const out: number[] = [];
+export type ProcStat = { pid: number; state: string; ppid: number; pgrp: number; cmdline: string };
+
+/** Every live (not zombie) process, from /proc (Linux). */
+export function processes(): ProcStat[] {
+  const out: ProcStat[] = [];
   for (const e of readdirSync("/proc")) {
     if (!/^\d+$/.test(e)) continue;
     try {
       const st = readFileSync(`/proc/${e}/stat`, "utf8");
       const rest = st.slice(st.lastIndexOf(")") + 2).split(" ");
-      if (Number(rest[2]) === pgid && rest[0] !== "Z" && rest[0] !== "X") out.push(Number(e));
+      if (rest[0] === "Z" || rest[0] === "X") continue;
+      out.push({ pid: Number(e), state: rest[0]!, ppid: Number(rest[1]), pgrp: Number(rest[2]), cmdline: readFileSync(`/proc/${e}/cmdline`, "utf8") });
     } catch {}
   }
   return out;
+}
+
+/** Live (not zombie) processes whose process group is `pgid` (Linux: read from /proc). */
+export function groupMembers(pgid: number): number[] {
+  return processes().filter((p) => p.pgrp === pgid).map((p) => p.pid);
 }
