@@ -11,6 +11,7 @@ import { applyMcpPolicy, type McpPolicy, readMcpPolicy } from "../mcp/policy.ts"
 import { claudeJsonPath, loadMcpSources, type McpSources, pluginServers } from "../mcp/sources.ts";
 import { prestartStdio } from "../mcp/transports.ts";
 import { isProjectTrusted } from "../trust/workspace.ts";
+import { pluginOnlySurfaces } from "../config/plugin-only.ts";
 import type { PromptSection } from "../plugin/host.ts";
 import type { LoadedPlugin } from "../plugin/loader.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
@@ -91,6 +92,14 @@ export function startMcpEarly(o: Pick<McpWiringOptions, "args" | "cwd" | "env" |
     for (const s of sources.servers.filter((x) => x.scope === "project"))
       sources.unapproved.push({ name: s.name, server: s, reason: `project server "${s.name}" (${s.source}) waits until this folder is trusted (yoke trust)` });
     sources.servers = sources.servers.filter((x) => x.scope !== "project");
+  }
+  // Managed strictPluginOnlyCustomization locking "mcp" (observed in 2.1.332): user-level and project-level servers are
+  // skipped; plugins' servers (added later), --mcp-config and a host's own servers stay, as --agents do for agents.
+  if (pluginOnlySurfaces(o.settings, () => {}).has("mcp")) {
+    const locked = (x: ScopedServer) => x.scope === "user" || x.scope === "project" || x.scope === "local";
+    for (const s of sources.servers.filter(locked))
+      sources.unapproved.push({ name: s.name, server: s, reason: `"${s.name}" (${s.source}) is not started: managed strictPluginOnlyCustomization allows MCP servers only from plugins` });
+    sources.servers = sources.servers.filter((x) => !locked(x));
   }
   // allowedMcpServers / deniedMcpServers: a server the policy refuses is listed as disabled and never spawned.
   const policy = readMcpPolicy(o.settings);

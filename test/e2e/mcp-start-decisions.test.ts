@@ -148,3 +148,47 @@ describe("a run its flags refuse starts no server at all (Claude Code checks the
       expect(starts(logs)).toHaveLength(0);
     });
 });
+
+// Managed strictPluginOnlyCustomization with the "mcp" surface (observed in 2.1.332: a locked surface skips user-level
+// and project-level sources; managed and plugin sources always load): the approved project server and a user server
+// in ~/.claude.json never start; a plugin's server does; a list without "mcp" locks no server.
+describe("managed strictPluginOnlyCustomization and MCP servers", () => {
+  const setup = (value: unknown) => {
+    const { cwd, logs, home } = project({ enableAllProjectMcpServers: true });
+    mkdirSync(join(home, ".claude"), { recursive: true });
+    writeFileSync(join(home, ".claude", ".claude.json"), JSON.stringify({ mcpServers: { mine: { command: "node", args: [PROBE, join(logs, "user.jsonl")] } } }));
+    const managed = tempDir("yoke-prevar-managed-");
+    writeFileSync(join(managed, "managed-settings.json"), JSON.stringify({ strictPluginOnlyCustomization: value }));
+    const plug = tempDir("yoke-prevar-plug-");
+    mkdirSync(join(plug, ".claude-plugin"), { recursive: true });
+    writeFileSync(join(plug, ".claude-plugin", "plugin.json"), JSON.stringify({ name: "kit" }));
+    writeFileSync(join(plug, ".mcp.json"), JSON.stringify({ mcpServers: { kitsrv: { command: "node", args: [PROBE, join(logs, "plugin.jsonl")] } } }));
+    const run = () => runWith(cwd, [say("ok")], [...json, "--plugin-dir", plug], { env: { HOME: home, YOKE_MANAGED_DIR: managed } });
+    const count = (f: string) => (existsSync(join(logs, f)) ? readFileSync(join(logs, f), "utf8").trim().split("\n").length : 0);
+    return { run, logs, count };
+  };
+
+  for (const value of [["mcp"], true, ["skills", "mcp"]] as unknown[]) {
+    test(`${JSON.stringify(value)}: project and user servers never start, the plugin's does`, async () => {
+      const { run, logs, count } = setup(value);
+      const r = await run();
+      expect(r.code).toBe(0);
+      expect(starts(logs)).toHaveLength(0);
+      expect(count("user.jsonl")).toBe(0);
+      expect(count("plugin.jsonl")).toBe(1);
+      const servers = initOf(r.lines).mcp_servers as Array<{ name: string; status: string }>;
+      expect(servers.find((s) => s.name === "probe")?.status).toBe("disabled");
+      expect(servers.find((s) => s.name === "mine")?.status).toBe("disabled");
+      expect(r.stderr).toContain("strictPluginOnlyCustomization");
+    });
+  }
+
+  test('["skills"]: MCP servers are not locked', async () => {
+    const { run, logs, count } = setup(["skills"]);
+    const r = await run();
+    expect(r.code).toBe(0);
+    expect(starts(logs)).toHaveLength(1);
+    expect(count("user.jsonl")).toBe(1);
+    expect(count("plugin.jsonl")).toBe(1);
+  });
+});
