@@ -41,9 +41,19 @@ const HEAVY_UNUSED = ["src/tui/", "@mariozechner/pi-tui", "@modelcontextprotocol
 /** A module-level import (ESM or CommonJS) of a Node built-in that is slow to load; a require inside a function is not one. */
 const SLOW_BUILTIN_IMPORT = /^(?:(?:import|export)\b[^;]*?\bfrom\s*|import\s*|(?:const|let|var)\b[^;]*?=\s*require\(\s*)["'](?:node:)?(?:crypto|tty|readline|http|https|http2|zlib|net|tls)["']/m;
 
+/** A module-level import (ESM or CommonJS) of any Node or Bun built-in. */
+const ANY_BUILTIN_IMPORT = /^(?:(?:import|export)\b[^;]*?\bfrom\s*|import\s*|(?:const|let|var)\b[^;]*?=\s*require\(\s*)["'](?:node:|bun:)?(?:fs|fs\/promises|path|os|child_process|crypto|tty|readline|http|https|http2|zlib|net|tls|util|events|stream|buffer|url|assert|worker_threads|jsc|sqlite|ffi)["']/m;
+
 describe("modules loaded per way in", () => {
   test("--version loads main, the version and the output module, nothing else", async () => {
     expect((await modulesOf(["--version"])).sort()).toEqual(["src/main.ts", "src/util/output.ts", "src/version.ts"]);
+  });
+
+  test("--version imports no Node built-in at module level, not even node:fs", async () => {
+    // Bun 1.4.5: `import { writeSync } from "node:fs"` alone costs a compiled start ~2 ms of CPU, ~190 page faults and
+    // ~2 MiB of RSS, a fifth of the whole of `--version` (bench/ab.ts; issue 21). A require() inside a function is fine.
+    const mods = await modulesOf(["--version"]);
+    expect(mods.filter((m) => ANY_BUILTIN_IMPORT.test(readFileSync(join(root, m), "utf8")))).toEqual([]);
   });
 
   test("--help loads no package of the model, the UI, MCP or WebFetch, and no subcommand", async () => {
