@@ -28,7 +28,9 @@ export function seccompForArch(target: string): Bun.BunPlugin {
  * it; these run in none of the measured starts (`--version`, a headless turn, Write → Bash → Read): the Bash parser is
  * required only for a command that is not plain words, the HTML converter imported only by WebFetch, the sandbox only
  * when enabled, the MCP SDK's ajv validator (ajv, its formats, fast-uri) only when a server lists a tool with an output
- * schema (src/mcp/schema-validator.ts). Measured on Bun 1.4.5, linux-x64 (issue 21, binary ≤ 110 MiB): see the
+ * schema (src/mcp/schema-validator.ts), the YAML library only for a frontmatter block that is not flat `key: value`
+ * lines (src/util/frontmatter.ts). test/build/plain-off-start.test.ts runs the bench's scenarios in its configured
+ * project and fails if any of them loads one. Measured on Bun 1.4.5, linux-x64 (issue 21, binary ≤ 110 MiB): see the
  * README's start-up section. The terminal UI (pi-tui, 0.3 MiB of bytecode) keeps its bytecode: from plain source the
  * interactive screen drew its prompt ~10–35 ms later (bench/tui.ts).
  */
@@ -37,6 +39,7 @@ export const PLAIN_PACKAGES = [
   "node-html-markdown",
   "@anthropic-ai/sandbox-runtime",
   "@modelcontextprotocol/sdk/validation/ajv",
+  "yaml",
 ];
 
 export type PlainBundle = { name: string; file: string; names: string[] };
@@ -57,6 +60,9 @@ export async function bundlePlainPackages(root: string, outdir: string): Promise
   return out;
 }
 
+/** A plain package's YOKE_TIMING mark: `yoke:plain-<this>` (word characters and dashes, as bench/timing.ts reads marks). */
+export const markName = (name: string): string => name.replace(/\W+/g, "-").replace(/^-+|-+$/g, "");
+
 /** The stand-in module's source: `load()` decompresses and evaluates the bundle once (Bun's CommonJS output is one function expression). */
 function standIn(b: PlainBundle): string {
   const head = [
@@ -66,6 +72,8 @@ function standIn(b: PlainBundle): string {
     // Synchronous: the Bash parser is require()d from a synchronous function.
     `function load() {`,
     `  if (real) return real;`,
+    // YOKE_TIMING shows which plain packages a run evaluated (test/build/plain-off-start.test.ts: none in a measured start).
+    `  performance.mark(${JSON.stringify(`yoke:plain-${markName(b.name)}`)});`,
     `  const source = new TextDecoder().decode(Bun.zstdDecompressSync(readFileSync(file)));`,
     `  const module = { exports: {} };`,
     `  (0, eval)(source + "\\n//# sourceURL=" + ${JSON.stringify(b.name)})(module.exports, import.meta.require, module, file, "/");`,

@@ -534,7 +534,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     hookPayload,
     async shutdown() {
       shutdownCtrl.abort();
-      await Promise.all([killAllBackgroundShells(session), mcp.close(), ownServers?.close()]);
+      // A Bash call's git snapshot finishes its ref and transcript line while the command runs: wait for it here.
+      await Promise.all([killAllBackgroundShells(session), mcp.close(), ownServers?.close(), ss.checkpoints?.settled()]);
       removeSessionTempDir(session);
       await sb.shutdown();
       ss.store.close?.();

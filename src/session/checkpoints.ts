@@ -4,7 +4,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { yokeDir } from "../config/paths.ts";
 import type { MetaEntry, SessionStore } from "./types.ts";
 import { git } from "../util/git.ts";
-import { checkoutPaths, diffTrees, findRepo, isIgnored, snapshotWorktree, writeWorktreeTree, type GitRepo } from "./git-snapshot.ts";
+import { checkoutPaths, diffTrees, findRepo, isIgnored, stageWorktree, writeWorktreeTree, type GitRepo } from "./git-snapshot.ts";
 import { createDiagnostics } from "../util/diagnostics.ts";
 
 type Env = Record<string, string | undefined>;
@@ -30,9 +30,12 @@ export type Checkpoints = {
   beforeFileChange(absPath: string): Promise<void>;
   /**
    * In a git repo, snapshots the working tree before Bash runs (no-op elsewhere), once per turn: a rewind reads only
-   * the first snapshot from its turn on. Never rejects.
+   * the first snapshot from its turn on. Resolves once the working tree is read, so the command may change it; the
+   * snapshot's tree and ref are written meanwhile (`settled`). Never rejects.
    */
   snapshotGit(): Promise<void>;
+  /** Resolves when every snapshot taken so far is written (its ref made, its transcript line appended). Never rejects. */
+  settled(): Promise<void>;
   /** Starts finding the git repository (one git process, once a session), so a Bash call's snapshot need not wait for it. Never throws. */
   prepare(): void;
   list(): Checkpoint[];
@@ -46,7 +49,8 @@ export type Checkpoints = {
 type Backup = { blob: string | null; mode?: number; seq: number; time: string };
 /** `tree`: what the ref names (a tree; transcripts of older versions name a commit of it, read the same way). */
 type GitSnap = { ref: string; tree: string; seq: number };
-type Turn = { userUuid: string; index: number; timestamp: string; backups: Map<string, Backup>; git: GitSnap[] };
+/** `staging`: the turn's git snapshot under way or taken (cleared when it failed, so the next Bash call tries again). */
+type Turn = { userUuid: string; index: number; timestamp: string; backups: Map<string, Backup>; git: GitSnap[]; staging?: Promise<void> };
 
 export type CheckpointOptions = {
   sessionId: string;
@@ -83,6 +87,8 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
   let gitCount = 0;
   let repo: Promise<GitRepo | null> | null = null;
   const getRepo = (): Promise<GitRepo | null> => (repo ??= findRepo(opts.cwd, env));
+  /** Snapshots whose working tree is read and whose tree and ref are still being written. */
+  const sealing = new Set<Promise<void>>();
   let tmpN = 0;
   const tmpIndex = (): string => {
     mkdirSync(dir, { recursive: true });
@@ -163,6 +169,35 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
     }
     return hash;
   };
+
+  const settled = async (): Promise<void> => {
+    while (sealing.size) await Promise.all([...sealing]);
+  };
+
+  /** The turn's snapshot up to the read working tree; its tree and ref are written after (`sealing`). Never rejects. */
+  async function stageGit(t: Turn): Promise<void> {
+    const r = await getRepo();
+    if (!r) return;
+    const n = gitCount++;
+    const ref = `refs/yoke/checkpoints/${opts.sessionId}/${n}`;
+    const mySeq = seq++;
+    const failed = (error: string) => {
+      t.staging = undefined;
+      fail("git", `${error}; Bash changes in this turn cannot be rewound`);
+    };
+    const s = await stageWorktree(r, env, tmpIndex());
+    if ("error" in s) return failed(s.error);
+    const done = s.seal(ref).then(async (w) => {
+      if ("error" in w) return failed(w.error);
+      // Its turn was dropped meanwhile (prune): the ref must not outlive it.
+      if (byUuid.get(t.userUuid) !== t) return void (await git(["update-ref", "-d", ref], { cwd: r.top, env }));
+      const g: GitSnap = { ref, tree: w.tree, seq: mySeq };
+      t.git.push(g);
+      record(t, true, g);
+    });
+    sealing.add(done);
+    void done.finally(() => sealing.delete(done));
+  }
 
   async function restorePlan(userUuid: string): Promise<{ plan: Map<string, Backup | "git">; errors: string[]; gitRestore?: { repo: GitRepo; snap: GitSnap; add: string[]; mod: string[] } }> {
     const errors: string[] = [];
@@ -261,31 +296,22 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
       void getRepo();
     },
 
-    async snapshotGit(): Promise<void> {
+    snapshotGit(): Promise<void> {
       const t = current();
       // A rewind restores Bash changes from the earliest snapshot of the turns it undoes (restorePlan): a turn's
       // later snapshots are never read, so a second Bash call in the turn runs without the git processes.
-      if (!t || t.git.length) return;
-      const r = await getRepo();
-      if (!r) return;
-      const n = gitCount++;
-      const ref = `refs/yoke/checkpoints/${opts.sessionId}/${n}`;
-      const mySeq = seq++;
-      const s = await snapshotWorktree(r, env, tmpIndex(), ref);
-      if ("error" in s) {
-        fail("git", `${s.error}; Bash changes in this turn cannot be rewound`);
-        return;
-      }
-      const g: GitSnap = { ref, tree: s.tree, seq: mySeq };
-      t.git.push(g);
-      record(t, true, g);
+      if (!t || t.git.length) return Promise.resolve();
+      return (t.staging ??= stageGit(t));
     },
+
+    settled,
 
     list(): Checkpoint[] {
       return turns.map((t) => ({ userUuid: t.userUuid, index: t.index, timestamp: t.timestamp, files: [...t.backups.keys()], gitRefs: t.git.map((g) => g.ref) }));
     },
 
     async rewindFiles(userUuid: string, o: { dryRun?: boolean } = {}): Promise<RewindFilesResult> {
+      await settled();
       const { plan, errors, gitRestore } = await restorePlan(userUuid);
       const restored: string[] = [];
       const deleted: string[] = [];

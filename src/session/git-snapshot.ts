@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, rmSync, statSync, utimesSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { git, gitScript } from "../util/git.ts";
+import { git } from "../util/git.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -49,38 +49,50 @@ function seedIndex(repo: GitRepo, tmpIndex: string): void {
   }
 }
 
-// The snapshot's three git steps in one process start: an exit code of its own names the step that failed.
-const SNAPSHOT_SCRIPT = `"$@" add -A -- . || exit 10
-tree=$("$@" write-tree) || exit 11
-"$@" update-ref "$YOKE_SNAPSHOT_REF" "$tree" || exit 12
-printf '%s' "$tree"`;
+/** A snapshot whose working tree is read: `seal` writes its tree and points the ref at it (once; later calls share it). */
+export type StagedSnapshot = { seal(ref: string): Promise<{ tree: string } | { error: string }> };
 
 /**
- * Snapshot = tree → private ref, pointing at the tree itself (a ref outside refs/heads may name any object): a commit
- * object around it would be one more git process before the Bash command, and a rewind reads only the tree. The steps
- * run in one /bin/sh (gitScript), one process start from yoke instead of three (issue 21: the first Bash call of a
- * turn waited ~21 ms for five git processes started one by one). Never throws; failure → `{ error }` naming the step.
+ * A snapshot's first step, the only one a Bash command must wait for: `git add -A` into a private index seeded from the
+ * user's reads the working tree and stores what changed as blobs. One git process, started directly. The tree and the
+ * ref (`seal`) need only that private index, never the working tree, so they are written while the command runs
+ * (issue 21: the four process starts of the whole snapshot held each turn's first Bash call ~14 ms). A blob is safe
+ * meanwhile: git prunes only unreachable objects older than gc.pruneExpire (two weeks); a command that prunes at once
+ * (`git gc --prune=now`) makes the seal fail, which is said. Never throws; failure → `{ error }` naming the git step.
  */
-export async function snapshotWorktree(repo: GitRepo, env: Env, tmpIndex: string, ref: string): Promise<{ tree: string } | { error: string }> {
-  if (process.platform === "win32") {
-    const t = await writeWorktreeTree(repo, env, tmpIndex);
-    if ("error" in t) return t;
-    const u = await git(["update-ref", ref, t.tree], { cwd: repo.top, env });
-    if (u.code !== 0) return { error: `git update-ref ${ref} failed: ${u.stderr.trim()}` };
-    return { tree: t.tree };
-  }
+export async function stageWorktree(repo: GitRepo, env: Env, tmpIndex: string): Promise<StagedSnapshot | { error: string }> {
   seedIndex(repo, tmpIndex);
+  const e = { ...env, GIT_INDEX_FILE: tmpIndex };
+  const add = await git(["add", "-A", "--", "."], { cwd: repo.top, env: e });
+  if (add.code !== 0) {
+    rmSync(tmpIndex, { force: true });
+    return { error: `git add -A (temporary index) failed: ${add.stderr.trim()}` };
+  }
+  let sealed: Promise<{ tree: string } | { error: string }> | undefined;
+  return { seal: (ref) => (sealed ??= sealIndex(repo, e, tmpIndex, ref)) };
+}
+
+/**
+ * The snapshot's tree → its private ref, pointing at the tree itself (a ref outside refs/heads may name any object): a
+ * commit object around it would be one more git process, and a rewind reads only the tree. Removes the private index.
+ */
+async function sealIndex(repo: GitRepo, e: Env, tmpIndex: string, ref: string): Promise<{ tree: string } | { error: string }> {
   try {
-    const r = await gitScript(SNAPSHOT_SCRIPT, "the git snapshot (add -A, write-tree, update-ref)", { cwd: repo.top, env: { ...env, GIT_INDEX_FILE: tmpIndex, YOKE_SNAPSHOT_REF: ref } });
-    const why = r.stderr.trim();
-    if (r.code === 0 && /^[0-9a-f]{40,64}$/.test(r.stdout)) return { tree: r.stdout };
-    if (r.code === 10) return { error: `git add -A (temporary index) failed: ${why}` };
-    if (r.code === 11) return { error: `git write-tree failed: ${why}` };
-    if (r.code === 12) return { error: `git update-ref ${ref} failed: ${why}` };
-    return { error: `the git snapshot failed: ${why || `exit code ${r.code}, output ${JSON.stringify(r.stdout.slice(0, 200))}`}` };
+    const wt = await git(["write-tree"], { cwd: repo.top, env: e });
+    const tree = wt.stdout.trim();
+    if (wt.code !== 0 || !/^[0-9a-f]{40,64}$/.test(tree)) return { error: `git write-tree failed: ${wt.stderr.trim() || `exit code ${wt.code}`}` };
+    const u = await git(["update-ref", ref, tree], { cwd: repo.top, env: e });
+    if (u.code !== 0) return { error: `git update-ref ${ref} failed: ${u.stderr.trim()}` };
+    return { tree };
   } finally {
     rmSync(tmpIndex, { force: true });
   }
+}
+
+/** The whole snapshot, working tree → tree → ref, for callers that wait for all of it. Never throws. */
+export async function snapshotWorktree(repo: GitRepo, env: Env, tmpIndex: string, ref: string): Promise<{ tree: string } | { error: string }> {
+  const staged = await stageWorktree(repo, env, tmpIndex);
+  return "error" in staged ? staged : staged.seal(ref);
 }
 
 export type TreeChange = { status: string; path: string };

@@ -1,4 +1,3 @@
-import { writeSync } from "node:fs";
 /**
  * The one way yoke writes to stdout and stderr (DESIGN "Trust and output": what a script reads is
  * complete whatever the reader's speed).
@@ -101,16 +100,23 @@ export const writeErr = (text: string): void => stderr().write(text);
 
 /**
  * Text to stderr at exit, for a probe (YOKE_TIMING) that must not change what it measures: straight to fd 2 unless
- * the stream exists already (then through it, after what it holds). Making the stream costs ~8 ms of CPU.
+ * the stream exists already (then through it, after what it holds). Making the stream costs ~8 ms of CPU, and
+ * importing node:fs for a writeSync ~2 ms and ~2 MiB of RSS in a start that has not loaded it (`--version`, Bun 1.4.5);
+ * Bun.write needs neither. flushOutput waits for it.
  */
 export function writeErrAtExit(text: string): void {
   if (stderrStream) return stderrStream.write(text);
-  try {
-    writeSync(2, text);
-  } catch {
-    // stderr closed: nothing to tell.
-  }
+  const prev = atExit;
+  atExit = (async () => {
+    await prev;
+    try {
+      await Bun.write(Bun.stderr, text);
+    } catch {
+      // stderr closed: nothing to tell.
+    }
+  })();
 }
+let atExit: Promise<void> | undefined;
 
 /** One line to stderr. */
 export const errLine = (line: string): void => stderr().write(`${line}\n`);
@@ -128,7 +134,7 @@ export function onStdoutClosed(fn: () => void): void {
 /** Waits until stdout and stderr have handed everything to their readers (or the readers left). */
 export async function flushOutput(): Promise<void> {
   // Only streams that were written to: making process.stdout costs more than the whole of `--version` (below).
-  await Promise.all([stdoutStream?.flushed(), stderrStream?.flushed()]);
+  await Promise.all([stdoutStream?.flushed(), stderrStream?.flushed(), atExit]);
 }
 
 /**

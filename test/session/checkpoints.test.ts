@@ -116,6 +116,7 @@ describe("git working-tree checkpoints (beyond Claude Code)", () => {
 
     cp.beginTurn("t1");
     await cp.snapshotGit();
+    await cp.settled();
     expect(errors).toEqual([]);
     expect(cp.list()[0]!.gitRefs).toEqual(["refs/yoke/checkpoints/sess/0"]);
     expect(sh(cwd, env, "rev-parse", "HEAD")).toBe(head);
@@ -203,11 +204,13 @@ test("git checkpoints survive a restart through the transcript and new refs neve
   cp.beginTurn("t1");
   await cp.snapshotGit();
   writeFileSync(join(cwd, "tracked.txt"), "bash wrote this\n");
+  await cp.settled();
   store.close();
 
   const again = createCheckpoints({ sessionId: "rs", env, cwd, store, meta: loadTranscript(store.path).meta });
   again.beginTurn("t2");
   await again.snapshotGit();
+  await again.settled();
   expect(again.list().map((c) => c.gitRefs)).toEqual([["refs/yoke/checkpoints/rs/0"], ["refs/yoke/checkpoints/rs/1"]]);
   const r = await again.rewindFiles("t1");
   expect(r).toEqual({ restored: [join(cwd, "tracked.txt")], deleted: [], errors: [] });
@@ -227,10 +230,12 @@ describe("git snapshots, cheaper (issue 21)", () => {
     await cp.snapshotGit(); // second Bash of the same turn
     writeFileSync(t, "second bash\n");
     writeFileSync(join(cwd, "made.txt"), "m");
+    await cp.settled();
     expect(cp.list()[0]!.gitRefs).toEqual(["refs/yoke/checkpoints/once/0"]);
     cp.beginTurn("t2");
     await cp.snapshotGit(); // a new turn snapshots again
     writeFileSync(t, "third bash\n");
+    await cp.settled();
     expect(cp.list().map((c) => c.gitRefs)).toEqual([["refs/yoke/checkpoints/once/0"], ["refs/yoke/checkpoints/once/1"]]);
 
     expect(await cp.rewindFiles("t2")).toEqual({ restored: [t], deleted: [], errors: [] });
@@ -249,10 +254,12 @@ describe("git snapshots, cheaper (issue 21)", () => {
     // A ref where the snapshot's ref must go: refs/yoke/checkpoints/again is a file, so .../again/0 cannot be made.
     sh(cwd, env, "update-ref", "refs/yoke/checkpoints/again", sh(cwd, env, "rev-parse", "HEAD"));
     await cp.snapshotGit();
+    await cp.settled();
     expect(errors).toEqual([expect.stringContaining("git update-ref refs/yoke/checkpoints/again/0 failed: ")]);
     expect(cp.list()[0]!.gitRefs).toEqual([]);
     sh(cwd, env, "update-ref", "-d", "refs/yoke/checkpoints/again");
     await cp.snapshotGit();
+    await cp.settled();
     expect(cp.list()[0]!.gitRefs).toEqual(["refs/yoke/checkpoints/again/1"]);
   });
 
@@ -263,6 +270,7 @@ describe("git snapshots, cheaper (issue 21)", () => {
     const cp = createCheckpoints({ sessionId: "old", env, cwd, store });
     cp.beginTurn("t1");
     await cp.snapshotGit();
+    await cp.settled();
     expect(sh(cwd, env, "cat-file", "-t", "refs/yoke/checkpoints/old/0")).toBe("tree");
     // What an older yoke wrote: a commit of the tree, named `commit` in the transcript line.
     const commit = sh(cwd, env, "commit-tree", "refs/yoke/checkpoints/old/0", "-m", "yoke checkpoint old #5");

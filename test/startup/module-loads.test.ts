@@ -41,9 +41,19 @@ const HEAVY_UNUSED = ["src/tui/", "@mariozechner/pi-tui", "@modelcontextprotocol
 /** A module-level import (ESM or CommonJS) of a Node built-in that is slow to load; a require inside a function is not one. */
 const SLOW_BUILTIN_IMPORT = /^(?:(?:import|export)\b[^;]*?\bfrom\s*|import\s*|(?:const|let|var)\b[^;]*?=\s*require\(\s*)["'](?:node:)?(?:crypto|tty|readline|http|https|http2|zlib|net|tls)["']/m;
 
+/** A module-level import (ESM or CommonJS) of any Node or Bun built-in. */
+const ANY_BUILTIN_IMPORT = /^(?:(?:import|export)\b[^;]*?\bfrom\s*|import\s*|(?:const|let|var)\b[^;]*?=\s*require\(\s*)["'](?:node:|bun:)?(?:fs|fs\/promises|path|os|child_process|crypto|tty|readline|http|https|http2|zlib|net|tls|util|events|stream|buffer|url|assert|worker_threads|jsc|sqlite|ffi)["']/m;
+
 describe("modules loaded per way in", () => {
   test("--version loads main, the version and the output module, nothing else", async () => {
     expect((await modulesOf(["--version"])).sort()).toEqual(["src/main.ts", "src/util/output.ts", "src/version.ts"]);
+  });
+
+  test("--version imports no Node built-in at module level, not even node:fs", async () => {
+    // Bun 1.4.5: `import { writeSync } from "node:fs"` alone costs a compiled start ~2 ms of CPU, ~190 page faults and
+    // ~2 MiB of RSS, a fifth of the whole of `--version` (bench/ab.ts; issue 21). A require() inside a function is fine.
+    const mods = await modulesOf(["--version"]);
+    expect(mods.filter((m) => ANY_BUILTIN_IMPORT.test(readFileSync(join(root, m), "utf8")))).toEqual([]);
   });
 
   test("--help loads no package of the model, the UI, MCP or WebFetch, and no subcommand", async () => {
@@ -84,12 +94,13 @@ describe("modules loaded per way in", () => {
 
   test("-p with flat frontmatter everywhere (instructions, a skill, an agent with a tool list) loads no YAML library", async () => {
     fake.push({ content: [{ type: "text", text: "hello" }] });
-    const mods = await modulesOf(["-p", "say hello"], {}, withFrontmatter("name: reviewer\ndescription: Reviews diffs\ntools:\n  - Read\n  - Grep\nmodel: haiku"));
+    const mods = await modulesOf(["-p", "say hello"], {}, withFrontmatter("name: reviewer\ndescription: Reviews diffs\ntools:\n  - Read\n  - Grep\nmodel: haiku\nmaxTurns: 5"));
     expect(of(mods, "yaml")).toEqual([]);
   });
 
-  test("-p with an agent whose frontmatter needs YAML (a number, a block scalar) loads it", async () => {
-    for (const fm of ["name: reviewer\ndescription: Reviews diffs\nmaxTurns: 5", "name: reviewer\ndescription: >\n  Reviews\n  diffs"]) {
+  // A decimal integer is flat (the fast reader gives the library's 5); a float and a block scalar are not.
+  test("-p with an agent whose frontmatter needs YAML (a float, a block scalar) loads it", async () => {
+    for (const fm of ["name: reviewer\ndescription: Reviews diffs\nmaxTurns: 5\nscore: 1.5", "name: reviewer\ndescription: >\n  Reviews\n  diffs"]) {
       fake.push({ content: [{ type: "text", text: "hello" }] });
       const mods = await modulesOf(["-p", "say hello"], {}, withFrontmatter(fm));
       expect({ fm, yaml: of(mods, "yaml").length > 0 }).toEqual({ fm, yaml: true });
