@@ -19,7 +19,7 @@ ARG DEBIAN_VERSION=bookworm-slim
 
 FROM oven/bun:${BUN_VERSION}-slim AS build
 WORKDIR /src
-COPY package.json bun.lock bunfig.toml tsconfig.json build.ts build-plugins.ts build-mcp-schemas.ts ./
+COPY package.json bun.lock bunfig.toml tsconfig.json build.ts build-plugins.ts build-mcp-schemas.ts build-elf.ts ./
 # The bytecode layout profile build.ts hands to the compiler (a smaller resident set per run).
 COPY release/bytecode-order.txt ./release/
 RUN bun install --frozen-lockfile --production --ignore-scripts
