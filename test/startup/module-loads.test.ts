@@ -94,12 +94,13 @@ describe("modules loaded per way in", () => {
 
   test("-p with flat frontmatter everywhere (instructions, a skill, an agent with a tool list) loads no YAML library", async () => {
     fake.push({ content: [{ type: "text", text: "hello" }] });
-    const mods = await modulesOf(["-p", "say hello"], {}, withFrontmatter("name: reviewer\ndescription: Reviews diffs\ntools:\n  - Read\n  - Grep\nmodel: haiku"));
+    const mods = await modulesOf(["-p", "say hello"], {}, withFrontmatter("name: reviewer\ndescription: Reviews diffs\ntools:\n  - Read\n  - Grep\nmodel: haiku\nmaxTurns: 5"));
     expect(of(mods, "yaml")).toEqual([]);
   });
 
-  test("-p with an agent whose frontmatter needs YAML (a number, a block scalar) loads it", async () => {
-    for (const fm of ["name: reviewer\ndescription: Reviews diffs\nmaxTurns: 5", "name: reviewer\ndescription: >\n  Reviews\n  diffs"]) {
+  // A decimal integer is flat (the fast reader gives the library's 5); a float and a block scalar are not.
+  test("-p with an agent whose frontmatter needs YAML (a float, a block scalar) loads it", async () => {
+    for (const fm of ["name: reviewer\ndescription: Reviews diffs\nmaxTurns: 5\nscore: 1.5", "name: reviewer\ndescription: >\n  Reviews\n  diffs"]) {
       fake.push({ content: [{ type: "text", text: "hello" }] });
       const mods = await modulesOf(["-p", "say hello"], {}, withFrontmatter(fm));
       expect({ fm, yaml: of(mods, "yaml").length > 0 }).toEqual({ fm, yaml: true });
