@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { killGroup, type PipedChild, spawnPiped } from "../util/subprocess.ts";
+import { killGroup, spawnPiped, type PipedChild } from "../util/subprocess.ts";
 
 /**
  * The stdio transport, ours rather than the SDK's StdioClientTransport because a server must run in its own process
@@ -56,23 +56,11 @@ export function asJsonRpc(v: unknown): JSONRPCMessage | undefined {
   return undefined;
 }
 
-/** Calls `onText` with each decoded chunk of `stream` until it ends (or fails: the process is going away). */
-async function readText(stream: ReadableStream<Uint8Array>, onText: (chunk: string) => void): Promise<void> {
-  const decoder = new TextDecoder();
-  try {
-    for await (const bytes of stream) {
-      const text = decoder.decode(bytes, { stream: true });
-      if (text) onText(text);
-    }
-  } catch {
-    // A pipe torn down while the server is killed ends the read like its end.
-  }
-  const rest = decoder.decode();
-  if (rest) onText(rest);
-}
-
 export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
   let child: PipedChild | undefined;
+  /** Set once the child's stdin was ended or failed: nothing more is sent. */
+  let stdinDone = false;
+  /** Resolves when the process has exited and its stdout and stderr are drained (Node's `close`). */
   let closed: Promise<void> | undefined;
   let started: Promise<void> | undefined;
   /** Messages read before the SDK set `onmessage` (the transport was started early). */
@@ -125,6 +113,20 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
       // A log we cannot write must not take the server down.
     }
   };
+  /** Reads a stream to its end as UTF-8 text, chunk by chunk; a read error ends it. */
+  const drain = async (stream: ReadableStream<Uint8Array>, each: (text: string) => void) => {
+    const decoder = new TextDecoder();
+    try {
+      for await (const c of stream) {
+        const text = decoder.decode(c, { stream: true });
+        if (text) each(text);
+      }
+    } catch {
+      // The pipe broke: what was read is kept.
+    }
+    const rest = decoder.decode();
+    if (rest) each(rest);
+  };
   const t: StdioTransport = {
     stderrTail: () => stderr,
     garbage: () => lastGarbage,
@@ -137,35 +139,38 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
           while (early.length && t.onmessage) t.onmessage(early.shift()!);
         });
       }
+      let c: PipedChild;
       try {
-        // spawnPiped: Bun's spawn (no Node ChildProcess: ~9 ms less CPU for the first one), own process group, dies
-        // with yoke even under SIGKILL (issue 20.8); it throws when the program cannot start.
-        const c = spawnPiped([o.command, ...o.args], { cwd: o.cwd, env: o.env, stdin: "pipe" });
-        child = c;
-        // Node's "close": the process ended and its output was read to the end.
-        closed = Promise.all([c.exited, readText(c.stdout, onStdout), readText(c.stderr, onStderr)]).then(() => {
-          exited = { code: c.exitCode, signal: c.signalCode };
-          child = undefined;
-          t.onclose?.();
-        });
-        started = Promise.resolve();
+        // spawnPiped: own process group, dies with yoke even under SIGKILL (issue 20.8); Bun's pipes, not Node's
+        // streams (a one-turn run's peak RSS, issue 21: see the README's start-up section).
+        c = spawnPiped([o.command, ...o.args], { cwd: o.cwd, env: o.env, stdin: "pipe" });
       } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        const e = new Error(`could not start ${o.command}: ${code === "ENOENT" ? "command not found" : (err as Error).message}`);
+        const e = new Error(`could not start ${o.command}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "command not found" : (err as Error).message}`);
         started = Promise.reject(e);
-        queueMicrotask(() => t.onerror?.(e));
+        t.onerror?.(e);
+        return started;
       }
+      child = c;
+      closed = Promise.all([c.exited, drain(c.stdout, onStdout), drain(c.stderr, onStderr)]).then(() => {
+        exited = { code: c.exitCode, signal: c.signalCode };
+        child = undefined;
+        stdinDone = true;
+        t.onclose?.();
+      });
+      started = Promise.resolve();
       return started;
     },
     async send(message) {
-      const c = child;
-      if (!c?.stdin) throw new Error("the server process is not running");
+      const sink = child?.stdin;
+      if (!sink || stdinDone) throw new Error("the server process is not running");
       try {
-        c.stdin.write(`${JSON.stringify(message)}\n`);
-        await c.stdin.flush();
+        sink.write(`${JSON.stringify(message)}\n`);
+        await sink.flush();
       } catch (err) {
-        // A server that exited breaks the pipe: once its output is read, its exit code and stderr say why (describeFailure).
-        await Promise.race([closed, new Promise<void>((r) => setTimeout(r, 1000).unref?.())]);
+        stdinDone = true;
+        // A broken pipe means the server closed its stdin, nearly always by exiting: wait a moment for that exit, so
+        // the failure names it ("the process exited with code 7") rather than the pipe.
+        await Promise.race([closed, Bun.sleep(1000)]);
         t.onerror?.(err as Error);
         throw err;
       }
@@ -173,14 +178,16 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
     async close() {
       const c = child;
       if (!c) return;
-      const pid = c.pid;
-      try {
-        c.stdin?.end();
-      } catch {
-        // already gone
+      if (!stdinDone) {
+        stdinDone = true;
+        try {
+          void Promise.resolve(c.stdin?.end()).catch(() => {});
+        } catch {
+          // Already closed by the server's end.
+        }
       }
       // A server that ignores SIGTERM is killed after 2 s; the wait is bounded and never blocks the run's exit for long.
-      await Promise.race([Promise.all([closed, killGroup(pid, 2000, c.exited)]), new Promise<void>((r) => setTimeout(r, 2500))]);
+      await Promise.race([Promise.all([closed, killGroup(c.pid, 2000, c.exited)]), new Promise<void>((r) => setTimeout(r, 2500))]);
     },
   };
   return t;

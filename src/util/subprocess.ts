@@ -324,13 +324,12 @@ export function spawnProcess(argv: string[], o: SpawnOptions = {}): ChildProcess
   return child;
 }
 
-/** A child of spawnPiped: Bun's subprocess with its stdout and stderr as streams (and stdin as a sink when piped). */
+/** A child of spawnPiped: Bun's subprocess with its stdout and stderr as streams (and its stdin's sink, when a pipe). */
 export type PipedChild = {
   pid: number;
+  stdin?: Bun.FileSink;
   stdout: ReadableStream<Uint8Array>;
   stderr: ReadableStream<Uint8Array>;
-  /** Only with `stdin: "pipe"`. */
-  stdin?: import("bun").FileSink;
   exited: Promise<number>;
   exitCode: number | null;
   signalCode: NodeJS.Signals | null;
@@ -338,10 +337,9 @@ export type PipedChild = {
 
 /**
  * Starts `argv` as spawnProcess does (a process group of its own, the watchdog's token from its first instruction,
- * fixed stdin as a file, or a pipe yoke writes to: an MCP stdio server), through Bun.spawn: Node's ChildProcess and
- * its stream objects cost the parent ~0.7 ms more CPU per child (a command hook runs on every tool call), and the
- * first one in a process ~9 ms (an MCP server spawned before the first request; issue 21). Throws when the program
- * cannot start (ENOENT, ENOEXEC), as Bun.spawn does.
+ * fixed stdin as a file), through Bun.spawn: Node's ChildProcess and its stream objects cost the parent ~0.7 ms more
+ * CPU per child, and a command hook runs on every tool call (issue 21). Throws when the program cannot start
+ * (ENOENT, ENOEXEC), as Bun.spawn does.
  */
 export function spawnPiped(argv: string[], o: { cwd?: string; env?: Record<string, string | undefined>; stdin: { data: string | Uint8Array } | "pipe" }): PipedChild {
   const data = o.stdin === "pipe" ? undefined : o.stdin.data;
