@@ -333,8 +333,9 @@ export type PipedChild = { pid: number; stdout: ReadableStream<Uint8Array>; stde
  * CPU per child, and a command hook runs on every tool call (issue 21). Throws when the program cannot start
  * (ENOENT, ENOEXEC), as Bun.spawn does.
  */
-export function spawnPiped(argv: string[], o: { cwd?: string; env?: Record<string, string | undefined>; stdin: { data: string | Uint8Array } }): PipedChild {
-  const fd = stdinFd(o.stdin.data);
+export function spawnPiped(argv: string[], o: { cwd?: string; env?: Record<string, string | undefined>; stdin: { data: string | Uint8Array } | "ignore" }): PipedChild {
+  const data = o.stdin === "ignore" ? undefined : o.stdin.data;
+  const fd = data === undefined ? undefined : stdinFd(data);
   const token = spawnToken();
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(o.env ?? process.env)) if (v !== undefined) env[k] = v;
@@ -342,7 +343,7 @@ export function spawnPiped(argv: string[], o: { cwd?: string; env?: Record<strin
   let proc: ReturnType<typeof Bun.spawn>;
   try {
     // Bytes a temp file could not hold go through a pipe Bun writes and closes.
-    proc = Bun.spawn(argv, { cwd: o.cwd, env, detached: true, stdin: fd ?? new Blob([o.stdin.data]), stdout: "pipe", stderr: "pipe" });
+    proc = Bun.spawn(argv, { cwd: o.cwd, env, detached: true, stdin: data === undefined ? "ignore" : (fd ?? new Blob([data])), stdout: "pipe", stderr: "pipe" });
   } catch (e) {
     guardProcessGroup(undefined, token);
     throw e;
