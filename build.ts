@@ -13,7 +13,8 @@ import { mcpLazySchemas } from "./build-mcp-schemas.ts";
 import { shrinkBinary } from "./build-elf.ts";
 
 const root = import.meta.dir;
-const entry = join(root, "src/main.ts");
+// src/entry.ts answers `--version` with nothing else loaded and imports src/main.ts for everything else (issue 21).
+const entry = join(root, "src/entry.ts");
 const bunVersion = Bun.version;
 
 type Target = { name: string; compile: Bun.Build.CompileTarget; npm: string; exe: string };

@@ -24,9 +24,9 @@ function toolList(v: unknown): string[] | string {
 export function parseAgentFile(text: string, file: string, source: AgentSource): AgentParse {
   const fail = (msg: string): AgentParse => ({ ok: false, error: `${file}: ${msg}` });
   // Many agent files in the wild have `description: Use this when: …` lines strict YAML refuses; Claude Code loads them.
-  // fast + exact: flat blocks are read without the YAML library (every start reads the plugins' and user's agents),
+  // fast: flat blocks are read without the YAML library (every start reads the plugins' and user's agents),
   // with the library's exact values.
-  const parts = parseFrontmatter(text, { fast: true, exact: true, loose: true });
+  const parts = parseFrontmatter(text, { fast: true, loose: true });
   if (!parts.present) return fail("no frontmatter: an agent file starts with a `---` block holding at least `name` and `description`");
   if (parts.error) return { ok: false, error: `${file}${parts.error.line ? `:${parts.error.line}` : ""}: ${parts.error.message}` };
   const f = parts.data ?? {};

@@ -1,8 +1,8 @@
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, type Stats, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, type Stats } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { splitToolList } from "../permission/rule-parse.ts";
 import { parseFrontmatter } from "../util/frontmatter.ts";
-import type { DiscoveryCache } from "./discovery-cache.ts";
+import { type DiscoveryCache, statOf } from "./discovery-cache.ts";
 import type { ExtensionProblem, ExtensionSource, PluginOrigin, SlashCommand } from "./types.ts";
 
 /** A cap so a stray huge tree under .claude/commands cannot stall startup. */
@@ -114,15 +114,6 @@ type FileRole = { kind: "skill" | "command"; name: string; aliases?: string[]; s
 const roleKey = (o: FileRole) =>
   `${o.kind}\0${o.name}\0${o.source}\0${o.plugin ? `${o.plugin.name}\0${o.plugin.root}\0${o.plugin.dataDir}` : ""}\0${o.note ?? ""}\0${(o.aliases ?? []).join(",")}`;
 
-/** A stat that says "not there" (ENOENT, ENOTDIR) as undefined; another failure (EACCES) as null: read, and say why. */
-function statOf(file: string): Stats | undefined | null {
-  try {
-    return statSync(file, { throwIfNoEntry: false });
-  } catch (e) {
-    return isMissing(e) ? undefined : null;
-  }
-}
-
 /**
  * One file's entry, or null when the file is not there (a skill folder without SKILL.md, a stray file beside the
  * folders). With a cache, an unchanged file's entry comes from it (no read, no parse). Never throws.
@@ -215,9 +206,11 @@ export function readExtensionFile(
     argNames: list(f.arguments),
     // `Bash(${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh:*)` names the plugin's own script (ralph-loop does).
     allowedTools: list(f["allowed-tools"]).map((r) =>
-      r.replace(/\$\{CLAUDE_(PLUGIN_ROOT|PLUGIN_DATA|SKILL_DIR)\}/g, (m, k: string) =>
-        (k === "PLUGIN_ROOT" ? o.plugin?.root : k === "PLUGIN_DATA" ? o.plugin?.dataDir : o.kind === "skill" ? dirname(file) : undefined) ?? m,
-      ),
+      !r.includes("${")
+        ? r
+        : r.replace(/\$\{CLAUDE_(PLUGIN_ROOT|PLUGIN_DATA|SKILL_DIR)\}/g, (m, k: string) =>
+            (k === "PLUGIN_ROOT" ? o.plugin?.root : k === "PLUGIN_DATA" ? o.plugin?.dataDir : o.kind === "skill" ? dirname(file) : undefined) ?? m,
+          ),
     ),
     // `hide-from-slash-command-tool` is the older spelling, still in published plugins.
     disableModelInvocation: bool(f["disable-model-invocation"]) ?? bool(f["hide-from-slash-command-tool"]) ?? false,
@@ -339,10 +332,13 @@ function wholeFits(whole: Discovery, jobs: Job[], roots: ExtensionRoot[], stats:
 export function discoverExtensions(o: DiscoverExtensionsOptions, read: Reader = readHead): Discovery {
   const roots = extensionRoots(o);
   const jobs = plan(roots);
-  const cache = o.cache;
   const files = jobs.map((j) => j.file);
+  const key = o.cache ? rootsKey(roots) : "";
+  // A first start (nothing cached): each file is read without a stat first; the cache stats them when it saves.
+  const first = o.cache?.isEmpty() ? o.cache.firstStart(key, files, (i) => roleKey(roleOf(jobs[i]!, roots[jobs[i]!.root]!))) : undefined;
+  const entries: Array<SlashCommand | ExtensionProblem | null> | undefined = first ? [] : undefined;
+  const cache = first ? undefined : o.cache;
   const stats = cache ? files.map(statOf) : undefined;
-  const key = cache ? rootsKey(roots) : "";
   if (cache && stats) {
     const whole = cache.snapshot(key, files, stats);
     if (whole && wholeFits(whole, jobs, roots, stats)) return whole;
@@ -365,6 +361,7 @@ export function discoverExtensions(o: DiscoverExtensionsOptions, read: Reader = 
   };
   jobs.forEach((job, i) => {
     const r = entryFor(job.file, roleOf(job, roots[job.root]!), read, cache, stats ? stats[i] : null);
+    entries?.push(r);
     if (!r) {
       if (job.named) problems.push({ file: job.file, message: "no such file (named in plugin.json)" });
       return;
@@ -374,6 +371,7 @@ export function discoverExtensions(o: DiscoverExtensionsOptions, read: Reader = 
   });
   const result = { commands: [...byName.values()], problems };
   if (cache && stats) cache.remember(key, files, stats, result);
+  first?.(entries!, result);
   return result;
 }
 

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, type Stats, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, type Stats, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { ExtensionProblem, SlashCommand } from "./types.ts";
 
@@ -27,6 +27,16 @@ export type DiscoveryCache = {
   snapshot(key: string, files: readonly string[], stats: ReadonlyArray<Stats | undefined | null>): Whole | undefined;
   /** Remembers a whole result made from these files; only when every one of its entries is settled. */
   remember(key: string, files: readonly string[], stats: ReadonlyArray<Stats | undefined | null>, whole: Whole): void;
+  /** Whether the cache holds nothing from a run before (none yet, unreadable, another build's): a first start. */
+  isEmpty(): boolean;
+  /**
+   * A first start's discovery, remembered without a stat before each read (there is nothing to compare a stat with):
+   * `files` are read from now on, and `done` gives what each made (null: not there) and the whole result. save() takes
+   * the stats, after the first request has left. A file is kept only when that later stat shows no change since a
+   * moment two seconds before the reads began (mtime and ctime), so what was read is what the stat describes.
+   * `keyOf(i)`: the key of files[i]'s entry, asked for at save().
+   */
+  firstStart(key: string, files: readonly string[], keyOf: (i: number) => string): (entries: ReadonlyArray<Entry | null>, whole: Whole) => void;
   /** Writes the files when something changed: the entries and results used or made in this run, nothing else. */
   save(): void;
 };
@@ -63,6 +73,15 @@ function readDoc<T extends { v: string }>(path: string, version: string, field: 
   }
 }
 
+/** A stat that says "not there" (ENOENT, ENOTDIR) as undefined; another failure (EACCES) as null. */
+export function statOf(file: string): Stats | undefined | null {
+  try {
+    return statSync(file, { throwIfNoEntry: false });
+  } catch (e) {
+    return ["ENOENT", "ENOTDIR"].includes((e as NodeJS.ErrnoException).code ?? "") ? undefined : null;
+  }
+}
+
 function writeDoc(path: string, doc: unknown): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
@@ -80,9 +99,11 @@ export function openDiscoveryCache(path: string, version: string, now: () => num
   const used: Record<string, Row> = {};
   const usedSnaps: Record<string, Snap> = {};
   let changed = false;
+  /** First starts' reads (one per discovery: the local folders, the plugins'), stat'ed at save(). */
+  const later: Array<() => void> = [];
   // Entries still true this run (looked up, or held by a whole result that held): fewer than the file has, it is rewritten.
   let held = 0;
-  return {
+  const cache: DiscoveryCache = {
     lookup(file, key, st) {
       const r = allRows()[file];
       if (!r || r.k !== key || r.m !== st.mtimeMs || r.c !== st.ctimeMs || r.s !== st.size || r.i !== st.ino || !settled(r)) return undefined;
@@ -124,7 +145,29 @@ export function openDiscoveryCache(path: string, version: string, now: () => num
       usedSnaps[key] = { f: files.join("\n"), n, d: whole };
       changed = true;
     },
+    isEmpty() {
+      return Object.keys(snaps).length === 0 && Object.keys(allRows()).length === 0;
+    },
+    firstStart(key, files, keyOf) {
+      const at = now();
+      return (entries, whole) => {
+        later.push(() => {
+          const stats = files.map(statOf);
+          let complete = true;
+          for (let j = 0; j < files.length; j++) {
+            const st = stats[j];
+            const e = entries[j];
+            // Gone or come since the read, or not stat-able: no whole result from this run.
+            if (st === null || (st === undefined) !== (e === null || e === undefined)) complete = false;
+            else if (st && e) used[files[j]!] = { k: keyOf(j), m: st.mtimeMs, c: st.ctimeMs, s: st.size, i: st.ino, at, r: e };
+          }
+          changed = true;
+          if (complete) cache.remember(key, files, stats, whole);
+        });
+      };
+    },
     save() {
+      for (const f of later.splice(0)) f();
       const staleSnaps = Object.keys(usedSnaps).length !== Object.keys(snaps).length;
       const staleRows = changed || (rows !== undefined && held !== Object.keys(rows).length);
       if (!staleRows && !staleSnaps) return;
@@ -146,4 +189,5 @@ export function openDiscoveryCache(path: string, version: string, now: () => num
       }
     },
   };
+  return cache;
 }

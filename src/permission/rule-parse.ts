@@ -39,6 +39,8 @@ export function parseRule(text: string, source: RuleSource): PermissionRule | st
   return { toolName: canonicalToolName(name), specifier: spec, text: t, source };
 }
 
+const SEPARATORS = /[\s,]+/;
+
 /**
  * Splits a `--allowedTools`/`--disallowedTools` value: commas or whitespace separate rules,
  * except inside parentheses (so `Bash(git commit -m *)` stays one rule).
@@ -46,6 +48,12 @@ export function parseRule(text: string, source: RuleSource): PermissionRule | st
 export function splitToolList(values: string[]): string[] {
   const out: string[] = [];
   for (const value of values) {
+    // Without parentheses or escapes every comma and space separates: one native split (each skill's allowed-tools
+    // is split at start-up, when the JIT is held back: issue 14 point 7).
+    if (!value.includes("(") && !value.includes("\\")) {
+      for (const r of value.split(SEPARATORS)) if (r) out.push(r);
+      continue;
+    }
     let depth = 0;
     let cur = "";
     for (let i = 0; i < value.length; i++) {

@@ -31,16 +31,10 @@ export type FrontmatterOptions = {
    */
   loose?: boolean;
   /**
-   * Read flat `key: value` / `- item` blocks without the YAML library (~0.1 ms a call saved per file): every
-   * value is then a string (`maxTurns: 5` gives "5"). For callers that read only strings. Default false.
+   * Read flat `key: value` / `- item` blocks without the YAML library (~0.1 ms a call saved per file), with the
+   * library's exact values (`maxTurns: 5` gives 5, `tools: null` null); anything more goes to the library. Default false.
    */
   fast?: boolean;
-  /**
-   * With `fast`: the fast reader also leaves to the YAML library every unquoted value YAML reads as something other
-   * than a string (null, ~, true, false, numbers), so the result is exactly the library's. For callers that read
-   * typed fields (agents: maxTurns, tools: null). Default false.
-   */
-  exact?: boolean;
 };
 
 const BLOCK = /^---[ \t]*\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)/;
@@ -53,7 +47,7 @@ export function parseFrontmatter(text: string, opts: FrontmatterOptions = {}): F
   const body = t.slice(m[0].length);
   if (opts.parse === false) return { present: true, data: null, body };
   const src = m[1] ?? "";
-  const quick = opts.fast ? quickYaml(src, opts.exact === true) : null;
+  const quick = opts.fast ? quickYaml(src) : null;
   if (quick) return { present: true, data: quick, body };
   try {
     const v = yaml().parse(src);
@@ -79,51 +73,103 @@ export function splitFrontmatter(text: string, parse = true): { data: Record<str
   return { data: f.data, body: f.body };
 }
 
-/** First characters that make a YAML value more than a plain or simply quoted string. */
-const SPECIAL = new Set(["[", "{", "&", "*", "!", "|", ">", "%", "@", "`"]);
+/** First characters that make a YAML value more than a plain or simply quoted string (YAML's indicators). */
+const SPECIAL = new Set(["[", "]", "{", "}", ",", "#", "&", "*", "!", "|", ">", "%", "@", "`", "?", ":"]);
+
+/** What plainValue says when the YAML library must read the value. */
+const LIBRARY = Symbol("library");
+/** What plainValue says of an unquoted value with `: ` in it, which the library refuses: the block is read loosely. */
+const REFUSED = Symbol("refused");
 
 /**
- * A value as the YAML parser would read it, when that is plain: unquoted text, or text in matching quotes with no
- * escapes; undefined when the real parser must decide (a flow collection, an anchor, a block scalar, a comment, an
- * escape).
+ * A value as the YAML library reads it (its default, YAML 1.2's core schema), when that is plain: unquoted text, a
+ * boolean or null in the schema's spellings, a decimal integer, or text in matching quotes with no escapes; LIBRARY when
+ * the library must decide (a flow collection, an anchor, a block scalar, a comment, an escape, any other number).
  */
-function plainValue(v: string, exact = false): string | undefined {
-  if (SPECIAL.has(v[0]!) || v.includes(" #") || v.includes("\t#")) return undefined;
-  // YAML 1.2's core schema reads these unquoted as null, booleans or numbers (a leading digit, sign, dot or ~ covers
-  // every number, .inf, .nan and ~, and a few strings too, which the library then reads as strings).
-  if (exact && (/^[-+.~0-9]/.test(v) || /^(?:null|true|false)$/i.test(v))) return undefined;
+function plainValue(v: string): unknown {
+  if (SPECIAL.has(v[0]!) || v.includes(" #") || v.includes("\t#")) return LIBRARY;
   const q = v[0];
   if (q === '"' || q === "'") {
-    if (v.length < 2 || v[v.length - 1] !== q) return undefined;
+    if (v.length < 2 || v[v.length - 1] !== q) return LIBRARY;
     const inner = v.slice(1, -1);
     // `\"` escapes and `''` are the parser's to read.
-    return inner.includes(q) || (q === '"' && inner.includes("\\")) ? undefined : inner;
+    return inner.includes(q) || (q === '"' && inner.includes("\\")) ? LIBRARY : inner;
   }
+  if (MAPPING_IN_VALUE.test(v)) return REFUSED;
+  const c = v.charCodeAt(0);
+  // A leading digit, sign, dot or ~ covers every number, .inf, .nan and ~: decimal integers are read here, the rest
+  // (floats, 0x1F, 0o17, and strings such as 5abc that only look alike) by the library.
+  if ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46 || c === 126) return v === "~" ? null : INT.test(v) ? parseInt(v, 10) : LIBRARY;
+  if (c === 110 || c === 78) return v === "null" || v === "Null" || v === "NULL" ? null : v;
+  if (c === 116 || c === 84) return v === "true" || v === "True" || v === "TRUE" ? true : v;
+  if (c === 102 || c === 70) return v === "false" || v === "False" || v === "FALSE" ? false : v;
   return v;
 }
+const INT = /^[-+]?[0-9]+$/;
+/** `a: b` or `a:` at the end: a mapping inside a plain value, "not allowed in compact mappings". */
+const MAPPING_IN_VALUE = /:(?:[ \t]|$)/;
+
+/**
+ * Whitespace the fast readers leave to the library: any but space, tab and CRLF/LF line ends (a form feed, a no-break
+ * space, a lone CR, which YAML reads as a line break), and a `__proto__` key (an own field for the library).
+ */
+const UNUSUAL = /[^\S \t\r\n]|\r(?!\n)|__proto__/;
 
 const isKeyStart = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 const isKeyChar = (c: number) => isKeyStart(c) || (c >= 48 && c <= 57) || c === 45;
 
+/** One `key: value` line (the value not empty), matched where the previous one ended. */
+const FLAT_LINE = /([A-Za-z_][A-Za-z0-9_-]*):[ \t]+([^\r\n]*?)[ \t]*\r?(?:\n|$)/y;
+
+/**
+ * The commonest block, only `key: value` lines, one sticky match per line: at start-up the JIT is held back
+ * (build.ts: jitPolicy), so each file's frontmatter costs what the interpreter runs, and a native match per line costs
+ * less than scanning the line in script (issue 14 point 7, the first start). The same result quickYaml gives for these
+ * lines; null for any other line (a blank, a comment, a list, an empty value), which quickYaml then reads.
+ */
+function flatYaml(src: string): Record<string, unknown> | null {
+  const out: Record<string, unknown> = {};
+  let refused = false;
+  for (let at = 0; at < src.length; at = FLAT_LINE.lastIndex) {
+    FLAT_LINE.lastIndex = at;
+    const m = FLAT_LINE.exec(src);
+    if (!m) return null;
+    const v = m[2]!;
+    const p = v ? plainValue(v) : LIBRARY;
+    // A key twice: the library refuses the block too, and is left to say so.
+    if (p === LIBRARY || Object.hasOwn(out, m[1]!)) return null;
+    if (p === REFUSED) refused = true;
+    else out[m[1]!] = p;
+  }
+  return refused ? looseYaml(src) : out;
+}
+
 // Frontmatter is nearly always flat `key: value` and `- item` lines, which this reads directly, line by line with
 // plain string scans (it runs for every skill and command file at startup: issue 14 point 7). Anything else returns
 // null and goes to the real parser.
-function quickYaml(src: string, exact: boolean): Record<string, unknown> | null {
+function quickYaml(src: string): Record<string, unknown> | null {
+  if (UNUSUAL.test(src)) return null;
+  const flat = flatYaml(src);
+  if (flat) return flat;
   const out: Record<string, unknown> = {};
+  let refused = false;
   let listKey: string | null = null;
-  let list: string[] | null = null;
+  let list: unknown[] | null = null;
   for (let at = 0; at <= src.length; ) {
     let nl = src.indexOf("\n", at);
     if (nl < 0) nl = src.length;
     const line = src.charCodeAt(nl - 1) === 13 ? src.slice(at, nl - 1) : src.slice(at, nl);
     at = nl + 1;
     const t = line.trim();
+    // A blank line with a tab in it: the library reads it as content of the key before it.
+    if (!t && line.includes("\t")) return null;
     if (!t || t[0] === "#") continue;
     if (t[0] === "-" && (t.length === 1 || t[1] === " " || t[1] === "\t")) {
       if (!list) return null;
       const v = t.slice(1).trim();
-      const p = v ? plainValue(v, exact) : undefined;
-      if (p === undefined || /:\s/.test(v)) return null;
+      const p = v ? plainValue(v) : LIBRARY;
+      // `- a: b` is a mapping in the list.
+      if (p === LIBRARY || p === REFUSED) return null;
       list.push(p);
       continue;
     }
@@ -136,6 +182,7 @@ function quickYaml(src: string, exact: boolean): Record<string, unknown> | null 
     if (i + 1 < line.length && after !== 32 && after !== 9) return null;
     const key = line.slice(0, i);
     const v = line.slice(i + 1).trim();
+    if (Object.hasOwn(out, key) || key === listKey) return null;
     if (listKey !== null) out[listKey] = list!.length ? list : null;
     listKey = null;
     list = null;
@@ -144,12 +191,13 @@ function quickYaml(src: string, exact: boolean): Record<string, unknown> | null 
       list = [];
       continue;
     }
-    const p = plainValue(v, exact);
-    if (p === undefined) return null;
-    out[key] = p;
+    const p = plainValue(v);
+    if (p === LIBRARY) return null;
+    if (p === REFUSED) refused = true;
+    else out[key] = p;
   }
   if (listKey !== null) out[listKey] = list!.length ? list : null;
-  return out;
+  return refused ? looseYaml(src) : out;
 }
 
 /** Each `key: value` line as a string, indented lines continuing the previous value; null if a line is neither. */

@@ -7,6 +7,7 @@ import { discoverExtensions, type DiscoverExtensionsOptions } from "../../src/ex
 import { openDiscoveryCache } from "../../src/extension/discovery-cache.ts";
 import type { SlashCommand } from "../../src/extension/types.ts";
 import { tempDir, writeTree } from "../helpers/tmp.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const entry = { name: "a", description: "A" } as SlashCommand;
 const st = (o: Partial<{ mtimeMs: number; ctimeMs: number; size: number; ino: number }> = {}) =>
@@ -116,7 +117,8 @@ describe("the whole result of the run before (issue 14 point 7: the usual start 
 
   test("the second start reads no file and finds exactly what a start without the cache finds, the broken file's problem included", () => {
     const { run, plain, path } = setup();
-    expect(run().reads).toBe(7);
+    // A first start tries each candidate without a stat first: 7 files and the folder `empty` without a SKILL.md.
+    expect(run().reads).toBe(8);
     // Without the per-file entries: the whole result alone answers (no lookup, no read).
     rmSync(path.replace(/\.json$/, ".rows.json"));
     const again = run();
@@ -205,6 +207,46 @@ describe("the whole result of the run before (issue 14 point 7: the usual start 
     const { run } = setup();
     run(() => Date.now());
     expect(run(() => Date.now()).reads).toBe(7);
+  });
+
+  // A first start reads without a stat before each read and stats at save(), after the first request: a change between
+  // the read and that stat must never be kept as the file's entry (real clock; the files are two seconds old first).
+  describe("a first start's files changed between the read and the save", () => {
+    const changes: Array<[string, (repo: string) => void]> = [
+      [
+        "edited, same size, its mtime put back",
+        (repo) => {
+          const f = join(repo, ".claude/skills/tidy/SKILL.md");
+          const before = statSync(f);
+          writeFileSync(f, "---\ndescription: Tidies v2\nallowed-tools: Read\n---\nBODY\n");
+          utimesSync(f, before.atime, before.mtime);
+        },
+      ],
+      ["deleted", (repo) => rmSync(join(repo, ".claude/skills/ship/SKILL.md"))],
+      ["made where there was none", (repo) => writeFileSync(join(repo, ".claude/skills/empty/SKILL.md"), "---\ndescription: Now there\n---\n")],
+      ["replaced by another file (a rename over it)", (repo) => {
+        writeFileSync(join(repo, "other.md"), "---\ndescription: Other\n---\n");
+        renameSync(join(repo, "other.md"), join(repo, ".claude/commands/go.md"));
+      }],
+    ];
+    for (const [name, change] of changes)
+      test(name, async () => {
+        const { repo, home, path, plain } = setup();
+        const files = [".claude/skills/tidy/SKILL.md", ".claude/skills/ship/SKILL.md", ".claude/commands/go.md"].map((f) => join(repo, f));
+        const newest = Math.max(...files.map((f) => statSync(f).ctimeMs), statSync(join(home, ".claude/commands/mine.md")).ctimeMs);
+        await waitFor(() => Date.now() > newest + 2100, "the files to be two seconds old");
+        const o = { cwd: repo, userDir: join(home, ".claude") };
+        const cache = openDiscoveryCache(path, "v1");
+        const first = discoverExtensions({ ...o, cache });
+        change(repo);
+        cache.save();
+        expect(first).not.toEqual(plain());
+        // The next start (a clock ten seconds on: every read from now on is settled) finds what the files say now.
+        const next = openDiscoveryCache(path, "v1", () => Date.now() + 10_000);
+        expect(discoverExtensions({ ...o, cache: next })).toEqual(plain());
+        next.save();
+        expect(discoverExtensions({ ...o, cache: openDiscoveryCache(path, "v1", () => Date.now() + 10_000) })).toEqual(plain());
+      });
   });
 
   test("other folders (another cwd, a plugin more) never take a whole result made for these", () => {

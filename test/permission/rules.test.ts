@@ -36,6 +36,18 @@ describe("splitToolList (contracts §4.1 --allowedTools)", () => {
     expect(splitToolList(["Bash(git *) Edit", "Read,Write", "Bash(npm run test:*),  Grep"])).toEqual(["Bash(git *)", "Edit", "Read", "Write", "Bash(npm run test:*)", "Grep"]);
     expect(splitToolList(["Bash(git commit -m a, b)"])).toEqual(["Bash(git commit -m a, b)"]);
   });
+
+  // A list without parentheses or escapes takes a quicker way (issue 14 point 7); it must split exactly as the
+  // character walk does, which a trailing " (" forces (its own last rule dropped). Every kind of separator and space.
+  test("without parentheses: the same rules as the character walk", () => {
+    const parts = ["Read", "Grep", "mcp__s__t", ",", " ", "\t", "\n", "\u00a0", "\u3000", "\u2028", "\ufeff", ")", "a:b", "ü", "", ",,"];
+    let x = 1;
+    const pick = () => parts[(x = (x * 1103515245 + 12345) & 0x7fffffff) % parts.length]!;
+    for (let n = 0; n < 2000; n++) {
+      const v = Array.from({ length: 1 + (n % 7) }, pick).join("");
+      expect({ v, rules: splitToolList([v]) }).toEqual({ v, rules: splitToolList([`${v} (`]).slice(0, -1) });
+    }
+  });
 });
 
 describe("Bash specifier matching (contracts §3.1, §9 drift row)", () => {

@@ -23,10 +23,10 @@ describe("parseFrontmatter", () => {
     expect(parseFrontmatter("---\n- a\n- b\n---\nbody")).toMatchObject({ present: true, data: null, error: { message: "the frontmatter must be a mapping of fields" } });
   });
 
-  test("full YAML keeps types; the fast reader gives strings", () => {
+  test("full YAML keeps types, and so does the fast reader", () => {
     const text = "---\nmaxTurns: 5\nbackground: true\ntools:\n  - Read\n  - Grep\n---\n";
     expect(parseFrontmatter(text).data).toEqual({ maxTurns: 5, background: true, tools: ["Read", "Grep"] });
-    expect(parseFrontmatter(text, { fast: true }).data).toEqual({ maxTurns: "5", background: "true", tools: ["Read", "Grep"] });
+    expect(parseFrontmatter(text, { fast: true }).data).toEqual({ maxTurns: 5, background: true, tools: ["Read", "Grep"] });
   });
 
   test("bad YAML: an error with its line in the file; loose reading for `key: value: with colons`", () => {
@@ -53,8 +53,8 @@ test("splitFrontmatter (instruction files, memory files): data and body, unreada
 });
 
 // The fast reader (issue 14 point 7: it runs for every skill and command at startup) must read exactly what the YAML
-// parser (with the loose reading after it, as skills and commands are read) reads, as strings, or hand the block to
-// the parser: never a different value.
+// parser (with the loose reading after it, as skills and commands are read) reads, or hand the block to the parser:
+// never a different value, type or error.
 test("the fast reader agrees with the YAML parser and the loose reading, or leaves the block to them", () => {
   const blocks = [
     "name: a\ndescription: plain words, with commas",
@@ -78,22 +78,28 @@ test("the fast reader agrees with the YAML parser and the loose reading, or leav
     "- not a mapping",
     "description: tab\there",
     "allowed-tools: Bash(npm run *), Read",
+    "description: Handles task family 3: reads the files\nallowed-tools: Read, Grep\ndisable-model-invocation: true",
+    "description: a: b\nmaxTurns: 5",
+    "name: a\nname: b",
+    "tools:\n  - a\ntools: b",
+    "description: a\u00a0",
+    "description: \u00a0a",
+    "description: a\fb",
+    "description: x\ny: z\rw: v",
+    "__proto__: x",
+    "description:\n\t",
+    "user-invocable: False\nmodel: Null\nx: TRUE\ny: tRuE\nz: nULL",
+    "x: 007\ny: -0\nz: +2\nw: 12345678901234567890",
   ];
   for (const b of blocks) {
     const text = `---\n${b}\n---\nbody\n`;
-    const fast = parseFrontmatter(text, { fast: true, loose: true });
-    const full = parseFrontmatter(text, { loose: true });
-    const asStrings = (v: unknown): unknown =>
-      v === null || v === undefined ? null : Array.isArray(v) ? v.map(asStrings) : typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, asStrings(x)])) : String(v);
-    // Either the fast path read it (every value a string) or the parser did (the same result as without `fast`).
-    if (full.error || full.data === null) expect({ b, data: fast.data }).toEqual({ b, data: full.data });
-    else expect([asStrings(full.data), full.data]).toContainEqual(fast.data);
+    expect({ b, fm: parseFrontmatter(text, { fast: true, loose: true }) }).toEqual({ b, fm: parseFrontmatter(text, { loose: true }) });
   }
 });
 
-// Agents read typed fields (maxTurns, tools: null): with `exact`, the fast reader must give exactly what the YAML library
-// (and the loose reading after it) gives, types included, or hand the block over.
-test("fast + exact reads exactly what the YAML library reads, types included, or leaves the block to it", () => {
+// Agents read typed fields (maxTurns, tools: null): the fast reader must give exactly what the YAML library (and the
+// loose reading after it) gives, types included, or hand the block over.
+test("the fast reader reads exactly what the YAML library reads, types included, or leaves the block to it", () => {
   const blocks = [
     "name: a\ndescription: plain words, with commas",
     "name: reviewer\ndescription: Use this when: the diff is big",
@@ -128,6 +134,54 @@ test("fast + exact reads exactly what the YAML library reads, types included, or
   ];
   for (const b of blocks) {
     const text = `---\n${b}\n---\nbody\n`;
-    expect({ b, data: parseFrontmatter(text, { fast: true, exact: true, loose: true }).data }).toEqual({ b, data: parseFrontmatter(text, { loose: true }).data });
+    expect({ b, data: parseFrontmatter(text, { fast: true, loose: true }).data }).toEqual({ b, data: parseFrontmatter(text, { loose: true }).data });
   }
+});
+
+// A table misses what a generator finds (users and attackers find the class): random blocks of key lines, separators,
+// values, list items, comments, blank lines, indents and line ends, each read by the fast reader and by the library
+// (with the loose reading after it). Identical every time: data, types, body, and the error with its line. Seeded, so
+// a failure repeats.
+describe("the fast reader against the YAML library, on generated blocks", () => {
+  const keys = ["name", "description", "allowed-tools", "model", "x_y", "a1", "-bad", "1bad", "k k", "ké", "__proto__", "constructor"];
+  const seps = [": ", ":\t", ":", ":  ", " : ", "::", ": \t"];
+  const vals = [
+    "plain words", "a: b", "a:b", "a:", "a:\tb", "'single'", '"double"', "'a: b'", "'it''s'", '"esc \\" q"', "x # c", "x\t#c", "x#c",
+    "[a, b]", "{a: 1}", "&a x", "*a", "|", ">", "%x", "@x", "`x`", "5", "-1", "+2", "007", "-0", "1_000", "12345678901234567890",
+    "true", "False", "TRUE", "tRuE", "yes", "null", "Null", "nULL", "~", ".5", "0x1F", "0o7", "1e3", ".inf", ".NaN", "2024-01-01", "",
+    " ", "a\u00a0", "\u00a0a", "a\f", "a\u2003", "\ufeffa", "a\u2028b", "a\u0085", "- a", "? a", "'unterminated", '"a" b', "a 'b'",
+    "Read, Grep", "Bash(git:*)", "a\\b", "ü", "a  b", "a\tb", "a\rb", "http://x.y/z", "a - b", "-", "a,b", "-a",
+    "#x", ",a", "]a", "}a", "?a", ":a", "? a", "?", ":", "a ? b", "a]", "a}", "a, b",
+  ];
+  const run = (seed: number, clean: boolean) => {
+    let x = seed;
+    const rnd = () => (x = (x * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
+    // Clean: mostly what real files hold (a valid key, `: `, LF), so the fast path itself is exercised.
+    const line = (): string => {
+      const r = rnd();
+      if (r < (clean ? 0.85 : 0.65))
+        return (clean ? pick(keys.slice(0, 6)) : pick(keys)) + (clean ? ": " : pick(seps)) + pick(vals) + (clean ? "" : pick(["", "", "", " ", "\t"]));
+      if (r < 0.9) return pick(["", " ", "\t", "# comment", "  # c"]);
+      if (r < 0.95) return pick(["  - ", "- ", "-\t", "  -", "-"]) + pick(vals);
+      return rnd() < 0.5 ? `  ${pick(vals)}` : `${pick(keys)}:`;
+    };
+    const eol = clean ? "\n" : pick(["\n", "\r\n", "\r"]);
+    const lines = Array.from({ length: 1 + Math.floor(rnd() * 4) }, line);
+    return { lines, text: `---${eol}${lines.join(eol)}${eol}---${eol}body` };
+  };
+  for (const clean of [true, false])
+    test(clean ? "blocks like real files" : "any blocks", () => {
+      const emit = process.emitWarning;
+      // The library warns about unknown tags on stderr; not what is compared here.
+      process.emitWarning = () => {};
+      try {
+        for (let seed = 1; seed <= 3000; seed++) {
+          const { lines, text } = run(seed * 7919 + (clean ? 1 : 0), clean);
+          expect({ lines, fm: parseFrontmatter(text, { fast: true, loose: true }) }).toEqual({ lines, fm: parseFrontmatter(text, { loose: true }) });
+        }
+      } finally {
+        process.emitWarning = emit;
+      }
+    });
 });
