@@ -101,7 +101,7 @@ describe("plain packages (build-plugins.ts): in the binary as compressed source,
     if (!r.success) throw new Error(r.logs.map(String).join("\n"));
     const paths = Object.values(r.metafile!.outputs).flatMap((o) => Object.keys(o.inputs));
     // Their own code and what only they use (node-forge is the sandbox's, he the converter's).
-    const theirs = /node_modules\/(mvdan-sh|node-html-markdown|node-html-parser|he|@anthropic-ai\/sandbox-runtime\/dist|node-forge|ajv|ajv-formats|fast-uri|yaml)\//;
+    const theirs = /node_modules\/(mvdan-sh|node-html-markdown|node-html-parser|he|@anthropic-ai\/sandbox-runtime\/dist|node-forge|ajv|ajv-formats|fast-uri|yaml|citty|eventsource|eventsource-parser)\//;
     expect(paths.filter((p) => theirs.test(p))).toEqual([]);
     // The MCP client itself stays (only its validator, loaded on first use by src/mcp/schema-validator.ts, is plain).
     expect(paths.some((p) => /@modelcontextprotocol\/sdk\/dist\/esm\/client\/index\.js$/.test(p))).toBe(true);
