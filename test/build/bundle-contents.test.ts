@@ -32,9 +32,7 @@ const kept = (re: RegExp) => [...inputs].filter(([p, bytes]) => re.test(p) && by
 describe("the Messages API client is yoke's own (src/provider/anthropic/messages-client.ts)", () => {
   test("nothing of @anthropic-ai/sdk is in the binary, nor what it imports (OpenTelemetry, webhooks)", () => {
     // Its client and Messages resource were ~116 KiB of minified output, loaded on every run's way to the first request,
-    // and cost a one-turn run ~1 MiB of peak RSS and ~20 ms of CPU (issue 21; the README's start-up section). Its
-    // core/streaming and core/error modules alone under messages-client.ts (Stream.fromSSEResponse, APIError.generate)
-    // measured worse still: peak RSS 52.6 → 57.3 MiB, own CPU at the request +7% (bench/ab.ts, 11 runs each, 2026-12-02).
+    // and cost a one-turn run ~1 MiB of peak RSS and ~20 ms of CPU (issue 21; the README's start-up section).
     expect(kept(/node_modules\/(@anthropic-ai\/sdk|@opentelemetry|standardwebhooks|fast-sha256|@stablelib)\//)).toEqual([]);
   });
 });
