@@ -1,4 +1,6 @@
-# yoke in a container: a musl binary built with Bun on Alpine, run on plain Alpine as a non-root user.
+# yoke in a container: the glibc binary built with Bun on Debian, run on an image made FROM scratch of exactly the
+# files it needs (deploy/image): glibc, git, ripgrep, bubblewrap, bash, busybox (/bin/sh and the everyday commands),
+# tini, the CA bundle and a passwd with the non-root user yoke (10001). No package manager, no caches, no history.
 #
 #   docker build -t yoke .
 #   docker run --rm --read-only --tmpfs /tmp -v yoke-home:/home/yoke -v "$PWD":/work \
@@ -7,17 +9,17 @@
 # Configuration is by environment alone: ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), ANTHROPIC_BASE_URL,
 # ANTHROPIC_MODEL, and YOKE_SETTINGS (settings JSON, or the path of a mounted settings file).
 # HOME (/home/yoke) and the workspace (/work) are the only places written: mount them as volumes and the root
-# filesystem can be read-only. test/release/container.test.ts holds this file's contract.
-#
-# Size: with Docker's default gzip layers the image is ~62-64 MiB, 50 MiB of it the binary's layer. zstd layers
-# (BuildKit, OCI media types) take that layer to ~41 MiB and the image to ~52-54 MiB (README, "Size and memory"):
+# filesystem can be read-only. test/release/container.test.ts holds this file's contract and runs it in a root
+# assembled from deploy/image; bench/image.ts builds the same layers and measures them (README, "Container image").
+# Size as BuildKit pushes it: 61.2 MiB with gzip layers, 53.9 MiB with zstd layers (OCI media types; Docker 23+ or
+# containerd 1.5+ pull them):
 #   docker buildx build --output type=image,name=yoke,oci-mediatypes=true,compression=zstd,compression-level=19,force-compression=true .
 ARG BUN_VERSION=1.4.5
-ARG ALPINE_VERSION=3.22
+ARG DEBIAN_VERSION=bookworm-slim
 
-FROM oven/bun:${BUN_VERSION}-alpine AS build
+FROM oven/bun:${BUN_VERSION}-slim AS build
 WORKDIR /src
-COPY package.json bun.lock bunfig.toml tsconfig.json build.ts build-plugins.ts ./
+COPY package.json bun.lock bunfig.toml tsconfig.json build.ts build-plugins.ts build-mcp-schemas.ts build-elf.ts ./
 # The bytecode layout profile build.ts hands to the compiler (a smaller resident set per run).
 COPY release/bytecode-order.txt ./release/
 RUN bun install --frozen-lockfile --production --ignore-scripts
@@ -26,20 +28,30 @@ COPY plugins ./plugins
 COPY hooks ./hooks
 RUN bun run build.ts && ./dist/yoke --version
 
-FROM alpine:${ALPINE_VERSION}
-# libstdc++ and libgcc: Bun's musl runtime links them. tini reaps the children of tools and hooks as PID 1.
-RUN apk add --no-cache ca-certificates git ripgrep bubblewrap libstdc++ libgcc tini \
- && adduser -D -u 10001 -h /home/yoke -s /sbin/nologin yoke \
- && install -d -o 10001 -g 10001 /work
+# The image's files, taken from Debian packages pinned in deploy/image/packages.txt: assemble.sh copies the paths of
+# deploy/image/files.txt into /rootfs (bench/image.ts runs the same script on the same packages).
+FROM debian:${DEBIAN_VERSION} AS rootfs
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+COPY deploy/image/ /image/
+RUN apt-get update \
+ && grep -v '^#' /image/packages.txt | xargs apt-get install -y --no-install-recommends \
+ && /image/assemble.sh / /rootfs \
+ && rm -rf /var/lib/apt/lists/*
+
+FROM scratch
+# Ownership is kept by COPY --from: /home/yoke and /work belong to yoke, everything else to root.
+COPY --from=rootfs /rootfs/ /
 COPY --from=build /src/dist/yoke /usr/local/bin/yoke
 # The entrypoint of a fleet task (deploy/k8s: one per JOB_COMPLETION_INDEX).
 COPY --chmod=755 deploy/fleet/yoke-task.sh /usr/local/bin/yoke-task
 USER 10001:10001
-ENV HOME=/home/yoke \
+ENV PATH=/usr/local/bin:/usr/bin:/bin \
+    HOME=/home/yoke \
     YOKE_CONFIG_DIR=/home/yoke/.yoke \
     CLAUDE_CONFIG_DIR=/home/yoke/.claude \
     DISABLE_AUTOUPDATER=1
 WORKDIR /work
 VOLUME ["/home/yoke", "/work"]
-ENTRYPOINT ["/sbin/tini", "--", "/usr/local/bin/yoke"]
+# tini reaps the children of tools and hooks as PID 1.
+ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/yoke"]
 CMD ["--help"]

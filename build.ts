@@ -3,6 +3,7 @@
  * Cross targets need no download from Bun's servers: each target's runtime comes from the `@oven/bun-<target>`
  * npm package (fetched with `npm pack` into a cache when not installed) and is handed to the compiler as its
  * executablePath. A target that cannot be had offline is skipped with one clear line.
+ * `bun run build --target NAME` compiles that one target alone into dist/yoke-NAME (the image's builder uses it).
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
@@ -111,6 +112,8 @@ const buildCache = process.env.YOKE_BUILD_CACHE || join(process.env.XDG_CACHE_HO
 const npm = Bun.which("npm");
 
 const all = process.argv.includes("--all");
+const targetFlag = process.argv.indexOf("--target");
+const only = targetFlag >= 0 ? process.argv[targetFlag + 1] : undefined;
 // YOKE_BUILD_OUT: another output folder (tests build there, never over the dist/yoke other tests run).
 const dist = process.env.YOKE_BUILD_OUT || join(root, "dist");
 mkdirSync(dist, { recursive: true });
@@ -119,8 +122,24 @@ const started = performance.now();
 const plainDir = mkdtempSync(join(tmpdir(), "yoke-plain-"));
 process.on("exit", () => rmSync(plainDir, { recursive: true, force: true }));
 const plain = await bundlePlainPackages(root, plainDir);
-if (!(await compileOne(join(dist, process.platform === "win32" ? "yoke.exe" : "yoke"), plain))) process.exit(1);
 const mb = (p: string) => (statSync(p).size / 1048576).toFixed(1);
+if (targetFlag >= 0) {
+  const t = TARGETS.find((x) => x.name === only);
+  if (!t) {
+    console.error(`build --target: unknown target ${only ?? "(none given)"}; one of ${TARGETS.map((x) => x.name).join(", ")}`);
+    process.exit(1);
+  }
+  const runtime = t.name === hostName ? process.execPath : await runtimeFor(t);
+  if (!runtime) {
+    console.error(`build --target ${t.name}: its Bun runtime (${t.npm}@${bunVersion}) is not installed and could not be fetched${npm ? "" : " (no npm)"}`);
+    process.exit(1);
+  }
+  const out = join(dist, `yoke-${t.name}${t.exe.endsWith(".exe") ? ".exe" : ""}`);
+  if (!(await compileOne(out, plain, t, runtime))) process.exit(1);
+  console.log(`built ${out} (${mb(out)} MiB) in ${Math.round(performance.now() - started)} ms`);
+  process.exit(0);
+}
+if (!(await compileOne(join(dist, process.platform === "win32" ? "yoke.exe" : "yoke"), plain))) process.exit(1);
 console.log(`built dist/yoke (${hostName}, ${mb(join(dist, "yoke"))} MiB) in ${Math.round(performance.now() - started)} ms`);
 
 if (all) {

@@ -1,12 +1,13 @@
 /**
- * The container image's view without an engine (issue 18.2): the Dockerfile's runtime stage read for its user,
- * environment, working folder and entrypoint, and a bubblewrap mount namespace that shows the filesystem read-only
- * except a tmpfs /tmp and the volumes, as that user, with a clear environment. Shared by the contract test and
- * bench/fleet.ts.
+ * The container image without an engine (issue 18.2): the Dockerfile's last stage read for its user, environment,
+ * working folder and entrypoint, and a bubblewrap mount namespace whose root is the image's own filesystem
+ * (deploy/image, assembled from this machine's Debian packages), read-only except a tmpfs /tmp and the volumes, as
+ * that user, with a clear environment. Shared by the contract tests and bench/fleet.ts.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot, yokeBin } from "./binary.ts";
+import { tempDir } from "./tmp.ts";
 
 export const dockerfile = readFileSync(join(repoRoot(), "Dockerfile"), "utf8");
 /** Instructions of the last stage, continuation lines joined. */
@@ -22,20 +23,65 @@ export const workdir = instr("WORKDIR").at(-1)!;
 export const entrypoint: string[] = JSON.parse(instr("ENTRYPOINT").at(-1)!);
 export const yokePath = entrypoint.at(-1)!;
 
-export type Volumes = { home?: string; work: string; settingsFile?: string };
+export type Volumes = {
+  home?: string;
+  work: string;
+  settingsFile?: string;
+  /**
+   * An engine that lets a container make namespaces (`--security-opt seccomp=unconfined --security-opt
+   * systempaths=unconfined`): /proc is this machine's own, whole, so bubblewrap inside can mount its own, and the
+   * container shares this machine's PID namespace (so tini is no PID 1: run the binary itself).
+   */
+  nestedNamespaces?: boolean;
+  /** Another user than the image's (`docker run --user 12345`: a uid with no passwd entry). */
+  user?: number;
+};
 
-/** The image's view: read-only root, tmpfs /tmp, the binary at the entrypoint's path, the volumes writable. */
-export async function runInImage(args: string[], env: Record<string, string>, v: Volumes) {
-  const bw = ["bwrap", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"];
-  for (const d of ["lib", "lib64", "bin", "sbin"]) if (existsSync(`/${d}`)) bw.push("--symlink", `usr/${d}`, `/${d}`);
-  bw.push("--tmpfs", "/usr/local", "--ro-bind", yokeBin(), yokePath, "--remount-ro", "/usr/local");
-  bw.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--bind", v.work, workdir);
+const imageDir = join(repoRoot(), "deploy", "image");
+/** The Debian packages the image takes its files from (deploy/image/packages.txt, versions left out). */
+export const imagePackages = readFileSync(join(imageDir, "packages.txt"), "utf8").split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#")).map((l) => l.split("=")[0]!);
+
+/** Packages of packages.txt not installed on this machine (the image's root is assembled from its own /). */
+export function missingPackages(): string[] {
+  if (!Bun.which("dpkg-query")) return imagePackages;
+  const p = Bun.spawnSync(["dpkg-query", "-W", "-f=${Package} ${db:Status-Status}\n", ...imagePackages], { stdout: "pipe", stderr: "pipe" });
+  const installed = new Set(p.stdout.toString().split("\n").filter((l) => l.endsWith(" installed")).map((l) => l.split(" ")[0]));
+  return imagePackages.filter((x) => !installed.has(x));
+}
+
+let assembled: string | undefined;
+/**
+ * The image's root filesystem, as the Dockerfile's last stage has it: deploy/image/assemble.sh run on this machine's
+ * / (as the rootfs stage runs it on its Debian), the binary at the entrypoint's path, the fleet entrypoint, and the
+ * mount points an engine makes (/dev, /proc, /run). Made once per process.
+ */
+export function imageRoot(): string {
+  if (assembled) return assembled;
+  const missing = missingPackages();
+  if (missing.length) throw new Error(`the image's root is assembled from this machine's Debian packages; missing: ${missing.join(", ")} (apt-get install ${missing.join(" ")})`);
+  const dir = join(tempDir("yoke-image-root-"), "root");
+  const r = Bun.spawnSync([join(imageDir, "assemble.sh"), "/", dir], { stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`deploy/image/assemble.sh failed: ${r.stderr.toString().trim()}`);
+  mkdirSync(join(dir, "usr/local/bin"), { recursive: true });
+  copyFileSync(yokeBin(), join(dir, yokePath));
+  copyFileSync(join(repoRoot(), "deploy/fleet/yoke-task.sh"), join(dir, "usr/local/bin/yoke-task"));
+  chmodSync(join(dir, yokePath), 0o755);
+  chmodSync(join(dir, "usr/local/bin/yoke-task"), 0o755);
+  for (const d of ["dev", "proc", "run"]) mkdirSync(join(dir, d), { recursive: true });
+  return (assembled = dir);
+}
+
+/**
+ * Runs `argv` (by default the image's entrypoint with `args`) in the image: its own root read-only (nothing of this
+ * machine's filesystem), tmpfs /tmp, the volumes writable, as the image's user, tini as PID 1, a clear environment.
+ */
+export async function runInImage(args: string[], env: Record<string, string>, v: Volumes, argv: string[] = [...entrypoint, ...args]) {
+  const bw = ["bwrap", "--ro-bind", imageRoot(), "/", ...(v.nestedNamespaces ? ["--bind", "/proc", "/proc"] : ["--proc", "/proc"]), "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run", "--bind", v.work, workdir];
   if (v.home) bw.push("--bind", v.home, imageEnv.HOME!);
   if (v.settingsFile) bw.push("--ro-bind", v.settingsFile, "/run/config/settings.json");
-  bw.push("--unshare-user", "--uid", String(uid), "--gid", String(gid), "--unshare-pid", "--die-with-parent", "--chdir", workdir, "--clearenv");
+  bw.push("--unshare-user", "--uid", String(v.user ?? uid), "--gid", String(v.user ?? gid), ...(v.nestedNamespaces ? [] : ["--unshare-pid", "--as-pid-1"]), "--die-with-parent", "--chdir", workdir, "--clearenv");
   for (const [k, val] of Object.entries(env)) bw.push("--setenv", k, val);
-  const p = Bun.spawn([...bw, yokePath, ...args], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const p = Bun.spawn([...bw, ...argv], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   return { code, stdout, stderr };
 }
-

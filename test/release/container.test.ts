@@ -1,8 +1,9 @@
 /**
  * Issue 18 point 2: the image's contract, tested without a container engine. The Dockerfile's runtime stage is
- * read for its user, environment, working folder and entrypoint; the compiled binary then runs as that
- * unprivileged user in a mount namespace (bubblewrap) that sees the filesystem read-only except a tmpfs /tmp and
- * the two volumes (HOME and /work), with `--clearenv` standing in for `env -i`, and does a whole headless task
+ * read for its user, environment, working folder and entrypoint; its entrypoint (tini, then the compiled binary)
+ * then runs as that unprivileged user in a mount namespace (bubblewrap) whose root is the image's own filesystem
+ * (deploy/image, test/helpers/image-view.ts), read-only except a tmpfs /tmp and the two volumes (HOME and /work),
+ * with `--clearenv` standing in for `env -i`, and does a whole headless task
  * against the fake API configured by environment alone. The Dockerfile is also linted here (hadolint is not
  * installable from the registries these machines reach; the rules below are the ones of its that apply).
  */
@@ -78,8 +79,8 @@ describe("the image's contract (Dockerfile runtime stage)", () => {
   test("env -i with no HOME and no passwd entry: the task still runs and says where its state went", async () => {
     const work = tempDir("yoke-img-work-");
     fake.push({ content: [{ type: "text", text: "no home, fine" }] });
-    const r = await runInImage(["-p", "hi"], { ...apiEnv() }, { work });
-    expect(r.stderr).toContain(`HOME is not set and user ${uid} has no home folder`);
+    const r = await runInImage(["-p", "hi"], { ...apiEnv() }, { work, user: 12345 });
+    expect(r.stderr).toContain("HOME is not set and user 12345 has no home folder");
     expect(r.stderr).not.toContain("internal error");
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("no home, fine\n");
@@ -98,16 +99,25 @@ describe("the image's contract (Dockerfile runtime stage)", () => {
 
 describe("Dockerfile lint (hadolint's rules that apply)", () => {
   const lines = dockerfile.replace(/\\\n/g, " ").split("\n").filter((l) => l.trim() && !l.trim().startsWith("#"));
-  test("base images pinned by tag, never latest (DL3006, DL3007)", () => {
+  test("base images pinned by tag, never latest (DL3006, DL3007); scratch is no image", () => {
     for (const l of lines.filter((x) => /^FROM\s/i.test(x))) {
       const image = l.split(/\s+/)[1]!;
+      if (image === "scratch") continue;
       expect(image).toMatch(/:[^:]+$/);
       expect(image).not.toMatch(/:latest$/);
     }
   });
-  test("apk add --no-cache (DL3019), no sudo (DL3004), no ADD of URLs (DL3020), COPY --from a named stage (DL3022)", () => {
+  test("apk add --no-cache (DL3019), apt-get install -y --no-install-recommends and lists removed (DL3014, DL3015, DL3009), a pipe under pipefail (DL4006), no sudo (DL3004), no ADD of URLs (DL3020), COPY --from a named stage (DL3022)", () => {
+    let shell = "";
     for (const l of lines) {
+      if (/^FROM\s/i.test(l)) shell = "";
+      if (/^SHELL\s/i.test(l)) shell = l;
       if (/apk add/.test(l)) expect(l).toContain("--no-cache");
+      if (/apt-get install/.test(l)) {
+        expect(l).toMatch(/apt-get install -y --no-install-recommends/);
+        expect(l).toContain("rm -rf /var/lib/apt/lists/*");
+      }
+      if (/^RUN\s.*[^|]\|[^|]/i.test(l)) expect(shell).toContain("pipefail");
       expect(l).not.toMatch(/\bsudo\b/);
       expect(l).not.toMatch(/^ADD\s/i);
       const from = /COPY --from=(\S+)/.exec(l);
@@ -119,6 +129,21 @@ describe("Dockerfile lint (hadolint's rules that apply)", () => {
     expect(users.at(-1)).not.toMatch(/USER\s+(root|0)(:|$)/i);
     expect(runtimeStage.findIndex((l) => /^USER\s/i.test(l))).toBeLessThan(runtimeStage.findIndex((l) => /^ENTRYPOINT\s/i.test(l)));
     expect(instr("ENTRYPOINT").at(-1)!.startsWith("[")).toBe(true);
+  });
+  test("the build stage copies every file build.ts imports from the repository's top (and those files' own)", () => {
+    const froms = lines.flatMap((l, i) => (/^FROM\s/i.test(l) ? [i] : []));
+    const build = lines.slice(froms[0], froms[1]);
+    const copied = build.filter((l) => /^COPY\s/i.test(l)).flatMap((l) => l.split(/\s+/).slice(1, -1));
+    const seen = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      expect(copied).toContain(file);
+      if (!file.endsWith(".ts")) return;
+      for (const m of readFileSync(join(repoRoot(), file), "utf8").matchAll(/from "\.\/([^"/]+)"/g)) visit(m[1]!);
+    };
+    visit("build.ts");
+    expect([...seen].sort()).toEqual(["build-elf.ts", "build-mcp-schemas.ts", "build-plugins.ts", "build.ts", "package.json"]);
   });
   test(".dockerignore keeps node_modules, dist and .git out of the build context", () => {
     const ignore = readFileSync(join(repoRoot(), ".dockerignore"), "utf8").split("\n");
