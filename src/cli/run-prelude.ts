@@ -9,7 +9,7 @@ import { helperFailure, runProcessSync } from "../util/subprocess.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import { startMcpEarly, type EarlyMcp } from "./mcp-wiring.ts";
-import { loadSettingsFromArgs, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
+import { loadSettingsFromArgs, modeProblem, resolvePermissionMode } from "./run-mode.ts";
 import { fallbackModels, fileArg, parseAgentsFlag, parseBudget, parseMaxTurns, readJsonSchemaFlag } from "./run-flags.ts";
 import { runEnv } from "./run-env.ts";
 import { setupSession, type SessionSetup } from "./session-wiring.ts";
