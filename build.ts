@@ -7,13 +7,15 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import pkg from "./package.json" with { type: "json" };
 import { bundlePlainPackages, mcpDefaultValidatorStub, plainPackages, seccompForArch, type PlainBundle } from "./build-plugins.ts";
 import { mcpLazySchemas } from "./build-mcp-schemas.ts";
+import { shrinkBinary } from "./build-elf.ts";
 
 const root = import.meta.dir;
-const entry = join(root, "src/main.ts");
+// src/entry.ts answers `--version` with nothing else loaded and imports src/main.ts for everything else (issue 21).
+const entry = join(root, "src/entry.ts");
 const bunVersion = Bun.version;
 
 type Target = { name: string; compile: Bun.Build.CompileTarget; npm: string; exe: string };
@@ -80,6 +82,8 @@ async function compileOne(outfile: string, plain: PlainBundle[], target?: Target
     for (const log of result.logs) console.error(String(log));
     return false;
   }
+  // Linux binaries: the runtime's .bss is not stored as zeros (build-elf.ts says why and how it is checked).
+  if (target ? target.name.startsWith("linux-") : process.platform === "linux") console.log(`${basename(outfile)}: ${shrinkBinary(outfile)}`);
   return true;
 }
 

@@ -47,7 +47,6 @@ async function main(argv: string[]): Promise<number> {
     return runInteractive(args);
   }
   const { runHeadless } = await import("./cli/headless.ts");
-  performance.mark("yoke:headless-loaded");
   return runHeadless(args);
 }
 

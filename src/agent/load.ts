@@ -109,5 +109,7 @@ function flagAgent(name: string, raw: unknown): AgentDefinition | string {
   if (r.disallowedTools !== undefined) a.disallowedTools = asList(r.disallowedTools);
   if (typeof r.model === "string") a.model = r.model;
   if (typeof r.maxTurns === "number" && r.maxTurns > 0) a.maxTurns = r.maxTurns;
+  // The Agent SDK's AgentDefinition carries `mcpServers` (names and inline definitions), as frontmatter does.
+  if (r.mcpServers !== undefined && r.mcpServers !== null) a.mcpServers = r.mcpServers;
   return a;
 }

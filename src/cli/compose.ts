@@ -25,8 +25,8 @@ import { createFileState, type FileState } from "../tool/file-state.ts";
 import { declarationOf } from "../tool/declarations.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import { newSessionState, type SessionToolState, type Tool } from "../tool/types.ts";
-import { runEnv } from "./run-env.ts";
-import { createDiagnostics, type Diagnostics } from "../util/diagnostics.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
+import { runDiagnostics } from "./run-diagnostics.ts";
 import { VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
@@ -42,19 +42,20 @@ import { pluginOnlySurfaces } from "../config/plugin-only.ts";
 import type { OutputStyle } from "../extension/output-styles.ts";
 import { agentHooks, agentMcpServers, agentPermissions, agentSkillContext, cutToolsForAgent, mainAgent } from "./main-agent.ts";
 import type { Extensions } from "../extension/runtime.ts";
-import { startMcpEarly, wireMcp, type McpWiring } from "./mcp-wiring.ts";
+import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
 import type { SandboxSetup } from "../sandbox/index.ts";
 import { sandboxAutoAllow, sandboxEscape, wireSandbox } from "./sandbox-wiring.ts";
 import type { LoadedPlugin } from "../plugin/loader.ts";
-import { buildPermissionEvaluator, loadSettingsFromArgs, settingSourcesOf, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
+import { buildPermissionEvaluator, settingSourcesOf } from "./permission-wiring.ts";
 import { modelSwitch, wireProvider, type ModelSwitch } from "./provider-wiring.ts";
 import type { AgentDefinition } from "../agent/types.ts";
-import { setupSession, type SessionSetup } from "./session-wiring.ts";
+import type { SessionSetup } from "./session-wiring.ts";
 import { createOutbox, type Outbox } from "./outbox.ts";
 import { wireAutoMode } from "./auto-mode-wiring.ts";
-import { fallbackModels, parseAgentsFlag, parseBudget, parseMaxTurns, structuredOutput } from "./run-options.ts";
+import { parseAgentsFlag, parseBudget, parseMaxTurns, structuredOutput } from "./run-options.ts";
 import { wireAgentTool, wireTools } from "./tool-wiring.ts";
 import { startSessionStart, type SessionStartRun } from "./session-start.ts";
+import { runPrelude, type RunPrelude } from "./run-prelude.ts";
 
 /** Everything a mode needs, typed; built by compose() from the small wiring functions beside it. */
 export type Runtime = {
@@ -137,9 +138,12 @@ export type ComposeOptions = {
   interactive?: boolean;
   /** A prompt will run and no host adds hooks: SessionStart hooks start while the MCP servers connect (issue 21). */
   startSessionStart?: boolean;
+  /** The run's first part, done already by the caller for these args and cwd (headless: before loading the rest). */
+  prelude?: RunPrelude;
 };
 
 export { runEnv } from "./run-env.ts";
+export { runDiagnostics } from "./run-diagnostics.ts";
 
 /**
  * The composition root's work, wiring only: settings → env → session → provider, context, permissions,
@@ -149,24 +153,14 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const { args, cwd } = o;
   const bare = !!args.flags.bare;
   const log = o.log ?? runDiagnostics(args);
-  const settings = loadSettingsFromArgs(args, cwd);
-  const env = runEnv(settings, (m) => log.warn(m), o.interactive === true);
+  // Settings, env, session, model, mode and every check of the run's inputs that can refuse it, then the spawn of its
+  // stdio MCP servers, whose own start overlaps the rest of startup (run-prelude.ts; `yoke -p` ran it already).
+  const pre = o.prelude ?? runPrelude({ args, cwd, log, interactive: o.interactive === true, requireCredentials: o.requireCredentials !== false });
+  const { settings, env, model, permissionMode, mcpEarly, session: ss } = pre;
+  const sessionId = ss.sessionId;
+  const models = modelSwitch(model, pre.fallbacks);
   // Skills and commands are read while the rest starts (issue 14 point 7: discovery must not delay the first request).
   const localExtensions = startExtensionDiscovery({ cwd, env, bare, settingSources: settingSourcesOf(args), settings, warn: (m) => log.warn(m) });
-
-  // Keys and tokens that pass through a session are written to the transcript as [REDACTED] unless switched off.
-  const ss = setupSession(args, cwd, env, { interactive: o.interactive === true, redact: settings.merged.redactTranscripts !== false && env.YOKE_REDACT_TRANSCRIPTS !== "0", warn: (m) => log.warn(m) });
-  const sessionId = ss.sessionId;
-  env.CLAUDE_CODE_SESSION_ID = sessionId;
-
-  const model = resolveModel(flagStr(args, "model") ?? env.ANTHROPIC_MODEL ?? ss.restored.model ?? settings.merged.model ?? "default");
-  // `--fallback-model a,b` (or settings fallbackModel): taken in order when the current model is overloaded or gone.
-  const models = modelSwitch(model, fallbackModels(flagStr(args, "fallback-model"), settings.merged.fallbackModel, model));
-  const permissionMode = resolvePermissionMode(args, settings, ss.restored.permissionMode);
-  const problem = modeProblem(permissionMode, settings, env);
-  if (problem) throw new UsageError(problem);
-  // MCP stdio servers start now: their own start overlaps the rest of startup (bench/mcp.ts).
-  const mcpEarly = startMcpEarly({ args, cwd, env, settings, yokeDir: yokeDir(env), bare });
 
   const session = newSessionState(cwd);
   let gitBranch: () => string | null = () => null;
@@ -187,7 +181,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   transcript.setLastUuid(ss.lastUuid);
   const convo: Conversation = { messages: ss.messages };
 
-  const wired = wireProvider({ env, settings, requireCredentials: o.requireCredentials !== false });
+  const wired = wireProvider({ env, settings, requireCredentials: o.requireCredentials !== false, credentials: pre.credentials });
   const { apiKeySource, usage, sideQuery } = wired;
   // Scratch folders of runs that were SIGKILLed (issue 20.4); never a live run's. Once the first request has left:
   // a shared temp folder may hold 100,000 entries (~100 ms of CPU to list), which the first request does not need.
@@ -543,15 +537,4 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
       await tempSweepSettled(500);
     },
   };
-}
-
-/** Diagnostics at the level `--verbose` / `--debug` ask for; `--debug` also copies them to a log file. */
-export function runDiagnostics(args: ParsedArgs): Diagnostics {
-  const debugOn = args.flags.debug !== undefined && args.flags.debug !== false;
-  return createDiagnostics({ verbose: !!args.flags.verbose, debug: debugOn, ...(debugOn ? { logFile: debugLogPath() } : {}) });
-}
-
-/** `--debug`'s log file: ~/.yoke/debug/<time>-<pid>.txt (YOKE_CONFIG_DIR moves it). */
-function debugLogPath(): string {
-  return join(yokeDir(process.env as Record<string, string>), "debug", `${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}.txt`);
 }

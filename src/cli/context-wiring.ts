@@ -1,5 +1,5 @@
 import type { SettingsLevel } from "../config/load.ts";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import type { LoadedSettings } from "../config/load.ts";
 import {
   buildSystemPrompt,
@@ -61,15 +61,7 @@ export type ContextWiringOptions = {
   sideQuery: SideQuery;
 };
 
-/** Contents of a `--…-file` flag's file; throws an Error naming the flag and path when it cannot be read. */
-export const fileArg = (p: string | undefined, flag: string): string | undefined => {
-  if (p === undefined) return undefined;
-  try {
-    return readFileSync(p, "utf8");
-  } catch (e) {
-    throw new Error(`${flag}: cannot read ${p}: ${(e as Error).message}`);
-  }
-};
+export { fileArg } from "./run-flags.ts";
 
 /** One instruction file entering the context, in the InstructionsLoaded payload's terms (contracts §1.4). */
 export type LoadedInstruction = {

@@ -1,14 +1,17 @@
-import "../util/zod-setup.ts"; // first: zod reads the setting as each schema is made
 import { SettingsError } from "../config/load.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
-import { compose, runDiagnostics, type Runtime } from "./compose.ts";
-import { builtinTools } from "./builtin-tools.ts";
-import { checkPrintFlags, runPrint } from "./print-mode.ts";
-import { stdinSession, type InitializeRequest, type Prompt, type StdinSession } from "./stdin.ts";
-import { attachHost, type HostSession } from "./control/host.ts";
-import { applyInitialize, readInitialize, type HostInit } from "./control/initialize.ts";
+import type { Runtime } from "./compose.ts";
+import { checkPrintFlags } from "./print-flags.ts";
+import { runDiagnostics } from "./run-diagnostics.ts";
+import { runPrelude, type RunPrelude } from "./run-prelude.ts";
+import type { InitializeRequest, Prompt, StdinSession } from "./stdin.ts";
+import type { HostSession } from "./control/host.ts";
+import type { HostInit } from "./control/initialize.ts";
 import { onStdoutClosed, writeErr } from "../util/output.ts";
+
+// This module loads little: a run's prelude (settings, session, the checks that can refuse it, and the spawn of its
+// MCP servers, run-prelude.ts) runs before the rest of yoke is loaded, so the servers start while it loads (issue 21).
 
 const fail = (msg: string): number => {
   writeErr(`${msg}\n`);
@@ -47,6 +50,7 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
   let init: InitializeRequest | null = null;
   let hostInit: HostInit | null = null;
   if (format.inputFormat === "stream-json") {
+    const { stdinSession, applyInitialize, readInitialize } = await import("./headless-rest.ts");
     control = stdinSession({ warn: (m) => log.warn(m) });
     init = await control.initialize;
     if (init) {
@@ -60,10 +64,19 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
     }
   }
   let rt: Runtime;
+  let runPrint: typeof import("./print-mode.ts").runPrint;
   try {
+    const cwd = process.cwd();
+    const prelude: RunPrelude = runPrelude({ args, cwd, log, interactive: false, requireCredentials: true });
+    performance.mark("yoke:prelude");
+    // The rest of yoke loads while the MCP servers start (one module: one chunk of the binary to read).
+    const rest = await import("./headless-rest.ts");
+    const { compose, builtinTools } = rest;
+    runPrint = rest.runPrint;
+    performance.mark("yoke:headless-loaded");
     // SessionStart starts while composing only when the prompt is already known (a run that ends first fires none).
     const startSessionStart = !control && rewindTo === undefined && args.positionals.join(" ") !== "";
-    rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools(), log, startSessionStart });
+    rt = await compose({ args, cwd, builtinTools: builtinTools(), log, startSessionStart, prelude });
     performance.mark("yoke:composed");
   } catch (e) {
     if (e instanceof SettingsError || e instanceof UsageError) {
@@ -105,6 +118,7 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
   if (control) {
     prompts = control.prompts;
     // contracts §4.6: with --permission-prompt-tool stdio an `ask` becomes a can_use_tool request to the host.
+    const { attachHost } = await import("./headless-rest.ts");
     host = await attachHost({ rt, control, init, hostInit, askHost: promptTool === "stdio" });
   } else {
     let prompt = args.positionals.join(" ");

@@ -6,6 +6,9 @@ import type { Extensions } from "../extension/runtime.ts";
 import { readBody } from "../extension/invoke.ts";
 import type { Evaluator } from "../permission/index.ts";
 import { mcpPolicyBlock, readMcpPolicy } from "../mcp/policy.ts";
+import { readManagedMcp } from "../mcp/managed-mcp.ts";
+import { managedDir } from "../config/paths.ts";
+import { pluginOnlySurfaces } from "../config/plugin-only.ts";
 import { PERMISSION_MODES, type PermissionEvaluator, type PermissionMode } from "../permission/types.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import type { Tool } from "../tool/types.ts";
@@ -108,6 +111,20 @@ export function agentHooks(o: { bus: YokeHookBus; settings: LoadedSettings; warn
 }
 
 /**
+ * Why no frontmatter MCP server of this agent may start, named or inline, or undefined. As Claude Code 2.1.332 decides
+ * (observed in its agent start): managed strictPluginOnlyCustomization locking "mcp" leaves out every agent that is not
+ * built in or a plugin's (user, project and `--agents` ones; plugin agents have none anyway), and managed-mcp.json,
+ * which takes exclusive control, leaves out every agent's.
+ */
+export function agentServersLocked(agent: Pick<AgentDefinition, "source">, settings: LoadedSettings, env: Record<string, string>): string | undefined {
+  if (agent.source !== "built-in" && agent.source !== "plugin" && pluginOnlySurfaces(settings, () => {}).has("mcp"))
+    return "managed strictPluginOnlyCustomization allows MCP servers only from plugins";
+  const managed = readManagedMcp(managedDir(env));
+  if (managed) return `managed-mcp.json (${managed.path}) has exclusive control over MCP servers`;
+  return undefined;
+}
+
+/**
  * An agent's own MCP servers (frontmatter `mcpServers`, issue 14 point 4; src/mcp/agent-servers.ts) for the length
  * of its run. Not for plugin agents (contracts §6.1). Inline servers start only where the session's own would:
  * not under `--bare`, not under `--strict-mcp-config` (unless the agent came from `--agents`), and a project agent's
@@ -133,6 +150,11 @@ export function agentMcpServers(o: {
   };
   return async (agent) => {
     if (agent.mcpServers === undefined || agent.source === "plugin") return undefined;
+    const locked = agentServersLocked(agent, o.settings, o.env);
+    if (locked) {
+      o.warn(`${agent.file ?? `agent ${agent.name}`}: its MCP servers (frontmatter mcpServers) are not started: ${locked} (agent source: ${agent.source})`);
+      return undefined;
+    }
     const m = await import("../mcp/agent-servers.ts");
     const policy = readMcpPolicy(o.settings);
     return m.startAgentServers(agent, { ...o, mayStartInline, policyBlock: (s) => mcpPolicyBlock(s, policy, o.env) });

@@ -12,6 +12,9 @@ import { claudeJsonPath, loadMcpSources, type McpSources, pluginServers } from "
 import { prestartStdio } from "../mcp/transports.ts";
 import { isProjectTrusted } from "../trust/workspace.ts";
 import { pluginOnlySurfaces } from "../config/plugin-only.ts";
+import { managedDir } from "../config/paths.ts";
+import { DYNAMIC_CONFIG_REFUSED, readManagedMcp } from "../mcp/managed-mcp.ts";
+import { UsageError } from "./args.ts";
 import type { PromptSection } from "../plugin/host.ts";
 import type { LoadedPlugin } from "../plugin/loader.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
@@ -67,7 +70,7 @@ export type McpWiringOptions = {
 const approvalsFrom = (s: LoadedSettings): ApprovalKeys[] => s.sources.filter((x) => x.level !== "project").map((x) => x.settings as ApprovalKeys);
 
 /** The configured servers, read, and the stdio ones already spawned (see `startMcpEarly`). */
-export type EarlyMcp = { sources: McpSources; logDir: string; prepared?: Map<string, TransportFactory>; policy: McpPolicy };
+export type EarlyMcp = { sources: McpSources & { exclusive?: string }; logDir: string; prepared?: Map<string, TransportFactory>; policy: McpPolicy };
 
 /**
  * Reads every MCP scope and spawns the stdio servers at once, before the rest of startup and before the MCP SDK is
@@ -76,7 +79,11 @@ export type EarlyMcp = { sources: McpSources; logDir: string; prepared?: Map<str
  */
 export function startMcpEarly(o: Pick<McpWiringOptions, "args" | "cwd" | "env" | "settings" | "yokeDir" | "bare">): EarlyMcp {
   const list = (k: string) => (Array.isArray(o.args.flags[k]) ? (o.args.flags[k] as string[]) : []);
-  const sources = loadMcpSources({
+  // managed-mcp.json takes exclusive control (src/mcp/managed-mcp.ts): its servers only. --mcp-config and
+  // --strict-mcp-config end the run before anything starts (with --bare as well); --bare alone starts none of them.
+  const managed = readManagedMcp(managedDir(o.env));
+  if (managed && (list("mcp-config").length || o.args.flags["strict-mcp-config"])) throw new UsageError(`${DYNAMIC_CONFIG_REFUSED} (${managed.path})`);
+  const sources: EarlyMcp["sources"] = managed ? { servers: o.bare ? [] : managed.servers, unapproved: [], exclusive: managed.path } : loadMcpSources({
     cwd: o.cwd,
     env: o.env,
     yokeDir: o.yokeDir,
@@ -138,7 +145,7 @@ export async function wireMcp(o: McpWiringOptions & { early?: EarlyMcp }): Promi
     }));
   // A copy: the plugin servers joined to sources.servers below must not also reach this first start.
   const first = sources.servers.length || sources.unapproved.length ? start([...sources.servers], sources.unapproved) : undefined;
-  const strict = !!o.args.flags["strict-mcp-config"] || o.bare;
+  const strict = !!o.args.flags["strict-mcp-config"] || o.bare || !!sources.exclusive;
   const pluginRuled = applyMcpPolicy(
     strict ? [] : (await o.plugins).flatMap((p) => (p.kind === "claude" ? pluginServers({ name: p.info.name, root: p.info.root, dataDir: p.info.dataDir }) : [])),
     policy,

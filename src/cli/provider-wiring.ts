@@ -2,14 +2,14 @@ import type { LoadedSettings } from "../config/load.ts";
 import { createUsageTracker, type UsageTracker } from "../loop/usage.ts";
 import type { ProviderError } from "../provider/types.ts";
 import { anthropicConfigFromEnv, createAnthropicProvider } from "../provider/anthropic/provider.ts";
-import { pickCredentials, ProviderConfigError } from "../provider/anthropic/config.ts";
+import { type Credentials, pickCredentials, ProviderConfigError } from "../provider/anthropic/config.ts";
 import { resolveModel, SMALL_MODEL_ALIAS } from "../provider/models.ts";
 import type { Provider, ToolSpec } from "../provider/types.ts";
 import type { SideQuery } from "../tool/types.ts";
 import { VERSION } from "../version.ts";
 import { UsageError } from "./args.ts";
 import { FALLBACK_ERRORS } from "./run-options.ts";
-import { helperFailure, runProcessSync } from "../util/subprocess.ts";
+import { apiKeyFromHelper, NO_CREDENTIALS } from "./run-prelude.ts";
 
 export type ProviderWiring = {
   provider: Provider;
@@ -21,25 +21,16 @@ export type ProviderWiring = {
   sideQuery: SideQuery;
 };
 
-function apiKeyFromHelper(helper: string | undefined, env: Record<string, string>): string | undefined {
-  if (!helper) return undefined;
-  const r = runProcessSync(["/bin/sh", "-c", helper], { env, timeoutMs: 30_000, maxOutputBytes: 1024 * 1024 });
-  const why = helperFailure(r, 30_000);
-  if (why) throw new UsageError(`apiKeyHelper failed (${helper}): ${why}`);
-  return r.stdout.trim() || undefined;
-}
-
 /** Credentials → the Anthropic provider, the usage tracker and side queries. Throws UsageError without credentials (when required) or when apiKeyHelper fails. */
-export function wireProvider(o: { env: Record<string, string>; settings: LoadedSettings; requireCredentials: boolean }): ProviderWiring {
+export function wireProvider(o: { env: Record<string, string>; settings: LoadedSettings; requireCredentials: boolean; credentials?: Credentials }): ProviderWiring {
   const { env } = o;
   // contracts: Claude Code's precedence, ANTHROPIC_AUTH_TOKEN > ANTHROPIC_API_KEY > apiKeyHelper; one credential is sent.
-  const creds = pickCredentials(env, () => apiKeyFromHelper(o.settings.merged.apiKeyHelper, env));
+  // A run's prelude picked them already (run-prelude.ts: before its MCP servers are spawned), apiKeyHelper run once.
+  const creds = o.credentials ?? pickCredentials(env, () => apiKeyFromHelper(o.settings.merged.apiKeyHelper, env));
   // system/init's apiKeySource has no value for a bearer token (contracts §4.4): "none", as Claude Code reports it.
   const apiKeySource = creds.source === "ANTHROPIC_AUTH_TOKEN" ? "none" : creds.source;
   if (o.requireCredentials && creds.source === "none" && !env.ANTHROPIC_BASE_URL)
-    throw new UsageError(
-      "no credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, or apiKeyHelper in settings), or ANTHROPIC_BASE_URL for a gateway or local server that needs no key",
-    );
+    throw new UsageError(NO_CREDENTIALS);
   let provider: Provider;
   try {
     provider = createAnthropicProvider(anthropicConfigFromEnv(env, VERSION, creds));

@@ -2,7 +2,9 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseJsonWithLocation } from "../util/json-error.ts";
 import { claudeUserDir, managedDir } from "./paths.ts";
-import { type Settings, settingsSchema } from "./schema.ts";
+import type { Settings } from "./schema.ts";
+import { checkJson, type JsonSchemaNode, NOT_SURE } from "../util/json-check.ts";
+import SETTINGS_JSON_SCHEMA from "./settings-schema.json" with { type: "json" };
 import type { WorkspaceTrust } from "../trust/workspace.ts";
 
 export type SettingsLevel = "user" | "project" | "local" | "flag" | "managed";
@@ -43,6 +45,11 @@ export function parseSettingsText(text: string, label: string): Settings {
   }
   if (raw === null || typeof raw !== "object" || Array.isArray(raw))
     throw new SettingsError(`${label}: settings must be a JSON object`);
+  // A plainly right file is taken as read: what zod's own JSON Schema of the settings accepts, zod accepts unchanged
+  // (test/config/check-schemas.test.ts). zod, loaded here on first need, checks the rest and names the field.
+  const sure = checkJson(SETTINGS_JSON_SCHEMA as JsonSchemaNode, raw);
+  if (sure !== NOT_SURE) return sure as Settings;
+  const { settingsSchema } = require("./schema.ts") as typeof import("./schema.ts");
   const r = settingsSchema.safeParse(raw);
   if (!r.success) {
     const lines = r.error.issues.map((i) => `  field "${pathOf(i.path)}": ${i.message}`);

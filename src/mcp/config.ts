@@ -1,40 +1,31 @@
-import "../util/zod-setup.ts"; // first: zod reads the setting as each schema is made, and these are made at import
-import { z } from "zod";
+import type { z } from "zod";
+import { checkJson, type JsonSchemaNode, NOT_SURE } from "../util/json-check.ts";
+import SERVER_JSON_SCHEMAS from "./server-schemas.json" with { type: "json" };
 
 /**
  * MCP server configuration as Claude Code writes it (contracts §6.6): stdio, streamable HTTP, SSE, and the Agent
  * SDK's in-process servers (`sdk`), which travel over the stream-json control channel. This file loads no MCP code:
- * it only reads and checks JSON, so a run with no server configured never imports the SDK.
+ * it only reads and checks JSON, so a run with no server configured never imports the SDK. Nor does it load zod for
+ * an entry that is plainly right: the JSON Schemas zod makes of these (server-schemas.json, `bun run schemas`)
+ * answer first, and zod, with its message naming the field, only for an entry they do not accept (issue 21: the
+ * servers are spawned before zod is loaded).
  */
-const stringMap = z.record(z.string(), z.string());
-
-const stdioSchema = z.looseObject({
-  type: z.literal("stdio").optional(),
-  command: z.string().min(1),
-  args: z.array(z.string()).optional(),
-  env: stringMap.optional(),
-  cwd: z.string().optional(),
-});
-const remoteSchema = z.looseObject({
-  type: z.enum(["http", "sse"]),
-  url: z.string().min(1),
-  headers: stringMap.optional(),
-  /** A shell command whose stdout is a JSON object of extra headers, run at each connect. */
-  headersHelper: z.string().optional(),
-});
-const sdkSchema = z.looseObject({ type: z.literal("sdk"), name: z.string().optional() });
+type ServerSchemas = typeof import("./config-schemas.ts").serverZodSchemas;
+let schemas: ServerSchemas | undefined;
+/** The zod schemas of a server entry, made on first use (require, not import: parseServerConfig is synchronous). */
+export const serverSchemas = (): ServerSchemas => (schemas ??= (require("./config-schemas.ts") as typeof import("./config-schemas.ts")).serverZodSchemas);
 
 // One shape: the types are the schemas' (unknown keys kept, as Claude Code keeps them), never spelled twice.
-export type StdioServerConfig = z.infer<typeof stdioSchema>;
-export type RemoteServerConfig = z.infer<typeof remoteSchema>;
-export type SdkServerConfig = z.infer<typeof sdkSchema>;
+export type StdioServerConfig = z.infer<ServerSchemas["stdio"]>;
+export type RemoteServerConfig = z.infer<ServerSchemas["remote"]>;
+export type SdkServerConfig = z.infer<ServerSchemas["sdk"]>;
 export type McpServerConfig = StdioServerConfig | RemoteServerConfig | SdkServerConfig;
 
 export const isRemote = (c: McpServerConfig): c is RemoteServerConfig => c.type === "http" || c.type === "sse";
 export const isStdio = (c: McpServerConfig): c is StdioServerConfig => c.type === undefined || c.type === "stdio";
 
 /** Where a server was configured, lowest precedence first (a later scope's server of the same name wins). */
-export type McpScope = "plugin" | "user" | "project" | "local" | "dynamic" | "sdk";
+export type McpScope = "plugin" | "user" | "project" | "local" | "dynamic" | "sdk" | /** managed-mcp.json: replaces the others */ "enterprise";
 
 export type ScopedServer = {
   name: string;
@@ -58,9 +49,13 @@ export function parseServerConfig(raw: unknown): McpServerConfig | string {
   const type = r.type ?? (typeof r.url === "string" && r.command === undefined ? "http" : "stdio");
   // Claude Code writes "streamable-http" in some places for the same transport.
   const t = type === "streamable-http" ? "http" : type;
-  const schema = t === "stdio" ? stdioSchema : t === "http" || t === "sse" ? remoteSchema : t === "sdk" ? sdkSchema : null;
-  if (!schema) return `field "type": must be one of stdio, http, sse (got ${JSON.stringify(type)})`;
-  const p = schema.safeParse({ ...r, type: t === "stdio" && r.type === undefined ? undefined : t });
+  const kind = t === "stdio" ? "stdio" : t === "http" || t === "sse" ? "remote" : t === "sdk" ? "sdk" : null;
+  if (!kind) return `field "type": must be one of stdio, http, sse (got ${JSON.stringify(type)})`;
+  const entry = { ...r, type: t === "stdio" && r.type === undefined ? undefined : t };
+  // What the JSON Schema accepts, zod accepts unchanged (test/mcp/server-config-check.test.ts); else zod says why.
+  const sure = checkJson((SERVER_JSON_SCHEMAS as Record<string, JsonSchemaNode>)[kind]!, entry.type === undefined ? r : entry);
+  if (sure !== NOT_SURE) return (entry.type === undefined ? { type: undefined, ...(sure as object) } : sure) as McpServerConfig;
+  const p = serverSchemas()[kind].safeParse(entry);
   if (p.success) return p.data;
   const i = p.error.issues[0]!;
   return `field "${i.path.join(".") || "(entry)"}": ${i.message}`;

@@ -119,6 +119,8 @@ export function mcpPolicyBlock(s: ScopedServer, p: McpPolicy, env: Record<string
   const facts = factsOf(s, env);
   if (p.denied.some((e) => facts.some((f) => matches(e, f, false)))) return `is blocked by deniedMcpServers (${p.deniedFrom.join(", ")})`;
   if (p.allowed === undefined) return null;
+  // managed-mcp.json's own servers skip the allowlist unless `${VAR}` makes their config the user's (managed-mcp.ts).
+  if (s.scope === "enterprise" && !JSON.stringify(s.config).includes("${")) return null;
   const allowed = p.allowed;
   const why = `is not in allowedMcpServers (${p.allowedFrom.join(", ") || "managed settings"})`;
   if (!allowed.length) return why;

@@ -1,9 +1,8 @@
-import type { ChildProcess } from "node:child_process";
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { killGroup, spawnProcess } from "../util/subprocess.ts";
+import { killGroup, spawnPiped, type PipedChild } from "../util/subprocess.ts";
 
 /**
  * The stdio transport, ours rather than the SDK's StdioClientTransport because a server must run in its own process
@@ -58,7 +57,11 @@ export function asJsonRpc(v: unknown): JSONRPCMessage | undefined {
 }
 
 export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
-  let child: ChildProcess | undefined;
+  let child: PipedChild | undefined;
+  /** Set once the child's stdin was ended or failed: nothing more is sent. */
+  let stdinDone = false;
+  /** Resolves when the process has exited and its stdout and stderr are drained (Node's `close`). */
+  let closed: Promise<void> | undefined;
   let started: Promise<void> | undefined;
   /** Messages read before the SDK set `onmessage` (the transport was started early). */
   const early: JSONRPCMessage[] = [];
@@ -75,6 +78,55 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
   let logReady = false;
   let logged = 0;
   const maxMessage = o.maxMessageChars ?? MAX_MESSAGE_CHARS;
+  const onStdout = (chunk: string) => {
+    buffer += chunk;
+    let nl: number;
+    while ((nl = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, nl).replace(/\r$/, "");
+      buffer = buffer.slice(nl + 1);
+      if (!line.trim()) continue;
+      let msg: JSONRPCMessage | undefined;
+      try {
+        msg = asJsonRpc(JSON.parse(line));
+      } catch {
+        // not JSON: remembered below
+      }
+      if (msg) deliver(msg);
+      else lastGarbage = line.slice(0, 200);
+    }
+    // What is left is one unfinished line: past the cap the server is cut off, said, and closed.
+    if (buffer.length > maxMessage) {
+      buffer = "";
+      t.onerror?.(new Error(`the server sent a message longer than ${maxMessage} characters without a newline; it was dropped and the server stopped`));
+      void t.close();
+    }
+  };
+  const onStderr = (chunk: string) => {
+    stderr = (stderr + chunk).slice(-TAIL);
+    if (!o.logFile || logged > MAX_LOG_CHARS) return;
+    try {
+      if (!logReady) mkdirSync(dirname(o.logFile), { recursive: true });
+      logReady = true;
+      logged += chunk.length;
+      appendFileSync(o.logFile, logged > MAX_LOG_CHARS ? `${chunk}\n[yoke: the rest of this server's stderr in this run is not logged (over ${MAX_LOG_CHARS} characters)]\n` : chunk);
+    } catch {
+      // A log we cannot write must not take the server down.
+    }
+  };
+  /** Reads a stream to its end as UTF-8 text, chunk by chunk; a read error ends it. */
+  const drain = async (stream: ReadableStream<Uint8Array>, each: (text: string) => void) => {
+    const decoder = new TextDecoder();
+    try {
+      for await (const c of stream) {
+        const text = decoder.decode(c, { stream: true });
+        if (text) each(text);
+      }
+    } catch {
+      // The pipe broke: what was read is kept.
+    }
+    const rest = decoder.decode();
+    if (rest) each(rest);
+  };
   const t: StdioTransport = {
     stderrTail: () => stderr,
     garbage: () => lastGarbage,
@@ -87,76 +139,55 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
           while (early.length && t.onmessage) t.onmessage(early.shift()!);
         });
       }
-      started = new Promise<void>((resolveStart, reject) => {
-        // spawnProcess: own process group, dies with yoke even under SIGKILL (issue 20.8).
-        const c = spawnProcess([o.command, ...o.args], { cwd: o.cwd, env: o.env, stdin: "pipe" });
-        child = c;
-        c.once("error", (err) => {
-          const e = new Error(`could not start ${o.command}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "command not found" : err.message}`);
-          reject(e);
-          t.onerror?.(e);
-        });
-        c.once("spawn", () => resolveStart());
-        c.once("close", (code, signal) => {
-          exited = { code, signal };
-          child = undefined;
-          t.onclose?.();
-        });
-        c.stdin!.on("error", (err) => t.onerror?.(err));
-        c.stdout!.setEncoding("utf8");
-        c.stdout!.on("data", (chunk: string) => {
-          buffer += chunk;
-          let nl: number;
-          while ((nl = buffer.indexOf("\n")) >= 0) {
-            const line = buffer.slice(0, nl).replace(/\r$/, "");
-            buffer = buffer.slice(nl + 1);
-            if (!line.trim()) continue;
-            let msg: JSONRPCMessage | undefined;
-            try {
-              msg = asJsonRpc(JSON.parse(line));
-            } catch {
-              // not JSON: remembered below
-            }
-            if (msg) deliver(msg);
-            else lastGarbage = line.slice(0, 200);
-          }
-          // What is left is one unfinished line: past the cap the server is cut off, said, and closed.
-          if (buffer.length > maxMessage) {
-            buffer = "";
-            t.onerror?.(new Error(`the server sent a message longer than ${maxMessage} characters without a newline; it was dropped and the server stopped`));
-            void t.close();
-          }
-        });
-        c.stderr!.setEncoding("utf8");
-        c.stderr!.on("data", (chunk: string) => {
-          stderr = (stderr + chunk).slice(-TAIL);
-          if (!o.logFile || logged > MAX_LOG_CHARS) return;
-          try {
-            if (!logReady) mkdirSync(dirname(o.logFile), { recursive: true });
-            logReady = true;
-            logged += chunk.length;
-            appendFileSync(o.logFile, logged > MAX_LOG_CHARS ? `${chunk}\n[yoke: the rest of this server's stderr in this run is not logged (over ${MAX_LOG_CHARS} characters)]\n` : chunk);
-          } catch {
-            // A log we cannot write must not take the server down.
-          }
-        });
+      let c: PipedChild;
+      try {
+        // spawnPiped: own process group, dies with yoke even under SIGKILL (issue 20.8); Bun's pipes, not Node's
+        // streams (a one-turn run's peak RSS, issue 21: see the README's start-up section).
+        c = spawnPiped([o.command, ...o.args], { cwd: o.cwd, env: o.env, stdin: "pipe" });
+      } catch (err) {
+        const e = new Error(`could not start ${o.command}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "command not found" : (err as Error).message}`);
+        started = Promise.reject(e);
+        t.onerror?.(e);
+        return started;
+      }
+      child = c;
+      closed = Promise.all([c.exited, drain(c.stdout, onStdout), drain(c.stderr, onStderr)]).then(() => {
+        exited = { code: c.exitCode, signal: c.signalCode };
+        child = undefined;
+        stdinDone = true;
+        t.onclose?.();
       });
+      started = Promise.resolve();
       return started;
     },
     async send(message) {
-      const c = child;
-      if (!c?.stdin?.writable) throw new Error("the server process is not running");
-      await new Promise<void>((res, rej) => c.stdin!.write(`${JSON.stringify(message)}\n`, (err) => (err ? rej(err) : res())));
+      const sink = child?.stdin;
+      if (!sink || stdinDone) throw new Error("the server process is not running");
+      try {
+        sink.write(`${JSON.stringify(message)}\n`);
+        await sink.flush();
+      } catch (err) {
+        stdinDone = true;
+        // A broken pipe means the server closed its stdin, nearly always by exiting: wait a moment for that exit, so
+        // the failure names it ("the process exited with code 7") rather than the pipe.
+        await Promise.race([closed, Bun.sleep(1000)]);
+        t.onerror?.(err as Error);
+        throw err;
+      }
     },
     async close() {
       const c = child;
-      if (!c || c.pid === undefined) return;
-      const pid = c.pid;
-      c.stdin?.end();
+      if (!c) return;
+      if (!stdinDone) {
+        stdinDone = true;
+        try {
+          void Promise.resolve(c.stdin?.end()).catch(() => {});
+        } catch {
+          // Already closed by the server's end.
+        }
+      }
       // A server that ignores SIGTERM is killed after 2 s; the wait is bounded and never blocks the run's exit for long.
-      const done = new Promise<void>((r) => c.once("close", () => r()));
-      const exited = c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => c.once("exit", () => r()));
-      await Promise.race([Promise.all([done, killGroup(pid, 2000, exited)]), new Promise<void>((r) => setTimeout(r, 2500))]);
+      await Promise.race([Promise.all([closed, killGroup(c.pid, 2000, c.exited)]), new Promise<void>((r) => setTimeout(r, 2500))]);
     },
   };
   return t;

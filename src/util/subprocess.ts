@@ -324,8 +324,16 @@ export function spawnProcess(argv: string[], o: SpawnOptions = {}): ChildProcess
   return child;
 }
 
-/** A child of spawnPiped: Bun's subprocess with its stdout and stderr as streams. */
-export type PipedChild = { pid: number; stdout: ReadableStream<Uint8Array>; stderr: ReadableStream<Uint8Array>; exited: Promise<number>; exitCode: number | null; signalCode: NodeJS.Signals | null };
+/** A child of spawnPiped: Bun's subprocess with its stdout and stderr as streams (and its stdin's sink, when a pipe). */
+export type PipedChild = {
+  pid: number;
+  stdin?: Bun.FileSink;
+  stdout: ReadableStream<Uint8Array>;
+  stderr: ReadableStream<Uint8Array>;
+  exited: Promise<number>;
+  exitCode: number | null;
+  signalCode: NodeJS.Signals | null;
+};
 
 /**
  * Starts `argv` as spawnProcess does (a process group of its own, the watchdog's token from its first instruction,
@@ -333,8 +341,9 @@ export type PipedChild = { pid: number; stdout: ReadableStream<Uint8Array>; stde
  * CPU per child, and a command hook runs on every tool call (issue 21). Throws when the program cannot start
  * (ENOENT, ENOEXEC), as Bun.spawn does.
  */
-export function spawnPiped(argv: string[], o: { cwd?: string; env?: Record<string, string | undefined>; stdin: { data: string | Uint8Array } }): PipedChild {
-  const fd = stdinFd(o.stdin.data);
+export function spawnPiped(argv: string[], o: { cwd?: string; env?: Record<string, string | undefined>; stdin: { data: string | Uint8Array } | "pipe" }): PipedChild {
+  const data = o.stdin === "pipe" ? undefined : o.stdin.data;
+  const fd = data === undefined ? undefined : stdinFd(data);
   const token = spawnToken();
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(o.env ?? process.env)) if (v !== undefined) env[k] = v;
@@ -342,7 +351,7 @@ export function spawnPiped(argv: string[], o: { cwd?: string; env?: Record<strin
   let proc: ReturnType<typeof Bun.spawn>;
   try {
     // Bytes a temp file could not hold go through a pipe Bun writes and closes.
-    proc = Bun.spawn(argv, { cwd: o.cwd, env, detached: true, stdin: fd ?? new Blob([o.stdin.data]), stdout: "pipe", stderr: "pipe" });
+    proc = Bun.spawn(argv, { cwd: o.cwd, env, detached: true, stdin: data === undefined ? "pipe" : (fd ?? new Blob([data])), stdout: "pipe", stderr: "pipe" });
   } catch (e) {
     guardProcessGroup(undefined, token);
     throw e;

@@ -192,3 +192,80 @@ describe("managed strictPluginOnlyCustomization and MCP servers", () => {
     expect(count("plugin.jsonl")).toBe(1);
   });
 });
+
+// Issue 21: `yoke -p` spawns its stdio MCP servers in its prelude, before the rest of yoke loads (src/cli/run-prelude.ts).
+// Every check of the run's flags, settings and credentials that can refuse it comes first: a shell server (which writes
+// its line within a millisecond of its spawn) never starts for any of them.
+describe("a run its flags, settings or credentials refuse, at any step before composing: no server ever started", () => {
+  const shellProject = (local: Record<string, unknown> = {}) => {
+    const logs = tempDir("yoke-prevar-sh-");
+    const log = join(logs, "probe.jsonl");
+    const { cwd, home } = project({ enableAllProjectMcpServers: true, ...local }, { command: "sh", args: ["-c", `echo "{\\"pid\\":$$}" >> '${log}'; exec sleep 30`] });
+    return { cwd, home, logs };
+  };
+  const refused: Array<[string, string[], RegExp, Record<string, unknown>?, Record<string, string | undefined>?]> = [
+    ["--max-turns that is not a whole number", ["--max-turns", "two"], /--max-turns must be a positive whole number/],
+    ["--max-budget-usd that is not positive", ["--max-budget-usd", "-1"], /--max-budget-usd must be a positive number/],
+    ["--agents that is not JSON", ["--agents", "{nope"], /--agents/],
+    ["--agents that is a JSON list", ["--agents", "[]"], /--agents: expected a JSON object/],
+    ["--json-schema that is not JSON", ["--json-schema", "{nope"], /--json-schema/],
+    ["--json-schema naming no file", ["--json-schema", "missing-schema.json"], /--json-schema: cannot read/],
+    ["--system-prompt-file naming no file", ["--system-prompt-file", "missing-prompt.txt"], /--system-prompt-file: cannot read/],
+    ["--append-system-prompt-file naming no file", ["--append-system-prompt-file", "missing-prompt.txt"], /--append-system-prompt-file: cannot read/],
+    ["--fallback-model equal to the model", ["--model", "claude-sonnet-4-5", "--fallback-model", "claude-sonnet-4-5"], /--fallback-model must differ/],
+    ["--session-id that is not a UUID", ["--session-id", "abc"], /--session-id must be a UUID/],
+    ["--resume naming no session", ["--resume", "no-such-session"], /--resume/],
+    ["--fork-session without --resume", ["--fork-session"], /--fork-session needs --resume/],
+    ["--name that is empty", ["--name", " "], /--name needs a non-empty title/],
+    ["auto mode that settings disable", ["--permission-mode", "auto"], /auto mode is disabled by settings/, { permissions: { disableAutoMode: "disable" } }],
+    ["a settings file with a field of the wrong type", [], /invalid settings\n {2}field "permissions\.allow"/, { permissions: { allow: "Bash" } }],
+    ["a hook handler of an unknown type", [], /invalid settings/, { hooks: { Stop: [{ hooks: [{ type: "shell", command: "x" }] }] } }],
+    ["no credentials and no base URL", [], /no credentials/, {}, { ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: undefined, ANTHROPIC_BASE_URL: undefined }],
+    ["an apiKeyHelper that fails", [], /apiKeyHelper failed/, { apiKeyHelper: "exit 3" }, { ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: undefined }],
+    ["an ANTHROPIC_API_KEY that cannot be sent in a header", [], /ANTHROPIC_API_KEY contains/, {}, { ANTHROPIC_API_KEY: "sk-ant-…" }],
+    ["an ANTHROPIC_BASE_URL that is not a URL", [], /ANTHROPIC_BASE_URL .* is not a URL/, {}, { ANTHROPIC_BASE_URL: "not a url" }],
+  ];
+  for (const [name, args, said, settings, env] of refused)
+    test(name, async () => {
+      const { cwd, home, logs } = shellProject(settings);
+      const r = await runWith(cwd, [say("ok")], args, { env: { HOME: home, ...env } });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(said);
+      expect(starts(logs)).toHaveLength(0);
+    });
+
+  test("the same flags and settings, once right: the server starts (the class above is not refused for another reason)", async () => {
+    const { cwd, logs, home } = project({ enableAllProjectMcpServers: true, permissions: { allow: ["Bash"] }, hooks: { Stop: [{ hooks: [{ type: "command", command: "true" }] }] } });
+    const r = await runWith(cwd, [say("ok")], ["--max-turns", "2", "--max-budget-usd", "1", "--agents", "{}", "--fallback-model", "claude-haiku-4-5"], { env: { HOME: home } });
+    expect(r.code).toBe(0);
+    expect(starts(logs)).toHaveLength(1);
+  });
+});
+
+describe("the server spawned in the prelude gets what the run decided: env, cwd and arguments", () => {
+  test("session id, settings env (a coerced number too), project dir, entrypoint, expanded args and its own cwd", async () => {
+    const logs = tempDir("yoke-prevar-env-");
+    const sub = tempDir("yoke-prevar-sub-");
+    const { cwd, home } = project(
+      { enableAllProjectMcpServers: true, env: { FROM_SETTINGS: "yes", NUMERIC: 7, LOG_DIR: logs } },
+      { command: "node", args: [PROBE, "${LOG_DIR}/probe.jsonl"], env: { OWN: "${FROM_SETTINGS}-1" }, cwd: sub },
+    );
+    const r = await runWith(cwd, [say("ok")], json, { env: { HOME: home } });
+    expect(r.code).toBe(0);
+    const s = starts(logs);
+    expect(s).toHaveLength(1);
+    const init = initOf(r.lines);
+    expect(init.mcp_servers).toEqual([{ name: "probe", status: "connected" }]);
+    expect(s[0]!.argv).toEqual([join(logs, "probe.jsonl")]);
+    expect((s[0] as unknown as { cwd: string }).cwd).toBe(sub);
+    expect(s[0]!.env).toMatchObject({
+      CLAUDE_CODE_SESSION_ID: init.session_id,
+      FROM_SETTINGS: "yes",
+      NUMERIC: "7",
+      OWN: "yes-1",
+      CLAUDECODE: "1",
+      CLAUDE_CODE_ENTRYPOINT: "sdk-cli",
+      CLAUDE_PROJECT_DIR: cwd,
+    });
+  });
+});

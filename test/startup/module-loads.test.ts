@@ -19,12 +19,12 @@ beforeAll(async () => {
 });
 
 /** The modules a source run of `yoke ...args` loaded, relative to the repository (node_modules/… for packages). */
-async function modulesOf(args: string[], extraEnv: Record<string, string> = {}, prepare?: (cwd: string) => void): Promise<string[]> {
+async function modulesOf(args: string[], extraEnv: Record<string, string> = {}, prepare?: (cwd: string) => void, entry = "src/main.ts"): Promise<string[]> {
   const cwd = tempDir("yoke-modules-");
   prepare?.(cwd);
   const log = join(tempDir("yoke-modules-log-"), "modules.json");
   const env = isolatedEnv({ ...fakeApiEnv(fake), ...extraEnv, YOKE_MODULE_LOG: log });
-  const p = Bun.spawn([process.execPath, "--preload", join(root, "test/helpers/module-log.ts"), join(root, "src/main.ts"), ...args], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn([process.execPath, "--preload", join(root, "test/helpers/module-log.ts"), join(root, entry), ...args], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
   const code = await p.exited;
   if (code !== 0) throw new Error(`yoke ${args.join(" ")} exited ${code}: ${out}${err}`);
@@ -49,10 +49,34 @@ describe("modules loaded per way in", () => {
     expect((await modulesOf(["--version"])).sort()).toEqual(["src/main.ts", "src/util/output.ts", "src/version.ts"]);
   });
 
+  test("the binary's entry (src/entry.ts) answers --version and -v loading nothing else, and hands the rest to main.ts", async () => {
+    // Issue 21.4: with main.ts as the entry, its imports and code cost --version ~60 page faults (Bun 1.4.5).
+    // (The entry itself is not listed: it exits while still being evaluated, before Bun records it.)
+    for (const flag of ["--version", "-v"]) {
+      const mods = (await modulesOf([flag], {}, undefined, "src/entry.ts")).filter((m) => m !== "src/entry.ts");
+      expect({ flag, mods }).toEqual({ flag, mods: [] });
+    }
+    // YOKE_TIMING=1 wants main.ts's marks; a second argument, another flag or a subcommand are main.ts's to read.
+    for (const [args, env] of [[["--version"], { YOKE_TIMING: "1" }], [["--version", "--help"], {}], [["-v", "-v"], {}], [["--help"], {}], [["mcp", "--help"], {}]] as const) {
+      const mods = await modulesOf([...args], env, undefined, "src/entry.ts");
+      expect({ args, main: mods.includes("src/main.ts") }).toEqual({ args, main: true });
+    }
+  });
+
+  test("--version from the entry and from main.ts print the same line", async () => {
+    const run = async (file: string) => {
+      const p = Bun.spawn([process.execPath, join(root, file), "--version"], { env: isolatedEnv(), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      return { out: await new Response(p.stdout).text(), err: await new Response(p.stderr).text(), code: await p.exited };
+    };
+    const [entry, main] = [await run("src/entry.ts"), await run("src/main.ts")];
+    expect(entry).toEqual(main);
+    expect(entry.out).toMatch(/ \(yoke\)\n$/);
+  });
+
   test("--version imports no Node built-in at module level, not even node:fs", async () => {
     // Bun 1.4.5: `import { writeSync } from "node:fs"` alone costs a compiled start ~2 ms of CPU, ~190 page faults and
     // ~2 MiB of RSS, a fifth of the whole of `--version` (bench/ab.ts; issue 21). A require() inside a function is fine.
-    const mods = await modulesOf(["--version"]);
+    const mods = [...(await modulesOf(["--version"])), "src/entry.ts"];
     expect(mods.filter((m) => ANY_BUILTIN_IMPORT.test(readFileSync(join(root, m), "utf8")))).toEqual([]);
   });
 
@@ -71,11 +95,12 @@ describe("modules loaded per way in", () => {
     }
   });
 
-  test("the headless path (-p, no MCP server configured) loads the SDK but no UI, no MCP client, no HTML converter", async () => {
+  test("the headless path (-p, no MCP server configured) loads its own API client but no SDK, no UI, no MCP client, no HTML converter", async () => {
     fake.push({ content: [{ type: "text", text: "hello" }] });
     const mods = await modulesOf(["-p", "say hello"]);
-    expect(of(mods, "@anthropic-ai/sdk").length).toBeGreaterThan(0);
-    expect(of(mods, ...HEAVY_UNUSED)).toEqual([]);
+    expect(mods).toContain("src/provider/anthropic/messages-client.ts");
+    // @anthropic-ai/sdk cost a one-turn run ~1 MiB of peak RSS and ~20 ms of CPU (issue 21): messages-client.ts says why.
+    expect(of(mods, ...HEAVY_UNUSED, "@anthropic-ai/sdk", "@opentelemetry/api")).toEqual([]);
     // Node built-ins whose import alone costs a start milliseconds of CPU (node:crypto ~6, node:tty ~4; Bun 1.4.5):
     // UUIDs and hashes come from src/util/random.ts, and diagnostics ask isatty only when a line is written.
     expect(mods.filter((m) => SLOW_BUILTIN_IMPORT.test(readFileSync(join(root, m), "utf8")))).toEqual([]);

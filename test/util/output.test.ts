@@ -10,7 +10,10 @@ import { repoRoot } from "../helpers/binary.ts";
 // Direct writes, and the std streams handed on as something to write to (anything but reading .isTTY).
 const DIRECT = /process\.(stdout|stderr)(?!\.isTTY\b)|console\.(log|error|warn|info|debug)\(|Bun\.std(out|err)\b/;
 // gen-schemas.ts and gen-input-schemas.ts are build-time scripts run by bun, never part of the binary's output path.
-const ALLOWED = new Set(["src/util/output.ts", "src/hook/gen-schemas.ts", "src/tool/gen-input-schemas.ts"]);
+const ALLOWED = new Set(["src/util/output.ts", "src/hook/gen-schemas.ts", "src/tool/gen-input-schemas.ts", "src/config/gen-check-schemas.ts"]);
+// --version's one line in the entry, written before output.ts could load and awaited before the exit: whole in a pipe
+// (test/e2e/version-exit.test.ts pins it). Only this exact line; anything else in entry.ts is an offender.
+const ALLOWED_LINES = new Set(["src/entry.ts: await Bun.write(Bun.stdout, `${typeof YOKE_VERSION === \"string\" ? YOKE_VERSION : \"0.1.0-dev\"} (yoke)\\n`);"]);
 
 test("nothing in src/ or plugins/ writes to stdout or stderr except through util/output.ts", () => {
   const root = repoRoot();
@@ -22,7 +25,7 @@ test("nothing in src/ or plugins/ writes to stdout or stderr except through util
       readFileSync(join(root, file), "utf8")
         .split("\n")
         .forEach((line, i) => {
-          if (DIRECT.test(line) && !line.trim().startsWith("//") && !line.trim().startsWith("*")) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+          if (DIRECT.test(line) && !line.trim().startsWith("//") && !line.trim().startsWith("*") && !ALLOWED_LINES.has(`${file}: ${line.trim()}`)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
         });
     }
   }

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { yokeDir } from "../../config/paths.ts";
+import { managedDir, yokeDir } from "../../config/paths.ts";
+import { ADD_REFUSED, readManagedMcp } from "../../mcp/managed-mcp.ts";
 import { isRemote, isStdio, type McpServerConfig, parseServerConfig } from "../../mcp/config.ts";
 import type { McpServerState } from "../../mcp/manager.ts";
 import { yokeMcpPath } from "../../mcp/sources.ts";
@@ -103,6 +104,8 @@ function parseScope(v: string | undefined): Scope {
 }
 
 function addServer(name: string, config: McpServerConfig, scope: Scope, cwd: string): string {
+  const managed = readManagedMcp(managedDir(process.env));
+  if (managed) throw new UsageError(`${ADD_REFUSED} (${managed.path})`);
   if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw new UsageError(`server name '${name}' may hold only letters, digits, '_', '-' and '.'`);
   const t = scopeTarget(scope, cwd, process.env);
   const existed = name in t.servers;

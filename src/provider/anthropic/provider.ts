@@ -25,7 +25,7 @@ const sleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
   });
 
-/** The Anthropic Messages API over @anthropic-ai/sdk, streaming, with our own retry loop so each retry is reported. */
+/** The Anthropic Messages API (messages-client.ts), streaming, with our own retry loop so each retry is reported. */
 export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
   let client: any = null;
   let connectionErrorClass: (new (...a: any[]) => Error) | null = null;
@@ -35,8 +35,8 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
   let clientReady: Promise<any> | null = null;
   // One client, however many callers ask at once (warm() and the first request may).
   const getClient = (): Promise<any> => (clientReady ??= (async () => {
-    // Loaded on first use so `--version`, `--help` and config errors never pay for the SDK.
-    const { createMessagesClient, APIConnectionError } = await import("./sdk-client.ts");
+    // Loaded on first use so `--version`, `--help` and config errors never pay for it.
+    const { createMessagesClient, APIConnectionError } = await import("./messages-client.ts");
     connectionErrorClass = APIConnectionError;
     releaseJitAfter(3000);
     performance.mark("yoke:sdk-loaded");
@@ -45,8 +45,6 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
       apiKey: cfg.authToken ? null : (cfg.apiKey ?? "no-key"),
       authToken: cfg.authToken ?? null,
       baseURL: cfg.baseURL,
-      maxRetries: 0,
-      timeout: cfg.timeoutMs,
       defaultHeaders: { "user-agent": cfg.userAgent },
     });
     return client;

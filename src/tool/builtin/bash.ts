@@ -10,6 +10,7 @@ import type { WrapResult } from "../../sandbox/index.ts";
 import description from "./bash.md" with { type: "text" };
 import { lingeringGroups, startBackgroundShell } from "./background-shells.ts";
 import { benignExit } from "./exit-semantics.ts";
+import { runsDirect, signalLine } from "./bash-direct.ts";
 import { markEach } from "../../util/mark-each.ts";
 import {
   byteCollector,
@@ -114,10 +115,11 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   const { cwd, note: startNote } = startDir(ctx);
   const timeoutMs = timeoutFor(ctx, inp.timeout);
   const maxChars = envInt(ctx.env, "BASH_MAX_OUTPUT_LENGTH", DEFAULT_MAX_OUTPUT_CHARS);
-  const tmp = sessionTempDir(ctx);
   const tag = `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
-  const pwdFile = join(tmp, `cwd-${tag}`);
-  const launched = await launch(ctx, inp, { command: inp.command, cwd, env: ctx.env, envFiles: ctx.session.envFiles, pwdFile });
+  // A plain program needs no wrapper, hence no cwd file (bash-direct.ts); a sandboxed call keeps the wrapper.
+  const direct = !sandboxes(ctx, inp) && runsDirect(inp.command, ctx.session.envFiles, ctx.env);
+  const pwdFile = direct ? undefined : join(sessionTempDir(ctx), `cwd-${tag}`);
+  const launched = await launch(ctx, inp, { command: inp.command, cwd, env: ctx.env, envFiles: ctx.session.envFiles, pwdFile, direct });
   markEach("bash-launched");
   if ("error" in launched) return sandboxFailure(launched.error);
   const { child, sandboxed, placeholders, kept } = launched;
@@ -129,7 +131,7 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   // Keep up to 4 bytes per allowed character at each end: enough for any UTF-8 before the final cut.
   const out = byteCollector(maxChars * 4);
   const err = byteCollector(maxChars * 4);
-  const spill = spillSink(maxChars, join(tmp, `bash-output-${tag}.txt`), envInt(ctx.env, "YOKE_SPILL_MAX_BYTES", DEFAULT_SPILL_MAX_BYTES));
+  const spill = spillSink(maxChars, () => join(sessionTempDir(ctx), `bash-output-${tag}.txt`), envInt(ctx.env, "YOKE_SPILL_MAX_BYTES", DEFAULT_SPILL_MAX_BYTES));
   let collecting = true;
   for (const [stream, sink] of [[child.stdout, out], [child.stderr, err]] as const) {
     stream?.on("data", (c: Uint8Array) => {
@@ -182,12 +184,15 @@ async function runForeground(inp: BashInput, ctx: ToolContext): Promise<ToolResu
   const stdout = trimNewlines(out.text(false));
   let stderr = trimNewlines(err.text(false));
   if (exit.error) stderr = [stderr, `Failed to start the shell: ${exit.error.message}`].filter(Boolean).join("\n");
+  // Run directly, the command's death by a signal has no shell left to say it: say it as bash would have.
+  const killedBy = direct && !why ? signalLine(exit.signal, child.pid, inp.command) : undefined;
+  if (killedBy) stderr = [stderr, killedBy].filter(Boolean).join("\n");
   const code = exit.error ? 127 : exitStatus(exit.code, exit.signal);
 
   const notes: string[] = [];
   if (startNote) notes.push(startNote);
-  const cwdNote = why ? undefined : updateCwd(ctx, pwdFile);
-  rmSync(pwdFile, { force: true });
+  const cwdNote = why || !pwdFile ? undefined : updateCwd(ctx, pwdFile);
+  if (pwdFile) rmSync(pwdFile, { force: true });
   if (cwdNote) notes.push(cwdNote);
   if (lingerNote) notes.push(lingerNote);
   const removedText = removedNote(removed);
@@ -241,9 +246,11 @@ function updateCwd(ctx: ToolContext, pwdFile: string): string | undefined {
  * Starts the shell, inside the session's sandbox when it covers this call. A sandbox that cannot wrap
  * the command comes back as an error and nothing is started: the command never runs unsandboxed for it.
  */
+const sandboxes = (ctx: ToolContext, inp: BashInput): boolean => !!ctx.sandbox?.active && ctx.sandbox.covers(inp);
+
 async function launch(ctx: ToolContext, inp: BashInput, o: ShellSpawn): Promise<{ child: ChildProcess; sandboxed: boolean; placeholders: string[]; kept: boolean } | { error: string }> {
   const sb = ctx.sandbox;
-  if (!sb?.active || !sb.covers(inp)) return { child: spawnShell(o), sandboxed: false, placeholders: [], kept: false };
+  if (!sb || !sandboxes(ctx, inp)) return { child: spawnShell(o), sandboxed: false, placeholders: [], kept: false };
   const env = sandboxEnv(ctx, o.env);
   const w = await sb.wrap(shellLine(o), o.cwd, { announce: true, env });
   if (!w.ok) return { error: w.error };

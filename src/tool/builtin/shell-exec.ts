@@ -40,7 +40,13 @@ export type ShellSpawn = {
   envFiles: string[];
   /** File the final `pwd -P` is written to. */
   pwdFile?: string;
+  /** The command is the shell's whole script, without the wrapper (bash-direct.ts decides when it may be). */
+  direct?: boolean;
 };
+
+/** The shell's argv for a spawn: the wrapper with the command as its argument, or the command alone. */
+const shellArgv = (o: ShellSpawn): string[] =>
+  o.direct ? [findShell(), "-c", o.command] : [findShell(), "-c", wrapperScript(o.envFiles, o.pwdFile), "bash", o.command];
 
 /**
  * Starts the command in its own process group (session leader), stdin from /dev/null.
@@ -49,12 +55,12 @@ export type ShellSpawn = {
  */
 export function spawnShell(o: ShellSpawn): ChildProcess {
   // Its process group dies with yoke, even under SIGKILL (issue 20.8); one that outlives its shell (`cmd &`) too.
-  return spawnProcess([findShell(), "-c", wrapperScript(o.envFiles, o.pwdFile), "bash", o.command], { cwd: o.cwd, env: o.env });
+  return spawnProcess(shellArgv(o), { cwd: o.cwd, env: o.env });
 }
 
 /** The command line spawnShell would run, for a sandbox to wrap. Pure. */
 export function shellLine(o: ShellSpawn): string {
-  return [findShell(), "-c", wrapperScript(o.envFiles, o.pwdFile), "bash", o.command].map(quote).join(" ");
+  return shellArgv(o).map(quote).join(" ");
 }
 
 /** How a Bash call gets its shell: straight, or wrapped by the session's sandbox. */
@@ -154,7 +160,9 @@ export type SpillSink = { push(chunk: Uint8Array): void; close(): void; readonly
 
 export const DEFAULT_SPILL_MAX_BYTES = 64 * 1024 * 1024;
 
-export function spillSink(threshold: number, file: string, maxBytes = DEFAULT_SPILL_MAX_BYTES): SpillSink {
+export function spillSink(threshold: number, fileOrMake: string | (() => string), maxBytes = DEFAULT_SPILL_MAX_BYTES): SpillSink {
+  // A function names the file only once output passes the threshold (its folder is made then, if at all).
+  let file = typeof fileOrMake === "string" ? fileOrMake : "";
   let pending: Uint8Array[] = [];
   let size = 0;
   let fd: number | undefined;
@@ -196,6 +204,7 @@ export function spillSink(threshold: number, file: string, maxBytes = DEFAULT_SP
         pending.push(chunk);
         size += chunk.length;
         if (size <= threshold) return;
+        if (typeof fileOrMake !== "string") file = fileOrMake();
         fd = openSync(file, "w+");
         for (const c of pending) write(c);
         pending = [];

@@ -1,0 +1,120 @@
+import type { LoadedSettings } from "../config/load.ts";
+import { yokeDir } from "../config/paths.ts";
+import { resolveModel } from "../provider/models.ts";
+import { anthropicConfigFromEnv, type Credentials, pickCredentials, ProviderConfigError } from "../provider/anthropic/config.ts";
+import type { PermissionMode } from "../permission/types.ts";
+import { VERSION } from "../version.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
+import { helperFailure, runProcessSync } from "../util/subprocess.ts";
+import type { ParsedArgs } from "./args.ts";
+import { UsageError } from "./args.ts";
+import { startMcpEarly, type EarlyMcp } from "./mcp-wiring.ts";
+import { loadSettingsFromArgs, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
+import { fallbackModels, fileArg, parseAgentsFlag, parseBudget, parseMaxTurns, readJsonSchemaFlag } from "./run-flags.ts";
+import { runEnv } from "./run-env.ts";
+import { setupSession, type SessionSetup } from "./session-wiring.ts";
+
+/**
+ * The first part of composing a run, up to the spawn of its stdio MCP servers: settings (trust decides which project
+ * parts apply), the session's env, the session, the model and the permission mode, and every check of the run's flags,
+ * settings and credentials that can refuse it. Only then are the servers spawned (startMcpEarly: strict MCP config,
+ * approvals, trust, managed locks and allow/deny lists decide which), so a run its inputs refuse starts none.
+ *
+ * `yoke -p` runs this before it loads the rest of yoke (headless.ts), so a server's own start overlaps that load
+ * (issue 21); compose() runs it itself for every other caller. It loads neither zod nor the model's SDK (settings and
+ * server entries are read through util/json-check.ts; test/startup/module-loads.test.ts). Throws SettingsError or
+ * UsageError, having spawned nothing.
+ *
+ * What can still refuse the run after the spawn needs the run composed: an `--agent` name not among the loaded
+ * agents (plugins' included), a sandbox that is required but cannot start, a `--json-schema` zod cannot read. Those
+ * refusals end the started servers with yoke (each is in yoke's process group and dies with it, issue 20.8).
+ */
+export type RunPrelude = {
+  settings: LoadedSettings;
+  env: Record<string, string>;
+  session: SessionSetup;
+  model: string;
+  fallbacks: string[];
+  permissionMode: PermissionMode;
+  /** The credentials the run's requests use (apiKeyHelper already run); undefined when none are required. */
+  credentials?: Credentials;
+  mcpEarly: EarlyMcp;
+};
+
+export type PreludeOptions = {
+  args: ParsedArgs;
+  cwd: string;
+  log: Diagnostics;
+  interactive: boolean;
+  /** Subcommands that never call the model skip the credentials check. */
+  requireCredentials: boolean;
+};
+
+const flagStr = (a: ParsedArgs, k: string) => (typeof a.flags[k] === "string" ? (a.flags[k] as string) : undefined);
+
+export function runPrelude(o: PreludeOptions): RunPrelude {
+  const { args, cwd, log } = o;
+  const bare = !!args.flags.bare;
+  const settings = loadSettingsFromArgs(args, cwd);
+  const env = runEnv(settings, (m) => log.warn(m), o.interactive);
+  // Flags that refuse a run whatever else it holds, checked before the session is made (it takes a lock).
+  parseMaxTurns(flagStr(args, "max-turns"));
+  parseBudget(flagStr(args, "max-budget-usd"));
+  parseAgentsFlag(flagStr(args, "agents"));
+  readJsonSchemaFlag(flagStr(args, "json-schema"), cwd);
+  for (const [flag, path] of [["--system-prompt-file", flagStr(args, "system-prompt-file")], ["--append-system-prompt-file", flagStr(args, "append-system-prompt-file")]] as const) {
+    try {
+      fileArg(path, flag);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
+  // Keys and tokens that pass through a session are written to the transcript as [REDACTED] unless switched off.
+  const session = setupSession(args, cwd, env, { interactive: o.interactive, redact: settings.merged.redactTranscripts !== false && env.YOKE_REDACT_TRANSCRIPTS !== "0", warn: (m) => log.warn(m) });
+  try {
+    env.CLAUDE_CODE_SESSION_ID = session.sessionId;
+    const credentials = o.requireCredentials ? runCredentials(env, settings) : undefined;
+    const model = resolveModel(flagStr(args, "model") ?? env.ANTHROPIC_MODEL ?? session.restored.model ?? settings.merged.model ?? "default");
+    // `--fallback-model a,b` (or settings fallbackModel): taken in order when the current model is overloaded or gone.
+    const fallbacks = fallbackModels(flagStr(args, "fallback-model"), settings.merged.fallbackModel, model);
+    const permissionMode = resolvePermissionMode(args, settings, session.restored.permissionMode);
+    const problem = modeProblem(permissionMode, settings, env);
+    if (problem) throw new UsageError(problem);
+    // MCP stdio servers start now: their own start overlaps the rest of startup (bench/mcp.ts).
+    const mcpEarly = startMcpEarly({ args, cwd, env, settings, yokeDir: yokeDir(env), bare });
+    return { settings, env, session, model, fallbacks, permissionMode, credentials, mcpEarly };
+  } catch (e) {
+    session.store.close?.();
+    throw e;
+  }
+}
+
+/**
+ * The run's credentials, Claude Code's precedence (ANTHROPIC_AUTH_TOKEN > ANTHROPIC_API_KEY > apiKeyHelper), checked
+ * as the provider will use them. Throws UsageError without any (and no ANTHROPIC_BASE_URL), when apiKeyHelper fails,
+ * or when a value cannot be sent.
+ */
+function runCredentials(env: Record<string, string>, settings: LoadedSettings): Credentials {
+  const creds = pickCredentials(env, () => apiKeyFromHelper(settings.merged.apiKeyHelper, env));
+  if (creds.source === "none" && !env.ANTHROPIC_BASE_URL)
+    throw new UsageError(NO_CREDENTIALS);
+  try {
+    anthropicConfigFromEnv(env, VERSION, creds);
+  } catch (e) {
+    if (e instanceof ProviderConfigError) throw new UsageError(e.message);
+    throw e;
+  }
+  return creds;
+}
+
+export const NO_CREDENTIALS =
+  "no credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, or apiKeyHelper in settings), or ANTHROPIC_BASE_URL for a gateway or local server that needs no key";
+
+/** The key `apiKeyHelper` prints (a shell command). Throws UsageError naming it when it fails. */
+export function apiKeyFromHelper(helper: string | undefined, env: Record<string, string>): string | undefined {
+  if (!helper) return undefined;
+  const r = runProcessSync(["/bin/sh", "-c", helper], { env, timeoutMs: 30_000, maxOutputBytes: 1024 * 1024 });
+  const why = helperFailure(r, 30_000);
+  if (why) throw new UsageError(`apiKeyHelper failed (${helper}): ${why}`);
+  return r.stdout.trim() || undefined;
+}

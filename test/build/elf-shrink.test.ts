@@ -1,0 +1,100 @@
+// Issue 21 point 4 (binary ≤ 110 MiB): build-elf.ts leaves the runtime's .bss out of a compiled Linux binary's file. On a
+// compiled program: the file is smaller by the stored zeros, every virtual address it maps is the one Bun gave it, and
+// it still runs; anything that is not that layout is left alone, saying why.
+import { beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, copyFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { shrinkBinary, shrinkElf } from "../../build-elf.ts";
+import { tempDir } from "../helpers/tmp.ts";
+
+const linux = process.platform === "linux";
+let built: Uint8Array;
+let dir: string;
+
+beforeAll(async () => {
+  if (!linux) return;
+  dir = tempDir("yoke-elf-");
+  writeFileSync(join(dir, "hello.ts"), 'console.log("hello from", process.argv.slice(2).join(" ") || "nobody");\n');
+  const r = await Bun.build({ entrypoints: [join(dir, "hello.ts")], compile: { outfile: join(dir, "hello") }, minify: true, bytecode: true, format: "esm" });
+  if (!r.success) throw new Error(r.logs.map(String).join("\n"));
+  built = new Uint8Array(readFileSync(join(dir, "hello")));
+}, 120_000);
+
+type Seg = { type: number; flags: number; offset: number; vaddr: number; filesz: number; memsz: number };
+function segments(b: Uint8Array): Seg[] {
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const phoff = Number(v.getBigUint64(0x20, true));
+  return Array.from({ length: v.getUint16(0x38, true) }, (_, i) => {
+    const o = phoff + i * 56;
+    const n = (k: number) => Number(v.getBigUint64(o + k, true));
+    return { type: v.getUint32(o, true), flags: v.getUint32(o + 4, true), offset: n(8), vaddr: n(16), filesz: n(32), memsz: n(40) };
+  });
+}
+/** Each mapped byte range as [start, end, flags], merged where segments touch: what the program sees in memory. */
+const mapped = (b: Uint8Array) =>
+  segments(b)
+    .filter((s) => s.type === 1)
+    .map((s) => [s.vaddr, s.vaddr + s.memsz, s.flags] as const)
+    .sort((x, y) => x[0] - y[0]);
+const run = (p: string, ...args: string[]) => {
+  const r = Bun.spawnSync([p, ...args], { stdout: "pipe", stderr: "pipe" });
+  return { code: r.exitCode, out: r.stdout.toString() };
+};
+
+describe.skipIf(!linux)("a compiled program without its runtime's .bss stored as zeros", () => {
+  test("it is smaller by the zeros, maps the same addresses, and runs the same", () => {
+    const r = shrinkElf(built);
+    if (!r.ok) throw new Error(r.reason);
+    expect(r.saved).toBeGreaterThan(1024 * 1024);
+    expect(r.bytes.length).toBe(built.length - r.saved);
+    // The writable segment now ends at .bss in the file, and the program has a segment of its own at the address Bun chose.
+    const before = mapped(built);
+    const after = mapped(r.bytes);
+    expect(after.length).toBe(before.length + 1);
+    expect(after[0]![0]).toBe(before[0]![0]);
+    expect(after.at(-1)![1]).toBe(before.at(-1)![1]);
+    for (let i = 1; i < after.length; i++) expect(after[i]![0]).toBeGreaterThanOrEqual(after[i - 1]![1]);
+    expect(segments(r.bytes).some((s) => s.type === 4)).toBe(false);
+    // Every LOAD's file bytes are the bytes Bun wrote for those addresses (past the ELF and program headers, rewritten).
+    const headers = 64 + segments(built).length * 56;
+    const src = segments(built).filter((s) => s.type === 1);
+    for (const s of segments(r.bytes).filter((x) => x.type === 1)) {
+      const from = src.find((o) => s.vaddr >= o.vaddr && s.vaddr < o.vaddr + o.memsz)!;
+      const skip = Math.max(0, headers - s.offset);
+      const at = from.offset + (s.vaddr - from.vaddr) + skip;
+      expect(Buffer.compare(r.bytes.subarray(s.offset + skip, s.offset + s.filesz), built.subarray(at, at + s.filesz - skip))).toBe(0);
+    }
+    const p = join(dir, "hello-small");
+    writeFileSync(p, r.bytes, { mode: 0o755 });
+    expect(run(p, "a", "b")).toEqual({ code: 0, out: "hello from a b\n" });
+    // Once is all there is: the smaller file has nothing more to leave out.
+    expect(shrinkElf(r.bytes)).toEqual({ ok: false, reason: "the last segment does not hold .bss and then .bun" });
+  });
+
+  test("shrinkBinary keeps the smaller file only after it ran; a file it cannot run stays as built", () => {
+    const p = join(dir, "hello-kept");
+    copyFileSync(join(dir, "hello"), p);
+    chmodSync(p, 0o755);
+    expect(shrinkBinary(p)).toMatch(/^\d+\.\d MiB of stored zeros \(\.bss\) left out$/);
+    expect(statSync(p).size).toBeLessThan(built.length);
+    expect(run(p, "--version").out).toBe("hello from --version\n");
+    const q = join(dir, "hello-not-runnable");
+    copyFileSync(join(dir, "hello"), q);
+    chmodSync(q, 0o644);
+    expect(shrinkBinary(q)).toBe("kept as built (it does not run on this machine, so the smaller one could not be checked)");
+    expect(statSync(q).size).toBe(built.length);
+  });
+
+  test("what is not that layout is left alone, with the reason", () => {
+    expect(shrinkElf(new TextEncoder().encode("#!/bin/sh\necho hi\n"))).toEqual({ ok: false, reason: "not an ELF file" });
+    // Bun itself: a runtime with no program embedded.
+    expect(shrinkElf(new Uint8Array(readFileSync(process.execPath)))).toEqual({ ok: false, reason: "no embedded program (.bun section)" });
+    // A stored .bss that is not all zeros is not .bss to leave out: set a byte just past the runtime's own data.
+    const r = shrinkElf(built);
+    if (!r.ok) throw new Error(r.reason);
+    const data = segments(r.bytes).filter((s) => s.type === 1).at(-2)!;
+    const tampered = built.slice();
+    tampered[data.offset + data.filesz + 64] = 1;
+    expect(shrinkElf(tampered)).toEqual({ ok: false, reason: "the stored .bss is not all zeros" });
+  });
+});
