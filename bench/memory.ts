@@ -5,7 +5,8 @@
  * time's %M), the median RSS at each phase mark, and the median split at exit: Bun's machine code, read-only data, data
  * and embedded bytecode, anonymous memory (JavaScript heap, malloc, stacks), shared libraries, with the JavaScript
  * heap's capacity and its live functions, code blocks and structures. Reading /proc at every mark costs CPU: compare
- * CPU with bench/ab.ts, never here. Never a timed test: it only prints; exits 1 naming a failed run.
+ * CPU with bench/ab.ts, never here. Each phase's row also splits its RSS by kind, which says whether a phase grew
+ * by running more of Bun's code (shared by every feature that uses it) or by the heap. Never a timed test: it only prints; exits 1 naming a failed run.
  */
 import { rmSync } from "node:fs";
 import { isolatedEnv, yokeBin } from "../test/helpers/binary.ts";
@@ -37,6 +38,8 @@ const rss = detectRssMethod();
 const peaks: number[] = [];
 const phases = new Map<string, number[]>();
 const split = new Map<string, number[]>();
+/** `mark\0index of the kind` → MiB per run (code, rodata, data, anon, libs: memory-probe.ts's order). */
+const kindsAt = new Map<string, number[]>();
 const push = (m: Map<string, number[]>, k: string, v: number) => (m.get(k) ?? m.set(k, []).get(k)!).push(v);
 try {
   // One unmeasured run first: the binary's pages into the page cache (a cold binary maps fewer of them).
@@ -56,6 +59,10 @@ try {
     if (i < 0) continue;
     if (s.rssKiB !== null) peaks.push(s.rssKiB / 1024);
     for (const [k, v] of pairs(s.stderr, "yoke rss (MiB at each mark): ")) push(phases, k, v);
+    const byKind = s.stderr.split("\n").find((l) => l.startsWith("yoke rss by kind"));
+    for (const m of byKind?.slice(byKind.indexOf("): ") + 3).matchAll(/([\w-]+)=([\d./]+)/g) ?? []) {
+      m[2]!.split("/").forEach((x, j) => push(kindsAt, `${m[1]}\0${j}`, Number(x)));
+    }
     for (const [k, v] of pairs(s.stderr, "yoke memory at exit (MiB): ")) push(split, k, v);
   }
 } finally {
@@ -68,12 +75,14 @@ const f = (xs: number[]) => {
 };
 console.log(`bench/memory: ${bin}, ${id}, ${configured ? "configured" : "bare"} project, ${runs} runs (median, min–max)\n`);
 console.log(`peak RSS: ${peaks.length ? `${f(peaks)} MiB` : "not measured (no GNU time or /proc)"}\n`);
-console.log("| phase | RSS, MiB | step |\n|---|---|---|");
+console.log("| phase | RSS, MiB | step | Bun's code | read-only data | data and bytecode | anonymous | libraries |\n|---|---|---|---|---|---|---|---|");
 let last = 0;
-// In the order of the first run's marks (time order); `step` is the growth since the mark before.
+// In the order of the first run's marks (time order); `step` is the growth since the mark before; the kinds are each
+// kind's medians at that mark (their sum is close to, not equal to, the RSS median).
 for (const [k, v] of phases) {
   const d = med(v) - last;
-  console.log(`| ${k} | ${f(v)} | ${last ? `${d >= 0 ? "+" : ""}${d.toFixed(1)}` : ""} |`);
+  const kinds = [0, 1, 2, 3, 4].map((j) => kindsAt.get(`${k}\0${j}`)).map((xs) => (xs?.length ? med(xs).toFixed(1) : ""));
+  console.log(`| ${k} | ${f(v)} | ${last ? `${d >= 0 ? "+" : ""}${d.toFixed(1)}` : ""} | ${kinds.join(" | ")} |`);
   last = med(v);
 }
 console.log("\n| at exit | median |\n|---|---|");

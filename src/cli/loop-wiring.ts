@@ -110,6 +110,8 @@ export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConv
         o.usage.add(m, u, ms);
       },
     },
+    // The checkpoint's read of the working tree overlaps the Bash call's permission check; kept only if allowed at once.
+    beforePermission: (name) => (name === "Bash" && checkpointing ? o.checkpoints!.prestageGit() : undefined),
     beforeToolRun: async (name) => {
       if (name === "Bash" && checkpointing) await o.checkpoints!.snapshotGit();
       // Files written by SessionStart hooks through CLAUDE_ENV_FILE are sourced before every Bash command.

@@ -31,6 +31,11 @@ export type ToolRunnerDeps = {
   clock: () => number;
   /** Runs right before a tool executes (after every check): checkpoints, env files. */
   beforeToolRun?: (toolName: string, input: Record<string, unknown>) => Promise<void>;
+  /**
+   * Runs right before the permission check, which then tells the returned function whether it allowed the call at once
+   * (a Bash call's checkpoint starts reading the working tree beside the check: issue 21).
+   */
+  beforePermission?: (toolName: string) => ((allowedNow: boolean) => void) | undefined;
   /** `permissions.denyInsteadOfPrompting`: an ask is denied even where a prompt surface exists. */
   denyInsteadOfPrompting?: boolean;
   /** Auto mode's classifier behind its circuit breaker (src/permission/auto); absent outside auto mode. */
@@ -109,7 +114,9 @@ export async function runToolCall(deps: ToolRunnerDeps, call: ToolUseBlock, sign
   }
 
   const hookDecision = pre?.permissionDecision === "allow" || pre?.permissionDecision === "ask" ? pre.permissionDecision : undefined;
+  const early = deps.beforePermission?.(tool.name);
   const decision = deps.permissions.decide({ toolName: tool.name, input, readOnly: isReadOnly(tool, input), cwd: ctx.cwd, hookDecision });
+  early?.(decision.behavior === "allow" && !signal.aborted);
   markEach("permission");
   let behavior = decision.behavior;
   let reason = decision.reason;

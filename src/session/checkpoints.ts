@@ -4,7 +4,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { yokeDir } from "../config/paths.ts";
 import type { MetaEntry, SessionStore } from "./types.ts";
 import { git } from "../util/git.ts";
-import { checkoutPaths, diffTrees, findRepo, isIgnored, stageWorktree, writeWorktreeTree, type GitRepo } from "./git-snapshot.ts";
+import { checkoutPaths, diffTrees, findRepo, isIgnored, stageWorktree, writeWorktreeTree, type GitRepo, type StagedSnapshot } from "./git-snapshot.ts";
 import { createDiagnostics } from "../util/diagnostics.ts";
 
 type Env = Record<string, string | undefined>;
@@ -36,6 +36,13 @@ export type Checkpoints = {
   snapshotGit(): Promise<void>;
   /** Resolves when every snapshot taken so far is written (its ref made, its transcript line appended). Never rejects. */
   settled(): Promise<void>;
+  /**
+   * Starts the turn's snapshot's read of the working tree now, beside a Bash call's permission check, when its git can
+   * start at once (no-op otherwise). Call the returned function right after the check: `true` when the call was allowed
+   * at once (the snapshotGit() that follows in the same tick takes this read), `false` to drop it (a person or a hook
+   * may take any time to answer, so the read must wait for them). Never throws.
+   */
+  prestageGit(): (allowedNow: boolean) => void;
   /** Starts finding the git repository (one git process, once a session), so a Bash call's snapshot need not wait for it. Never throws. */
   prepare(): void;
   list(): Checkpoint[];
@@ -51,6 +58,8 @@ type Backup = { blob: string | null; mode?: number; seq: number; time: string };
 type GitSnap = { ref: string; tree: string; seq: number };
 /** `staging`: the turn's git snapshot under way or taken (cleared when it failed, so the next Bash call tries again). */
 type Turn = { userUuid: string; index: number; timestamp: string; backups: Map<string, Backup>; git: GitSnap[]; staging?: Promise<void> };
+/** A working-tree read under way for a turn's snapshot: its ref name and order are taken when it starts. */
+type Stage = { turn: Turn; repo: GitRepo; ref: string; seq: number; staged: Promise<StagedSnapshot | { error: string }> };
 
 export type CheckpointOptions = {
   sessionId: string;
@@ -86,7 +95,15 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
   let seq = 0;
   let gitCount = 0;
   let repo: Promise<GitRepo | null> | null = null;
-  const getRepo = (): Promise<GitRepo | null> => (repo ??= findRepo(opts.cwd, env));
+  /** The repository once found (undefined before): a snapshot can then start its git without waiting a tick. */
+  let repoNow: GitRepo | null | undefined;
+  const getRepo = (): Promise<GitRepo | null> =>
+    (repo ??= findRepo(opts.cwd, env).then((r) => {
+      repoNow = r;
+      return r;
+    }));
+  /** A read started beside a permission check, until its call is allowed at once (kept) or not (dropped). */
+  let early: (Stage & { kept: boolean }) | undefined;
   /** Snapshots whose working tree is read and whose tree and ref are still being written. */
   const sealing = new Set<Promise<void>>();
   let tmpN = 0;
@@ -174,30 +191,41 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
     while (sealing.size) await Promise.all([...sealing]);
   };
 
-  /** The turn's snapshot up to the read working tree; its tree and ref are written after (`sealing`). Never rejects. */
-  async function stageGit(t: Turn): Promise<void> {
-    const r = await getRepo();
-    if (!r) return;
+  /** Starts reading the working tree for the turn's snapshot (its git process starts now when the repository is known). */
+  const startStage = (t: Turn, r: GitRepo): Stage => {
     const n = gitCount++;
-    const ref = `refs/yoke/checkpoints/${opts.sessionId}/${n}`;
-    const mySeq = seq++;
+    return { turn: t, repo: r, ref: `refs/yoke/checkpoints/${opts.sessionId}/${n}`, seq: seq++, staged: stageWorktree(r, env, tmpIndex()) };
+  };
+
+  /** The turn's snapshot up to the read working tree; its tree and ref are written after (`sealing`). Never rejects. */
+  async function stageGit(t: Turn, started?: Stage): Promise<void> {
+    let st = started;
+    if (!st) {
+      const r = await getRepo();
+      if (!r) return;
+      st = startStage(t, r);
+    }
+    const { repo: r, ref } = st;
     const failed = (error: string) => {
       t.staging = undefined;
       fail("git", `${error}; Bash changes in this turn cannot be rewound`);
     };
-    const s = await stageWorktree(r, env, tmpIndex());
+    const s = await st.staged;
     if ("error" in s) return failed(s.error);
     const done = s.seal(ref).then(async (w) => {
       if ("error" in w) return failed(w.error);
       // Its turn was dropped meanwhile (prune): the ref must not outlive it.
       if (byUuid.get(t.userUuid) !== t) return void (await git(["update-ref", "-d", ref], { cwd: r.top, env }));
-      const g: GitSnap = { ref, tree: w.tree, seq: mySeq };
+      const g: GitSnap = { ref, tree: w.tree, seq: st.seq };
       t.git.push(g);
       record(t, true, g);
     });
     sealing.add(done);
     void done.finally(() => sealing.delete(done));
   }
+
+  /** A read nobody takes: its private index goes, its blobs stay unreferenced (git prunes them in time). */
+  const drop = (st: Stage): void => void st.staged.then((s) => ("error" in s ? undefined : s.drop()));
 
   async function restorePlan(userUuid: string): Promise<{ plan: Map<string, Backup | "git">; errors: string[]; gitRestore?: { repo: GitRepo; snap: GitSnap; add: string[]; mod: string[] } }> {
     const errors: string[] = [];
@@ -301,7 +329,34 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
       // A rewind restores Bash changes from the earliest snapshot of the turns it undoes (restorePlan): a turn's
       // later snapshots are never read, so a second Bash call in the turn runs without the git processes.
       if (!t || t.git.length) return Promise.resolve();
-      return (t.staging ??= stageGit(t));
+      const e = early;
+      early = undefined;
+      // A read started beside this call's permission check, which allowed it at once in this same tick: the state now.
+      const taken = e?.kept && e.turn === t && !t.staging ? e : undefined;
+      if (e && !taken) drop(e);
+      return (t.staging ??= stageGit(t, taken));
+    },
+
+    prestageGit(): (allowedNow: boolean) => void {
+      const t = current();
+      // Only when its git starts before this returns: a read that begins after the check is no head start.
+      if (!t || t.git.length || t.staging || early || !repoNow) return () => {};
+      const e = { ...startStage(t, repoNow), kept: false };
+      early = e;
+      return (allowedNow) => {
+        if (early !== e) return;
+        if (!allowedNow) {
+          early = undefined;
+          return drop(e);
+        }
+        e.kept = true;
+        // Kept for the snapshotGit() of this same tick only: anything later must read the working tree afresh.
+        queueMicrotask(() => {
+          if (early !== e) return;
+          early = undefined;
+          drop(e);
+        });
+      };
     },
 
     settled,

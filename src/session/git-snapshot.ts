@@ -49,8 +49,11 @@ function seedIndex(repo: GitRepo, tmpIndex: string): void {
   }
 }
 
-/** A snapshot whose working tree is read: `seal` writes its tree and points the ref at it (once; later calls share it). */
-export type StagedSnapshot = { seal(ref: string): Promise<{ tree: string } | { error: string }> };
+/**
+ * A snapshot whose working tree is read: `seal` writes its tree and points the ref at it (once; later calls share it);
+ * `drop` removes its private index instead, for a read nobody needs.
+ */
+export type StagedSnapshot = { seal(ref: string): Promise<{ tree: string } | { error: string }>; drop(): void };
 
 /**
  * A snapshot's first step, the only one a Bash command must wait for: `git add -A` into a private index seeded from the
@@ -69,7 +72,7 @@ export async function stageWorktree(repo: GitRepo, env: Env, tmpIndex: string): 
     return { error: `git add -A (temporary index) failed: ${add.stderr.trim()}` };
   }
   let sealed: Promise<{ tree: string } | { error: string }> | undefined;
-  return { seal: (ref) => (sealed ??= sealIndex(repo, e, tmpIndex, ref)) };
+  return { seal: (ref) => (sealed ??= sealIndex(repo, e, tmpIndex, ref)), drop: () => void (sealed ?? rmSync(tmpIndex, { force: true })) };
 }
 
 /**

@@ -21,6 +21,8 @@ export const GIT_TIMEOUT_MS = 60_000;
  */
 export const GIT_QUIET_PROGRAMS = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null/no-hooks", "-c", "log.showSignature=false", "-c", "diff.external="];
 const driverArgs = new Map<string, Promise<string[]>>();
+/** The same, once read: a git call in a folder whose drivers are known starts its process at once, not a tick later. */
+const knownDriverArgs = new Map<string, string[]>();
 function neutralDrivers(cwd: string, env: Env, timeoutMs: number): Promise<string[]> {
   let p = driverArgs.get(cwd);
   if (!p) {
@@ -32,6 +34,7 @@ function neutralDrivers(cwd: string, env: Env, timeoutMs: number): Promise<strin
         .filter((m): m is RegExpExecArray => !!m && !/^filter\.lfs\./.test(m[1]!))
         .flatMap((m) => ["-c", `${m[1]}=`]),
     );
+    void p.then((a) => knownDriverArgs.set(cwd, a), () => {});
     driverArgs.set(cwd, p);
   }
   return p;
@@ -45,24 +48,20 @@ const gitTimeoutMs = (env: Env): number => {
 /** yoke's git and the options every call of it gets. */
 const quietGit = async (cwd: string, env: Env, timeoutMs: number): Promise<string[]> => [gitBin(), ...GIT_QUIET_PROGRAMS, ...(await neutralDrivers(cwd, env, timeoutMs).catch(() => []))];
 
-/** Runs git, bounded in time and output; never throws (a spawn failure or timeout comes back as code -1 with the reason in stderr). */
-export async function git(args: string[], opts: { cwd: string; env: Env; input?: string }): Promise<GitResult> {
+/**
+ * Runs git, bounded in time and output; never throws (a spawn failure or timeout comes back as code -1 with the reason in
+ * stderr). Where the folder's drivers are known the process starts before this returns, so a caller may go on with
+ * other work while git runs (a Bash call's snapshot beside its permission check, issue 21).
+ */
+export function git(args: string[], opts: { cwd: string; env: Env; input?: string }): Promise<GitResult> {
   const timeoutMs = gitTimeoutMs(opts.env);
-  const r = await runProcess([...(await quietGit(opts.cwd, opts.env, timeoutMs)), ...args], { cwd: opts.cwd, env: opts.env, stdin: opts.input === undefined ? "ignore" : { data: opts.input }, timeoutMs });
-  if (r.error) return { code: -1, stdout: "", stderr: r.error };
-  if (r.timedOut) return { code: -1, stdout: r.stdout, stderr: `git ${args[0] ?? ""} did not finish within ${timeoutMs} ms and was stopped (YOKE_GIT_TIMEOUT_MS)` };
-  return { code: r.code ?? -1, stdout: r.stdout, stderr: r.stderr };
+  const known = knownDriverArgs.get(opts.cwd);
+  return known ? runGit([gitBin(), ...GIT_QUIET_PROGRAMS, ...known, ...args], args, opts, timeoutMs) : quietGit(opts.cwd, opts.env, timeoutMs).then((q) => runGit([...q, ...args], args, opts, timeoutMs));
 }
 
-/**
- * Runs a short /bin/sh script in which `"$@"` is yoke's git with the options git() gives it, so several git steps cost
- * yoke one process start instead of one each (a Bash call's snapshot: issue 21, ~3 ms of CPU per start). `what` names
- * it in a timeout. POSIX only. Never throws; failures come back as git()'s do (the script's own exit code otherwise).
- */
-export async function gitScript(script: string, what: string, opts: { cwd: string; env: Env }): Promise<GitResult> {
-  const timeoutMs = gitTimeoutMs(opts.env);
-  const r = await runProcess(["/bin/sh", "-c", script, "sh", ...(await quietGit(opts.cwd, opts.env, timeoutMs))], { cwd: opts.cwd, env: opts.env, stdin: "ignore", timeoutMs });
+async function runGit(argv: string[], args: string[], opts: { cwd: string; env: Env; input?: string }, timeoutMs: number): Promise<GitResult> {
+  const r = await runProcess(argv, { cwd: opts.cwd, env: opts.env, stdin: opts.input === undefined ? "ignore" : { data: opts.input }, timeoutMs });
   if (r.error) return { code: -1, stdout: "", stderr: r.error };
-  if (r.timedOut) return { code: -1, stdout: r.stdout, stderr: `${what} did not finish within ${timeoutMs} ms and was stopped (YOKE_GIT_TIMEOUT_MS)` };
+  if (r.timedOut) return { code: -1, stdout: r.stdout, stderr: `git ${args[0] ?? ""} did not finish within ${timeoutMs} ms and was stopped (YOKE_GIT_TIMEOUT_MS)` };
   return { code: r.code ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
