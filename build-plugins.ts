@@ -29,7 +29,8 @@ export function seccompForArch(target: string): Bun.BunPlugin {
  * required only for a command that is not plain words, the HTML converter imported only by WebFetch, the sandbox only
  * when enabled, the MCP SDK's ajv validator (ajv, its formats, fast-uri) only when a server lists a tool with an output
  * schema (src/mcp/schema-validator.ts), the YAML library only for a frontmatter block that is not flat `key: value`
- * lines (src/util/frontmatter.ts). test/build/plain-off-start.test.ts runs the bench's scenarios in its configured
+ * lines (src/util/frontmatter.ts), citty only for a subcommand (`yoke mcp list` …), the EventSource client and parser
+ * only for a remote (SSE or streamable HTTP) MCP server. test/build/plain-off-start.test.ts runs the bench's scenarios in its configured
  * project and fails if any of them loads one. Measured on Bun 1.4.5, linux-x64 (issue 21, binary ≤ 110 MiB): see the
  * README's start-up section. The terminal UI (pi-tui, 0.3 MiB of bytecode) keeps its bytecode: from plain source the
  * interactive screen drew its prompt ~10–35 ms later (bench/tui.ts).
@@ -40,6 +41,9 @@ export const PLAIN_PACKAGES = [
   "@anthropic-ai/sandbox-runtime",
   "@modelcontextprotocol/sdk/validation/ajv",
   "yaml",
+  "citty",
+  "eventsource",
+  "eventsource-parser/stream",
 ];
 
 export type PlainBundle = { name: string; file: string; names: string[] };

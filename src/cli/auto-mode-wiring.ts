@@ -7,13 +7,12 @@ import { denialLogPath, recordDenial } from "../permission/auto/denial-log.ts";
 import type { PermissionRule } from "../permission/types.ts";
 import { resolveModel, SMALL_MODEL_ALIAS } from "../provider/models.ts";
 import type { Provider } from "../provider/types.ts";
+import { autoModeDisabledBy } from "../permission/modes.ts";
+export { autoModeDisabledBy } from "../permission/modes.ts";
 
 /** Settings levels that may configure the classifier: a committed project file may not tell it what to allow. */
 const CLASSIFIER_LEVELS = new Set(["user", "local", "flag", "managed"]);
 
-/** True when any settings file sets `permissions.disableAutoMode: "disable"` (contracts §2.2). Pure. */
-export const autoModeDisabledBy = (settings: LoadedSettings): boolean =>
-  settings.sources.some((s) => s.settings.permissions?.disableAutoMode === "disable");
 
 const list = (v: unknown): string[] => (typeof v === "string" ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
 

@@ -59,6 +59,9 @@ export function startExtensionDiscovery(o: {
   );
 }
 
+/** How long after the first request is built discovery's cache is written (or at exit, if sooner; YOKE_DISCOVERY_SAVE_MS). */
+const SAVE_AFTER_MS = 100;
+
 /** startExtensionDiscovery's result: the discovery, and its cache for the plugins' files and the save. */
 export type LocalDiscovery = Discovery & { cache?: DiscoveryCache };
 
@@ -175,13 +178,19 @@ export async function wireExtensions(o: ExtensionWiringOptions): Promise<Extensi
   const fromPlugins = roots.length
     ? timed(() => discoverExtensions({ cwd: o.cwd, userDir: "", plugins: roots, user: false, project: false, ...(cache ? { cache } : {}) }))
     : { commands: [], problems: [] };
-  // Written when it changed (a new or edited file), once the first request is on its way (the listing is made just
-  // before it leaves): the next run stats instead of reading, and this one's first request does not wait for the write.
+  // Written when it changed (a new or edited file), once the first request has surely left: the listing is made while
+  // that request is built, and a timer due at once could run before the request is written to its socket (seen with
+  // the fake API: 2 runs in 10 had the cache on disk when the request arrived), and a first start's save stats all
+  // the files. So: SAVE_AFTER_MS later, while the model is still answering, or at exit when the run ends sooner. The
+  // next run stats instead of reading; this one's first request does not wait for the write.
   let saving = false;
   const saveSoon = () => {
     if (!cache || saving) return;
     saving = true;
-    setTimeout(() => cache.save(), 0).unref?.();
+    const save = () => cache.save();
+    const ms = Number(o.env?.YOKE_DISCOVERY_SAVE_MS);
+    setTimeout(save, Number.isFinite(ms) && ms >= 0 ? ms : SAVE_AFTER_MS).unref?.();
+    process.once("exit", save);
   };
   // YOKE_TIMING: when the skills and commands were read (bench/extensions.ts).
   performance.mark("yoke:extensions");

@@ -13,6 +13,8 @@ import { onStdoutClosed, writeErr } from "../util/output.ts";
 // This module loads little: a run's prelude (settings, session, the checks that can refuse it, and the spawn of its
 // MCP servers, run-prelude.ts) runs before the rest of yoke is loaded, so the servers start while it loads (issue 21).
 
+const NO_INPUT = "Error: Input must be provided either through stdin or as a prompt argument when using --print";
+
 const fail = (msg: string): number => {
   writeErr(`${msg}\n`);
   return 1;
@@ -63,6 +65,12 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
       }
     }
   }
+  // A prompt-only run reads its prompt first: a run without one is refused before its prelude spawns any MCP server.
+  let prompt = args.positionals.join(" ");
+  if (!control && rewindTo === undefined) {
+    if (!prompt && !process.stdin.isTTY) prompt = (await Bun.stdin.text()).trim();
+    if (!prompt) return fail(NO_INPUT);
+  }
   let rt: Runtime;
   let runPrint: typeof import("./print-mode.ts").runPrint;
   try {
@@ -75,7 +83,7 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
     runPrint = rest.runPrint;
     performance.mark("yoke:headless-loaded");
     // SessionStart starts while composing only when the prompt is already known (a run that ends first fires none).
-    const startSessionStart = !control && rewindTo === undefined && args.positionals.join(" ") !== "";
+    const startSessionStart = !control && rewindTo === undefined;
     rt = await compose({ args, cwd, builtinTools: builtinTools(), log, startSessionStart, prelude });
     performance.mark("yoke:composed");
   } catch (e) {
@@ -87,7 +95,7 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
     throw e;
   }
   if (rewindTo !== undefined) {
-    const code = await rewindFilesAtStartup(rt, args, rewindTo);
+    const code = await rewindFilesAtStartup(rt, rewindTo);
     if (code !== 0 || args.positionals.length === 0) {
       await rt.shutdown();
       return code;
@@ -121,12 +129,7 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
     const { attachHost } = await import("./headless-rest.ts");
     host = await attachHost({ rt, control, init, hostInit, askHost: promptTool === "stdio" });
   } else {
-    let prompt = args.positionals.join(" ");
-    if (!prompt && !process.stdin.isTTY) prompt = (await Bun.stdin.text()).trim();
-    if (!prompt) {
-      await rt.shutdown();
-      return fail("Error: Input must be provided either through stdin or as a prompt argument when using --print");
-    }
+    // The prompt read before the prelude (with --rewind-files: the one to run after the rewind).
     prompts = (async function* () {
       yield prompt;
     })();
@@ -141,8 +144,8 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
 }
 
 /** `--rewind-files UUID` with --resume/--continue: files back to before that user message, then the prompt (if any) runs. */
-async function rewindFilesAtStartup(rt: Runtime, args: ParsedArgs, uuid: string): Promise<number> {
-  if (args.flags.resume === undefined && !args.flags.continue) return fail("yoke: --rewind-files needs --resume ID (or --continue)");
+async function rewindFilesAtStartup(rt: Runtime, uuid: string): Promise<number> {
+  // The prelude refused the flag without --resume/--continue, without checkpoints or for an unknown turn.
   if (!rt.checkpoints) return fail("yoke: --rewind-files: file checkpoints are off in this session (--no-session-persistence)");
   const r = await rt.checkpoints.rewindFiles(uuid);
   for (const p of r.restored) rt.log.log(`restored ${p}`);

@@ -5,64 +5,15 @@
  */
 import type { LoadedSettings } from "../config/load.ts";
 import { resolveAutoMemory } from "../context/auto-memory.ts";
-import { bypassDisabledBy, checkModeAllowed, createPermissionEvaluator, type Evaluator } from "../permission/index.ts";
+import { createPermissionEvaluator, type Evaluator } from "../permission/index.ts";
 import type { EvaluatorOptions } from "../permission/evaluator.ts";
-import { modeFromSettings } from "../permission/evaluator.ts";
-import { PERMISSION_MODES, type PermissionMode } from "../permission/types.ts";
-import { trustNotice } from "../trust/workspace.ts";
-import { gatedSettings } from "./settings-args.ts";
-import { writeErr } from "../util/output.ts";
+import { autoModeDisabledBy } from "../permission/modes.ts";
+import type { PermissionMode } from "../permission/types.ts";
 import type { ParsedArgs } from "./args.ts";
-import { UsageError } from "./args.ts";
-import { autoModeDisabledBy } from "./auto-mode-wiring.ts";
-
-const flagStr = (a: ParsedArgs, k: string) => (typeof a.flags[k] === "string" ? (a.flags[k] as string) : undefined);
 const flagList = (a: ParsedArgs, k: string) => (Array.isArray(a.flags[k]) ? (a.flags[k] as string[]) : []);
 
-/** `--permission-mode` and friends. Throws UsageError naming `where` for an unknown mode. */
-export function parsePermissionMode(raw: string | undefined, where: string): PermissionMode | undefined {
-  if (raw === undefined) return undefined;
-  const m = raw === "manual" ? "default" : raw;
-  if (!(PERMISSION_MODES as readonly string[]).includes(m))
-    throw new UsageError(`error: ${where} must be one of ${PERMISSION_MODES.join(", ")} (got '${raw}')`);
-  return m as PermissionMode;
-}
-
+export { loadSettingsFromArgs, modeProblem, parsePermissionMode, resolvePermissionMode } from "./run-mode.ts";
 export { settingSourcesOf } from "./settings-args.ts";
-
-/**
- * Every settings level as `--settings` / `--setting-sources` ask, gated by workspace trust (src/trust): an
- * untrusted folder's own settings only tighten. Throws SettingsError naming the file and field.
- */
-export function loadSettingsFromArgs(args: ParsedArgs, cwd: string): LoadedSettings {
-  const gated = gatedSettings(args, cwd);
-  // Said once, by every command that reads settings (a run, permissions explain, hooks list ...).
-  const notice = trustNotice(gated.trust);
-  if (notice) writeErr(`${notice}\n`);
-  return gated;
-}
-
-/**
- * The starting mode: flag, then the resumed session's, then the trusted settings' `defaultMode`
- * (escalating modes from committed project settings are ignored, contracts §2.2), else `default`.
- * `--dangerously-skip-permissions` wins. Throws UsageError for an unknown mode name.
- */
-export function resolvePermissionMode(args: ParsedArgs, settings: LoadedSettings, restored?: string): PermissionMode {
-  let mode =
-    parsePermissionMode(flagStr(args, "permission-mode"), "--permission-mode") ??
-    // Resume restores the mode except plan and bypassPermissions (contracts §3.3).
-    parsePermissionMode(restored === "plan" || restored === "bypassPermissions" ? undefined : restored, "the resumed session's mode") ??
-    modeFromSettings(settings) ??
-    "default";
-  if (args.flags["dangerously-skip-permissions"]) mode = "bypassPermissions";
-  return mode;
-}
-
-/** Why this mode may not start here (bypass as root outside a sandbox, or disabled by settings), or null. Pure. */
-export function modeProblem(mode: PermissionMode, settings: LoadedSettings, env: Record<string, string | undefined>): string | null {
-  if (mode === "auto" && autoModeDisabledBy(settings)) return "auto mode is disabled by settings (permissions.disableAutoMode).";
-  return checkModeAllowed(mode, { uid: process.getuid?.() ?? 1000, env, disableBypass: bypassDisabledBy(settings) });
-}
 
 /** The auto-memory folder file tools may write to without asking, as a run computes it. Never throws. */
 export function memoryWriteDirs(o: { cwd: string; env: Record<string, string>; settings: LoadedSettings; bare: boolean }): string[] {

@@ -9,7 +9,7 @@ import { helperFailure, runProcessSync } from "../util/subprocess.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import { startMcpEarly, type EarlyMcp } from "./mcp-wiring.ts";
-import { loadSettingsFromArgs, modeProblem, resolvePermissionMode } from "./permission-wiring.ts";
+import { loadSettingsFromArgs, modeProblem, resolvePermissionMode } from "./run-mode.ts";
 import { fallbackModels, fileArg, parseAgentsFlag, parseBudget, parseMaxTurns, readJsonSchemaFlag } from "./run-flags.ts";
 import { runEnv } from "./run-env.ts";
 import { setupSession, type SessionSetup } from "./session-wiring.ts";
@@ -69,10 +69,13 @@ export function runPrelude(o: PreludeOptions): RunPrelude {
       throw new UsageError((e as Error).message);
     }
   }
+  const rewindTo = flagStr(args, "rewind-files");
+  if (rewindTo !== undefined && args.flags.resume === undefined && !args.flags.continue) throw new UsageError("--rewind-files needs --resume ID (or --continue)");
   // Keys and tokens that pass through a session are written to the transcript as [REDACTED] unless switched off.
   const session = setupSession(args, cwd, env, { interactive: o.interactive, redact: settings.merged.redactTranscripts !== false && env.YOKE_REDACT_TRANSCRIPTS !== "0", warn: (m) => log.warn(m) });
   try {
     env.CLAUDE_CODE_SESSION_ID = session.sessionId;
+    if (rewindTo !== undefined) rewindProblem(session, rewindTo);
     const credentials = o.requireCredentials ? runCredentials(env, settings) : undefined;
     const model = resolveModel(flagStr(args, "model") ?? env.ANTHROPIC_MODEL ?? session.restored.model ?? settings.merged.model ?? "default");
     // `--fallback-model a,b` (or settings fallbackModel): taken in order when the current model is overloaded or gone.
@@ -87,6 +90,12 @@ export function runPrelude(o: PreludeOptions): RunPrelude {
     session.store.close?.();
     throw e;
   }
+}
+
+/** `--rewind-files UUID` that cannot be done: refused here, before any MCP server starts (headless.ts does the rewind). */
+function rewindProblem(session: SessionSetup, uuid: string): void {
+  if (!session.checkpoints) throw new UsageError("--rewind-files: file checkpoints are off in this session (--no-session-persistence)");
+  if (!session.checkpoints.list().some((c) => c.userUuid === uuid)) throw new UsageError(`--rewind-files: no checkpoint for user message ${uuid} in session ${session.sessionId}`);
 }
 
 /**

@@ -1,22 +1,14 @@
 import { randomUUID } from "../util/random.ts";
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
-import {
-  conversationFromEntries,
-  createCheckpoints,
-  createSessionStore,
-  findSession,
-  forkSession,
-  latestSession,
-  listSessions,
-  loadTranscript,
-  resumeSettings,
-  transcriptPath,
-  type Checkpoints,
-  type Conversation,
-  type MetaEntry,
-  INTERRUPTED_TOOL_RESULT,
-} from "../session/index.ts";
+// The session's own modules, not the session/index.ts barrel (which brings compaction): the run's prelude calls this
+// before its MCP servers are spawned (run-prelude.ts).
+import { createSessionStore, transcriptPath } from "../session/store.ts";
+import { conversationFromEntries, type Conversation, INTERRUPTED_TOOL_RESULT, loadTranscript, resumeSettings } from "../session/load.ts";
+import { findSession, latestSession, listSessions } from "../session/list.ts";
+import { forkSession } from "../session/fork.ts";
+import { type Checkpoints, createCheckpoints } from "../session/checkpoints.ts";
+import type { MetaEntry } from "../session/types.ts";
 import type { Message } from "../provider/types.ts";
 import type { SessionStore } from "../session/types.ts";
 import { acquireSessionLock, SessionLockedError } from "../session/lock.ts";

@@ -7,6 +7,8 @@ import { builtinDeclaration, canonicalToolName, type ToolDeclaration } from "../
 import { credentialExcludeGlobs, isCredentialPath, isProtectedPath } from "./sensitive-paths.ts";
 import { buildRuleSet, domainMatches, findPathRule, paramSpecMatches, type RuleList, type RuleSet, wholeToolRule } from "./rule-set.ts";
 import { PERMISSION_MODES, type PermissionDecision, type PermissionEvaluator, type PermissionMode, type PermissionQuery, type PermissionRule } from "./types.ts";
+import { modeFromSettings } from "./modes.ts";
+export { modeFromSettings } from "./modes.ts";
 
 export type EvaluatorOptions = {
   settings: LoadedSettings;
@@ -88,19 +90,6 @@ function globBase(path: string, pattern: string): string {
   return pattern.startsWith("/") || pattern.startsWith("~") ? prefix : `${path.replace(/\/+$/, "")}/${prefix}`;
 }
 
-/** `permissions.defaultMode` from the settings levels trusted to set it (contracts §2.2), or undefined. Pure. */
-export function modeFromSettings(settings: LoadedSettings): PermissionMode | undefined {
-  let mode: PermissionMode | undefined;
-  for (const s of settings.sources) {
-    const m = s.settings.permissions?.defaultMode;
-    if (!m) continue;
-    // Escalating modes are not taken from committed project settings (contracts §2.2).
-    if (s.level === "project" && (m === "bypassPermissions" || m === "auto")) continue;
-    if (s.level === "local" && m === "auto") continue;
-    mode = m === "manual" ? "default" : m;
-  }
-  return mode;
-}
 
 /**
  * Builds the one evaluator for a session. Never throws: an unparsable rule is skipped and listed in

@@ -46,3 +46,21 @@ export function denyInsteadOfPromptingFrom(settings: LoadedSettings): boolean {
 export function bypassDisabledBy(settings: LoadedSettings): boolean {
   return settings.sources.some((s) => s.settings.permissions?.disableBypassPermissionsMode === "disable");
 }
+
+/** `permissions.defaultMode` from the settings levels trusted to set it (contracts §2.2), or undefined. Pure. */
+export function modeFromSettings(settings: LoadedSettings): PermissionMode | undefined {
+  let mode: PermissionMode | undefined;
+  for (const s of settings.sources) {
+    const m = s.settings.permissions?.defaultMode;
+    if (!m) continue;
+    // Escalating modes are not taken from committed project settings (contracts §2.2).
+    if (s.level === "project" && (m === "bypassPermissions" || m === "auto")) continue;
+    if (s.level === "local" && m === "auto") continue;
+    mode = m === "manual" ? "default" : m;
+  }
+  return mode;
+}
+
+/** True when any settings file sets `permissions.disableAutoMode: "disable"` (contracts §2.2). Pure. */
+export const autoModeDisabledBy = (settings: LoadedSettings): boolean =>
+  settings.sources.some((s) => s.settings.permissions?.disableAutoMode === "disable");

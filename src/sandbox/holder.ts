@@ -11,7 +11,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { runProcess, spawnProcess } from "../util/subprocess.ts";
-import { readlinkSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
 import { shellWords } from "./bwrap-line.ts";
 
 export type Holder = {
@@ -78,6 +78,12 @@ const START_LINE = (announce: boolean) => `${announce ? "printf started >&3; exe
 
 const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Whether a `/proc/PID/status` text shows SIGKILL pending (bit 9 of SigPnd or ShdPnd): the process is as good as gone. Pure. */
+export function killPending(status: string): boolean {
+  for (const m of status.matchAll(/^(?:SigPnd|ShdPnd):\s*([0-9a-fA-F]+)\s*$/gm)) if ((BigInt(`0x${m[1]}`) >> 8n) & 1n) return true;
+  return false;
+}
 
 /**
  * Starts a kept sandbox for `line` (a bubblewrap line built by the library, as runtime.ts keeps it).
@@ -184,9 +190,11 @@ export async function startHolder(o: { line: string; bwrap: string; nsenter?: st
   child.once("exit", () => (ended = true));
   // Asked of the kernel, not of the exit event (which may come later): the sandbox's first process is there
   // and still in the mount namespace bubblewrap reported (a pid used again by another process is not).
+  // Nor one with a SIGKILL on its way (bubblewrap's --die-with-parent sends it when bubblewrap itself is killed): its
+  // namespaces are still there until it runs, and a command that joins them meanwhile dies with it, saying nothing.
   const inside = () => {
     try {
-      return readlinkSync(`/proc/${pid}/ns/mnt`) === `mnt:[${mntns}]`;
+      return readlinkSync(`/proc/${pid}/ns/mnt`) === `mnt:[${mntns}]` && !killPending(readFileSync(`/proc/${pid}/status`, "utf8"));
     } catch {
       return false;
     }

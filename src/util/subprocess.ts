@@ -341,8 +341,8 @@ export type PipedChild = {
  * CPU per child, and a command hook runs on every tool call (issue 21). Throws when the program cannot start
  * (ENOENT, ENOEXEC), as Bun.spawn does.
  */
-export function spawnPiped(argv: string[], o: { cwd?: string; env?: Record<string, string | undefined>; stdin: { data: string | Uint8Array } | "pipe" }): PipedChild {
-  const data = o.stdin === "pipe" ? undefined : o.stdin.data;
+export function spawnPiped(argv: string[], o: { cwd?: string; env?: Record<string, string | undefined>; stdin: { data: string | Uint8Array } | "pipe" | "ignore" }): PipedChild {
+  const data = typeof o.stdin === "string" ? undefined : o.stdin.data;
   const fd = data === undefined ? undefined : stdinFd(data);
   const token = spawnToken();
   const env: Record<string, string> = {};
@@ -351,7 +351,7 @@ export function spawnPiped(argv: string[], o: { cwd?: string; env?: Record<strin
   let proc: ReturnType<typeof Bun.spawn>;
   try {
     // Bytes a temp file could not hold go through a pipe Bun writes and closes.
-    proc = Bun.spawn(argv, { cwd: o.cwd, env, detached: true, stdin: data === undefined ? "pipe" : (fd ?? new Blob([data])), stdout: "pipe", stderr: "pipe" });
+    proc = Bun.spawn(argv, { cwd: o.cwd, env, detached: true, stdin: typeof o.stdin === "string" ? o.stdin : (fd ?? new Blob([data!])), stdout: "pipe", stderr: "pipe" });
   } catch (e) {
     guardProcessGroup(undefined, token);
     throw e;

@@ -29,11 +29,15 @@ beforeAll(async () => {
 
 const kept = (re: RegExp) => [...inputs].filter(([p, bytes]) => re.test(p) && bytes > 0).map(([p]) => p);
 
-describe("the Messages API client is yoke's own (src/provider/anthropic/messages-client.ts)", () => {
-  test("nothing of @anthropic-ai/sdk is in the binary, nor what it imports (OpenTelemetry, webhooks)", () => {
+describe("the Messages API call is read by @anthropic-ai/sdk's streaming and error modules, without its client (messages-client.ts)", () => {
+  test("the SDK's core/streaming and core/error are in the binary; its client, resources and what they import are not", () => {
     // Its client and Messages resource were ~116 KiB of minified output, loaded on every run's way to the first request,
     // and cost a one-turn run ~1 MiB of peak RSS and ~20 ms of CPU (issue 21; the README's start-up section).
-    expect(kept(/node_modules\/(@anthropic-ai\/sdk|@opentelemetry|standardwebhooks|fast-sha256|@stablelib)\//)).toEqual([]);
+    const sdk = kept(/node_modules\/@anthropic-ai\/sdk\//).map((p) => p.replace(/^.*node_modules\/@anthropic-ai\/sdk\//, ""));
+    expect(sdk).toContain("core/streaming.mjs");
+    expect(sdk).toContain("core/error.mjs");
+    expect(sdk.filter((p) => !/^(core\/(streaming|error)|internal\/)/.test(p))).toEqual([]);
+    expect(kept(/node_modules\/(@opentelemetry|standardwebhooks|fast-sha256|@stablelib)\//)).toEqual([]);
   });
 });
 
@@ -97,7 +101,7 @@ describe("plain packages (build-plugins.ts): in the binary as compressed source,
     if (!r.success) throw new Error(r.logs.map(String).join("\n"));
     const paths = Object.values(r.metafile!.outputs).flatMap((o) => Object.keys(o.inputs));
     // Their own code and what only they use (node-forge is the sandbox's, he the converter's).
-    const theirs = /node_modules\/(mvdan-sh|node-html-markdown|node-html-parser|he|@anthropic-ai\/sandbox-runtime\/dist|node-forge|ajv|ajv-formats|fast-uri|yaml)\//;
+    const theirs = /node_modules\/(mvdan-sh|node-html-markdown|node-html-parser|he|@anthropic-ai\/sandbox-runtime\/dist|node-forge|ajv|ajv-formats|fast-uri|yaml|citty|eventsource|eventsource-parser)\//;
     expect(paths.filter((p) => theirs.test(p))).toEqual([]);
     // The MCP client itself stays (only its validator, loaded on first use by src/mcp/schema-validator.ts, is plain).
     expect(paths.some((p) => /@modelcontextprotocol\/sdk\/dist\/esm\/client\/index\.js$/.test(p))).toBe(true);

@@ -71,6 +71,26 @@ describe("the whole discovery of the run before (issue 14 point 7)", () => {
     expect(fourth.stderr.split("\n").filter((l) => l.includes("broken/SKILL.md"))).toHaveLength(1);
     expect(systemText(fourth.requests[0]!)).toBe(sys3);
   });
+
+  // The cache is written a while after the first request is built (never on that request's path) or, when the run
+  // ends first, at exit: a run far shorter than the delay still leaves it for the next start.
+  test("a run that ends before the write is due writes the cache at exit; the next start takes it", async () => {
+    const cwd = project();
+    const home = tempDir("yoke-dcache-home-");
+    writeTree(cwd, { ".claude/skills/tidy/SKILL.md": "---\ndescription: Tidies\n---\nTIDY\n" });
+    const newest = statSync(join(cwd, ".claude/skills/tidy/SKILL.md")).ctimeMs;
+    await waitFor(() => Date.now() > newest + 2100, "the file to be two seconds old");
+    const env = { env: { HOME: home, YOKE_DISCOVERY_SAVE_MS: "600000" } };
+    const first = await runWith(cwd, [say("ok")], [], env);
+    expect(first.code).toBe(0);
+    const cache = cacheFiles(home);
+    expect(JSON.parse(readFileSync(cache.whole, "utf8")).snaps).toBeDefined();
+    rmSync(cache.rows);
+    const second = await runWith(cwd, [say("ok")], [], env);
+    expect(systemText(second.requests[0]!)).toContain("- tidy: Tidies");
+    // Answered from the whole result alone: the per-file entries were not needed, so not written again.
+    expect(existsSync(cache.rows)).toBe(false);
+  });
 });
 
 describe("the listing's budget applies (contracts §6.2; observed in 2.1.332)", () => {

@@ -269,3 +269,51 @@ describe("the server spawned in the prelude gets what the run decided: env, cwd 
     });
   });
 });
+
+// Red team of the prelude (e761b8b): runs refused after compose used to spawn the server first. No prompt at all (the
+// prompt is read before the prelude now) and a --rewind-files that cannot be done (checked in the prelude).
+describe("a run without a prompt, or with a --rewind-files that cannot be done: no server ever started", () => {
+  const shellProject = () => {
+    const logs = tempDir("yoke-prevar-sh-");
+    const log = join(logs, "probe.jsonl");
+    const { cwd, home } = project({ enableAllProjectMcpServers: true }, { command: "sh", args: ["-c", `echo "{\\"pid\\":$$}" >> '${log}'; exec sleep 30`] });
+    return { cwd, home, logs };
+  };
+  const refused: Array<[string, string[], RegExp, { prompt?: string; stdin?: string }]> = [
+    ["an empty prompt and an empty stdin", [], /Input must be provided/, { prompt: "", stdin: "" }],
+    ["an empty prompt and a stdin of blanks", [], /Input must be provided/, { prompt: "", stdin: " \n\t\n" }],
+    ["--rewind-files without --resume", ["--rewind-files", "2f1b2c4e-0000-4000-8000-000000000000"], /--rewind-files needs --resume/, {}],
+    ["--rewind-files with --continue and no session persistence", ["--rewind-files", "2f1b2c4e-0000-4000-8000-000000000000", "--continue", "--no-session-persistence"], /--rewind-files/, {}],
+  ];
+  for (const [name, args, said, o] of refused)
+    test(name, async () => {
+      const { cwd, home, logs } = shellProject();
+      const r = await runWith(cwd, [say("ok")], args, { env: { HOME: home }, ...o });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(said);
+      expect(starts(logs)).toHaveLength(0);
+    });
+
+  test("--resume of a real session with --rewind-files naming no turn of it", async () => {
+    const { cwd, home, logs } = project({ enableAllProjectMcpServers: true });
+    const first = await runWith(cwd, [say("ok")], json, { env: { HOME: home } });
+    expect(first.code).toBe(0);
+    const id = initOf(first.lines).session_id as string;
+    const shell = shellProject();
+    writeFileSync(join(cwd, ".mcp.json"), readFileSync(join(shell.cwd, ".mcp.json")));
+    const r = await runWith(cwd, [say("ok")], ["--resume", id, "--rewind-files", "2f1b2c4e-0000-4000-8000-000000000000"], { env: { HOME: home } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("no checkpoint for user message 2f1b2c4e-0000-4000-8000-000000000000");
+    expect(starts(shell.logs)).toHaveLength(0);
+    expect(starts(logs)).toHaveLength(1);
+  });
+
+  test("the prompt on stdin, once there: the run answers and the server starts", async () => {
+    const { cwd, home, logs } = project({ enableAllProjectMcpServers: true });
+    const r = await runWith(cwd, [say("from stdin")], [], { env: { HOME: home }, prompt: "", stdin: "hello\n" });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("from stdin");
+    expect(JSON.stringify(r.requests[0]?.body?.messages)).toContain("hello");
+    expect(starts(logs)).toHaveLength(1);
+  });
+});

@@ -16,7 +16,7 @@ type Env = Record<string, string | undefined>;
 
 // Inputs of the build: a binary older than any of them is stale and gets rebuilt, so an e2e run
 // never tests yesterday's code by accident.
-const BUILD_INPUTS = ["src", "plugins", "hooks", "build.ts", "build-plugins.ts", "build-mcp-schemas.ts", "package.json", "bun.lock", "bunfig.toml"];
+const BUILD_INPUTS = ["src", "plugins", "hooks", "build.ts", "build-plugins.ts", "build-mcp-schemas.ts", "build-elf.ts", "package.json", "bun.lock", "bunfig.toml"];
 
 function newestMtime(p: string): number {
   let st: fs.Stats;

@@ -3,6 +3,7 @@
 import { expect, test } from "bun:test";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { asJsonRpc, createStdioTransport } from "../../src/mcp/stdio-transport.ts";
+import { GUARD_ENV } from "../../src/util/subprocess.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
@@ -38,4 +39,35 @@ test("JSON-RPC by shape: requests, notifications and responses pass; other JSON 
   expect(asJsonRpc({ jsonrpc: "2.0", id: 2, error: { code: 1, message: "x" } })).toBeDefined();
   for (const bad of [null, [], "x", 3, { jsonrpc: "1.0", method: "x" }, { jsonrpc: "2.0" }, { jsonrpc: "2.0", id: 1 }, { jsonrpc: "2.0", id: {}, result: 1 }, { jsonrpc: "2.0", method: 5 }])
     expect(asJsonRpc(bad)).toBeUndefined();
+});
+
+// Issue 21: the server starts through Bun's spawn, not Node's ChildProcess, whose first use costs a process ~9 ms of CPU
+// (an MCP server is spawned on the way to the first request). Bun.spawn is the runtime's boundary, watched here.
+test("the server is started by Bun.spawn: in its own process group, with the env given and the watchdog's token", async () => {
+  const calls: Array<[string[], { detached?: boolean; env?: Record<string, string>; cwd?: string }]> = [];
+  const real = Bun.spawn;
+  (Bun as { spawn: unknown }).spawn = (...a: Parameters<typeof Bun.spawn>) => {
+    calls.push(a as never);
+    return (real as (...x: unknown[]) => unknown)(...a);
+  };
+  const cwd = tempDir();
+  let t;
+  try {
+    t = createStdioTransport({ command: "sh", args: ["-c", "echo '{\"jsonrpc\":\"2.0\",\"method\":\"hi\"}'; ps -o pgid= -p $$ >&2; sleep 30"], env: { ...env, MINE: "1" }, cwd });
+    await t.start();
+  } finally {
+    (Bun as { spawn: unknown }).spawn = real;
+  }
+  const server = calls.filter(([argv]) => argv[0] === "sh");
+  expect(server).toHaveLength(1);
+  const [argv, opts] = server[0]!;
+  expect(argv.slice(1, 2)).toEqual(["-c"]);
+  expect(opts.detached).toBe(true);
+  expect(opts.cwd).toBe(cwd);
+  expect(opts.env?.MINE).toBe("1");
+  expect(opts.env?.[GUARD_ENV]).toBeString();
+  await waitFor(() => t.stderrTail().trim() !== "", "the server's pgid on stderr", 20_000);
+  expect(t.stderrTail().trim()).toBe(String(t.pid()));
+  await t.close();
+  expect(t.exit()).toBeDefined();
 });

@@ -1,5 +1,5 @@
-// Issue 21 point 4: yoke's own Messages API client (src/provider/anthropic/messages-client.ts) in place of
-// @anthropic-ai/sdk's. What the API and the provider see must not change: the same request headers as the SDK sends
+// Issue 21 point 4: the Messages API call sent by fetch and read by @anthropic-ai/sdk's own streaming and error modules
+// (src/provider/anthropic/messages-client.ts), without the SDK's client object. What the API and the provider see must not change: the same request headers as the SDK sends
 // (compared with the SDK itself over real HTTP), the same events out of every way SSE may be framed, and errors with the
 // fields the provider's classifyError reads from the SDK's.
 import Anthropic from "@anthropic-ai/sdk";
@@ -82,12 +82,18 @@ describe("SSE framing: every way the stream may be cut and ended gives the same 
     ["bare \\r line ends", ["event: message_start\rdata: {\"a\":1}\r\revent: content_block_delta\rdata: line one\rdata: line two\r\r"]],
     ["a \\r\\n cut between its two bytes", ["event: message_start\r", "\ndata: {\"a\":1}\r", "\n\r", "\nevent: content_block_delta\r\ndata: line one\r\ndata: line two\r\n\r\n"]],
     ["a field cut mid-word and a UTF-8 character cut mid-byte", ["event: message_st", "art\ndata: {\"a\":1}\n\nevent: content_block_delta\ndata: line one\ndata: line t", "wo\n\n"]],
-    ["comments, no space after the colon, no blank line at the end", [": keep-alive\nevent:message_start\ndata:{\"a\":1}\n\n:comment\nevent: content_block_delta\ndata: line one\ndata: line two"]],
+    ["comments, no space after the colon", [": keep-alive\nevent:message_start\ndata:{\"a\":1}\n\n:comment\nevent: content_block_delta\ndata: line one\ndata: line two\n\n"]],
   ];
   for (const [name, parts] of variants)
     test(name, async () => {
       expect(await all(sseEvents(chunked(...parts)))).toEqual(expected);
     });
+
+  // The SDK's decoder (what yoke's client before this one used) drops an event the stream ends without its blank line;
+  // the API ends every event with one, and a stream cut short misses message_stop, which the accumulator reports.
+  test("an event not ended by a blank line when the stream ends is not delivered, as in the SDK", async () => {
+    expect(await all(sseEvents(chunked("event: message_start\ndata: {\"a\":1}\n\nevent: message_stop\ndata: {}")))).toEqual([expected[0]!]);
+  });
 
   test("a multi-byte character split across chunks is decoded whole", async () => {
     const bytes = new TextEncoder().encode('event: x\ndata: {"t":"é—😀"}\n\n');

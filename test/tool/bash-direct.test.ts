@@ -105,3 +105,32 @@ describe.skipIf(process.platform !== "linux")("Bash runs a plain program in plac
     }
   });
 });
+
+// Red team of 96c3445: the class of commands whose plain words the shell itself still reads.
+describe.skipIf(process.platform !== "linux")("plain words the shell reads itself keep the wrapper", () => {
+  test("a first word that starts with '-' is a command that is not found, not an option of bash -c", async () => {
+    for (const c of ["-x", "-o", "--version", "-i now", "-"]) expect([c, runsDirect(c, [], {})]).toEqual([c, false]);
+    const { ctx } = makeShellCtx();
+    for (const c of ["-o", "--version", "-x foo"]) {
+      const r = await run(ctx, c);
+      expect([c, r.isError]).toEqual([c, true]);
+      // The wrapper's answer (bash: line N: -o: command not found, exit 127), not bash's option parser's.
+      expect(text(r)).toMatch(new RegExp(`^Exit code 127\\n.*${c.split(" ")[0]}: command not found`, "s"));
+      expect(text(r)).not.toContain("option");
+    }
+  });
+
+  test("without bash the shell is sh, whose `chdir` changes its directory: still recorded", async () => {
+    expect(runsDirect("chdir sub", [], {})).toBe(false);
+    const path = process.env.PATH;
+    process.env.PATH = join(makeShellCtx().root, "no-bash-here");
+    try {
+      const { ctx, dir } = makeShellCtx();
+      mkdirSync(join(dir, "sub"));
+      await run(ctx, "chdir sub");
+      expect(ctx.session.cwd).toBe(join(dir, "sub"));
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+});

@@ -14,21 +14,26 @@ const BUILTINS = new Set(
   (
     ". : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown echo enable " +
     "eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile popd printf pushd pwd " +
-    "read readarray readonly return set shift shopt source suspend test times trap true type typeset ulimit umask unalias unset wait"
+    "read readarray readonly return set shift shopt source suspend test times trap true type typeset ulimit umask unalias unset wait " +
+    // Without bash the shell is /bin/sh (shell-exec.ts findShell): dash's and busybox ash's `chdir` is their `cd`.
+    "chdir"
   ).split(" "),
 );
 
 /**
  * Whether `command` can run as the shell's whole script. Not when env files are to be sourced, when the environment
  * can change what a word runs (an exported function `BASH_FUNC_*`, a `BASH_ENV` file bash reads first: either may `cd`),
- * or when the command is anything but a program and plain words (bash-plain.ts) whose program is not a builtin. Pure.
+ * or when the command is anything but a program and plain words (bash-plain.ts) whose program is not a builtin and does
+ * not start with '-'. Pure.
  */
 export function runsDirect(command: string, envFiles: readonly string[], env: Record<string, string | undefined>): boolean {
   if (envFiles.length) return false;
   if (env.BASH_ENV || env.ENV || Object.keys(env).some((k) => k.startsWith("BASH_FUNC_"))) return false;
   const plain = parsePlain(command);
   const first = plain?.ok ? plain.commands[0]?.argv[0]?.value : undefined;
-  return first !== undefined && !BUILTINS.has(first);
+  // A script that starts with '-' is read by `bash -c` as its options (`-o` lists them, `--version` is refused),
+  // where the wrapper's eval says the command is not found.
+  return first !== undefined && !BUILTINS.has(first) && !first.startsWith("-");
 }
 
 /** What bash says of a child killed by a signal (its own wording); bash is silent for SIGINT and SIGPIPE. */

@@ -1,4 +1,4 @@
-import type { ChildProcess } from "node:child_process";
+import type { ShellChild } from "./shell-child.ts";
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { z } from "zod";
@@ -20,7 +20,7 @@ import {
   sessionTempDir,
   shellLine,
   type ShellSpawn,
-  spawnShell,
+  spawnShellPiped,
   spawnWrapped,
   spillSink,
   DEFAULT_SPILL_MAX_BYTES,
@@ -248,9 +248,9 @@ function updateCwd(ctx: ToolContext, pwdFile: string): string | undefined {
  */
 const sandboxes = (ctx: ToolContext, inp: BashInput): boolean => !!ctx.sandbox?.active && ctx.sandbox.covers(inp);
 
-async function launch(ctx: ToolContext, inp: BashInput, o: ShellSpawn): Promise<{ child: ChildProcess; sandboxed: boolean; placeholders: string[]; kept: boolean } | { error: string }> {
+async function launch(ctx: ToolContext, inp: BashInput, o: ShellSpawn): Promise<{ child: ShellChild; sandboxed: boolean; placeholders: string[]; kept: boolean } | { error: string }> {
   const sb = ctx.sandbox;
-  if (!sb || !sandboxes(ctx, inp)) return { child: spawnShell(o), sandboxed: false, placeholders: [], kept: false };
+  if (!sb || !sandboxes(ctx, inp)) return { child: spawnShellPiped(o), sandboxed: false, placeholders: [], kept: false };
   const env = sandboxEnv(ctx, o.env);
   const w = await sb.wrap(shellLine(o), o.cwd, { announce: true, env });
   if (!w.ok) return { error: w.error };

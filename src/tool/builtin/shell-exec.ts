@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { ToolContext } from "../types.ts";
 import { claimTempDir } from "../../session/temp-sweep.ts";
 import { spawnProcess } from "../../util/subprocess.ts";
+import { spawnPipedShell, type ShellChild } from "./shell-child.ts";
 
 export { groupAlive, KILL_GRACE_MS, killGroup } from "../../util/subprocess.ts";
 
@@ -57,6 +58,9 @@ export function spawnShell(o: ShellSpawn): ChildProcess {
   // Its process group dies with yoke, even under SIGKILL (issue 20.8); one that outlives its shell (`cmd &`) too.
   return spawnProcess(shellArgv(o), { cwd: o.cwd, env: o.env });
 }
+
+/** spawnShell through Bun's spawn (shell-child.ts): the same process, for a caller that reads only ShellChild's events. */
+export const spawnShellPiped = (o: ShellSpawn): ShellChild => spawnPipedShell(shellArgv(o), { cwd: o.cwd, env: o.env });
 
 /** The command line spawnShell would run, for a sandbox to wrap. Pure. */
 export function shellLine(o: ShellSpawn): string {
