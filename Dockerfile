@@ -11,15 +11,16 @@
 # HOME (/home/yoke) and the workspace (/work) are the only places written: mount them as volumes and the root
 # filesystem can be read-only. test/release/container.test.ts holds this file's contract and runs it in a root
 # assembled from deploy/image; bench/image.ts builds the same layers and measures them (README, "Container image").
-# Size as BuildKit pushes it: 61.2 MiB with gzip layers, 53.9 MiB with zstd layers (OCI media types; Docker 23+ or
-# containerd 1.5+ pull them):
+# Size as BuildKit pushes it (bun run bench:image --buildkit): 60.8 MiB with gzip layers, 53.5 MiB with zstd layers at
+# level 19 (OCI media types; Docker 23+ or containerd 1.5+ pull them):
 #   docker buildx build --output type=image,name=yoke,oci-mediatypes=true,compression=zstd,compression-level=19,force-compression=true .
 ARG BUN_VERSION=1.4.5
 ARG DEBIAN_VERSION=bookworm-slim
 
 FROM oven/bun:${BUN_VERSION}-slim AS build
 WORKDIR /src
-COPY package.json bun.lock bunfig.toml tsconfig.json build.ts build-plugins.ts build-mcp-schemas.ts build-elf.ts ./
+# build.ts and the build-*.ts modules it imports.
+COPY package.json bun.lock bunfig.toml tsconfig.json build*.ts ./
 # The bytecode layout profile build.ts hands to the compiler (a smaller resident set per run).
 COPY release/bytecode-order.txt ./release/
 RUN bun install --frozen-lockfile --production --ignore-scripts

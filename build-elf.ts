@@ -16,7 +16,6 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 const PT_LOAD = 1;
 const PT_NOTE = 4;
 const SHT_NOBITS = 8;
-const PAGE = 0x1000;
 
 type Phdr = { type: number; flags: number; offset: bigint; vaddr: bigint; paddr: bigint; filesz: bigint; memsz: bigint; align: bigint };
 type Shdr = { at: number; name: string; type: number; addr: bigint; offset: bigint; size: bigint };
@@ -69,12 +68,15 @@ export function shrinkElf(input: Uint8Array): ShrinkResult {
   if (!bun || bun.size <= 8n) return no("no embedded program (.bun section)");
   if (!bss) return no("no .bss section");
   const loads = phdrs.filter((p) => p.type === PT_LOAD);
+  // The largest page the binary is linked for (its PT_LOADs' p_align): 4 KiB on x64, 64 KiB on arm64, whose kernels may
+  // run 16 or 64 KiB pages, where a segment's file offset and address must agree modulo the page or exec fails.
+  const PAGE = Number(loads.reduce((a, p) => (p.align > a ? p.align : a), 0x1000n));
   const seg = loads.reduce((a, b) => (b.vaddr > a.vaddr ? b : a));
   const bssEnd = bss.addr + bss.size;
   const segEnd = seg.vaddr + seg.memsz;
   if (!(seg.flags & 2) || seg.filesz !== seg.memsz) return no("the last segment is not a writable one stored in full");
   if (!(bss.addr >= seg.vaddr && bssEnd <= bun.addr && bun.addr + bun.size <= segEnd)) return no("the last segment does not hold .bss and then .bun");
-  if (bun.addr % BigInt(PAGE) !== 0n) return no(".bun does not start on a page");
+  if (bun.addr % BigInt(PAGE) !== 0n) return no(`.bun does not start on a page (${PAGE} bytes)`);
   if (shdrs.some((s) => s !== bun && s.addr > bss.addr && s.addr < segEnd)) return no("other sections between .bss and the end of the segment");
   const notes = phdrs.filter((p) => p.type === PT_NOTE);
   if (notes.length !== 1) return no(`${notes.length} PT_NOTE program headers, expected 1`);

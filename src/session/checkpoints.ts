@@ -187,14 +187,26 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
     return hash;
   };
 
+  /**
+   * Reads of the working tree under way: a snapshot's before its seal is in `sealing`, an early read not yet taken, a
+   * dropped one until its private index is removed. The run's end and a rewind wait for them too: else the run could
+   * end with a snapshot's ref unwritten, a git process running and a private index (a copy of the user's) left behind.
+   */
+  const reading = new Set<Promise<unknown>>();
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    reading.add(p);
+    void p.finally(() => reading.delete(p));
+    return p;
+  };
+
   const settled = async (): Promise<void> => {
-    while (sealing.size) await Promise.all([...sealing]);
+    while (sealing.size || reading.size) await Promise.all([...sealing, ...reading]);
   };
 
   /** Starts reading the working tree for the turn's snapshot (its git process starts now when the repository is known). */
   const startStage = (t: Turn, r: GitRepo): Stage => {
     const n = gitCount++;
-    return { turn: t, repo: r, ref: `refs/yoke/checkpoints/${opts.sessionId}/${n}`, seq: seq++, staged: stageWorktree(r, env, tmpIndex()) };
+    return { turn: t, repo: r, ref: `refs/yoke/checkpoints/${opts.sessionId}/${n}`, seq: seq++, staged: track(stageWorktree(r, env, tmpIndex())) };
   };
 
   /** The turn's snapshot up to the read working tree; its tree and ref are written after (`sealing`). Never rejects. */
@@ -225,7 +237,7 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
   }
 
   /** A read nobody takes: its private index goes, its blobs stay unreferenced (git prunes them in time). */
-  const drop = (st: Stage): void => void st.staged.then((s) => ("error" in s ? undefined : s.drop()));
+  const drop = (st: Stage): void => void track(st.staged.then((s) => ("error" in s ? undefined : s.drop())));
 
   async function restorePlan(userUuid: string): Promise<{ plan: Map<string, Backup | "git">; errors: string[]; gitRestore?: { repo: GitRepo; snap: GitSnap; add: string[]; mod: string[] } }> {
     const errors: string[] = [];
@@ -334,7 +346,7 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
       // A read started beside this call's permission check, which allowed it at once in this same tick: the state now.
       const taken = e?.kept && e.turn === t && !t.staging ? e : undefined;
       if (e && !taken) drop(e);
-      return (t.staging ??= stageGit(t, taken));
+      return (t.staging ??= track(stageGit(t, taken)));
     },
 
     prestageGit(): (allowedNow: boolean) => void {

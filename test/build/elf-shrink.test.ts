@@ -2,7 +2,8 @@
 // compiled program: the file is smaller by the stored zeros, every virtual address it maps is the one Bun gave it, and
 // it still runs; anything that is not that layout is left alone, saying why.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, copyFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { shrinkBinary, shrinkElf } from "../../build-elf.ts";
 import { tempDir } from "../helpers/tmp.ts";
@@ -98,3 +99,40 @@ describe.skipIf(!linux)("a compiled program without its runtime's .bss stored as
     expect(shrinkElf(tampered)).toEqual({ ok: false, reason: "the stored .bss is not all zeros" });
   });
 });
+
+// Red team of edc6c45: arm64 binaries are linked for 64 KiB pages (p_align 0x10000), and arm64 kernels run 4, 16 or 64
+// KiB pages; a PT_LOAD whose file offset and address differ modulo the page does not exec there. The rewrite placed
+// .bun's segment 4 KiB-aligned in the file (offset 0x...2000 for address 0x...0000), which a 4 KiB machine (or qemu)
+// runs and so the build's --version check kept. The arm64 runtime is taken where build.ts keeps it, when it is there.
+const arm64Runtime = (() => {
+  const cache = process.env.YOKE_BUILD_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "yoke", "build");
+  return [join(import.meta.dir, "..", "..", "node_modules", "@oven", "bun-linux-arm64", "bin", "bun"), join(cache, `linux-arm64-${Bun.version}`, "package", "bin", "bun")].find((p) => existsSync(p));
+})();
+describe.skipIf(!linux || !arm64Runtime)("an arm64 program (64 KiB segment alignment)", () => {
+  test("every segment's file offset agrees with its address modulo the largest p_align, the new one's included", async () => {
+    const out = join(tempDir("yoke-elf-arm64-"), "hello");
+    const r = await Bun.build({
+      entrypoints: [join(dir, "hello.ts")],
+      compile: { outfile: out, target: "bun-linux-arm64", executablePath: arm64Runtime } as Bun.CompileBuildOptions,
+      minify: true,
+      bytecode: true,
+      format: "esm",
+    });
+    if (!r.success) throw new Error(r.logs.map(String).join("\n"));
+    const input = new Uint8Array(readFileSync(out));
+    const page = Math.max(...alignsOf(input));
+    expect(page).toBe(0x10000);
+    const s = shrinkElf(input);
+    if (!s.ok) throw new Error(s.reason);
+    expect(s.saved).toBeGreaterThan(0);
+    for (const seg of segments(s.bytes).filter((x) => x.type === 1)) expect([seg.vaddr.toString(16), seg.offset % page]).toEqual([seg.vaddr.toString(16), seg.vaddr % page]);
+    expect(Math.min(...alignsOf(s.bytes))).toBe(page);
+  }, 120_000);
+});
+function alignsOf(b: Uint8Array): number[] {
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const phoff = Number(v.getBigUint64(0x20, true));
+  return Array.from({ length: v.getUint16(0x38, true) }, (_, i) => phoff + i * 56)
+    .filter((o) => v.getUint32(o, true) === 1)
+    .map((o) => Number(v.getBigUint64(o + 48, true)));
+}

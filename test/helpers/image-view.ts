@@ -35,6 +35,8 @@ export type Volumes = {
   nestedNamespaces?: boolean;
   /** Another user than the image's (`docker run --user 12345`: a uid with no passwd entry). */
   user?: number;
+  /** More volumes: this machine's folder, the path in the image, read-only or not (a Kubernetes volumeMount). */
+  binds?: { from: string; to: string; readOnly?: boolean }[];
 };
 
 const imageDir = join(repoRoot(), "deploy", "image");
@@ -79,6 +81,10 @@ export async function runInImage(args: string[], env: Record<string, string>, v:
   const bw = ["bwrap", "--ro-bind", imageRoot(), "/", ...(v.nestedNamespaces ? ["--bind", "/proc", "/proc"] : ["--proc", "/proc"]), "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run", "--bind", v.work, workdir];
   if (v.home) bw.push("--bind", v.home, imageEnv.HOME!);
   if (v.settingsFile) bw.push("--ro-bind", v.settingsFile, "/run/config/settings.json");
+  for (const b of v.binds ?? []) {
+    mkdirSync(join(imageRoot(), b.to), { recursive: true }); // the mount point, as an engine makes it
+    bw.push(b.readOnly ? "--ro-bind" : "--bind", b.from, b.to);
+  }
   bw.push("--unshare-user", "--uid", String(v.user ?? uid), "--gid", String(v.user ?? gid), ...(v.nestedNamespaces ? [] : ["--unshare-pid", "--as-pid-1"]), "--die-with-parent", "--chdir", workdir, "--clearenv");
   for (const [k, val] of Object.entries(env)) bw.push("--setenv", k, val);
   const p = Bun.spawn([...bw, ...argv], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });

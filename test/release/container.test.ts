@@ -138,12 +138,12 @@ describe("Dockerfile lint (hadolint's rules that apply)", () => {
     const visit = (file: string) => {
       if (seen.has(file)) return;
       seen.add(file);
-      expect(copied).toContain(file);
+      expect(copied.filter((c) => new Bun.Glob(c).match(file))).not.toEqual([]);
       if (!file.endsWith(".ts")) return;
       for (const m of readFileSync(join(repoRoot(), file), "utf8").matchAll(/from "\.\/([^"/]+)"/g)) visit(m[1]!);
     };
     visit("build.ts");
-    expect([...seen].sort()).toEqual(["build-elf.ts", "build-mcp-schemas.ts", "build-plugins.ts", "build.ts", "package.json"]);
+    expect([...seen]).toEqual(expect.arrayContaining(["build-elf.ts", "build-mcp-schemas.ts", "build-plugins.ts", "build.ts", "package.json"]));
   });
   test(".dockerignore keeps node_modules, dist and .git out of the build context", () => {
     const ignore = readFileSync(join(repoRoot(), ".dockerignore"), "utf8").split("\n");

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { yokeBin } from "../helpers/binary.ts";
+import { parseAllDocuments } from "yaml";
+import { repoRoot, yokeBin } from "../helpers/binary.ts";
 import { gitRepo, tempDir } from "../helpers/tmp.ts";
 import { entrypoint, imageEnv, imageRoot, runInImage, workdir, yokePath } from "../helpers/image-view.ts";
 
@@ -110,6 +111,31 @@ describe("the image's root, assembled from deploy/image", () => {
     const git = (args: string[]) => Bun.spawnSync(["git", "-C", work, ...args], { stdout: "pipe" }).stdout.toString();
     expect(git(["log", "--format=%s", "-1"])).toBe("from the image\n");
     expect(git(["for-each-ref", "--format=%(refname)", "refs/yoke/checkpoints/"])).toMatch(/^refs\/yoke\/checkpoints\/[^/]+\/\d+\n/);
+  });
+
+  test("the Kubernetes Job's command runs in the image: tini, the fleet entrypoint (busybox sh, sha256sum, sed), a task to its result", async () => {
+    const job = parseAllDocuments(readFileSync(join(repoRoot(), "deploy/k8s/job.yaml"), "utf8")).map((d) => d.toJS()).find((d) => d?.kind === "Job");
+    const pod = job.spec.template.spec;
+    const c = pod.containers[0];
+    const env: Record<string, string> = Object.fromEntries(c.env.filter((e: any) => "value" in e).map((e: any) => [e.name, String(e.value)]));
+    const host: Record<string, string> = { tasks: tempDir("yoke-img-tasks-"), settings: tempDir("yoke-img-cfg-"), results: tempDir("yoke-img-results-"), home: tempDir("yoke-img-home-"), tmp: tempDir("yoke-img-tmp-") };
+    writeFileSync(join(host.tasks!, "task-3"), "write done.txt\n");
+    writeFileSync(join(host.settings!, "settings.json"), readFileSync(join(repoRoot(), "deploy/k8s/settings.json")));
+    fake.push(
+      { content: [{ type: "tool_use", name: "Write", input: { file_path: "done.txt", content: "task 3\n" } }] },
+      { content: [{ type: "text", text: "task 3 done" }] },
+    );
+    const binds = c.volumeMounts.map((m: any) => ({ from: host[m.name]!, to: m.mountPath, readOnly: m.readOnly === true }));
+    const r = await runInImage([], { PATH: imageEnv.PATH!, ...env, ...apiEnv(), JOB_COMPLETION_INDEX: "3" }, { work: tempDir("yoke-img-work-"), binds, user: pod.securityContext.runAsUser }, c.command);
+    // What stderr may say: that the sandbox is off in a container (the Job runs under the RuntimeDefault seccomp profile).
+    expect(r.stderr.replace(/^yoke: the Bash sandbox is off: .*\n/m, "")).toBe("");
+    expect(r.code).toBe(0);
+    expect(JSON.parse(readFileSync(join(host.results!, "task-3", "result.json"), "utf8"))).toMatchObject({ is_error: false, result: "task 3 done" });
+    expect(readFileSync(join(host.results!, "work", "task-3", "done.txt"), "utf8")).toBe("task 3\n");
+    // A second run of the same index finds the result and does not run the task again.
+    const again = await runInImage([], { PATH: imageEnv.PATH!, ...env, ...apiEnv(), JOB_COMPLETION_INDEX: "3" }, { work: tempDir("yoke-img-work-"), binds, user: pod.securityContext.runAsUser }, c.command);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain("already has its result");
   });
 
   test("sandbox.enabled in the image: Bash does not run, and both the model and stderr are told why (socat is not in the image)", async () => {

@@ -3,7 +3,7 @@
 // call at once and the snapshot is taken in the same tick; when a person or a hook answers (any time later), it is
 // dropped and the working tree is read afresh after the answer. Beyond Claude Code (contracts §5.4: git snapshots).
 import { describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { createCheckpoints, type Checkpoints } from "../../src/session/checkpoints.ts";
@@ -31,7 +31,7 @@ function repo(env: Env): string {
 }
 
 /** Checkpoints whose repository is already found (a first turn's snapshot), as in a session's later tool calls. */
-async function ready(id: string): Promise<{ cp: Checkpoints; cwd: string; errors: string[] }> {
+async function ready(id: string): Promise<{ cp: Checkpoints; cwd: string; errors: string[]; dir: string }> {
   const { env } = tempEnv();
   const cwd = repo(env);
   const errors: string[] = [];
@@ -39,7 +39,7 @@ async function ready(id: string): Promise<{ cp: Checkpoints; cwd: string; errors
   cp.beginTurn("t0");
   await cp.snapshotGit();
   await cp.settled();
-  return { cp, cwd, errors };
+  return { cp, cwd, errors, dir: join(env.YOKE_CONFIG_DIR!, "file-history", id) };
 }
 
 const refsOf = (cp: Checkpoints, turn: string) => cp.list().find((c) => c.userUuid === turn)!.gitRefs;
@@ -103,6 +103,43 @@ describe("the read started beside the permission check", () => {
     await cp.snapshotGit();
     await cp.settled();
     expect(refsOf(cp, "t1")).toEqual(["refs/yoke/checkpoints/none/1"]);
+  });
+});
+
+// Red team of 9d6d7fb/d97a263: settled() is what the run's end and every rewind wait for. It waited only for seals under
+// way, not for a read still running (a snapshot's git add before its seal starts, or a dropped early read's): the run
+// could end with that git process running and its private index (a copy of the user's index) left in file-history.
+describe("settled waits for the reads under way too", () => {
+  const privateIndexes = (dir: string) => readdirSync(dir).filter((f) => f.startsWith("index."));
+
+  test("a dropped early read: its git add has ended and its private index is gone", async () => {
+    const { cp, dir, errors } = await ready("dropped-end");
+    cp.beginTurn("t1");
+    cp.prestageGit()(false);
+    await cp.settled();
+    expect(gitAddRunning()).toBe(false);
+    expect(privateIndexes(dir)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  test("a snapshot whose read is still running: settled resolves only with its ref written", async () => {
+    const { cp, dir, errors } = await ready("reading-end");
+    cp.beginTurn("t1");
+    void cp.snapshotGit();
+    await cp.settled();
+    expect(refsOf(cp, "t1")).toEqual(["refs/yoke/checkpoints/reading-end/1"]);
+    expect(privateIndexes(dir)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  test("the first snapshot of a session, still finding its repository: the same", async () => {
+    const { env } = tempEnv();
+    const cwd = repo(env);
+    const cp = createCheckpoints({ sessionId: "finding", env, cwd });
+    cp.beginTurn("t0");
+    void cp.snapshotGit();
+    await cp.settled();
+    expect(refsOf(cp, "t0")).toEqual(["refs/yoke/checkpoints/finding/0"]);
   });
 });
 

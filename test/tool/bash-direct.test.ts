@@ -134,3 +134,16 @@ describe.skipIf(process.platform !== "linux")("plain words the shell reads itsel
     }
   });
 });
+
+// Run directly, the program is its process group's (and session's) leader, where through the wrapper bash is. util-linux
+// setsid forks when it leads its group: `setsid false` came back at once with exit 0, its program left running on its own.
+describe.skipIf(process.platform !== "linux" || !Bun.which("setsid"))("setsid keeps the wrapper", () => {
+  test("its program's exit status is the call's, as through the wrapper", async () => {
+    for (const c of ["setsid sleep 1", "/usr/bin/setsid -f x", "setsid"]) expect([c, runsDirect(c, [], {})]).toEqual([c, false]);
+    const { ctx } = makeShellCtx();
+    const r = await run(ctx, "setsid false");
+    expect(r.isError).toBe(true);
+    expect(text(r)).toMatch(/^Exit code 1\b/);
+    expect(text(await run(ctx, "setsid sh -c false"))).toMatch(/^Exit code 1\b/);
+  });
+});

@@ -21,6 +21,13 @@ const BUILTINS = new Set(
 );
 
 /**
+ * Programs that act otherwise when they lead their process group: run directly, the program is the group's (and the
+ * session's) leader, where through the wrapper bash is. util-linux `setsid` then forks and exits 0 at once, its program
+ * left running on its own, where through the wrapper the call waits for it and gets its exit status.
+ */
+const LEADS_OTHERWISE = new Set(["setsid"]);
+
+/**
  * Whether `command` can run as the shell's whole script. Not when env files are to be sourced, when the environment
  * can change what a word runs (an exported function `BASH_FUNC_*`, a `BASH_ENV` file bash reads first: either may `cd`),
  * or when the command is anything but a program and plain words (bash-plain.ts) whose program is not a builtin and does
@@ -33,7 +40,7 @@ export function runsDirect(command: string, envFiles: readonly string[], env: Re
   const first = plain?.ok ? plain.commands[0]?.argv[0]?.value : undefined;
   // A script that starts with '-' is read by `bash -c` as its options (`-o` lists them, `--version` is refused),
   // where the wrapper's eval says the command is not found.
-  return first !== undefined && !BUILTINS.has(first) && !first.startsWith("-");
+  return first !== undefined && !BUILTINS.has(first) && !first.startsWith("-") && !LEADS_OTHERWISE.has(first.slice(first.lastIndexOf("/") + 1));
 }
 
 /** What bash says of a child killed by a signal (its own wording); bash is silent for SIGINT and SIGPIPE. */
