@@ -3,24 +3,15 @@
 // that a later rewind reads are there after exit. The ref's write is held by a ref lock (git retries a locked ref for
 // core.filesRefLockTimeout) until the run has printed its answer: barriers, no timing. Beyond Claude Code (contracts §5.4).
 import { expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeApiEnv } from "../helpers/fake-anthropic.ts";
 import { isolatedEnv, runYoke, spawnYoke, TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { git, gitRepo, tempDir } from "../helpers/tmp.ts";
-import { useFakeAnthropic } from "../helpers/e2e.ts";
+import { sessionFile, useFakeAnthropic } from "../helpers/e2e.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
 const fake = useFakeAnthropic();
-
-function sessionFile(env: Record<string, string>, id: string): string {
-  const projects = join(env.YOKE_CONFIG_DIR!, "projects");
-  for (const d of readdirSync(projects)) {
-    const p = join(projects, d, `${id}.jsonl`);
-    if (existsSync(p)) return p;
-  }
-  throw new Error(`no transcript for ${id} under ${projects}`);
-}
 
 test("a -p run whose last tool call is Bash exits only after its snapshot's ref and transcript line are written; the rewind then restores", async () => {
   const cwd = gitRepo(tempDir());

@@ -1,24 +1,16 @@
 // End-to-end sessions (issue 7) in the compiled binary: resume, continue, fork, rewind, SIGTERM, compaction.
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeApiEnv, type LoggedRequest } from "../helpers/fake-anthropic.ts";
 import { isolatedEnv, runYoke, spawnYoke, TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { git, gitRepo, tempDir } from "../helpers/tmp.ts";
-import { useFakeAnthropic } from "../helpers/e2e.ts";
+import { sessionFile, useFakeAnthropic } from "../helpers/e2e.ts";
 
 const fake = useFakeAnthropic();
 
 const envFor = (extra: Record<string, string> = {}) => isolatedEnv({ ...fakeApiEnv(fake), YOKE_RETRY_BASE_MS: "5", ...extra });
 
-function sessionFile(env: Record<string, string>, id: string): string {
-  const projects = join(env.YOKE_CONFIG_DIR!, "projects");
-  for (const d of readdirSync(projects)) {
-    const p = join(projects, d, `${id}.jsonl`);
-    if (existsSync(p)) return p;
-  }
-  throw new Error(`no transcript for ${id} under ${projects}`);
-}
 const lines = (p: string): any[] => readFileSync(p, "utf8").trim().split("\n").map((l) => JSON.parse(l));
 const text = (req: LoggedRequest | undefined): string => JSON.stringify(req?.body?.messages ?? []);
 const firstUserText = (req: LoggedRequest): string => {

@@ -3,6 +3,8 @@
  * stopped after.
  */
 import { afterAll, afterEach, beforeAll, beforeEach } from "bun:test";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { yokeBin } from "./binary.ts";
 import { startFakeAnthropic, type FakeAnthropic, type FakeAnthropicOptions } from "./fake-anthropic.ts";
 
@@ -34,4 +36,14 @@ export function useFakeAnthropic(o: { perTest?: boolean } & FakeAnthropicOptions
       return typeof v === "function" ? v.bind(current) : v;
     },
   });
+}
+
+/** The transcript file of session `id` under the run's YOKE_CONFIG_DIR (whichever project folder holds it). */
+export function sessionFile(env: Record<string, string>, id: string): string {
+  const projects = join(env.YOKE_CONFIG_DIR!, "projects");
+  for (const d of readdirSync(projects)) {
+    const p = join(projects, d, `${id}.jsonl`);
+    if (existsSync(p)) return p;
+  }
+  throw new Error(`no transcript for ${id} under ${projects}`);
 }
