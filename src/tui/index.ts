@@ -38,8 +38,13 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
   const stopScreen = () => {
     if (stopped) return;
     stopped = true;
-    screen.stop();
-    restoreStderr();
+    try {
+      screen.stop();
+    } catch {
+      // A terminal that went away refuses its modes back (EIO); there is nothing left to restore.
+    } finally {
+      restoreStderr();
+    }
   };
   // A failure in a render or a key handler must not leave a raw-mode terminal with a stack trace over it.
   const crash = (e: unknown) => {
@@ -50,6 +55,21 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
   };
   process.on("uncaughtException", crash);
   process.on("unhandledRejection", crash);
+  // The terminal can go away at any moment (window closed, ssh dropped): its input ends, writes to it fail with EIO,
+  // SIGHUP arrives, in any order. That ends the session as an exit does, with SessionEnd and the transcript whole; it
+  // is not a crash (an unheard write error used to exit at once, cutting SessionEnd short). Frames are no longer drawn.
+  let terminalGone: { code: number } | null = null;
+  let onTerminalGone: (code: number) => void = (code) => process.exit(code);
+  const gone = (code: number) => () => {
+    if (terminalGone) return;
+    terminalGone = { code };
+    for (const s of [process.stdout, process.stderr]) s.on("error", () => {});
+    stopScreen();
+    onTerminalGone(code);
+  };
+  process.on("SIGHUP", gone(129));
+  process.stdin.on("end", gone(1));
+  for (const s of [process.stdin, process.stdout, process.stderr]) s.on("error", gone(129));
 
   screen.add(`${style.bold("yoke")} ${style.gray(`${VERSION} · ${process.cwd()}`)}`);
   const locale = localeNotice(process.env);
@@ -87,5 +107,15 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
 
   const { runSession } = await import("./run-session.ts");
   leaveEarly();
-  return runSession({ args, screen, early, stopScreen, onSessionId: (id) => (sessionId = id) });
+  return runSession({
+    args,
+    screen,
+    early,
+    stopScreen,
+    onSessionId: (id) => (sessionId = id),
+    onTerminalGone(fn) {
+      onTerminalGone = fn;
+      if (terminalGone) fn(terminalGone.code);
+    },
+  });
 }

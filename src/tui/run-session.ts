@@ -24,6 +24,8 @@ export async function runSession(o: {
   early: string[];
   stopScreen(): void;
   onSessionId(id: string): void;
+  /** Hands over what to do when the terminal goes away (called at once if it already has), with the exit code. */
+  onTerminalGone(fn: (code: number) => void): void;
 }): Promise<number> {
   const { args, screen, stopScreen } = o;
   let rt: Runtime;
@@ -145,11 +147,9 @@ export async function runSession(o: {
   };
   screen.setActivity("");
 
-  // The terminal went away (SIGHUP: window closed, ssh dropped) or the process is told to stop.
-  const onSignal = (code: number) => () => void ctl.exit(code, "other");
-  process.on("SIGHUP", onSignal(129));
-  process.on("SIGTERM", onSignal(143));
-  process.stdin.on("end", onSignal(1));
+  // The terminal went away (window closed, ssh dropped) or the process is told to stop.
+  o.onTerminalGone((code) => void ctl.exit(code, "other"));
+  process.on("SIGTERM", () => void ctl.exit(143, "other"));
 
   await ctl.start(args.positionals.join(" ").trim() || undefined);
   for (const t of o.early.splice(0)) await ctl.submit(t);

@@ -211,23 +211,6 @@ test("bad terminals: TERM=dumb and a tiny window end with a message naming what 
   expect(nokey.history().replace(/\n/g, "")).toContain("no credentials: set ANTHROPIC_API_KEY");
 }, 60_000);
 
-test("the terminal closing mid-session (SIGHUP) ends it with SessionEnd and the transcript whole", async () => {
-  const cwd = tempDir("yoke-tui-");
-  const marker = join(cwd, "session-ended");
-  const settings = { hooks: { SessionEnd: [{ hooks: [{ type: "command", command: `echo "$(cat)" > ${marker}` }] }] } };
-  const { fake, env, term } = await session([{ content: [{ type: "text", text: "answered" }] }], { cwd, argv: ["--settings", JSON.stringify(settings)] });
-  send(term, "a question");
-  await term.waitFor("answered");
-  term.kill();
-  for (let i = 0; i < 200 && !existsSync(marker); i++) await Bun.sleep(25);
-  expect(JSON.parse(readFileSync(marker, "utf8")).reason).toBe("other");
-  const lines = transcriptLines(env);
-  expect(lines.filter((l) => l.type === "assistant").at(-1).message.content[0].text).toBe("answered");
-  fake.push({ content: [{ type: "text", text: "back" }] });
-  const r = await runYoke(["-p", "--continue", "still there?"], { env, cwd });
-  expect(r.stdout.trim()).toBe("back");
-}, 60_000);
-
 test("rewind after two edits (Esc twice): code and conversation go back to before the second prompt", async () => {
   const { fake, cwd, term } = await session(
     [
