@@ -489,6 +489,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
           transcript,
           sessionStart,
           sessionStartContext: loop.state.sessionStartContext,
+          beforeSubmit: loop.main.beforeSubmit,
           beginPrompt: hookCtx.beginPrompt,
           before: [sandboxReady, ctx.ready()],
         })

@@ -13,8 +13,9 @@ import type { SessionStartRun } from "./session-start.ts";
  * (issue 21): the hooks need neither the servers nor the tools, so their processes run beside that wait instead of
  * after it. What they see and what they do is unchanged:
  * - they start once SessionStart has finished and its lines are in the transcript (with the git branch, so after git),
- *   its context is queued and its messages said, and once the prompt's queue-operation lines are written: a hook
- *   reading transcript_path sees every line it saw before (contracts §1.9: SessionStart precedes UserPromptSubmit);
+ *   its context is queued and its messages said, once the prompt's queue-operation lines are written and the
+ *   InstructionsLoaded hooks ran: a hook reading transcript_path sees every line it saw before, and SessionStart and
+ *   InstructionsLoaded precede it (contracts §1.9);
  * - the turn applies their outcome (block, `continue: false`, context) exactly where it always did (runTurn), and
  *   their prompt_id is the turn's (beginPrompt runs here, once).
  * Only a prompt no MCP server can rewrite (`/…`, `@server:uri`) and hooks that run outside yoke (command, http,
@@ -44,6 +45,8 @@ export type EarlySubmitInput = {
   sessionStart: SessionStartRun | null;
   /** Where SessionStart's texts wait for the first prompt (MainState.sessionStartContext). */
   sessionStartContext: string[];
+  /** What precedes the hooks (InstructionsLoaded, MainConversation.beforeSubmit). */
+  beforeSubmit?: (signal: AbortSignal) => Promise<void>;
   /** A new prompt_id for the turn's hooks (HookContext.beginPrompt). */
   beginPrompt: () => void;
   /** What must be in place before the first line is written: git (the lines' branch), the sandbox's refusal if any. */
@@ -73,9 +76,10 @@ export function startEarlySubmit(o: EarlySubmitInput): EarlySubmit {
   let queued = false;
   // The prompt's queue-operation lines and its prompt_id, then the hooks; not when the run was refused first.
   const started = ready.then(
-    () => {
+    async () => {
       writePromptQueued(o.transcript, o.prompt, () => new Date());
       queued = true;
+      await o.beforeSubmit?.(ctrl.signal);
       o.beginPrompt();
       return true;
     },

@@ -40,6 +40,8 @@ export type LoopDeps = ToolRunnerDeps & {
  * construction (no list of fields to clear).
  */
 export type MainConversation = {
+  /** Run before the prompt's UserPromptSubmit hooks (InstructionsLoaded for the session's instruction files). */
+  beforeSubmit?: (signal: AbortSignal) => Promise<void>;
   /** Context for this prompt (instruction files on the first turn, memory), as complete text blocks (already wrapped). */
   promptContext?: (prompt: string, signal: AbortSignal) => Promise<string[]>;
   /** Context after a tool batch (lazily attached instruction files), as complete text blocks (already wrapped). */
@@ -143,7 +145,10 @@ export async function* runTurn(
 
   const promptText = typeof prompt === "string" ? prompt : textOf(prompt);
   const early = await main.submitted?.(promptText);
-  if (!early) main.beginPrompt?.();
+  if (!early) {
+    await main.beforeSubmit?.(signal);
+    main.beginPrompt?.();
+  }
   const submit =
     early ?? (deps.hooks.has("UserPromptSubmit") ? await deps.hooks.emit("UserPromptSubmit", deps.hookPayload("UserPromptSubmit", { prompt: promptText }), { signal }) : null);
   if (submit?.blocked || submit?.stop) {

@@ -181,4 +181,18 @@ describe("UserPromptSubmit runs while the MCP servers connect (issue 21)", () =>
     expect(fileLines(join(cwd, "seen-0.jsonl"))).toEqual(linesBeforePrompt(p.transcript_path, "now a prompt"));
     expect(readdirSync(cwd).filter((f) => f.startsWith("seen-"))).toEqual(["seen-0.jsonl"]);
   });
+
+  test("SessionStart and InstructionsLoaded precede UserPromptSubmit (contracts §1.9), on the early path and off it", async () => {
+    for (const args of [[], ["--output-format", "stream-json", "--verbose", "--include-hook-events"]]) {
+      const cwd = snapshotProject({ servers: { probe: probe(join(tempDir("yoke-early-probe-"), "starts.jsonl"), "gate") } });
+      writeFileSync(join(cwd, "CLAUDE.md"), "Project rule: tabs.\n");
+      const settings = JSON.parse(readFileSync(join(cwd, ".claude", "settings.json"), "utf8"));
+      settings.hooks.InstructionsLoaded = cmd("echo il >> order.txt");
+      writeFileSync(join(cwd, ".claude", "settings.json"), JSON.stringify(settings));
+      const r = await runWith(cwd, [say("ok")], args, { prompt: "ordered", env: { MCP_TIMEOUT: "40000" } });
+      expect(r.code).toBe(0);
+      expect(readFileSync(join(cwd, "order.txt"), "utf8")).toBe("ss\nil\nups\n");
+      expect(requestText(r.requests[0]!)).toContain("Project rule: tabs.");
+    }
+  });
 });
