@@ -491,7 +491,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
           sessionStartContext: loop.state.sessionStartContext,
           beforeSubmit: loop.main.beforeSubmit,
           beginPrompt: hookCtx.beginPrompt,
-          before: [sandboxReady, ctx.ready()],
+          refusal: sandboxReady,
+          lineFields: ctx.ready(),
         })
       : undefined;
   if (early) loop.main.submitted = (text) => early.take(text);

@@ -1,7 +1,7 @@
 import type { YokeHookBus } from "../hook/bus.ts";
 import type { HookPayloadBuilder } from "../hook/typed.ts";
 import type { HookOutcome } from "../hook/types.ts";
-import { recordSessionStart } from "../loop/hook-feedback.ts";
+import { sessionStartLines, shownTexts, writeAttachments } from "../loop/hook-feedback.ts";
 import { mayExpandMcpInput } from "../mcp/mentions.ts";
 import type { Transcript } from "../session/transcript.ts";
 import { writePromptQueued } from "../session/prompt-lines.ts";
@@ -12,7 +12,7 @@ import type { SessionStartRun } from "./session-start.ts";
  * The UserPromptSubmit hooks of a `yoke -p PROMPT` run, started while composing still waits for the MCP servers
  * (issue 21): the hooks need neither the servers nor the tools, so their processes run beside that wait instead of
  * after it. What they see and what they do is unchanged:
- * - they start once SessionStart has finished and its lines are in the transcript (with the git branch, so after git),
+ * - they start once SessionStart has finished and its lines are in the transcript (with the git branch: after git),
  *   its context is queued and its messages said, once the prompt's queue-operation lines are written and the
  *   InstructionsLoaded hooks ran: a hook reading transcript_path sees every line it saw before, and SessionStart and
  *   InstructionsLoaded precede it (contracts §1.9);
@@ -49,8 +49,10 @@ export type EarlySubmitInput = {
   beforeSubmit?: (signal: AbortSignal) => Promise<void>;
   /** A new prompt_id for the turn's hooks (HookContext.beginPrompt). */
   beginPrompt: () => void;
-  /** What must be in place before the first line is written: git (the lines' branch), the sandbox's refusal if any. */
-  before: Promise<unknown>[];
+  /** Rejects when the run is refused after all (a sandbox the settings require cannot start): nothing runs then. */
+  refusal: Promise<unknown>;
+  /** What SessionStart's lines need first (git: the lines' branch). */
+  lineFields: Promise<unknown>;
 };
 
 /** Whether the run's first prompt may start its UserPromptSubmit hooks while composing. */
@@ -66,12 +68,14 @@ export function startEarlySubmit(o: EarlySubmitInput): EarlySubmit {
   const ctrl = new AbortController();
   const ready = (async () => {
     const out = o.sessionStart ? await o.sessionStart.outcome : null;
-    // A refusal (a sandbox the settings require cannot start) ends the run before a line is written or a hook runs.
-    await Promise.all(o.before);
-    if (out) {
-      o.sessionStartContext.push(...recordSessionStart(o.transcript, out));
-      for (const m of out.systemMessages) writeErr(`${m}\n`);
-    }
+    const lines = out ? sessionStartLines(out) : [];
+    // A refusal (a sandbox the settings require cannot start) ends the run before a line is written or a hook runs;
+    // SessionStart's lines carry the git branch. The prompt's queue-operation lines carry none: without SessionStart
+    // lines the hooks need not wait for git.
+    await Promise.all([o.refusal, lines.length ? o.lineFields : undefined]);
+    writeAttachments(o.transcript, lines);
+    o.sessionStartContext.push(...shownTexts(lines));
+    for (const m of out?.systemMessages ?? []) writeErr(`${m}\n`);
   })();
   let queued = false;
   // The prompt's queue-operation lines and its prompt_id, then the hooks; not when the run was refused first.
