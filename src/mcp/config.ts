@@ -25,7 +25,15 @@ export const isRemote = (c: McpServerConfig): c is RemoteServerConfig => c.type 
 export const isStdio = (c: McpServerConfig): c is StdioServerConfig => c.type === undefined || c.type === "stdio";
 
 /** Where a server was configured, lowest precedence first (a later scope's server of the same name wins). */
-export type McpScope = "plugin" | "user" | "project" | "local" | "dynamic" | "sdk" | /** managed-mcp.json: replaces the others */ "enterprise";
+export type McpScope =
+  | "plugin"
+  | "user"
+  | "project"
+  | "local"
+  | "dynamic"
+  | "sdk"
+  | /** managed-mcp.json: replaces the others */ "enterprise"
+  | /** managedMcpServers in managed settings: beside the others (src/mcp/provided-servers.ts) */ "managed";
 
 export type ScopedServer = {
   name: string;

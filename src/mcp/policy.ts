@@ -13,6 +13,11 @@ export type McpPolicy = {
   /** Undefined: no allowlist (everything not denied may run). Empty: nothing may run. */
   allowed?: McpPolicyEntry[];
   denied: McpPolicyEntry[];
+  /**
+   * Denylist entries found only in a checkout's own settings (.claude/settings.json, settings.local.json): they do not
+   * apply to a server the organization provides (managed-mcp.json, managedMcpServers), as Claude Code's schema says.
+   */
+  deniedByCheckout: McpPolicyEntry[];
   /** Where each list came from, for the messages. */
   allowedFrom: string[];
   deniedFrom: string[];
@@ -39,7 +44,7 @@ function readEntry(raw: unknown): McpPolicyEntry | string {
  * and every problem is named. Pure.
  */
 export function readMcpPolicy(settings: Pick<LoadedSettings, "sources">): McpPolicy {
-  const p: McpPolicy = { denied: [], allowedFrom: [], deniedFrom: [], problems: [] };
+  const p: McpPolicy = { denied: [], deniedByCheckout: [], allowedFrom: [], deniedFrom: [], problems: [] };
   const managedOnly = settings.sources.some((s) => s.level === "managed" && (s.settings as Record<string, unknown>).allowManagedMcpServersOnly === true);
   for (const s of settings.sources) {
     const doc = s.settings as Record<string, unknown>;
@@ -67,7 +72,7 @@ export function readMcpPolicy(settings: Pick<LoadedSettings, "sources">): McpPol
         p.allowed = [...(p.allowed ?? []), ...entries];
         p.allowedFrom.push(s.path);
       } else {
-        p.denied.push(...entries);
+        (s.level === "project" || s.level === "local" ? p.deniedByCheckout : p.denied).push(...entries);
         if (entries.length) p.deniedFrom.push(s.path);
       }
     }
@@ -76,13 +81,34 @@ export function readMcpPolicy(settings: Pick<LoadedSettings, "sources">): McpPol
 }
 
 /** `*` matches any run of characters; everything else literally. */
-const urlPattern = (pattern: string) => new RegExp(`^${pattern.split("*").map((x) => x.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "i");
+const globRe = (pattern: string, flags = "") => new RegExp(`^${pattern.split("*").map((x) => x.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, flags);
 
-/** The URL as configured, and without its query and trailing slash (a pattern without them still covers it). */
-const urlForms = (url: string) => {
+/**
+ * A URL split where its path starts: the scheme and host part lowercased, without a trailing FQDN dot, and the path
+ * (query and fragment dropped) as written. Works on patterns too (a `*` may stand anywhere).
+ */
+function splitUrl(url: string): { origin: string; path: string } {
   const bare = url.replace(/[?#].*$/, "");
-  return [url, bare, bare.replace(/\/+$/, "")];
-};
+  const start = bare.indexOf("://");
+  const slash = bare.indexOf("/", start < 0 ? 0 : start + 3);
+  const origin = (slash < 0 ? bare : bare.slice(0, slash)).toLowerCase().replace(/\.(?=:[^:]*$)|\.$/, "");
+  return { origin, path: slash < 0 ? "" : bare.slice(slash) };
+}
+
+/**
+ * Claude Code's `serverUrl` match ("Control MCP server access" docs): `*` anywhere, the scheme and host case-insensitive
+ * and blind to a trailing FQDN dot, the path case-sensitive; a pattern with no path matches any path; a trailing slash
+ * on either side does not matter. Pure.
+ */
+export function urlMatches(pattern: string, url: string): boolean {
+  const p = splitUrl(pattern);
+  const u = splitUrl(url);
+  if (!globRe(p.origin).test(u.origin)) return false;
+  // No path (or just "/", which a parsed URL cannot tell apart from none): any path on that origin.
+  if (p.path === "" || p.path === "/") return true;
+  const trim = (x: string) => x.replace(/\/+$/, "") || "/";
+  return globRe(trim(p.path)).test(trim(u.path));
+}
 
 type Facts = { names: string[]; command?: string[]; url?: string };
 
@@ -103,8 +129,7 @@ function factsOf(s: ScopedServer, env: Record<string, string | undefined>): Fact
 const matches = (e: McpPolicyEntry, f: Facts, strictName: boolean): boolean => {
   if ("serverName" in e) return strictName ? f.names[0] === e.serverName : f.names.includes(e.serverName);
   if ("serverCommand" in e) return !!f.command && f.command.length === e.serverCommand.length && f.command.every((x, i) => x === e.serverCommand[i]);
-  const re = urlPattern(e.serverUrl);
-  return !!f.url && urlForms(f.url).some((u) => re.test(u));
+  return !!f.url && urlMatches(e.serverUrl, f.url);
 };
 
 /**
@@ -115,12 +140,15 @@ const matches = (e: McpPolicyEntry, f: Facts, strictName: boolean): boolean => {
  * pins nothing stricter (Claude Code's rule). Pure.
  */
 export function mcpPolicyBlock(s: ScopedServer, p: McpPolicy, env: Record<string, string | undefined>): string | null {
-  if (!p.denied.length && p.allowed === undefined) return null;
+  const org = s.scope === "enterprise" || s.scope === "managed";
+  const denied = org ? p.denied : [...p.denied, ...p.deniedByCheckout];
+  if (!denied.length && p.allowed === undefined) return null;
   const facts = factsOf(s, env);
-  if (p.denied.some((e) => facts.some((f) => matches(e, f, false)))) return `is blocked by deniedMcpServers (${p.deniedFrom.join(", ")})`;
+  if (denied.some((e) => facts.some((f) => matches(e, f, false)))) return `is blocked by deniedMcpServers (${p.deniedFrom.join(", ")})`;
   if (p.allowed === undefined) return null;
-  // managed-mcp.json's own servers skip the allowlist unless `${VAR}` makes their config the user's (managed-mcp.ts).
-  if (s.scope === "enterprise" && !JSON.stringify(s.config).includes("${")) return null;
+  // The organization's own servers skip the allowlist: every provided one, and a managed-mcp.json one unless `${VAR}`
+  // makes its config the user's (managed-mcp.ts).
+  if (s.scope === "managed" || (s.scope === "enterprise" && !JSON.stringify(s.config).includes("${"))) return null;
   const allowed = p.allowed;
   const why = `is not in allowedMcpServers (${p.allowedFrom.join(", ") || "managed settings"})`;
   if (!allowed.length) return why;
