@@ -1,5 +1,5 @@
 import type { LoadedSettings } from "../config/load.ts";
-import { expandServer, isRemote, isStdio, type ScopedServer } from "./config.ts";
+import { expandServer, expandVars, isRemote, isStdio, type ScopedServer } from "./config.ts";
 
 /**
  * The organization's MCP server policy: `allowedMcpServers` / `deniedMcpServers` (contracts §2.2; Claude Code's
@@ -43,8 +43,15 @@ function readEntry(raw: unknown): McpPolicyEntry | string {
  * is enforced as empty (nothing runs until it is fixed), as Claude Code does; a bad entry of either list is left out,
  * and every problem is named. Pure.
  */
-export function readMcpPolicy(settings: Pick<LoadedSettings, "sources">): McpPolicy {
+export function readMcpPolicy(settings: Pick<LoadedSettings, "sources">, startEnv: Record<string, string | undefined> = process.env): McpPolicy {
   const p: McpPolicy = { denied: [], deniedByCheckout: [], allowedFrom: [], deniedFrom: [], problems: [] };
+  const envOf = (level: string) => Object.assign({}, ...settings.sources.filter((s) => s.level === level).map((s) => (s.settings as { env?: Record<string, string> }).env ?? {}));
+  // Entries expand from a pinned environment, so a checkout's settings cannot change what one means (Claude Code's
+  // "How policy entries expand"): an allowlist entry from the start-up environment plus managed settings' env; a
+  // denylist entry also fills a variable the start-up environment lacks from user or managed settings (that only
+  // widens what it blocks). Both keep their written form as well.
+  const allowEnv = { ...startEnv, ...envOf("managed") };
+  const denyEnv = { ...envOf("user"), ...envOf("managed"), ...Object.fromEntries(Object.entries(startEnv).filter(([, v]) => v)) };
   const managedOnly = settings.sources.some((s) => s.level === "managed" && (s.settings as Record<string, unknown>).allowManagedMcpServersOnly === true);
   for (const s of settings.sources) {
     const doc = s.settings as Record<string, unknown>;
@@ -54,7 +61,7 @@ export function readMcpPolicy(settings: Pick<LoadedSettings, "sources">): McpPol
       const allow = key === "allowedMcpServers";
       if (allow && managedOnly && s.level !== "managed") continue;
       // What a checkout ships cannot widen the list (Claude Code: a project's entry "can't keep one out" and admits
-      // only servers the organization provides, which yoke has none of): its allowlist is not read at all.
+      // only servers the organization provides, which skip the allowlist anyway): its allowlist is not read at all.
       if (allow && (s.level === "project" || s.level === "local")) {
         p.problems.push(`${s.path}: field "${key}" is read only from user, --settings and managed settings; ignored here`);
         continue;
@@ -69,16 +76,41 @@ export function readMcpPolicy(settings: Pick<LoadedSettings, "sources">): McpPol
           else entries.push(r);
         });
       if (allow) {
-        p.allowed = [...(p.allowed ?? []), ...entries];
+        p.allowed = [
+          ...(p.allowed ?? []),
+          ...entries.flatMap((e) => {
+            const x = expandEntry(e, allowEnv);
+            // A variable that would move an allowlist URL to another scheme or host, or widen it, voids the entry.
+            if ("serverUrl" in e && "serverUrl" in x && x.serverUrl !== e.serverUrl && (originOf(x.serverUrl) !== originOf(e.serverUrl) || (x.serverUrl.match(/\*/g)?.length ?? 0) > (e.serverUrl.match(/\*/g)?.length ?? 0))) {
+              p.problems.push(`${s.path}: field "${key}" entry ${JSON.stringify(e.serverUrl)} expands to ${JSON.stringify(x.serverUrl)}, another scheme, host or scope; the entry is left out`);
+              return [];
+            }
+            return [x];
+          }),
+        ];
         p.allowedFrom.push(s.path);
       } else {
-        (s.level === "project" || s.level === "local" ? p.deniedByCheckout : p.denied).push(...entries);
+        const both = entries.flatMap((e) => {
+          const x = expandEntry(e, denyEnv);
+          return JSON.stringify(x) === JSON.stringify(e) ? [e] : [e, x];
+        });
+        (s.level === "project" || s.level === "local" ? p.deniedByCheckout : p.denied).push(...both);
         if (entries.length) p.deniedFrom.push(s.path);
       }
     }
   }
   return p;
 }
+
+/** `${VAR}` and `${VAR:-default}` expanded in a command or URL entry (a name is literal); an unset one stays written. */
+function expandEntry(e: McpPolicyEntry, env: Record<string, string | undefined>): McpPolicyEntry {
+  const x = (t: string) => expandVars(t, env, new Set());
+  if ("serverCommand" in e) return { serverCommand: e.serverCommand.map(x) };
+  if ("serverUrl" in e) return { serverUrl: x(e.serverUrl) };
+  return e;
+}
+
+const originOf = (url: string) => splitUrl(url).origin;
 
 /** `*` matches any run of characters; everything else literally. */
 const globRe = (pattern: string, flags = "") => new RegExp(`^${pattern.split("*").map((x) => x.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, flags);
