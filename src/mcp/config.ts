@@ -43,7 +43,7 @@ export type ScopedServer = {
   config: McpServerConfig;
   /** Set when the entry cannot be used: it is listed as failed with this reason and never started. */
   problem?: string;
-  /** Set when policy (allowedMcpServers / deniedMcpServers) keeps it off: listed as disabled with this reason. */
+  /** Set when policy (allowedMcpServers / deniedMcpServers) keeps it off: never started nor listed (only `yoke plugins list` shows it, with this reason). */
   blocked?: string;
   /** Plugin servers: `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` expand to these. */
   pluginRoot?: string;
