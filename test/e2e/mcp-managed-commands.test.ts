@@ -360,6 +360,24 @@ describe("allowedMcpServers / deniedMcpServers in yoke mcp add", () => {
     });
 });
 
+describe("allowManagedMcpServersOnly", () => {
+  test("without it a user's own allowlist broadens the managed one; with it only the managed list counts (in a user's settings it is ignored)", async () => {
+    const managedList = { allowedMcpServers: [{ serverName: "corp" }] };
+    const userList = { allowedMcpServers: [{ serverName: "mine" }] };
+    const cases: Array<[string, Record<string, unknown>, Record<string, unknown>, number]> = [
+      ["soft allowlist", managedList, userList, 0],
+      ["locked in managed settings", { ...managedList, allowManagedMcpServersOnly: true }, userList, 1],
+      ["the lock in user settings", managedList, { ...userList, allowManagedMcpServersOnly: true }, 0],
+    ];
+    for (const [label, managedSettings, userSettings, code] of cases) {
+      const s = setup({ userServers: {}, managedSettings, userSettings });
+      const r = await s.yoke("add", "-s", "user", "mine", "--", "node", "x.js");
+      expect({ label, code: r.code }).toEqual({ label, code });
+      if (code) expect(r.stderr).toContain(`Cannot add MCP server "mine": ${NOT_ALLOWED} (allowedMcpServers in ${s.managedSettingsPath})`);
+    }
+  });
+});
+
 describe("one policy, every path of a session and yoke mcp list agree", () => {
   test("exact command allowed, extra arguments not, a denied name on the allowlist denied, a denied URL and an allowed one", async () => {
     const closed = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("gone", { status: 404 }) });
