@@ -45,6 +45,8 @@ export type ScopedServer = {
   problem?: string;
   /** Set when policy (allowedMcpServers / deniedMcpServers) keeps it off: never started nor listed (only `yoke plugins list` shows it, with this reason). */
   blocked?: string;
+  /** A plugin's server whose plugin managed settings enable: the organization's, for a checkout's own denylist. */
+  orgPlugin?: true;
   /** Plugin servers: `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` expand to these. */
   pluginRoot?: string;
   pluginData?: string;

@@ -15,7 +15,8 @@ export type McpPolicy = {
   denied: McpPolicyEntry[];
   /**
    * Denylist entries found only in a checkout's own settings (.claude/settings.json, settings.local.json): they do not
-   * apply to a server the organization provides (managed-mcp.json, managedMcpServers), as Claude Code's schema says.
+   * apply to a server the organization provides (managed-mcp.json, managedMcpServers, a plugin managed settings
+   * enable), as Claude Code's schema says.
    */
   deniedByCheckout: McpPolicyEntry[];
   /** Where each list came from, for the messages. */
@@ -172,7 +173,7 @@ const matches = (e: McpPolicyEntry, f: Facts, strictName: boolean): boolean => {
  * pins nothing stricter (Claude Code's rule). Pure.
  */
 export function mcpPolicyBlock(s: ScopedServer, p: McpPolicy, env: Record<string, string | undefined>): string | null {
-  const org = s.scope === "enterprise" || s.scope === "managed";
+  const org = s.scope === "enterprise" || s.scope === "managed" || s.orgPlugin === true;
   const denied = org ? p.denied : [...p.denied, ...p.deniedByCheckout];
   if (!denied.length && p.allowed === undefined) return null;
   const facts = factsOf(s, env);

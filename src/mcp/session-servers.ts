@@ -41,6 +41,8 @@ export type SessionServers = {
   /** Set when managed-mcp.json refuses this run's `--mcp-config` / `--strict-mcp-config` (the run must end). */
   refused?: string;
   policy: McpPolicy;
+  /** Plugins that managed settings enable (`enabledPlugins`, by plugin name): their servers are the organization's. */
+  orgPlugins: Set<string>;
   /** Policy and managedMcpServers notices, each naming its file and field: said once. */
   problems: string[];
 };
@@ -53,7 +55,14 @@ export function sessionServers(o: SessionServerOptions): SessionServers {
   const provided = readProvidedServers(o.settings);
   const problems = [...policy.problems, ...provided.problems];
   const managed = readManagedMcp(o.managedDir);
-  const out: SessionServers = { servers: [], unapproved: [], blocked: [], policy, problems };
+  const orgPlugins = new Set(
+    o.settings.sources
+      .filter((s) => s.level === "managed")
+      .flatMap((s) => Object.entries((s.settings as { enabledPlugins?: Record<string, unknown> }).enabledPlugins ?? {}))
+      .filter(([, on]) => on === true)
+      .map(([id]) => id.split("@")[0]!),
+  );
+  const out: SessionServers = { servers: [], unapproved: [], blocked: [], policy, orgPlugins, problems };
   if (managed && (o.flagConfigs.length || o.strict)) return { ...out, exclusive: managed.path, refused: `${DYNAMIC_CONFIG_REFUSED} (${managed.path})` };
   // --bare starts only what the command line names; --strict-mcp-config leaves provided servers out with the rest.
   const org = o.bare || o.strict ? [] : provided.servers;
@@ -101,15 +110,18 @@ export function sessionServers(o: SessionServerOptions): SessionServers {
 
 /**
  * Plugins' servers for a session that already has `session`: none under exclusive control, `--strict-mcp-config` or
- * `--bare`; one pointing at the URL of a provided server gives way to it (Claude Code's rule); the rest under policy.
+ * `--bare`; one pointing at the URL of a provided server gives way to it (Claude Code's rule); one of a plugin managed
+ * settings enable counts as the organization's (a checkout's own denylist does not reach it); the rest under policy.
  */
 export function pluginServersFor(
   candidates: ScopedServer[],
-  session: Pick<SessionServers, "servers" | "exclusive" | "policy">,
+  session: Pick<SessionServers, "servers" | "exclusive" | "policy" | "orgPlugins">,
   o: { strict: boolean; bare: boolean; env: Record<string, string | undefined> },
 ): { allowed: ScopedServer[]; blocked: Array<{ server: ScopedServer; reason: string }> } {
   if (session.exclusive || o.strict || o.bare) return { allowed: [], blocked: [] };
   const providedUrls = new Set(session.servers.filter((s) => s.scope === "managed" && isRemote(s.config)).map((s) => sameUrlKey((s.config as { url: string }).url)));
-  const kept = candidates.filter((s) => !(isRemote(s.config) && providedUrls.has(sameUrlKey(s.config.url))));
+  const kept = candidates
+    .filter((s) => !(isRemote(s.config) && providedUrls.has(sameUrlKey(s.config.url))))
+    .map((s): ScopedServer => ([...session.orgPlugins].some((p) => s.name.startsWith(`plugin:${p}:`)) ? { ...s, orgPlugin: true } : s));
   return applyMcpPolicy(kept, session.policy, o.env);
 }
