@@ -2,7 +2,7 @@ import "../util/zod-setup.ts"; // first: zod reads the setting as each schema is
 import { ProcessTerminal } from "@mariozechner/pi-tui";
 import type { ParsedArgs } from "../cli/args.ts";
 import { createDiagnostics } from "../util/diagnostics.ts";
-import { divertStderr, stdoutSize, writeErr } from "../util/output.ts";
+import { divertStderr, onStdStreamError, stdoutSize, writeErr } from "../util/output.ts";
 import { VERSION } from "../version.ts";
 import { createScreen, matchesKey } from "./screen.ts";
 import { style } from "./theme.ts";
@@ -63,13 +63,12 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
   const gone = (code: number) => () => {
     if (terminalGone) return;
     terminalGone = { code };
-    for (const s of [process.stdout, process.stderr]) s.on("error", () => {});
     stopScreen();
     onTerminalGone(code);
   };
   process.on("SIGHUP", gone(129));
   process.stdin.on("end", gone(1));
-  for (const s of [process.stdin, process.stdout, process.stderr]) s.on("error", gone(129));
+  onStdStreamError(gone(129));
 
   screen.add(`${style.bold("yoke")} ${style.gray(`${VERSION} · ${process.cwd()}`)}`);
   const locale = localeNotice(process.env);

@@ -124,6 +124,21 @@ export const errLine = (line: string): void => stderr().write(`${line}\n`);
 /** Resolves once stdout can take more without growing its in-memory buffer. */
 export const stdoutReady = (): Promise<void> => stdoutStream?.ready() ?? Promise.resolve(); // nothing written, nothing held
 
+/**
+ * Runs `fn` once, on the first error of stdin, stdout or stderr: at a terminal, that it went away (reads and writes
+ * fail with EIO). Later errors are heard and dropped: unheard, Bun raises a failed std-stream write as an unhandled
+ * rejection, which is not a failure of the program.
+ */
+export function onStdStreamError(fn: () => void): void {
+  let fired = false;
+  const once = () => {
+    if (fired) return;
+    fired = true;
+    fn();
+  };
+  for (const s of [process.stdin, process.stdout, process.stderr]) s.on("error", once);
+}
+
 /** Runs `fn` once when stdout's reader goes away (EPIPE). */
 export function onStdoutClosed(fn: () => void): void {
   // Not stdout(): a stream nobody wrote to cannot have lost its reader, and making it costs the start (issue 21).
