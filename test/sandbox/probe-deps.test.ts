@@ -56,7 +56,7 @@ describe.skipIf(process.platform !== "linux" || !have)("the probe and the sandbo
     });
 
   test("sandbox.socatPath and sandbox.bwrapPath that are not executable: both refuse, each naming the path", async () => {
-    for (const settings of [{ socatPath: "/nonexistent/socat" }, { bwrapPath: "/nonexistent/bwrap" }]) {
+    for (const settings of [{ socatPath: "/nonexistent/socat" }, { bwrapPath: "/nonexistent/bwrap" }] as Record<string, string>[]) {
       const r = await both(pathWith(["bwrap", "socat", "rg"]), settings);
       const path = Object.values(settings)[0]!;
       expect(r.library.errors.join("\n")).toContain(path);
