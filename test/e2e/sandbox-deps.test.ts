@@ -13,11 +13,14 @@ import { fakeApiEnv, toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { useFakeAnthropic } from "../helpers/e2e.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { probeSandbox } from "../../src/sandbox/probe.ts";
+import { tmuxAvailable } from "../helpers/tmux.ts";
+import { send, tuiSuite } from "./tui-helpers.ts";
 
 const probe = await probeSandbox({ env: process.env });
 if (!probe.ok) console.warn(`sandbox dependency e2e skipped: ${probe.reason}`);
 
 const fake = useFakeAnthropic();
+const session = tuiSuite();
 
 /** This machine's /usr/bin as links, without `without`: the whole PATH of the run. */
 function pathWithout(...without: string[]): string {
@@ -134,5 +137,11 @@ describe.skipIf(!probe.ok)("a sandbox program missing from the PATH", () => {
     const required = await doctor({ YOKE_SANDBOX: "1" });
     expect(required.code).toBe(1);
     expect(required.stderr).toContain(`but cannot start: ${why}`);
+  }, 120_000);
+
+  test.skipIf(!tmuxAvailable())("the interactive screen's /status says the sandbox is off and why", async () => {
+    const { term } = await session([], { env: { PATH: pathWithout("socat"), YOKE_SANDBOX: undefined } });
+    send(term, "/status");
+    await term.waitFor("Sandbox: off (socat is not installed (apt-get install socat)", { timeoutMs: 30_000 });
   }, 120_000);
 });
