@@ -183,8 +183,14 @@ function skillCandidates(dir: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((n) => n[0] !== ".").sort();
+  // One match over all the names, not a callback per name (start-up runs this with the JIT held back).
+  return names.length ? (names.join("\0").match(VISIBLE) ?? []).sort() : names;
 }
+
+/** Names not starting with a dot, in a list joined with NUL (which no file name holds). */
+const VISIBLE = /(?<=^|\0)[^.\0][^\0]*/g;
+/** `.md` paths with no hidden file or folder on the way (`.drafts/x.md`, `a/.old.md`), in a list joined with NUL. */
+const VISIBLE_MD = new RegExp(`(?<=^|\\0)(?!\\.)(?:(?!${sep === "/" ? "/" : "\\\\"}\\.)[^\\0])*\\.md(?=\\0|$)`, "g");
 
 /** A read that failed because the file is not there (a folder without SKILL.md, a stray file beside the folders). */
 const isMissing = (h: unknown) => h instanceof Error && ["ENOENT", "ENOTDIR"].includes((h as NodeJS.ErrnoException).code ?? "");
@@ -197,11 +203,9 @@ function commandFiles(dir: string): string[] {
   } catch {
     return [];
   }
-  return rel
-    // No hidden file or folder on the way (`.drafts/x.md`, `a/.old.md`): two string searches, no split per file.
-    .filter((r) => r.endsWith(".md") && r[0] !== "." && !r.includes(`${sep}.`))
-    .sort()
-    .slice(0, MAX_FILES_PER_DIR);
+  if (!rel.length) return rel;
+  const md = (rel.join("\0").match(VISIBLE_MD) ?? []).sort();
+  return md.length > MAX_FILES_PER_DIR ? md.slice(0, MAX_FILES_PER_DIR) : md;
 }
 
 /**
@@ -237,6 +241,8 @@ function plan(roots: ExtensionRoot[]): Job[] {
 function roleOf(job: Job, root: ExtensionRoot): FileRole {
   const prefix = root.plugin ? `${root.plugin.name}:` : "";
   if (job.kind === "skill") return { kind: "skill", name: `${prefix}${job.rel}`, source: root.source, plugin: root.plugin };
+  // The usual command, not in a sub-folder: no split.
+  if (!job.rel.includes(sep)) return { kind: "command", name: `${prefix}${job.rel.slice(0, -3)}`, aliases: [], source: root.source, plugin: root.plugin, note: undefined };
   const parts = job.rel.slice(0, -3).split(sep);
   const base = parts[parts.length - 1]!;
   const folders = parts.slice(0, -1);
