@@ -197,10 +197,15 @@ describe("faults", () => {
   });
 
   test("a cut stream delivers some deltas, then the SDK throws", async () => {
-    fake.push({ fault: "cut" });
+    // The reset waits until a delta has been read: on a loaded machine it could otherwise land first and drop them.
+    let read!: () => void;
+    fake.push({ fault: "cut", after: new Promise<void>((r) => (read = r)) });
     const s = client.messages.stream(params);
     const deltas: string[] = [];
-    s.on("text", (d) => deltas.push(d));
+    s.on("text", (d) => {
+      deltas.push(d);
+      read();
+    });
     const err = await rejection(s.finalMessage());
     expect(err).toBeInstanceOf(Error);
     expect(deltas.length).toBeGreaterThan(0);

@@ -171,6 +171,7 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
     ending: "close" | "cut" | "hang",
     signal: AbortSignal,
     delayMs = 0,
+    cutAfter?: Promise<unknown>,
   ): Response => {
     const requestId = fakeId("req");
     const body = new ReadableStream<Uint8Array>({
@@ -185,7 +186,9 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
           }
           if (ending === "close") return controller.close();
           if (ending === "cut") {
-            // Let the frames reach the wire before resetting, so the client sees a partial stream.
+            // Let the frames reach the wire before resetting, so the client sees a partial stream (a client that has
+            // not read them by then loses them: `after` orders that exactly when a test needs it).
+            if (cutAfter) await cutAfter;
             await Bun.sleep(10);
             // error() without a reason: Bun resets the connection without logging a server error.
             return controller.error();
@@ -270,7 +273,7 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
           { headers: { "content-type": "application/json", "request-id": fakeId("req") } },
         );
       }
-      return sseResponse(events.slice(0, f.fault === "cut" ? 5 : 1), f.fault === "cut" ? "cut" : "hang", req.signal);
+      return sseResponse(events.slice(0, f.fault === "cut" ? 5 : 1), f.fault === "cut" ? "cut" : "hang", req.signal, 0, f.fault === "cut" ? f.after : undefined);
     }
 
     const message = buildAssistantMessage(outcome, ctx);

@@ -35,8 +35,12 @@ export type FakeStatus = 400 | 401 | 403 | 404 | 413 | 429 | 500 | 529;
 export type FakeFault =
   /** An HTTP error with the real API's JSON error body and a `request-id` header. */
   | { fault: FakeStatus; retryAfter?: number; message?: string }
-  /** The stream starts, sends some deltas, then the connection is reset without message_stop. */
-  | { fault: "cut"; message?: string }
+  /**
+   * The stream starts, sends some deltas, then the connection is reset without message_stop. The reset waits for
+   * `after` when given: a client that has not read the deltas when the reset arrives never sees them (its stream's
+   * queue is dropped on error), so a test that must see them says when it has.
+   */
+  | { fault: "cut"; message?: string; after?: Promise<unknown> }
   /** HTTP 200 SSE that sends `event: error` (overloaded_error) mid-stream. */
   | { fault: "error_event"; message?: string }
   /** The stream starts and then never progresses until the client goes away (abort/kill tests). */
