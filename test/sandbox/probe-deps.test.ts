@@ -53,7 +53,7 @@ describe.skipIf(process.platform !== "linux" || !have)("the probe and the sandbo
       if (missing.length) expect(r.yoke.reason).toContain(`apt-get install ${missing.map(pkg).join(" ")}`);
       // With no host allowed socat is still asked for, and handed to the library when found.
       if (r.yoke.ok) expect(r.yoke.socat).toEndWith("/socat");
-    });
+    }, 60_000);
 
   test("sandbox.socatPath and sandbox.bwrapPath that are not executable: both refuse, each naming the path", async () => {
     for (const settings of [{ socatPath: "/nonexistent/socat" }, { bwrapPath: "/nonexistent/bwrap" }] as Record<string, string>[]) {
@@ -63,7 +63,7 @@ describe.skipIf(process.platform !== "linux" || !have)("the probe and the sandbo
       expect(r.yoke.ok).toBe(false);
       expect(r.yoke.reason).toContain(`${path} is not an executable file`);
     }
-  });
+  }, 60_000);
 });
 
 test("WSL 1 is told apart from WSL 2 as the library does (/proc/version)", () => {
