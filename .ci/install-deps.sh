@@ -10,6 +10,8 @@ command -v rg >/dev/null || missing="$missing ripgrep"
 command -v bwrap >/dev/null || missing="$missing bubblewrap"
 command -v socat >/dev/null || missing="$missing socat"
 command -v tmux >/dev/null || missing="$missing tmux"
+# openssl makes the throwaway certificate of the https MCP server in test/e2e/mcp-managed-commands.test.ts.
+command -v openssl >/dev/null || missing="$missing openssl"
 command -v git >/dev/null || missing="$missing git"
 command -v busybox >/dev/null || missing="$missing busybox"
 command -v tini >/dev/null || missing="$missing tini"

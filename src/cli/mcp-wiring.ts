@@ -1,19 +1,15 @@
 import { join } from "node:path";
-import { userHome } from "../util/home.ts";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { LoadedSettings } from "../config/load.ts";
 import { projectStateDir } from "../config/paths.ts";
-import { type ApprovalKeys, type McpScope, normalizeMcpName, type ScopedServer } from "../mcp/config.ts";
+import { type McpScope, normalizeMcpName, type ScopedServer } from "../mcp/config.ts";
 import type { McpServerState, TransportFactory } from "../mcp/manager.ts";
 import type { McpSession } from "../mcp/session.ts";
-import { applyMcpPolicy, type McpPolicy, readMcpPolicy } from "../mcp/policy.ts";
-import { claudeJsonPath, loadMcpSources, type McpSources, pluginServers } from "../mcp/sources.ts";
+import { pluginServers } from "../mcp/sources.ts";
+import { pluginServersFor, type SessionServers, sessionServers } from "../mcp/session-servers.ts";
 import { prestartStdio } from "../mcp/transports.ts";
-import { isProjectTrusted } from "../trust/workspace.ts";
-import { pluginOnlySurfaces } from "../config/plugin-only.ts";
 import { managedDir } from "../config/paths.ts";
-import { DYNAMIC_CONFIG_REFUSED, readManagedMcp } from "../mcp/managed-mcp.ts";
 import { UsageError } from "./args.ts";
 import type { PromptSection } from "../plugin/host.ts";
 import type { LoadedPlugin } from "../plugin/loader.ts";
@@ -66,62 +62,42 @@ export type McpWiringOptions = {
   bare: boolean;
 };
 
-/** Settings levels whose approval keys count: a committed project settings file does not approve its own `.mcp.json`. */
-const approvalsFrom = (s: LoadedSettings): ApprovalKeys[] => s.sources.filter((x) => x.level !== "project").map((x) => x.settings as ApprovalKeys);
-
 /** The configured servers, read, and the stdio ones already spawned (see `startMcpEarly`). */
-export type EarlyMcp = { sources: McpSources & { exclusive?: string }; logDir: string; prepared?: Map<string, TransportFactory>; policy: McpPolicy };
+export type EarlyMcp = { sources: SessionServers; logDir: string; prepared?: Map<string, TransportFactory> };
 
 /**
- * Reads every MCP scope and spawns the stdio servers at once, before the rest of startup and before the MCP SDK is
- * imported: compose calls this as soon as settings and the session's env are known, so the servers' own start
- * overlaps everything else yoke does before the first request (bench/mcp.ts). Never throws.
+ * Reads every MCP scope (src/mcp/session-servers.ts: what a session sees, the same for `yoke mcp`) and spawns the
+ * stdio servers at once, before the rest of startup and before the MCP SDK is imported: compose calls this as soon as
+ * settings and the session's env are known, so the servers' own start overlaps everything else yoke does before the
+ * first request (bench/mcp.ts). Throws only managed-mcp.json's refusal of `--mcp-config` / `--strict-mcp-config`.
  */
 export function startMcpEarly(o: Pick<McpWiringOptions, "args" | "cwd" | "env" | "settings" | "yokeDir" | "bare">): EarlyMcp {
   const list = (k: string) => (Array.isArray(o.args.flags[k]) ? (o.args.flags[k] as string[]) : []);
-  // managed-mcp.json takes exclusive control (src/mcp/managed-mcp.ts): its servers only. --mcp-config and
-  // --strict-mcp-config end the run before anything starts (with --bare as well); --bare alone starts none of them.
-  const managed = readManagedMcp(managedDir(o.env));
-  if (managed && (list("mcp-config").length || o.args.flags["strict-mcp-config"])) throw new UsageError(`${DYNAMIC_CONFIG_REFUSED} (${managed.path})`);
-  const sources: EarlyMcp["sources"] = managed ? { servers: o.bare ? [] : managed.servers, unapproved: [], exclusive: managed.path } : loadMcpSources({
+  const sources = sessionServers({
     cwd: o.cwd,
     env: o.env,
+    settings: o.settings,
     yokeDir: o.yokeDir,
-    claudeJson: claudeJsonPath(o.env, userHome(o.env)),
+    managedDir: managedDir(o.env),
     flagConfigs: list("mcp-config"),
-    // --bare loads nothing the project or user configured; only servers named on the command line.
-    strict: !!o.args.flags["strict-mcp-config"] || o.bare,
-    plugins: [],
-    approvals: approvalsFrom(o.settings),
+    strict: !!o.args.flags["strict-mcp-config"],
+    bare: o.bare,
   });
-  // An untrusted folder's .mcp.json starts nothing, whatever approves it (src/trust; the notice names it).
-  if (!isProjectTrusted(o.settings)) {
-    for (const s of sources.servers.filter((x) => x.scope === "project"))
-      sources.unapproved.push({ name: s.name, server: s, reason: `project server "${s.name}" (${s.source}) waits until this folder is trusted (yoke trust)` });
-    sources.servers = sources.servers.filter((x) => x.scope !== "project");
-  }
-  // Managed strictPluginOnlyCustomization locking "mcp" (observed in 2.1.332): user-level and project-level servers are
-  // skipped; plugins' servers (added later), --mcp-config and a host's own servers stay, as --agents do for agents.
-  if (pluginOnlySurfaces(o.settings, () => {}).has("mcp")) {
-    const locked = (x: ScopedServer) => x.scope === "user" || x.scope === "project" || x.scope === "local";
-    for (const s of sources.servers.filter(locked))
-      sources.unapproved.push({ name: s.name, server: s, reason: `"${s.name}" (${s.source}) is not started: managed strictPluginOnlyCustomization allows MCP servers only from plugins` });
-    sources.servers = sources.servers.filter((x) => !locked(x));
-  }
-  // allowedMcpServers / deniedMcpServers: a server the policy refuses is listed as disabled and never spawned.
-  const policy = readMcpPolicy(o.settings);
-  const ruled = applyMcpPolicy(sources.servers, policy, o.env);
-  sources.servers = ruled.allowed;
-  for (const b of ruled.blocked) sources.unapproved.push({ name: b.server.name, server: b.server, reason: b.reason });
+  if (sources.refused) throw new UsageError(sources.refused);
   const logDir = join(projectStateDir(o.cwd, o.env), "mcp-logs");
   // stdio servers are spawned before the SDK is imported, so its import overlaps their start.
   const prepared = sources.servers.length ? prestartStdio(sources.servers, { cwd: o.cwd, env: o.env, logDir }) : undefined;
-  return { sources, logDir, prepared, policy };
+  return { sources, logDir, prepared };
 }
 
 export async function wireMcp(o: McpWiringOptions & { early?: EarlyMcp }): Promise<McpWiring> {
-  const { sources, logDir, prepared, policy } = o.early ?? startMcpEarly(o);
-  for (const m of policy.problems) o.warn(m);
+  const { sources, logDir, prepared } = o.early ?? startMcpEarly(o);
+  for (const m of sources.problems) o.warn(m);
+  // A server policy keeps off is not listed (Claude Code 2.1.332 leaves it out of system/init and `mcp list`): said once.
+  const sayBlocked = (b: SessionServers["blocked"]) => {
+    for (const x of b) o.warn(`MCP ${x.reason}; not started`);
+  };
+  sayBlocked(sources.blocked);
   let session: McpSession | undefined;
   let starting: Promise<McpSession> | undefined;
   const start = (servers = sources.servers, unapproved = sources.unapproved) =>
@@ -145,22 +121,24 @@ export async function wireMcp(o: McpWiringOptions & { early?: EarlyMcp }): Promi
     }));
   // A copy: the plugin servers joined to sources.servers below must not also reach this first start.
   const first = sources.servers.length || sources.unapproved.length ? start([...sources.servers], sources.unapproved) : undefined;
-  const strict = !!o.args.flags["strict-mcp-config"] || o.bare || !!sources.exclusive;
-  const pluginRuled = applyMcpPolicy(
-    strict ? [] : (await o.plugins).flatMap((p) => (p.kind === "claude" ? pluginServers({ name: p.info.name, root: p.info.root, dataDir: p.info.dataDir }) : [])),
-    policy,
-    o.env,
+  const strict = !!o.args.flags["strict-mcp-config"];
+  const pluginRuled = pluginServersFor(
+    strict || o.bare || sources.exclusive ? [] : (await o.plugins).flatMap((p) => (p.kind === "claude" ? pluginServers({ name: p.info.name, root: p.info.root, dataDir: p.info.dataDir }) : [])),
+    sources,
+    { strict, bare: o.bare, env: o.env },
   );
   const fromPlugins = pluginRuled.allowed;
+  // Kept for `yoke plugins list`, which shows each part of a plugin with its state; never started nor listed here.
   const pluginBlocked = pluginRuled.blocked.map((b) => ({ ...b.server, blocked: b.reason }));
+  sayBlocked(pluginRuled.blocked);
   sources.servers.unshift(...fromPlugins);
   // Each plugin server starts once: through addConfigured, whether or not a session was started above.
-  if (fromPlugins.length || pluginBlocked.length) await (await start([], [])).addConfigured([...fromPlugins, ...pluginBlocked]);
+  if (fromPlugins.length) await (await start([], [])).addConfigured(fromPlugins);
   await first;
   return {
     statuses: () => session?.statuses() ?? [],
     servers: () => session?.servers() ?? [],
-    configs: () => [...sources.servers, ...pluginBlocked, ...sources.unapproved.map((u) => u.server)],
+    configs: () => [...sources.servers, ...pluginBlocked, ...sources.blocked.map((b) => ({ ...b.server, blocked: b.reason })), ...sources.unapproved.map((u) => u.server)],
     promptCommands: () =>
       (session?.servers() ?? []).filter((s) => s.status === "connected").flatMap((s) => s.prompts.map((p) => `mcp__${normalizeMcpName(s.name)}__${normalizeMcpName(p.name)}`)),
     expandInput: async (text, signal) => {

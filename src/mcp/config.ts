@@ -25,7 +25,15 @@ export const isRemote = (c: McpServerConfig): c is RemoteServerConfig => c.type 
 export const isStdio = (c: McpServerConfig): c is StdioServerConfig => c.type === undefined || c.type === "stdio";
 
 /** Where a server was configured, lowest precedence first (a later scope's server of the same name wins). */
-export type McpScope = "plugin" | "user" | "project" | "local" | "dynamic" | "sdk" | /** managed-mcp.json: replaces the others */ "enterprise";
+export type McpScope =
+  | "plugin"
+  | "user"
+  | "project"
+  | "local"
+  | "dynamic"
+  | "sdk"
+  | /** managed-mcp.json: replaces the others */ "enterprise"
+  | /** managedMcpServers in managed settings: beside the others (src/mcp/provided-servers.ts) */ "managed";
 
 export type ScopedServer = {
   name: string;
@@ -35,8 +43,10 @@ export type ScopedServer = {
   config: McpServerConfig;
   /** Set when the entry cannot be used: it is listed as failed with this reason and never started. */
   problem?: string;
-  /** Set when policy (allowedMcpServers / deniedMcpServers) keeps it off: listed as disabled with this reason. */
+  /** Set when policy (allowedMcpServers / deniedMcpServers) keeps it off: never started nor listed (only `yoke plugins list` shows it, with this reason). */
   blocked?: string;
+  /** A plugin's server whose plugin managed settings enable: the organization's, for a checkout's own denylist. */
+  orgPlugin?: true;
   /** Plugin servers: `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` expand to these. */
   pluginRoot?: string;
   pluginData?: string;

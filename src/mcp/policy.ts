@@ -1,5 +1,5 @@
 import type { LoadedSettings } from "../config/load.ts";
-import { expandServer, isRemote, isStdio, type ScopedServer } from "./config.ts";
+import { expandServer, expandVars, isRemote, isStdio, type ScopedServer } from "./config.ts";
 
 /**
  * The organization's MCP server policy: `allowedMcpServers` / `deniedMcpServers` (contracts §2.2; Claude Code's
@@ -13,6 +13,12 @@ export type McpPolicy = {
   /** Undefined: no allowlist (everything not denied may run). Empty: nothing may run. */
   allowed?: McpPolicyEntry[];
   denied: McpPolicyEntry[];
+  /**
+   * Denylist entries found only in a checkout's own settings (.claude/settings.json, settings.local.json): they do not
+   * apply to a server the organization provides (managed-mcp.json, managedMcpServers, a plugin managed settings
+   * enable), as Claude Code's schema says.
+   */
+  deniedByCheckout: McpPolicyEntry[];
   /** Where each list came from, for the messages. */
   allowedFrom: string[];
   deniedFrom: string[];
@@ -38,8 +44,15 @@ function readEntry(raw: unknown): McpPolicyEntry | string {
  * is enforced as empty (nothing runs until it is fixed), as Claude Code does; a bad entry of either list is left out,
  * and every problem is named. Pure.
  */
-export function readMcpPolicy(settings: Pick<LoadedSettings, "sources">): McpPolicy {
-  const p: McpPolicy = { denied: [], allowedFrom: [], deniedFrom: [], problems: [] };
+export function readMcpPolicy(settings: Pick<LoadedSettings, "sources">, startEnv: Record<string, string | undefined> = process.env): McpPolicy {
+  const p: McpPolicy = { denied: [], deniedByCheckout: [], allowedFrom: [], deniedFrom: [], problems: [] };
+  const envOf = (level: string) => Object.assign({}, ...settings.sources.filter((s) => s.level === level).map((s) => (s.settings as { env?: Record<string, string> }).env ?? {}));
+  // Entries expand from a pinned environment, so a checkout's settings cannot change what one means (Claude Code's
+  // "How policy entries expand"): an allowlist entry from the start-up environment plus managed settings' env; a
+  // denylist entry also fills a variable the start-up environment lacks from user or managed settings (that only
+  // widens what it blocks). Both keep their written form as well.
+  const allowEnv = { ...startEnv, ...envOf("managed") };
+  const denyEnv = { ...envOf("user"), ...envOf("managed"), ...Object.fromEntries(Object.entries(startEnv).filter(([, v]) => v)) };
   const managedOnly = settings.sources.some((s) => s.level === "managed" && (s.settings as Record<string, unknown>).allowManagedMcpServersOnly === true);
   for (const s of settings.sources) {
     const doc = s.settings as Record<string, unknown>;
@@ -49,7 +62,7 @@ export function readMcpPolicy(settings: Pick<LoadedSettings, "sources">): McpPol
       const allow = key === "allowedMcpServers";
       if (allow && managedOnly && s.level !== "managed") continue;
       // What a checkout ships cannot widen the list (Claude Code: a project's entry "can't keep one out" and admits
-      // only servers the organization provides, which yoke has none of): its allowlist is not read at all.
+      // only servers the organization provides, which skip the allowlist anyway): its allowlist is not read at all.
       if (allow && (s.level === "project" || s.level === "local")) {
         p.problems.push(`${s.path}: field "${key}" is read only from user, --settings and managed settings; ignored here`);
         continue;
@@ -64,10 +77,25 @@ export function readMcpPolicy(settings: Pick<LoadedSettings, "sources">): McpPol
           else entries.push(r);
         });
       if (allow) {
-        p.allowed = [...(p.allowed ?? []), ...entries];
+        p.allowed = [
+          ...(p.allowed ?? []),
+          ...entries.flatMap((e) => {
+            const x = expandEntry(e, allowEnv);
+            // A variable that would move an allowlist URL to another scheme or host, or widen it, voids the entry.
+            if ("serverUrl" in e && "serverUrl" in x && x.serverUrl !== e.serverUrl && (originOf(x.serverUrl) !== originOf(e.serverUrl) || (x.serverUrl.match(/\*/g)?.length ?? 0) > (e.serverUrl.match(/\*/g)?.length ?? 0))) {
+              p.problems.push(`${s.path}: field "${key}" entry ${JSON.stringify(e.serverUrl)} expands to ${JSON.stringify(x.serverUrl)}, another scheme, host or scope; the entry is left out`);
+              return [];
+            }
+            return [x];
+          }),
+        ];
         p.allowedFrom.push(s.path);
       } else {
-        p.denied.push(...entries);
+        const both = entries.flatMap((e) => {
+          const x = expandEntry(e, denyEnv);
+          return JSON.stringify(x) === JSON.stringify(e) ? [e] : [e, x];
+        });
+        (s.level === "project" || s.level === "local" ? p.deniedByCheckout : p.denied).push(...both);
         if (entries.length) p.deniedFrom.push(s.path);
       }
     }
@@ -75,14 +103,45 @@ export function readMcpPolicy(settings: Pick<LoadedSettings, "sources">): McpPol
   return p;
 }
 
-/** `*` matches any run of characters; everything else literally. */
-const urlPattern = (pattern: string) => new RegExp(`^${pattern.split("*").map((x) => x.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "i");
+/** `${VAR}` and `${VAR:-default}` expanded in a command or URL entry (a name is literal); an unset one stays written. */
+function expandEntry(e: McpPolicyEntry, env: Record<string, string | undefined>): McpPolicyEntry {
+  const x = (t: string) => expandVars(t, env, new Set());
+  if ("serverCommand" in e) return { serverCommand: e.serverCommand.map(x) };
+  if ("serverUrl" in e) return { serverUrl: x(e.serverUrl) };
+  return e;
+}
 
-/** The URL as configured, and without its query and trailing slash (a pattern without them still covers it). */
-const urlForms = (url: string) => {
+const originOf = (url: string) => splitUrl(url).origin;
+
+/** `*` matches any run of characters; everything else literally. */
+const globRe = (pattern: string, flags = "") => new RegExp(`^${pattern.split("*").map((x) => x.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, flags);
+
+/**
+ * A URL split where its path starts: the scheme and host part lowercased, without a trailing FQDN dot, and the path
+ * (query and fragment dropped) as written. Works on patterns too (a `*` may stand anywhere).
+ */
+function splitUrl(url: string): { origin: string; path: string } {
   const bare = url.replace(/[?#].*$/, "");
-  return [url, bare, bare.replace(/\/+$/, "")];
-};
+  const start = bare.indexOf("://");
+  const slash = bare.indexOf("/", start < 0 ? 0 : start + 3);
+  const origin = (slash < 0 ? bare : bare.slice(0, slash)).toLowerCase().replace(/\.(?=:[^:]*$)|\.$/, "");
+  return { origin, path: slash < 0 ? "" : bare.slice(slash) };
+}
+
+/**
+ * Claude Code's `serverUrl` match ("Control MCP server access" docs): `*` anywhere, the scheme and host case-insensitive
+ * and blind to a trailing FQDN dot, the path case-sensitive; a pattern with no path matches any path; a trailing slash
+ * on either side does not matter. Pure.
+ */
+export function urlMatches(pattern: string, url: string): boolean {
+  const p = splitUrl(pattern);
+  const u = splitUrl(url);
+  if (!globRe(p.origin).test(u.origin)) return false;
+  // No path (or just "/", which a parsed URL cannot tell apart from none): any path on that origin.
+  if (p.path === "" || p.path === "/") return true;
+  const trim = (x: string) => x.replace(/\/+$/, "") || "/";
+  return globRe(trim(p.path)).test(trim(u.path));
+}
 
 type Facts = { names: string[]; command?: string[]; url?: string };
 
@@ -103,8 +162,7 @@ function factsOf(s: ScopedServer, env: Record<string, string | undefined>): Fact
 const matches = (e: McpPolicyEntry, f: Facts, strictName: boolean): boolean => {
   if ("serverName" in e) return strictName ? f.names[0] === e.serverName : f.names.includes(e.serverName);
   if ("serverCommand" in e) return !!f.command && f.command.length === e.serverCommand.length && f.command.every((x, i) => x === e.serverCommand[i]);
-  const re = urlPattern(e.serverUrl);
-  return !!f.url && urlForms(f.url).some((u) => re.test(u));
+  return !!f.url && urlMatches(e.serverUrl, f.url);
 };
 
 /**
@@ -115,12 +173,15 @@ const matches = (e: McpPolicyEntry, f: Facts, strictName: boolean): boolean => {
  * pins nothing stricter (Claude Code's rule). Pure.
  */
 export function mcpPolicyBlock(s: ScopedServer, p: McpPolicy, env: Record<string, string | undefined>): string | null {
-  if (!p.denied.length && p.allowed === undefined) return null;
+  const org = s.scope === "enterprise" || s.scope === "managed" || s.orgPlugin === true;
+  const denied = org ? p.denied : [...p.denied, ...p.deniedByCheckout];
+  if (!denied.length && p.allowed === undefined) return null;
   const facts = factsOf(s, env);
-  if (p.denied.some((e) => facts.some((f) => matches(e, f, false)))) return `is blocked by deniedMcpServers (${p.deniedFrom.join(", ")})`;
+  if (denied.some((e) => facts.some((f) => matches(e, f, false)))) return `is blocked by deniedMcpServers (${p.deniedFrom.join(", ")})`;
   if (p.allowed === undefined) return null;
-  // managed-mcp.json's own servers skip the allowlist unless `${VAR}` makes their config the user's (managed-mcp.ts).
-  if (s.scope === "enterprise" && !JSON.stringify(s.config).includes("${")) return null;
+  // The organization's own servers skip the allowlist: every provided one, and a managed-mcp.json one unless `${VAR}`
+  // makes its config the user's (managed-mcp.ts).
+  if (s.scope === "managed" || (s.scope === "enterprise" && !JSON.stringify(s.config).includes("${"))) return null;
   const allowed = p.allowed;
   const why = `is not in allowedMcpServers (${p.allowedFrom.join(", ") || "managed settings"})`;
   if (!allowed.length) return why;

@@ -129,11 +129,8 @@ export async function startMcpSession(o: McpSessionOptions): Promise<McpSession>
   const addConfigured = async (servers: ScopedServer[]) => {
     await Promise.all(
       servers.map(async (s) => {
-        if (s.blocked) {
-          manager.addInert(s.name, { scope: s.scope, source: s.source, status: "disabled", error: s.blocked });
-          report(s.name, `MCP ${s.blocked}; not started`);
-          return;
-        }
+        // A server the policy blocks never starts, whoever hands it over (the wiring says why, once).
+        if (s.blocked) return;
         const factory = s.problem ? s.problem : (o.prepared?.get(s.name) ?? transportFor(s, { cwd: o.cwd, env: o.env, logDir: o.logDir }));
         if (typeof factory === "string") {
           manager.addInert(s.name, { scope: s.scope, source: s.source, status: "failed", error: factory });

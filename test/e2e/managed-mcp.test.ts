@@ -126,7 +126,10 @@ describe("managed-mcp.json: exclusive control", () => {
     expect(s.count("denied.jsonl")).toBe(0);
     expect(existsSync(join(logs, "var.jsonl"))).toBe(false);
     const byName = Object.fromEntries((initOf(r.lines).mcp_servers as Array<{ name: string; status: string }>).map((x) => [x.name, x.status]));
-    expect(byName).toEqual({ plain: "connected", denied: "disabled", withvar: "disabled" });
+    // Kept off by policy: not listed at all, as Claude Code 2.1.332 leaves them out of system/init; said on stderr.
+    expect(byName).toEqual({ plain: "connected" });
+    expect(r.stderr).toContain('server "denied"');
+    expect(r.stderr).toContain('server "withvar"');
   });
 
   test("yoke mcp add and add-json are refused with Claude Code's words; nothing is written", async () => {

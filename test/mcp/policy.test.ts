@@ -2,7 +2,7 @@
 // settings schema, observed in 2.1.332): which servers a policy lets run. Pure functions, real settings shapes.
 import { describe, expect, test } from "bun:test";
 import type { ScopedServer } from "../../src/mcp/config.ts";
-import { applyMcpPolicy, mcpPolicyBlock, readMcpPolicy } from "../../src/mcp/policy.ts";
+import { applyMcpPolicy, mcpPolicyBlock, readMcpPolicy, urlMatches } from "../../src/mcp/policy.ts";
 
 type Level = "user" | "project" | "local" | "flag" | "managed";
 const settings = (...layers: Array<[Level, Record<string, unknown>]>) => ({
@@ -115,5 +115,62 @@ describe("bad input: each problem named with its file and field", () => {
     const r = applyMcpPolicy([stdio("a", "node"), stdio("b", "node")], readMcpPolicy(settings(["managed", { deniedMcpServers: [{ serverName: "b" }] }])), {});
     expect(r.allowed.map((s) => s.name)).toEqual(["a"]);
     expect(r.blocked.map((b) => b.reason)).toEqual(['server "b" (/src/b) is blocked by deniedMcpServers (/managed/0/settings.json)']);
+  });
+});
+
+describe("serverUrl matching (the docs' pattern table)", () => {
+  const cases: Array<[pattern: string, url: string, match: boolean]> = [
+    ["https://mcp.example.com/*", "https://mcp.example.com/api", true],
+    ["https://mcp.example.com", "https://mcp.example.com/deep/path", true],
+    ["https://mcp.example.com/", "https://mcp.example.com/api", true],
+    ["https://*.example.com/*", "https://api.internal.example.com/mcp", true],
+    ["https://*.example.com/*", "https://example.com.evil.test/mcp", false],
+    ["http://localhost:*/*", "http://localhost:8080/mcp", true],
+    ["http://localhost:*/*", "http://127.0.0.1:8080/mcp", false],
+    ["*://mcp.example.com/*", "http://mcp.example.com/x", true],
+    ["https://Mcp.Example.com/*", "https://mcp.example.com/api", true],
+    ["https://mcp.example.com/*", "https://MCP.example.com./api", true],
+    ["https://h.example.com/API/*", "https://h.example.com/api/x", false],
+    ["https://h.example.com/api", "https://h.example.com/api/", true],
+    ["https://h.example.com/api", "https://h.example.com/api?token=1", true],
+    ["https://h.example.com/api", "https://h.example.com/api/more", false],
+  ];
+  for (const [pattern, url, match] of cases)
+    test(`${pattern} ${match ? "matches" : "does not match"} ${url}`, () => {
+      expect(urlMatches(pattern, url)).toBe(match);
+    });
+});
+
+describe("how entries expand, and whose entries count for the organization's servers", () => {
+  const org = (scope: "enterprise" | "managed"): ScopedServer => ({ name: "corp", scope, source: "/etc/claude-code/x", config: { type: "http", url: "https://corp.example.com/mcp" } });
+
+  test("an allowlist command entry with ${HOME} matches the server written either way; one whose variable moves the host is left out, said", () => {
+    const p = readMcpPolicy(settings(["managed", { allowedMcpServers: [{ serverCommand: ["${HOME}/bin/server"] }, { serverUrl: "https://${ORG_HOST}/*" }] }]), { HOME: "/home/u", ORG_HOST: "evil.test" });
+    expect(mcpPolicyBlock(stdio("a", "/home/u/bin/server"), p, { HOME: "/home/u" })).toBeNull();
+    expect(mcpPolicyBlock(stdio("b", "${HOME}/bin/server"), p, { HOME: "/home/u" })).toBeNull();
+    expect(mcpPolicyBlock(stdio("c", "/other/bin/server"), p, { HOME: "/home/u" })).toContain("allowedMcpServers");
+    expect(mcpPolicyBlock(http("d", "https://evil.test/mcp"), p, {})).toContain("allowedMcpServers");
+    expect(p.problems).toEqual(['/managed/0/settings.json: field "allowedMcpServers" entry "https://${ORG_HOST}/*" expands to "https://evil.test/*", another scheme, host or scope; the entry is left out']);
+  });
+
+  test("a denylist entry's variable unset at start fills from user settings' env; set at start, the start-up value wins", () => {
+    const layers: Array<[Level, Record<string, unknown>]> = [["user", { env: { BAD_HOST: "bad.test" } }], ["managed", { deniedMcpServers: [{ serverUrl: "https://${BAD_HOST}/*" }] }]];
+    expect(mcpPolicyBlock(http("x", "https://bad.test/mcp"), readMcpPolicy(settings(...layers), {}), {})).toContain("deniedMcpServers");
+    expect(mcpPolicyBlock(http("x", "https://bad.test/mcp"), readMcpPolicy(settings(...layers), { BAD_HOST: "other.test" }), {})).toBeNull();
+  });
+
+  test("a checkout's own deniedMcpServers blocks a user's server but not one the organization provides; a user's blocks both", () => {
+    for (const scope of ["enterprise", "managed"] as const) {
+      expect(block(org(scope), ["project", { deniedMcpServers: [{ serverName: "corp" }] }])).toBeNull();
+      expect(block(org(scope), ["local", { deniedMcpServers: [{ serverUrl: "https://corp.example.com/*" }] }])).toBeNull();
+      expect(block(org(scope), ["user", { deniedMcpServers: [{ serverName: "corp" }] }])).toContain("deniedMcpServers");
+    }
+    expect(block({ ...org("managed"), scope: "user" }, ["project", { deniedMcpServers: [{ serverName: "corp" }] }])).toContain("deniedMcpServers");
+  });
+
+  test("the organization's provided servers skip the allowlist, even an empty one; a managed-mcp.json entry with ${VAR} does not", () => {
+    expect(block(org("managed"), ["managed", { allowedMcpServers: [] }])).toBeNull();
+    expect(block(org("enterprise"), ["managed", { allowedMcpServers: [] }])).toBeNull();
+    expect(block({ ...org("enterprise"), config: { type: "http", url: "https://${H}/mcp" } }, ["managed", { allowedMcpServers: [] }])).toContain("allowedMcpServers");
   });
 });

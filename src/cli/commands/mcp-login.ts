@@ -1,13 +1,12 @@
 import { createInterface } from "node:readline";
-import { claudeUserDir, yokeDir } from "../../config/paths.ts";
+import { claudeUserDir } from "../../config/paths.ts";
 import { expandServer, isRemote, type RemoteServerConfig } from "../../mcp/config.ts";
 import { type AuthTrail, createOAuthProvider, oauthOptionsOf, trailingFetch } from "../../mcp/oauth.ts";
 import { createOAuthStore, credentialsPath, oauthKey } from "../../mcp/oauth-store.ts";
-import { claudeJsonPath, loadMcpSources } from "../../mcp/sources.ts";
-import { userHome } from "../../util/home.ts";
 import { writeErr, writeOut } from "../../util/output.ts";
 import { spawnProcess } from "../../util/subprocess.ts";
 import { UsageError } from "../args.ts";
+import { mcpView, viewEntries } from "./mcp-view.ts";
 
 /**
  * `yoke mcp login NAME [--no-browser]` and `yoke mcp logout NAME`, Claude Code's `claude mcp login|logout`: the OAuth
@@ -19,12 +18,22 @@ import { UsageError } from "../args.ts";
 
 type Env = Record<string, string | undefined>;
 
-/** The server's config from every file scope (plugins and --mcp-config are not signed in ahead of a run). */
+/**
+ * The server's config, from the servers a session here would see (managed-mcp.json's exclusive control, the
+ * organization's provided servers, every file scope, trust and policy: ./mcp-view.ts); a project server not yet
+ * approved can be signed in ahead. Plugins' servers and --mcp-config are not signed in ahead of a run.
+ */
 function findRemote(name: string, cwd: string, env: Env): RemoteServerConfig {
-  const src = loadMcpSources({ cwd, env, yokeDir: yokeDir(env as NodeJS.ProcessEnv), claudeJson: claudeJsonPath(env, userHome(env)), flagConfigs: [], strict: false, plugins: [], approvals: [] });
-  const all = [...src.servers, ...src.unapproved.map((u) => u.server)];
-  const s = all.find((x) => x.name === name);
-  if (!s) throw new UsageError(`no MCP server named '${name}'. Servers: ${all.filter((x) => !x.problem).map((x) => x.name).join(", ") || "(none)"}`);
+  const view = mcpView(cwd, env);
+  const entries = viewEntries(view);
+  const hit = entries.find((e) => e.server.name === name);
+  if (!hit) {
+    const names = entries.filter((e) => !e.server.problem && !e.blocked).map((e) => e.server.name);
+    const why = view.exclusive ? ` (${view.exclusive} has exclusive control: user, project and local servers are not used)` : "";
+    throw new UsageError(`no MCP server named '${name}'. Servers: ${names.join(", ") || "(none)"}${why}`);
+  }
+  const s = hit.server;
+  if (hit.blocked) throw new UsageError(`MCP ${hit.blocked}; there is nothing to sign in to`);
   if (s.problem) throw new UsageError(s.problem);
   const { config, missing } = expandServer(s.config, { ...env, CLAUDE_PROJECT_DIR: cwd });
   if (missing.length) throw new UsageError(`${s.source}: mcpServers.${name}: missing environment variables: ${missing.join(", ")}`);

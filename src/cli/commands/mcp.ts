@@ -12,6 +12,7 @@ import { runFlagArgs } from "../command-tree.ts";
 import { builtinTools } from "../builtin-tools.ts";
 import { compose } from "../compose.ts";
 import { writeErr, writeOut } from "../../util/output.ts";
+import { addPolicyRefusal, mcpView, orgServerRefusal, shownConfig, viewEntries } from "./mcp-view.ts";
 
 /**
  * `yoke mcp list|get|add|add-json|remove` (issue 13 point 6), Claude Code's `claude mcp` with its options. yoke writes
@@ -57,7 +58,7 @@ export function mcpRows(states: McpServerState[], configs: Map<string, McpServer
     scope: s.scope,
     source: s.source,
     status: s.status,
-    ...describeTarget(configs.get(s.name)),
+    ...describeTarget(shownConfig(s, configs.get(s.name))),
     tools: s.tools.length,
     ...(s.error ? { error: s.error } : {}),
     toolNames: s.tools.map((t) => t.name),
@@ -107,11 +108,16 @@ function addServer(name: string, config: McpServerConfig, scope: Scope, cwd: str
   const managed = readManagedMcp(managedDir(process.env));
   if (managed) throw new UsageError(`${ADD_REFUSED} (${managed.path})`);
   if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw new UsageError(`server name '${name}' may hold only letters, digits, '_', '-' and '.'`);
+  // The organization's policy refuses what a session would never start (Claude Code's words, then the policy's files).
+  const view = mcpView(cwd);
+  const refused = addPolicyRefusal(name, config, scope, view, process.env);
+  if (refused) throw new UsageError(refused);
   const t = scopeTarget(scope, cwd, process.env);
   const existed = name in t.servers;
   t.servers[name] = config;
   writeDoc(t.file, t.doc);
-  return `${existed ? "Replaced" : "Added"} ${describeTarget(config).transport} MCP server ${name} in ${scope} scope (${t.file})${scope === "project" ? "\nProject servers start once approved: add it to enabledMcpjsonServers in .claude/settings.local.json." : ""}\n`;
+  const provided = view.servers.find((s) => s.name === name && s.scope === "managed");
+  return `${existed ? "Replaced" : "Added"} ${describeTarget(config).transport} MCP server ${name} in ${scope} scope (${t.file})${scope === "project" ? "\nProject servers start once approved: add it to enabledMcpjsonServers in .claude/settings.local.json." : ""}\n${provided ? `Note: your organization provides a server named ${name} (managed settings, ${provided.source}); yours is saved but not used while that one is there.\n` : ""}`;
 }
 
 /** Options of `add`: -s/--scope, -t/--transport, -e/--env KEY=VALUE, -H/--header "Name: value"; the rest positional. */
@@ -161,7 +167,7 @@ async function listOrGet(sub: "list" | "get", tail: string[]): Promise<number> {
         return 1;
       }
     }
-    if (json) writeOut(`${JSON.stringify(name ? { ...rows[0], config: configs.get(name) } : rows.map(({ toolNames: _t, ...r }) => r), null, 2)}\n`);
+    if (json) writeOut(`${JSON.stringify(name ? { ...rows[0], config: shownConfig(rows[0]!, configs.get(name)) } : rows.map(({ toolNames: _t, ...r }) => r), null, 2)}\n`);
     else if (!rows.length) writeOut("No MCP servers configured. Add one with: yoke mcp add NAME -- COMMAND [ARGS...]\n");
     else
       for (const r of rows) {
@@ -170,6 +176,8 @@ async function listOrGet(sub: "list" | "get", tail: string[]): Promise<number> {
         if (r.error) writeOut(`    ${r.error}\n`);
         if (name) {
           writeOut(`    source: ${r.source || "-"}\n`);
+          const headers = (shownConfig(r, configs.get(name)) as { headers?: Record<string, string> } | undefined)?.headers;
+          if (headers) writeOut(`    headers: ${r.scope === "managed" ? Object.keys(headers).join(", ") : Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join(", ")}\n`);
           for (const t of r.toolNames ?? []) writeOut(`    tool: ${t}\n`);
         }
       }
@@ -231,6 +239,13 @@ async function mcpCommand(sub: string, tail: string[]): Promise<number> {
         writeDoc(t.file, t.doc);
         writeOut(`Removed MCP server ${name} from ${scope} scope (${t.file})\n`);
         return 0;
+      }
+      // Not in yoke's files: the organization's own server cannot be removed here (Claude Code's words, naming the file).
+      const hit = viewEntries(mcpView(cwd)).find((e) => e.server.name === name);
+      const org = hit && orgServerRefusal(hit.server);
+      if (org) {
+        writeErr(`yoke mcp: ${org}\n`);
+        return 1;
       }
       writeErr(
         `yoke mcp: no MCP server named '${name}' in ${scopes.join(", ")} scope of yoke's files (${yokeMcpPath(yokeDir(process.env))}, ${join(cwd, ".mcp.json")}); Claude Code's ~/.claude.json is not edited by yoke\n`,

@@ -174,7 +174,11 @@ async function listPlugins(tail: string[]): Promise<number> {
   const args = parseArgv(tail.filter((a) => a !== "--json"));
   const rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools(), requireCredentials: false });
   try {
-    const rows = pluginRows(rt.plugins, { extensions: rt.extensions, agentDefs: rt.agentDefs, mcpServers: rt.mcp.servers() });
+    // A plugin server the MCP policy keeps off never starts, but its plugin's row still says so and why.
+    const blocked = rt.mcp.configs().flatMap((c): McpServerState[] =>
+      c.blocked && c.scope === "plugin" ? [{ name: c.name, scope: c.scope, source: c.source, status: "disabled", error: c.blocked, tools: [], hasResources: false, hasPrompts: false, prompts: [] }] : [],
+    );
+    const rows = pluginRows(rt.plugins, { extensions: rt.extensions, agentDefs: rt.agentDefs, mcpServers: [...rt.mcp.servers(), ...blocked] });
     writeOut(json ? `${JSON.stringify(rows, null, 2)}\n` : formatPluginRows(rows));
     return 0;
   } finally {
