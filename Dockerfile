@@ -1,6 +1,6 @@
 # yoke in a container: the glibc binary built with Bun on Debian, run on an image made FROM scratch of exactly the
-# files it needs (deploy/image): glibc, git, ripgrep, bubblewrap, bash, busybox (/bin/sh and the everyday commands),
-# tini, the CA bundle and a passwd with the non-root user yoke (10001). No package manager, no caches, no history.
+# files it needs (deploy/image): glibc, git, ripgrep, bubblewrap and socat (the Bash sandbox), bash, busybox (/bin/sh and
+# the everyday commands), tini, the CA bundle and a passwd with the non-root user yoke (10001). No package manager, no caches, no history.
 #
 #   docker build -t yoke .
 #   docker run --rm --read-only --tmpfs /tmp -v yoke-home:/home/yoke -v "$PWD":/work \

@@ -8,10 +8,14 @@
  *
  * The segment slot comes from PT_NOTE (the build-id and ABI notes stay as sections; neither the kernel nor the dynamic
  * loader needs that program header for a program like this). Anything that does not look exactly like that layout is
- * left untouched, with the reason: see `shrinkElf`. Pure over bytes; build.ts runs the result before it keeps it.
+ * left untouched, with the reason: see `shrinkElf`.
+ *
+ * Then `alignElf` places the large segments' file offsets for Linux's page cache (issue 21: peak RSS ≤ 50 MiB whatever
+ * wrote the file), and `writeInChunks` writes the result as a copy would. Pure over bytes but for the last; build.ts
+ * runs the result before it keeps it.
  */
 
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 
 const PT_LOAD = 1;
 const PT_NOTE = 4;
@@ -23,10 +27,11 @@ type Shdr = { at: number; name: string; type: number; addr: bigint; offset: bigi
 /** The smaller file, or why the input was left as it is. */
 export type ShrinkResult = { ok: true; bytes: Uint8Array; saved: number } | { ok: false; reason: string };
 
-export function shrinkElf(input: Uint8Array): ShrinkResult {
-  const no = (reason: string): ShrinkResult => ({ ok: false, reason });
-  if (input.length < 64 || input[0] !== 0x7f || input[1] !== 0x45 || input[2] !== 0x4c || input[3] !== 0x46) return no("not an ELF file");
-  if (input[4] !== 2 || input[5] !== 1) return no("not a 64-bit little-endian ELF file");
+/** The ELF header fields the rewrites use, every program header and every section header; or why not. */
+type Elf = { v: DataView; phoff: number; shoff: bigint; phdrs: Phdr[]; shdrs: Shdr[] };
+function readElf(input: Uint8Array): Elf | string {
+  if (input.length < 64 || input[0] !== 0x7f || input[1] !== 0x45 || input[2] !== 0x4c || input[3] !== 0x46) return "not an ELF file";
+  if (input[4] !== 2 || input[5] !== 1) return "not a 64-bit little-endian ELF file";
   const v = new DataView(input.buffer, input.byteOffset, input.byteLength);
   const phoff = Number(v.getBigUint64(0x20, true));
   const shoff = v.getBigUint64(0x28, true);
@@ -35,7 +40,7 @@ export function shrinkElf(input: Uint8Array): ShrinkResult {
   const shentsize = v.getUint16(0x3a, true);
   const shnum = v.getUint16(0x3c, true);
   const shstrndx = v.getUint16(0x3e, true);
-  if (phentsize !== 56 || shentsize !== 64 || Number(shoff) + shnum * 64 > input.length) return no("unexpected ELF header sizes");
+  if (phentsize !== 56 || shentsize !== 64 || Number(shoff) + shnum * 64 > input.length || phoff + phnum * 56 > input.length) return "unexpected ELF header sizes";
 
   const phdrs: Phdr[] = [];
   for (let i = 0; i < phnum; i++) {
@@ -62,6 +67,32 @@ export function shrinkElf(input: Uint8Array): ShrinkResult {
     const o = Number(shoff) + i * 64;
     shdrs.push({ at: o, name: nameAt(v.getUint32(o, true)), type: v.getUint32(o + 4, true), addr: v.getBigUint64(o + 16, true), offset: v.getBigUint64(o + 24, true), size: v.getBigUint64(o + 32, true) });
   }
+  return { v, phoff, shoff, phdrs, shdrs };
+}
+
+/** Writes `phdrs` as the program header table at `phoff`. */
+function writePhdrs(w: DataView, phoff: number, phdrs: Phdr[]): void {
+  phdrs.forEach((p, i) => {
+    const o = phoff + i * 56;
+    w.setUint32(o, p.type, true);
+    w.setUint32(o + 4, p.flags, true);
+    w.setBigUint64(o + 8, p.offset, true);
+    w.setBigUint64(o + 16, p.vaddr, true);
+    w.setBigUint64(o + 24, p.paddr, true);
+    w.setBigUint64(o + 32, p.filesz, true);
+    w.setBigUint64(o + 40, p.memsz, true);
+    w.setBigUint64(o + 48, p.align, true);
+  });
+}
+
+/** The largest page the binary is linked for: its PT_LOADs' largest p_align (see shrinkElf). */
+const pageOf = (loads: Phdr[]) => Number(loads.reduce((a, p) => (p.align > a ? p.align : a), 0x1000n));
+
+export function shrinkElf(input: Uint8Array): ShrinkResult {
+  const no = (reason: string): ShrinkResult => ({ ok: false, reason });
+  const elf = readElf(input);
+  if (typeof elf === "string") return no(elf);
+  const { phoff, shoff, phdrs, shdrs } = elf;
 
   const bun = shdrs.find((s) => s.name === ".bun");
   const bss = shdrs.find((s) => s.name === ".bss" && s.type === SHT_NOBITS);
@@ -70,7 +101,7 @@ export function shrinkElf(input: Uint8Array): ShrinkResult {
   const loads = phdrs.filter((p) => p.type === PT_LOAD);
   // The largest page the binary is linked for (its PT_LOADs' p_align): 4 KiB on x64, 64 KiB on arm64, whose kernels may
   // run 16 or 64 KiB pages, where a segment's file offset and address must agree modulo the page or exec fails.
-  const PAGE = Number(loads.reduce((a, p) => (p.align > a ? p.align : a), 0x1000n));
+  const PAGE = pageOf(loads);
   const seg = loads.reduce((a, b) => (b.vaddr > a.vaddr ? b : a));
   const bssEnd = bss.addr + bss.size;
   const segEnd = seg.vaddr + seg.memsz;
@@ -106,17 +137,7 @@ export function shrinkElf(input: Uint8Array): ShrinkResult {
       kept.push({ ...p, filesz: BigInt(bssOff) - p.offset, memsz: bssEnd - p.vaddr }, own);
     } else kept.push(p);
   }
-  kept.forEach((p, i) => {
-    const o = phoff + i * 56;
-    w.setUint32(o, p.type, true);
-    w.setUint32(o + 4, p.flags, true);
-    w.setBigUint64(o + 8, p.offset, true);
-    w.setBigUint64(o + 16, p.vaddr, true);
-    w.setBigUint64(o + 24, p.paddr, true);
-    w.setBigUint64(o + 32, p.filesz, true);
-    w.setBigUint64(o + 40, p.memsz, true);
-    w.setBigUint64(o + 48, p.align, true);
-  });
+  writePhdrs(w, phoff, kept);
 
   const newShoff = shoff >= BigInt(oldBunOff) ? shoff - BigInt(delta) : shoff;
   w.setBigUint64(0x28, newShoff, true);
@@ -127,10 +148,106 @@ export function shrinkElf(input: Uint8Array): ShrinkResult {
   return { ok: true, bytes: out, saved: delta };
 }
 
+/** The file with its segments placed for the page cache, or why it was left as it is. */
+export type AlignResult = { ok: true; bytes: Uint8Array; added: number } | { ok: false; reason: string };
+
+/** Linux's default fault-around window (fault_around_bytes): a read fault maps up to this much of the file around it. */
+const FAULT_AROUND = 0x10000;
+/** A PMD: a file folio this large, placed at an address this aligned, is mapped whole by one fault. */
+const PMD = 0x200000;
+/** Segments smaller than this are left where they are (the padding would cost more than their faults). */
+const PLACED_FROM = 0x100000;
+
 /**
- * `shrinkElf` applied to the binary at `path`, kept only when the result still runs: both binaries must print the same
- * `--version` line here. A binary this machine cannot run (another CPU) is left as built. Returns what happened, for the
- * build's log; never throws for the binary's sake.
+ * Places each large PT_LOAD's file offset so that it agrees with its address modulo 64 KiB, and never modulo 2 MiB, by
+ * inserting zeros before it (issue 21: peak RSS ≤ 50 MiB in every page-cache state). Why: Linux (6.18 here) maps a
+ * whole page-cache folio on a read fault when it fits in the mapping, and how large the folios are depends on how the
+ * file was written: one big write (`bun run build`, `bun install`) gives 2 MiB folios, which a segment placed at a 2 MiB
+ * aligned address maps whole (the read-only data took 14 MiB instead of 5); `cp`, `cat` or a download give 64 KiB
+ * folios, which a segment whose offset and address differ by 32 KiB straddles, so each fault maps two (the code took
+ * 30 MiB instead of 25). Placed this way a 64 KiB folio is exactly one fault-around window and a 2 MiB folio is never
+ * mapped whole, so each state costs what a file read back from disk costs.
+ *
+ * The first segment starts the file (it holds the ELF header): its zeros go after a copy of the header, and the
+ * program headers move with it, so the header in memory still finds them at the same address. Every address stays as
+ * it was; only file offsets move (program headers, section headers, the ELF header's two table offsets).
+ */
+export function alignElf(input: Uint8Array): AlignResult {
+  const no = (reason: string): AlignResult => ({ ok: false, reason });
+  const elf = readElf(input);
+  if (typeof elf === "string") return no(elf);
+  const { phoff, shoff, phdrs, shdrs } = elf;
+  const loads = phdrs.filter((p) => p.type === PT_LOAD).sort((a, b) => Number(a.offset - b.offset));
+  if (!loads.length) return no("no PT_LOAD segment");
+  const PAGE = pageOf(loads);
+  const unit = Math.max(PAGE, FAULT_AROUND);
+  if (unit >= PMD) return no(`pages of ${PAGE} bytes`);
+  const head = loads[0]!;
+  if (BigInt(phoff) < head.offset || BigInt(phoff + phdrs.length * 56) > head.offset + head.filesz) return no("the first segment does not hold the program headers");
+
+  const gaps: Array<{ at: number; size: number }> = [];
+  let added = 0;
+  let prevEnd = 0;
+  for (const [i, p] of loads.entries()) {
+    const off = Number(p.offset);
+    if (p.filesz >= BigInt(PLACED_FROM)) {
+      const d = Number(p.vaddr) - (off + added);
+      if (d % PAGE !== 0) return no("a segment's offset and address disagree modulo the page");
+      let g = ((d % unit) + unit) % unit;
+      if ((d - g) % PMD === 0) g += unit;
+      if (g > 0) {
+        if (i === 0 && off !== 0) return no("the first segment does not start the file");
+        if (i > 0 && off < prevEnd) return no("a segment shares file bytes with the one before it");
+        gaps.push({ at: i === 0 ? 0 : prevEnd, size: g });
+        added += g;
+      }
+    }
+    prevEnd = Math.max(prevEnd, off + Number(p.filesz));
+  }
+  if (!added) return no("already placed");
+  const moved = (off: bigint) => off + BigInt(gaps.filter((g) => BigInt(g.at) <= off).reduce((a, g) => a + g.size, 0));
+
+  const out = new Uint8Array(input.length + added);
+  let from = 0;
+  let to = 0;
+  for (const g of gaps) {
+    out.set(input.subarray(from, g.at), to);
+    to += g.at - from + g.size;
+    from = g.at;
+  }
+  out.set(input.subarray(from), to);
+  // The ELF header at the file's start (a copy stays where the first segment maps it, whose e_phoff still finds the
+  // program headers in memory): its tables' offsets move.
+  out.set(input.subarray(0, 64), 0);
+  const w = new DataView(out.buffer);
+  const newPhoff = Number(moved(BigInt(phoff)));
+  const newShoff = moved(shoff);
+  w.setBigUint64(0x20, BigInt(newPhoff), true);
+  w.setBigUint64(0x28, newShoff, true);
+  writePhdrs(w, newPhoff, phdrs.map((p) => (p.type === PT_LOAD || p.filesz > 0n ? { ...p, offset: moved(p.offset) } : p)));
+  for (const s of shdrs) if (s.offset > 0n) w.setBigUint64(Number(newShoff) + (s.at - Number(shoff)) + 24, moved(s.offset), true);
+  return { ok: true, bytes: out, added };
+}
+
+/**
+ * Writes `bytes` to `path` 64 KiB at a time. Why not one write: Linux (6.18, ext4 here) gives a file written in one big
+ * write page-cache folios of up to 2 MiB, and a start then maps whole folios (see alignElf): the binary `bun run build`
+ * had just written peaked ~5–10 MiB higher than the same file copied with `cp`, whose 64 KiB writes give 64 KiB folios.
+ * Written this way the build leaves the file as a download or a copy does, and the bench measures what a user meets.
+ */
+export function writeInChunks(path: string, bytes: Uint8Array, mode: number): void {
+  const fd = openSync(path, "w", mode);
+  try {
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, Math.min(FAULT_AROUND, bytes.length - at));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * `shrinkElf` then `alignElf` applied to the binary at `path`, kept only when the result still runs: both binaries must
+ * print the same `--version` line here. A binary this machine cannot run (another CPU) is left as built. Returns what
+ * happened, for the build's log; never throws for the binary's sake.
  */
 export function shrinkBinary(path: string): string {
   const version = (p: string) => {
@@ -141,16 +258,19 @@ export function shrinkBinary(path: string): string {
       return null;
     }
   };
-  const r = shrinkElf(new Uint8Array(readFileSync(path)));
-  if (!r.ok) return `kept as built (${r.reason})`;
+  const input = new Uint8Array(readFileSync(path));
+  const r = shrinkElf(input);
+  const a = alignElf(r.ok ? r.bytes : input);
+  if (!r.ok && !a.ok) return `kept as built (${r.reason}; segments: ${a.reason})`;
   const before = version(path);
   if (!before) return "kept as built (it does not run on this machine, so the smaller one could not be checked)";
   const tmp = `${path}.shrunk`;
-  writeFileSync(tmp, r.bytes, { mode: 0o755 });
+  writeInChunks(tmp, a.ok ? a.bytes : r.ok ? r.bytes : input, 0o755);
   if (version(tmp) !== before) {
     rmSync(tmp, { force: true });
-    return "kept as built (the smaller one did not print the same --version)";
+    return "kept as built (the rewritten one did not print the same --version)";
   }
   renameSync(tmp, path);
-  return `${(r.saved / 1048576).toFixed(1)} MiB of stored zeros (.bss) left out`;
+  const zeros = r.ok ? `${(r.saved / 1048576).toFixed(1)} MiB of stored zeros (.bss) left out` : `.bss kept (${r.reason})`;
+  return `${zeros}; ${a.ok ? `segments placed for 64 KiB faults (+${Math.round(a.added / 1024)} KiB)` : `segments kept in place (${a.reason})`}`;
 }

@@ -1,10 +1,12 @@
 /**
- * `bun run bench/ab.ts --a PATH --b PATH [--runs N] [--scenario oneTurn|threeTurns|version]...`: two yoke binaries
+ * `bun run bench/ab.ts --a PATH --b PATH [--runs N] [--scenario oneTurn|threeTurns|version]... [--copies no]`: two yoke binaries
  * (say main's and a branch's) A/B alternating in the configured project of bench/project.ts, the way `bun run bench`
  * runs yoke against Claude Code. Prints per scenario the median, 10th and 90th percentile of wall time, CPU time of
  * the process tree, peak RSS (GNU time's %M), spawn → first request, yoke's own CPU time at the first request and at
  * exit, the first answer → exit (wall and own CPU: the tool turns and the exit without start-up's noise), and each
- * binary's YOKE_TIMING phases (wall / own CPU, medians). Never a timed test: it only prints. Exits 1 naming a failed run.
+ * binary's YOKE_TIMING phases (wall / own CPU, medians). Each scenario runs fresh copies of both binaries (the state a
+ * `cp` install leaves, bench/fresh-copy.ts); `--copies no` runs them where they are, to measure the page-cache state
+ * they are in (just built, caches dropped). Never a timed test: it only prints. Exits 1 naming a failed run.
  */
 import { realpathSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -16,10 +18,10 @@ import { configuredArgs, configuredProblem, writeConfiguredProject } from "./pro
 import { freshCwd, installResponder, newRunLog, runProblem, scenarioArgs, type RunLog, type ScenarioId } from "./scenarios.ts";
 import { parseCpu, parseTiming } from "./timing.ts";
 
-type Opts = { a: string; b: string; runs: number; scenarios: ScenarioId[] };
+type Opts = { a: string; b: string; runs: number; scenarios: ScenarioId[]; copies: boolean };
 
 function parseOpts(argv: string[]): Opts {
-  const o: Partial<Opts> & { scenarios: ScenarioId[] } = { runs: 9, scenarios: [] };
+  const o: Partial<Opts> & { scenarios: ScenarioId[] } = { runs: 9, scenarios: [], copies: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const v = argv[++i];
@@ -32,10 +34,13 @@ function parseOpts(argv: string[]): Opts {
     } else if (a === "--scenario") {
       if (v !== "version" && v !== "oneTurn" && v !== "threeTurns") throw new Error(`bench/ab: --scenario must be version, oneTurn or threeTurns (got '${v}')`);
       o.scenarios.push(v);
-    } else throw new Error(`bench/ab: unknown option ${a} (use --a PATH --b PATH [--runs N] [--scenario ID]...)`);
+    } else if (a === "--copies") {
+      if (v !== "yes" && v !== "no") throw new Error(`bench/ab: --copies must be yes or no (got '${v}')`);
+      o.copies = v === "yes";
+    } else throw new Error(`bench/ab: unknown option ${a} (use --a PATH --b PATH [--runs N] [--scenario ID]... [--copies no])`);
   }
   if (!o.a || !o.b) throw new Error("bench/ab: --a PATH and --b PATH are both needed");
-  return { a: o.a, b: o.b, runs: o.runs!, scenarios: o.scenarios.length ? o.scenarios : ["oneTurn", "threeTurns"] };
+  return { a: o.a, b: o.b, runs: o.runs!, scenarios: o.scenarios.length ? o.scenarios : ["oneTurn", "threeTurns"], copies: o.copies! };
 }
 
 /** Nearest-rank percentile of a non-empty list. */
@@ -51,19 +56,19 @@ async function main(): Promise<number> {
   let current: RunLog | null = null;
   const restock = installResponder(fake, () => current, () => "Bash");
   const scratch: string[] = [];
-  const bins = { A: o.a, B: o.b } as const;
   // Peak RSS by GNU time's %M where it works (measure.ts says why not Bun's resourceUsage), else /proc polling.
   const rss = detectRssMethod();
-  console.log(`bench/ab: A = ${o.a}\n          B = ${o.b}\n${o.runs} runs each, alternating; load average ${loadavg()[0]!.toFixed(1)} at start`);
+  console.log(`bench/ab: A = ${o.a}\n          B = ${o.b}\n${o.runs} runs each, alternating, ${o.copies ? "fresh copies of both" : "run where they are"}; load average ${loadavg()[0]!.toFixed(1)} at start`);
   try {
     for (const id of o.scenarios) {
       const fig: Record<string, Record<string, number[]>> = { A: {}, B: {} };
       const phases: Record<string, Record<string, number[]>> = { A: {}, B: {} };
       const push = (m: Record<string, number[]>, k: string, v: number | null | undefined) => v != null && Number.isFinite(v) && (m[k] ??= []).push(v);
-      // --version times fresh copies of both binaries, in the same page-cache state (bench/fresh-copy.ts says why).
-      const copies = id === "version" ? freshCopies([o.a, o.b]) : null;
+      // Every scenario times fresh copies of both binaries, in the same page-cache state (bench/fresh-copy.ts says why):
+      // a binary just built and one copied an hour ago differ by ~10 MiB of peak RSS and ~20% of --version's CPU.
+      const copies = o.copies ? freshCopies([o.a, o.b]) : null;
       if (copies) scratch.push(copies.dir);
-      const binOf = copies ? { A: copies.copies[0]!, B: copies.copies[1]! } : bins;
+      const binOf = copies ? { A: copies.copies[0]!, B: copies.copies[1]! } : { A: o.a, B: o.b };
       // One unmeasured run each first (page cache, the fake's first connection).
       for (let i = -1; i < o.runs; i++) {
         for (const which of i % 2 ? (["A", "B"] as const) : (["B", "A"] as const)) {

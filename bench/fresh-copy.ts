@@ -1,6 +1,7 @@
 /**
- * Copies of the binaries for the `--version` scenario, made when the scenario starts, so every program measured is in
- * the same page-cache state: the state right after an install (or a build).
+ * Copies of the binaries, made when a scenario starts (bench/ab.ts: every scenario; bench/run.ts: `--version`), so
+ * every program measured is in the same page-cache state: the state right after a `cp` install (or a build, which
+ * writes the file the same way: build-elf.ts).
  *
  * Why: a start of a few milliseconds is mostly page faults on the binary's code, and what a fault costs depends on how
  * the file's pages sit in the page cache (Linux 6.18 on this machine). A file just written maps more per fault; the same

@@ -108,10 +108,10 @@ copyFileSync(bin, join(image, "usr/local/bin/yoke"));
 chmodSync(join(image, "usr/local/bin/yoke"), 0o755);
 const inRoot = (cmd: string) => run(["bwrap", "--ro-bind", image, "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--unshare-all", "--clearenv", "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "/bin/sh", "-c", cmd]);
 const loader = readdirSync(join(image, "usr/lib64")).find((f) => f.startsWith("ld-linux"));
-const elfs = ["usr/local/bin/yoke", "usr/lib/git-core/git", "usr/bin/rg", "usr/bin/bwrap", "usr/bin/bash", "usr/bin/busybox", "usr/bin/tini"];
+const elfs = ["usr/local/bin/yoke", "usr/lib/git-core/git", "usr/bin/rg", "usr/bin/bwrap", "usr/bin/socat", "usr/bin/bash", "usr/bin/busybox", "usr/bin/tini"];
 const missing = inRoot(elfs.map((e) => `/usr/lib64/${loader} --list /${e} >/dev/null 2>&1 || /usr/lib64/${loader} --list /${e} 2>&1 | tail -1`).join("; "));
 if (missing.trim()) throw new Error(`bench/image: the assembled root lacks libraries:\n${missing}`);
-const versions = inRoot("yoke --version; git --version; rg --version | head -1; bwrap --version; bash --version | head -1; tini --version; busybox | head -1").trim().split("\n");
+const versions = inRoot("yoke --version; git --version; rg --version | head -1; bwrap --version; socat -V | sed -n 2p; bash --version | head -1; tini --version; busybox | head -1").trim().split("\n");
 
 const tars = join(work, "layers");
 mkdirSync(tars);
@@ -128,7 +128,7 @@ chmodSync(join(taskDir, "usr/local/bin/yoke-task"), 0o755);
 layer(taskDir, join(tars, "3.tar"));
 
 const rows = [
-  measure("rootfs (Debian files: glibc, git, ripgrep, bubblewrap, bash, busybox, tini, CA bundle, passwd)", join(tars, "1.tar"), count(join(tars, "1.tar"))),
+  measure("rootfs (Debian files: glibc, git, ripgrep, bubblewrap, socat, bash, busybox, tini, CA bundle, passwd)", join(tars, "1.tar"), count(join(tars, "1.tar"))),
   measure(`yoke binary (${bin.endsWith("musl") ? "musl" : "glibc"}, ${mib(statSync(bin).size)} MiB)`, join(tars, "2.tar"), 1),
   measure("yoke-task (fleet entrypoint)", join(tars, "3.tar"), 1),
 ];

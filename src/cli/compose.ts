@@ -56,6 +56,7 @@ import { parseAgentsFlag, parseBudget, parseMaxTurns, structuredOutput } from ".
 import { wireAgentTool, wireTools } from "./tool-wiring.ts";
 import { startSessionStart, type SessionStartRun } from "./session-start.ts";
 import { runPrelude, type RunPrelude } from "./run-prelude.ts";
+import { earlySubmitApplies, startEarlySubmit, type EarlySubmit } from "./early-submit.ts";
 
 /** Everything a mode needs, typed; built by compose() from the small wiring functions beside it. */
 export type Runtime = {
@@ -104,6 +105,8 @@ export type Runtime = {
   sessionStartContext: string[];
   /** SessionStart hooks started while composing (ComposeOptions.startSessionStart); undefined: not started. */
   sessionStart?: SessionStartRun | null;
+  /** The first prompt's UserPromptSubmit hooks, started while composing (ComposeOptions.earlyPrompt); it then owns SessionStart's outcome. */
+  earlySubmit?: EarlySubmit;
   apiKeySource: string;
   /** Diagnostics on stderr at the level --verbose / --debug ask for. */
   log: Diagnostics;
@@ -138,6 +141,11 @@ export type ComposeOptions = {
   interactive?: boolean;
   /** A prompt will run and no host adds hooks: SessionStart hooks start while the MCP servers connect (issue 21). */
   startSessionStart?: boolean;
+  /**
+   * The run's one prompt, known before composing (`yoke -p PROMPT`, with startSessionStart): its UserPromptSubmit
+   * hooks may start while the MCP servers connect (early-submit.ts says when).
+   */
+  earlyPrompt?: string;
   /** The run's first part, done already by the caller for these args and cwd (headless: before loading the rest). */
   prelude?: RunPrelude;
 };
@@ -471,6 +479,23 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     lastResponseTokens: () => loop.state.lastResponseTokens,
     transcriptPath: ss.store.path,
   });
+  // The first prompt's UserPromptSubmit hooks need no MCP server: they run beside the wait below (issue 21).
+  const early =
+    sessionStart !== undefined && o.earlyPrompt !== undefined && earlySubmitApplies(o.earlyPrompt, hooks, { includeHookEvents: !!args.flags["include-hook-events"] })
+      ? startEarlySubmit({
+          prompt: o.earlyPrompt,
+          hooks,
+          hookPayload,
+          transcript,
+          sessionStart,
+          sessionStartContext: loop.state.sessionStartContext,
+          beforeSubmit: loop.main.beforeSubmit,
+          beginPrompt: hookCtx.beginPrompt,
+          refusal: sandboxReady,
+          lineFields: ctx.ready(),
+        })
+      : undefined;
+  if (early) loop.main.submitted = (text) => early.take(text);
   // The first request waits for the MCP servers (each bounded by MCP_TIMEOUT), the sandbox probe and git.
   const [mcp, sb, , ext] = await Promise.all([
     mcpReady,
@@ -478,7 +503,10 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     sandboxReady,
     ctx.ready(),
     extensionsReady,
-  ]);
+  ]).catch((e: unknown) => {
+    early?.abort();
+    throw e;
+  });
   extensions = ext;
   // The Skill tool and MCP tools joined after --agent cut the tool set; the agent's own servers' tools are its own.
   if (main) cutToolsForAgent(main, tools);
@@ -520,6 +548,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     main: loop.main,
     sessionStartContext: loop.state.sessionStartContext,
     sessionStart,
+    earlySubmit: early,
     apiKeySource,
     sandbox: sb,
     log,

@@ -29,6 +29,12 @@ export type ContextWiring = {
   /** The system prompt for one request; plugin sections are asked every time. */
   system(model: string, toolNames: string[]): Promise<TextBlock[]>;
   sections(model: string, toolNames: string[]): Promise<PromptSection[]>;
+  /**
+   * Reports the session's instruction files as loaded (onLoaded: InstructionsLoaded) before the first prompt's
+   * UserPromptSubmit, as Claude Code does (contracts §1.9); promptContext renders them later without reporting them
+   * twice. A no-op once reported, after they were rendered, and in a resumed session. Never throws.
+   */
+  announceStartup(): void;
   /** Context added before a prompt: instruction files on the first prompt of a new session, then relevant memories. */
   promptContext(prompt: string, signal?: AbortSignal): Promise<string[]>;
   /** Lazily attached instruction files for the files the model just touched. */
@@ -134,10 +140,13 @@ export function createContextWiring(o: ContextWiringOptions): ContextWiring {
   };
 
   let loadedOnce = false;
+  // The files announceStartup reported: promptContext renders exactly these, and reports them no second time.
+  let announced: InstructionFile[] | null = null;
   const startup = (): string[] => {
     instructionsPending = false;
-    const files = startupFiles();
-    o.onLoaded?.(loadedOf(files, loadedOnce ? "compact" : null));
+    const files = announced ?? startupFiles();
+    if (!announced) o.onLoaded?.(loadedOf(files, loadedOnce ? "compact" : null));
+    announced = null;
     loadedOnce = true;
     const text = renderInstructions(files);
     return text ? [text] : [];
@@ -153,6 +162,11 @@ export function createContextWiring(o: ContextWiringOptions): ContextWiring {
     async system(model, toolNames) {
       const s = await sections(model, toolNames);
       return [{ type: "text", text: s.map((x) => x.text).join("\n\n") }];
+    },
+    announceStartup() {
+      if (!instructionsPending || announced) return;
+      announced = startupFiles();
+      o.onLoaded?.(loadedOf(announced, loadedOnce ? "compact" : null));
     },
     async promptContext(prompt, signal) {
       const out: string[] = [];

@@ -84,7 +84,7 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
     performance.mark("yoke:headless-loaded");
     // SessionStart starts while composing only when the prompt is already known (a run that ends first fires none).
     const startSessionStart = !control && rewindTo === undefined;
-    rt = await compose({ args, cwd, builtinTools: builtinTools(), log, startSessionStart, prelude });
+    rt = await compose({ args, cwd, builtinTools: builtinTools(), log, startSessionStart, earlyPrompt: startSessionStart ? prompt : undefined, prelude });
     performance.mark("yoke:composed");
   } catch (e) {
     if (e instanceof SettingsError || e instanceof UsageError) {

@@ -147,6 +147,11 @@ export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConv
     beginPrompt: o.beginPrompt,
     beforeEnd: o.structured?.beforeEnd,
     structuredOutput: o.structured?.value,
+    // contracts §1.9: InstructionsLoaded precedes UserPromptSubmit; the files are rendered into the prompt after it.
+    beforeSubmit: async (signal) => {
+      ctx.announceStartup();
+      await fireInstructionsLoaded(signal);
+    },
     promptContext: async (prompt, signal) => {
       const out = await ctx.promptContext(prompt, signal);
       await fireInstructionsLoaded(signal);

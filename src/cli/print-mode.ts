@@ -81,11 +81,20 @@ export async function runPrint(
   };
   rt.outbox.setSink(render);
   const emit = render;
-  // Started while composing when headless knew a prompt would run (src/cli/session-start.ts); else fired now.
-  const out = await sessionStartOutcome(rt.sessionStart, { hooks: rt.hooks, hookPayload: rt.hookPayload, source: rt.sessionSource, model: rt.model }, signal);
-  if (out) {
-    rt.sessionStartContext.push(...recordSessionStart(rt.transcript, out));
-    for (const m of out.systemMessages) writeErr(`${m}\n`);
+  const early = rt.earlySubmit;
+  const onAbortEarly = () => early?.abort();
+  if (early) {
+    // SessionStart's outcome was recorded, and the prompt's UserPromptSubmit hooks started, while composing (early-submit.ts).
+    signal.addEventListener("abort", onAbortEarly, { once: true });
+    if (signal.aborted) onAbortEarly();
+    await early.sessionStarted;
+  } else {
+    // Started while composing when headless knew a prompt would run (src/cli/session-start.ts); else fired now.
+    const out = await sessionStartOutcome(rt.sessionStart, { hooks: rt.hooks, hookPayload: rt.hookPayload, source: rt.sessionSource, model: rt.model }, signal);
+    if (out) {
+      rt.sessionStartContext.push(...recordSessionStart(rt.transcript, out));
+      for (const m of out.systemMessages) writeErr(`${m}\n`);
+    }
   }
   if (format === "stream-json") write(JSON.stringify(initMessage(rt)));
   let last: TurnResult | null = null;
@@ -97,7 +106,7 @@ export async function runPrint(
     signal.addEventListener("abort", onAbort, { once: true });
     // Compaction, effort, skills, custom and MCP commands: the same for every mode (src/cli/prompt-turn.ts).
     const gen = await promptTurn(rt, prompt, turnCtrl.signal, !args.flags["disable-slash-commands"]);
-    writePromptQueued(rt.transcript, prompt, () => new Date());
+    if (!early?.takeQueued(prompt)) writePromptQueued(rt.transcript, prompt, () => new Date());
     for (;;) {
       const step = await gen.next();
       if (step.done) {
@@ -117,6 +126,7 @@ export async function runPrint(
     if (format === "stream-json") emit({ type: "result", result: last });
     if (signal.aborted) break;
   }
+  signal.removeEventListener("abort", onAbortEarly);
   if (streamedInput && !signal.aborted) await rt.plugins.background.drain(backgroundCapMs(rt.env));
   if (rt.hooks.has("SessionEnd"))
     await rt.hooks.emit("SessionEnd", rt.hookPayload("SessionEnd", { reason: "other" }), { matchValue: "other" });

@@ -19,14 +19,27 @@ export function cutGitStatus(status: string): string {
 }
 
 /**
+ * The branch `git branch --show-current` names, from the first line of `git status --short --branch` (LC_ALL=C):
+ * `## main...origin/main [ahead 1]`, `## main`, `## No commits yet on main` (`## Initial commit on main` before git
+ * 2.16); null for `## HEAD (no branch)` (detached) or no status. A branch name cannot hold "..", so the first "..." ends it.
+ */
+export function statusBranch(status: string | null): string | null {
+  const head = status?.split("\n", 1)[0] ?? "";
+  if (!head.startsWith("## ") || head.startsWith("## HEAD (no branch)")) return null;
+  const rest = head.slice(3).replace(/^(?:No commits yet on|Initial commit on) /, "");
+  const name = rest.split("...", 1)[0]!.split(" ", 1)[0]!;
+  return name || null;
+}
+
+/**
  * Branch, main branch, short status and the last 5 commits, from a few git calls run in parallel.
  * Never throws: null outside a work tree or when git is missing; a failing call leaves its field empty.
  */
 export async function collectGitInfo(cwd: string): Promise<GitInfo | null> {
   // origin's HEAD and the local main/master in one call (a process less before the first request, issue 21).
-  const [root, branch, status, log, refs] = await Promise.all([
+  // The branch is read from status's `## …` line: a process less before the first request (issue 21).
+  const [root, status, log, refs] = await Promise.all([
     gitOut(cwd, ["rev-parse", "--show-toplevel"]),
-    gitOut(cwd, ["branch", "--show-current"]),
     gitOut(cwd, ["status", "--short", "--branch"]),
     gitOut(cwd, ["log", "--oneline", "-n", "5"]),
     gitOut(cwd, ["for-each-ref", "--format=%(refname) %(symref:short)", "refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master"]),
@@ -39,7 +52,7 @@ export async function collectGitInfo(cwd: string): Promise<GitInfo | null> {
   const mainBranch = fromOrigin || (local.includes("refs/heads/main") ? "main" : local.includes("refs/heads/master") ? "master" : null);
   return {
     root,
-    branch: branch || null,
+    branch: statusBranch(status),
     mainBranch,
     status: cutGitStatus(status ?? ""),
     recentCommits: log ?? "",

@@ -134,7 +134,7 @@ function entryFor(file: string, o: FileRole, read: Reader, cache: DiscoveryCache
   } catch (e) {
     return isMissing(e) ? null : { file, message: `cannot read: ${(e as Error).message}` };
   }
-  const r = readExtensionFile(file, o, () => text);
+  const r = extensionEntry(file, o, text);
   if (cache && st) cache.store(file, key, st, r);
   return r;
 }
@@ -157,7 +157,7 @@ function entryFits(e: SlashCommand | ExtensionProblem, file: string, o: FileRole
     e.kind === o.kind &&
     e.name === o.name &&
     e.source === o.source &&
-    e.baseDir === (o.kind === "skill" ? dirname(file) : null) &&
+    e.baseDir === (o.kind === "skill" ? skillDir(file) : null) &&
     strs(e.aliases) &&
     e.aliases.join("\0") === (o.aliases ?? []).join("\0") &&
     (o.plugin ? !!p && p.name === o.plugin.name && p.root === o.plugin.root && p.dataDir === o.plugin.dataDir : p === undefined) &&
@@ -189,41 +189,59 @@ export function readExtensionFile(
   } catch (e) {
     return { file, message: `cannot read: ${(e as Error).message}` };
   }
+  return extensionEntry(file, o, text);
+}
+
+/** A skill's folder: its SKILL.md's, without a call into path for the usual name. */
+const SKILL_FILE = `${sep}SKILL.md`;
+const skillDir = (file: string) => (file.endsWith(SKILL_FILE) ? file.slice(0, -SKILL_FILE.length) : dirname(file));
+
+/** `${CLAUDE_PLUGIN_ROOT}` and its kin in a granted rule: `Bash(${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh:*)` names the plugin's own script (ralph-loop does). */
+function placeholders(rules: string[], o: FileRole, baseDir: string | null): string[] {
+  return rules.map((r) =>
+    !r.includes("${")
+      ? r
+      : r.replace(/\$\{CLAUDE_(PLUGIN_ROOT|PLUGIN_DATA|SKILL_DIR)\}/g, (m, k: string) =>
+          (k === "PLUGIN_ROOT" ? o.plugin?.root : k === "PLUGIN_DATA" ? o.plugin?.dataDir : (baseDir ?? undefined)) ?? m,
+        ),
+  );
+}
+
+/** What a file's text makes in its role: its entry, or a problem naming the file (and line). Never throws. */
+function extensionEntry(file: string, o: FileRole, text: string): SlashCommand | ExtensionProblem {
   const fm = parseFrontmatter(text, { fast: true, loose: true });
   if (fm.error) return { file: fm.error.line ? `${file}:${fm.error.line}` : file, message: `${fm.error.message} (not loaded)` };
   const f = fm.data ?? {};
   // One line, as the listing, the `/` menu and system/init show it (a folded YAML description has newlines).
   const description = oneLine(str(f.description)) ?? firstLine(fm.body);
+  const baseDir = o.kind === "skill" ? skillDir(file) : null;
+  // Absent fields (most of them, in most files) cost no call: start-up runs this per file with the JIT held back.
+  const allowed = f["allowed-tools"];
   const cmd: SlashCommand = {
     name: o.name,
     aliases: o.aliases ?? [],
     kind: o.kind,
     source: o.source,
     file,
-    baseDir: o.kind === "skill" ? dirname(file) : null,
+    baseDir,
     ...(o.plugin ? { plugin: o.plugin } : {}),
     description: o.note ? `${description} ${o.note}`.trim() : description,
-    argNames: list(f.arguments),
-    // `Bash(${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh:*)` names the plugin's own script (ralph-loop does).
-    allowedTools: list(f["allowed-tools"]).map((r) =>
-      !r.includes("${")
-        ? r
-        : r.replace(/\$\{CLAUDE_(PLUGIN_ROOT|PLUGIN_DATA|SKILL_DIR)\}/g, (m, k: string) =>
-            (k === "PLUGIN_ROOT" ? o.plugin?.root : k === "PLUGIN_DATA" ? o.plugin?.dataDir : o.kind === "skill" ? dirname(file) : undefined) ?? m,
-          ),
-    ),
+    argNames: f.arguments === undefined ? [] : list(f.arguments),
+    allowedTools: allowed === undefined ? [] : placeholders(list(allowed), o, baseDir),
     // `hide-from-slash-command-tool` is the older spelling, still in published plugins.
     disableModelInvocation: bool(f["disable-model-invocation"]) ?? bool(f["hide-from-slash-command-tool"]) ?? false,
     userInvocable: bool(f["user-invocable"]) ?? true,
   };
-  const whenToUse = oneLine(str(f.when_to_use) ?? str(f["when-to-use"]));
-  if (whenToUse) cmd.whenToUse = whenToUse;
-  const hint = str(f["argument-hint"]);
+  if (f.when_to_use !== undefined || f["when-to-use"] !== undefined) {
+    const whenToUse = oneLine(str(f.when_to_use) ?? str(f["when-to-use"]));
+    if (whenToUse) cmd.whenToUse = whenToUse;
+  }
+  const hint = f["argument-hint"] === undefined ? undefined : str(f["argument-hint"]);
   if (hint) cmd.argumentHint = hint;
-  const model = str(f.model);
+  const model = f.model === undefined ? undefined : str(f.model);
   if (model && model !== "inherit") cmd.model = model;
   if (f.hooks && typeof f.hooks === "object") cmd.hooks = f.hooks;
-  if (str(f.context) === "fork") cmd.fork = str(f.agent) ? { agent: str(f.agent) } : {};
+  if (f.context !== undefined && str(f.context) === "fork") cmd.fork = str(f.agent) ? { agent: str(f.agent) } : {};
   return cmd;
 }
 

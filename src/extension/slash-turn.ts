@@ -130,6 +130,7 @@ async function* forkTurn(
   main: MainConversation,
 ): AsyncGenerator<LoopEvent, TurnResult> {
   const started = deps.clock();
+  await main.beforeSubmit?.(signal);
   main.beginPrompt?.();
   const out = await fire();
   const stop = expansionStop(out, typed);

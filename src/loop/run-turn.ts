@@ -2,6 +2,7 @@ import { randomUUID } from "../util/random.ts";
 import type { ContentBlock, Message, ModelRequest, Provider, ProviderError, TextBlock, ToolResultBlock, ToolUseBlock, Usage, UserMessage } from "../provider/types.ts";
 import { emptyUsage } from "../provider/types.ts";
 import type { Transcript } from "../session/transcript.ts";
+import type { HookOutcome } from "../hook/types.ts";
 import { isConcurrencySafe } from "../tool/define-tool.ts";
 import type { LoopEvent, PermissionDenial, ResultSubtype, TerminalReason, TurnResult } from "./events.ts";
 import { runToolCall, type ToolOutcome, type ToolRunnerDeps } from "./tool-runner.ts";
@@ -39,6 +40,8 @@ export type LoopDeps = ToolRunnerDeps & {
  * construction (no list of fields to clear).
  */
 export type MainConversation = {
+  /** Run before the prompt's UserPromptSubmit hooks (InstructionsLoaded for the session's instruction files). */
+  beforeSubmit?: (signal: AbortSignal) => Promise<void>;
   /** Context for this prompt (instruction files on the first turn, memory), as complete text blocks (already wrapped). */
   promptContext?: (prompt: string, signal: AbortSignal) => Promise<string[]>;
   /** Context after a tool batch (lazily attached instruction files), as complete text blocks (already wrapped). */
@@ -65,6 +68,11 @@ export type MainConversation = {
   onPrompt?: (uuid: string) => void;
   /** Texts for the system turn after this prompt, before UserPromptSubmit's (SessionStart hook output). */
   promptSystem?: () => string[];
+  /**
+   * The UserPromptSubmit outcome of this prompt when its hooks ran already, while the run was composing
+   * (src/cli/early-submit.ts; their prompt_id is this turn's); null or undefined: the turn runs them.
+   */
+  submitted?: (promptText: string) => Promise<HookOutcome | null> | undefined;
   /** The uuid the host gave this prompt (stream-json input `uuid`, contracts §4.5), used for its transcript line. */
   promptUuid?: () => string | undefined;
   /**
@@ -135,11 +143,14 @@ export async function* runTurn(
       terminalReason: during === "streaming" ? "aborted_streaming" : "aborted_tools",
     });
 
-  main.beginPrompt?.();
   const promptText = typeof prompt === "string" ? prompt : textOf(prompt);
-  const submit = deps.hooks.has("UserPromptSubmit")
-    ? await deps.hooks.emit("UserPromptSubmit", deps.hookPayload("UserPromptSubmit", { prompt: promptText }), { signal })
-    : null;
+  const early = await main.submitted?.(promptText);
+  if (!early) {
+    await main.beforeSubmit?.(signal);
+    main.beginPrompt?.();
+  }
+  const submit =
+    early ?? (deps.hooks.has("UserPromptSubmit") ? await deps.hooks.emit("UserPromptSubmit", deps.hookPayload("UserPromptSubmit", { prompt: promptText }), { signal }) : null);
   if (submit?.blocked || submit?.stop) {
     const why = submit.blockReason ?? submit.stopReason ?? "blocked";
     return finish({ isError: true, result: `Prompt blocked by a UserPromptSubmit hook: ${why}`, terminalReason: "hook_stopped" });

@@ -2,6 +2,7 @@ import type { GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
 import { normalizeMcpName } from "./config.ts";
 import type { McpManager } from "./manager.ts";
 import { resourceContent } from "./resource-tools.ts";
+import { MCP_PROMPT_COMMAND, MCP_RESOURCE_MENTION } from "./mentions.ts";
 
 /**
  * User input that reaches MCP servers (issue 13 point 5): `/mcp__<server>__<prompt> args` runs the server's prompt
@@ -25,7 +26,7 @@ const messagesText = (r: GetPromptResult): string =>
 export async function expandMcpInput(text: string, manager: McpManager, signal?: AbortSignal): Promise<string> {
   const servers = manager.servers().filter((s) => s.status === "connected");
   let out = text;
-  const cmd = /^\/(mcp__\S+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  const cmd = MCP_PROMPT_COMMAND.exec(text.trim());
   if (cmd) {
     for (const s of servers)
       for (const p of s.prompts) {
@@ -48,7 +49,7 @@ export async function expandMcpInput(text: string, manager: McpManager, signal?:
       }
   }
   const attached: string[] = [];
-  for (const m of out.matchAll(/(?:^|\s)@([A-Za-z0-9_.-]+):(\S+)/g)) {
+  for (const m of out.matchAll(MCP_RESOURCE_MENTION)) {
     const server = servers.find((s) => s.name === m[1] && s.hasResources);
     if (!server) continue;
     try {

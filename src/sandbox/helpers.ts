@@ -3,8 +3,8 @@
  * binary as embedded files. The kernel can only exec a real file, so they are written once to a
  * content-addressed folder under yoke's config dir; in a source checkout the package's own copies are used.
  */
-import { chmodSync, existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import seccompArm64 from "@anthropic-ai/sandbox-runtime/vendor/seccomp/arm64/apply-seccomp" with { type: "file" };
 import seccompX64 from "@anthropic-ai/sandbox-runtime/vendor/seccomp/x64/apply-seccomp" with { type: "file" };
 import javaAgent from "@anthropic-ai/sandbox-runtime/vendor/java-proxy-agent/srt-proxy-agent.jar" with { type: "file" };
@@ -38,4 +38,23 @@ export async function helperPaths(yokeDir: string): Promise<HelperPaths> {
     applySeccomp: seccomp ? await materialize(seccomp, dir, "apply-seccomp", 0o755) : undefined,
     javaAgent: await materialize(javaAgent, dir, "srt-proxy-agent.jar", 0o644),
   };
+}
+
+/**
+ * Why helperPaths could not write the helpers under `yokeDir`, or undefined when it can (or need not: in a source
+ * checkout they are the package's own files). The probe asks before the sandbox is called available, so a config
+ * folder on a read-only filesystem turns the sandbox off with this reason rather than failing every command.
+ */
+export function helperFolderProblem(yokeDir: string): string | undefined {
+  if (![seccompX64, seccompArm64, javaAgent].some(embedded)) return undefined;
+  const want = join(yokeDir, "sandbox");
+  let p = want;
+  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
+  try {
+    if (!statSync(p).isDirectory()) return `the sandbox's helpers (its seccomp filter's loader) cannot be written to ${want}: ${p} is not a folder`;
+    accessSync(p, constants.W_OK | constants.X_OK);
+    return undefined;
+  } catch {
+    return `the sandbox's helpers (its seccomp filter's loader) cannot be written to ${want}: ${p} is not writable (set YOKE_CONFIG_DIR to a writable folder)`;
+  }
 }

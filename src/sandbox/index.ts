@@ -55,12 +55,7 @@ export async function createBashSandbox(o: {
     });
   let rules = rulesNow();
   let policy = build(rules);
-  const net = o.settings?.network;
-  const availability = await probeSandbox({
-    settings: o.settings,
-    env: o.env,
-    network: policy.allowedDomains.length > 0 || net?.httpProxyPort !== undefined || net?.socksProxyPort !== undefined,
-  });
+  const availability = await probeSandbox({ settings: o.settings, env: o.env, yokeDir: o.yokeDir });
   if (!availability.ok) {
     if (wish.want === "on" && wish.required)
       throw new SandboxUnavailableError(

@@ -2,9 +2,10 @@
  * Whether the kernel sandbox is wanted (settings, YOKE_SANDBOX) and whether it can start on this
  * machine. Never throws: every answer is data with a reason a person can act on.
  */
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, readFileSync } from "node:fs";
 import type { SandboxSettings } from "../config/schema.ts";
 import { runProcess } from "../util/subprocess.ts";
+import { helperFolderProblem } from "./helpers.ts";
 
 /** What the settings and the environment ask for. */
 export type SandboxWish =
@@ -26,7 +27,7 @@ export function sandboxWish(s: SandboxSettings | undefined, env: Record<string, 
 }
 
 export type Availability =
-  | { ok: true; platform: "linux"; bwrap: string; version: string; socat?: string; rg: string }
+  | { ok: true; platform: "linux"; bwrap: string; version: string; socat: string; rg: string }
   | { ok: true; platform: "macos"; rg: string }
   | { ok: false; reason: string };
 
@@ -45,12 +46,23 @@ function tool(name: string, configured: string | undefined, key: string, env: Re
   return found ? { path: found } : {};
 }
 
+/** WSL's version from /proc/version's text ("1" for the original WSL, whose kernel has no namespaces for bubblewrap). */
+export function wslVersion(procVersion: string): string | undefined {
+  const m = /WSL(\d+)/i.exec(procVersion);
+  if (m) return m[1];
+  return procVersion.toLowerCase().includes("microsoft") ? "1" : undefined;
+}
+
 /**
- * Checks the pieces the sandbox needs and, on Linux, starts one empty bubblewrap sandbox with the
- * namespaces a command gets, so a container without user namespaces is found before the first command.
- * `network` says whether a filtering proxy is needed (some host is allowed), which needs socat.
+ * Checks what the sandbox library checks before it starts (SandboxManager.initialize's checkDependencies in
+ * @anthropic-ai/sandbox-runtime; test/sandbox/probe-deps.test.ts holds the two to the same answer): on Linux, not
+ * WSL 1, ripgrep, bubblewrap and socat, each where settings put it or on the PATH. socat is wanted at every start,
+ * not only when some host is allowed: the library refuses to start without it. Then the helpers yoke hands it
+ * (the seccomp filter's loader), and one empty bubblewrap sandbox with the namespaces a command gets, so a
+ * container without user namespaces (or root without CAP_SETFCAP, which the library also refuses) is found
+ * before the first command rather than at it.
  */
-export async function probeSandbox(o: { settings?: SandboxSettings; env: Record<string, string | undefined>; network: boolean }): Promise<Availability> {
+export async function probeSandbox(o: { settings?: SandboxSettings; env: Record<string, string | undefined>; yokeDir?: string }): Promise<Availability> {
   const rg = tool("rg", undefined, "ripgrep", o.env);
   if (process.platform === "darwin") {
     if (!executable("/usr/bin/sandbox-exec")) return { ok: false, reason: "/usr/bin/sandbox-exec is missing" };
@@ -58,19 +70,30 @@ export async function probeSandbox(o: { settings?: SandboxSettings; env: Record<
     return { ok: true, platform: "macos", rg: rg.path };
   }
   if (process.platform !== "linux") return { ok: false, reason: `no kernel sandbox for ${process.platform} (Linux needs bubblewrap, macOS has Seatbelt)` };
+  let procVersion = "";
+  try {
+    procVersion = readFileSync("/proc/version", "utf8");
+  } catch {}
+  if (wslVersion(procVersion) === "1") return { ok: false, reason: "WSL 1 cannot run bubblewrap (WSL 2 can: wsl --set-version <distro> 2)" };
+  const missing: string[] = [];
   const bwrap = tool("bwrap", o.settings?.bwrapPath, "bwrapPath", o.env);
   if (bwrap.problem) return { ok: false, reason: bwrap.problem };
-  if (!bwrap.path) return { ok: false, reason: "bubblewrap (bwrap) is not installed (apt-get install bubblewrap)" };
-  if (!rg.path) return { ok: false, reason: "ripgrep (rg) is not installed; the sandbox uses it to find protected files (apt-get install ripgrep)" };
-  let socat: string | undefined;
-  if (o.network) {
-    const s = tool("socat", o.settings?.socatPath, "socatPath", o.env);
-    if (s.problem) return { ok: false, reason: s.problem };
-    if (!s.path) return { ok: false, reason: "socat is not installed; the sandbox needs it to reach the allowed hosts (apt-get install socat)" };
-    socat = s.path;
+  if (!bwrap.path) missing.push("bubblewrap (bwrap)");
+  const socat = tool("socat", o.settings?.socatPath, "socatPath", o.env);
+  if (socat.problem) return { ok: false, reason: socat.problem };
+  if (!socat.path) missing.push("socat");
+  if (!rg.path) missing.push("ripgrep (rg)");
+  if (missing.length) {
+    const pkgs = missing.map((m) => m.replace(/ \(.*/, ""));
+    return {
+      ok: false,
+      reason: `${missing.join(", ")} ${missing.length > 1 ? "are" : "is"} not installed (apt-get install ${pkgs.join(" ")}); the sandbox library checks for bubblewrap, ripgrep and socat at every start`,
+    };
   }
+  const helpers = o.yokeDir ? helperFolderProblem(o.yokeDir) : undefined;
+  if (helpers) return { ok: false, reason: helpers };
   const p = await runProcess(
-    [bwrap.path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent", "--", "/bin/sh", "-c", "exit 0"],
+    [bwrap.path!, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent", "--", "/bin/sh", "-c", "exit 0"],
     { stdout: "ignore", env: { PATH: "/usr/bin:/bin" }, timeoutMs: 10_000 },
   );
   if (p.error) return { ok: false, reason: `bubblewrap could not be started: ${p.error}` };
@@ -78,6 +101,6 @@ export async function probeSandbox(o: { settings?: SandboxSettings; env: Record<
     const line = p.timedOut ? "no answer within 10 s" : p.stderr.trim().split("\n")[0] || `exit code ${p.code}`;
     return { ok: false, reason: `bubblewrap cannot create its namespaces here (${line}); user namespaces may be off in this container` };
   }
-  const v = await runProcess([bwrap.path, "--version"], { stderr: "ignore", timeoutMs: 10_000 });
-  return { ok: true, platform: "linux", bwrap: bwrap.path, version: v.stdout.trim().replace(/^bubblewrap\s*/, ""), socat, rg: rg.path };
+  const v = await runProcess([bwrap.path!, "--version"], { stderr: "ignore", timeoutMs: 10_000 });
+  return { ok: true, platform: "linux", bwrap: bwrap.path!, version: v.stdout.trim().replace(/^bubblewrap\s*/, ""), socat: socat.path!, rg: rg.path! };
 }

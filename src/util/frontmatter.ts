@@ -42,6 +42,10 @@ const BLOCK = /^---[ \t]*\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)/;
 export function parseFrontmatter(text: string, opts: FrontmatterOptions = {}): Frontmatter {
   const t = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (!t.startsWith("---")) return { present: false, data: null, body: text };
+  if (opts.fast && opts.parse !== false) {
+    const simple = simpleBlock(t);
+    if (simple) return simple;
+  }
   const m = BLOCK.exec(t);
   if (!m) return { present: false, data: null, body: text };
   const body = t.slice(m[0].length);
@@ -71,6 +75,44 @@ export function parseFrontmatter(text: string, opts: FrontmatterOptions = {}): F
 export function splitFrontmatter(text: string, parse = true): { data: Record<string, unknown> | null; body: string } {
   const f = parseFrontmatter(text, { parse, fast: true });
   return { data: f.data, body: f.body };
+}
+
+/**
+ * The commonest block in one native match: `key: value` lines only (LF or CRLF), each value plain text the YAML library
+ * reads as a string or as one of its true/false/null spellings: not starting with a space, an indicator, a quote, a
+ * digit, a sign, a dot or `~`; no ` #` comment, no `---` (which would end the block early) and no whitespace but spaces
+ * and tabs in it. At start-up the JIT is held back (build.ts: jitPolicy), so what each skill and command file costs
+ * is what the interpreter runs: one match and one split per file instead of a match and checks per line (issue 14
+ * point 7, the first start). Anything else is left to flatYaml and quickYaml (null), which read these lines alike.
+ */
+const SIMPLE_BLOCK =
+  /^---[ \t]*\r?\n((?:[A-Za-z_][\w-]*:[ \t]+(?![ \t[\]{},#&*!|>%@`?:"'0-9+\-.~])(?:[^\s-]|-(?!--)|[ \t](?!#))+\r?\n)+)---[ \t]*(?:\r?\n|$)/;
+/** One line of a SIMPLE_BLOCK, for a split: key and value (trailing blanks left out) as captures, nothing between. */
+const SIMPLE_LINE = /([A-Za-z_][\w-]*):[ \t]+([^\r\n]*?)[ \t]*\r?\n/;
+/** A value with `: ` (or a colon at its end) in a SIMPLE_BLOCK: the library refuses the block, so it is read loosely. */
+const REFUSED_LINE = /^[A-Za-z_][\w-]*:[ \t]+[^\r\n]*:(?:[ \t]|\r?$)/m;
+/** The values plainValue does not read as text. */
+const KEYWORDS: Record<string, boolean | null> = Object.assign(Object.create(null), {
+  null: null, Null: null, NULL: null, true: true, True: true, TRUE: true, false: false, False: false, FALSE: false,
+});
+
+/** A SIMPLE_BLOCK at the top of t (BOM already off) read as flatYaml reads it, or null. Exported for its tests. */
+export function simpleBlock(t: string): Frontmatter | null {
+  const m = SIMPLE_BLOCK.exec(t);
+  if (!m) return null;
+  const src = m[1]!;
+  const loose = REFUSED_LINE.test(src);
+  const parts = src.split(SIMPLE_LINE);
+  const data: Record<string, unknown> = {};
+  for (let i = 1; i < parts.length; i += 3) {
+    const k = parts[i]!;
+    // A key twice is the library's (and then the loose reading's) to say, and so is a `__proto__` key (an own field
+    // there): `in`, not hasOwn, finds both (`__proto__` is inherited); a key such as `constructor` takes the longer way.
+    if (k in data) return null;
+    const v = parts[i + 1]!;
+    data[k] = loose || !(v in KEYWORDS) ? v : KEYWORDS[v];
+  }
+  return { present: true, data, body: t.slice(m[0].length) };
 }
 
 /** First characters that make a YAML value more than a plain or simply quoted string (YAML's indicators). */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { collectGitInfo, cutGitStatus } from "../../src/context/git-info.ts";
+import { collectGitInfo, cutGitStatus, statusBranch } from "../../src/context/git-info.ts";
 import { buildSystemPrompt } from "../../src/context/system-prompt.ts";
 import { estimateTokens, type GitInfo } from "../../src/context/types.ts";
 import { tempRoot } from "./helpers.ts";
@@ -131,5 +131,30 @@ describe("collectGitInfo (real git repos)", () => {
     expect(body.length).toBeLessThanOrEqual(2000);
     expect(cut).toContain("cut at 2000 characters");
     expect(cutGitStatus("?? a")).toBe("?? a");
+  });
+});
+
+describe("statusBranch: the branch from status's first line, as git branch --show-current names it", () => {
+  test("tracking, plain, unborn (both wordings), detached, none", () => {
+    expect(statusBranch("## main...origin/main [ahead 1]\n M a.txt")).toBe("main");
+    expect(statusBranch("## feature/x-1")).toBe("feature/x-1");
+    expect(statusBranch("## No commits yet on trunk")).toBe("trunk");
+    expect(statusBranch("## Initial commit on trunk")).toBe("trunk");
+    expect(statusBranch("## HEAD (no branch)")).toBeNull();
+    expect(statusBranch(null)).toBeNull();
+    expect(statusBranch("")).toBeNull();
+  });
+
+  test("matches git branch --show-current on a real repository: unborn, detached, on a branch", async () => {
+    const R = tempRoot();
+    await sh(R, "git", "init", "-q", "-b", "unborn-main");
+    expect((await collectGitInfo(R))?.branch).toBe("unborn-main");
+    writeFileSync(join(R, "a.txt"), "a");
+    await sh(R, "git", "add", ".");
+    await sh(R, "git", "commit", "-q", "-m", "first");
+    await sh(R, "git", "checkout", "-q", "--detach");
+    expect((await collectGitInfo(R))?.branch).toBeNull();
+    await sh(R, "git", "checkout", "-q", "-b", "dots.in.name");
+    expect((await collectGitInfo(R))?.branch).toBe("dots.in.name");
   });
 });

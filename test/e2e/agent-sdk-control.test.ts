@@ -9,6 +9,7 @@ import { toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { promptQueue, sdkOptions, sdkQuery, sdkRun } from "../helpers/agent-sdk.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { useFakeAnthropic } from "../helpers/e2e.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const fake = useFakeAnthropic({ perTest: true });
 
@@ -194,7 +195,7 @@ test("interrupt() ends the running turn; the session takes the next prompt", asy
   fake.push({ fault: "hang" }, say("after the interrupt"));
   const s = session();
   const input = s.turn("this hangs");
-  while (fake.requests.length === 0) await Bun.sleep(10);
+  await waitFor(() => fake.requests.length > 0, "the hanging turn's model request");
   await s.q.interrupt();
   const first = await input;
   expect(first).toMatchObject({ is_error: true, subtype: "error_during_execution" });

@@ -17,7 +17,7 @@ import { type AttackProject, attackProject, canariesIn, fillInput, projectEnv, p
 import { ATTEMPTS, type Mode, ORDINARY, PROFILES, type Profile } from "../fixtures/attack-corpus/corpus.ts";
 import { probeSandbox } from "../../src/sandbox/probe.ts";
 
-const probe = await probeSandbox({ env: process.env, network: false });
+const probe = await probeSandbox({ env: process.env });
 if (!probe.ok) console.warn(`sandboxed attack corpus skipped: ${probe.reason}`);
 
 const fake = useFakeAnthropic();

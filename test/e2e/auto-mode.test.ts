@@ -295,7 +295,7 @@ describe("PermissionDenied hooks (contracts §1.1, §1.4, §1.6)", () => {
   });
 });
 
-const probe = await probeSandbox({ env: process.env, network: false });
+const probe = await probeSandbox({ env: process.env });
 describe.skipIf(!probe.ok)("sandboxed Bash (issue 16)", () => {
   test("autoAllowBashIfSandboxed approves a sandboxed command in auto mode without the classifier", async () => {
     const cwd = project({ sandbox: { enabled: true, autoAllowBashIfSandboxed: true } });

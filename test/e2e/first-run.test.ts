@@ -141,20 +141,23 @@ describe("streams that never finish (issue 20.6)", () => {
   test("a stream of nothing but pings is dropped after the idle timeout and retried", async () => {
     fake.push({ fault: "pings", everyMs: 10 }, ok("after pings"));
     const r = await runYoke(["-p", "hi", "--output-format", "stream-json", "--verbose"], {
-      env: { ...fakeApiEnv(fake), ...FAST, YOKE_STREAM_IDLE_TIMEOUT_MS: "300" },
+      // The idle timer also runs from the retried request's start to its first event: at 300 ms a loaded machine's
+      // round trip to the fake could trip it again and take the script's next reply.
+      env: { ...fakeApiEnv(fake), ...FAST, YOKE_STREAM_IDLE_TIMEOUT_MS: "2000" },
     });
     expect(r.code).toBe(0);
     expect(streamLines(r.stdout).at(-1)).toMatchObject({ type: "result", result: "after pings" });
-    expect(r.stderr).toContain("No data but pings from the API for 300 ms");
+    expect(r.stderr).toContain("No data but pings from the API for 2000 ms");
   });
 
   test("API_TIMEOUT_MS bounds the whole request, the stream included", async () => {
-    // Headers at once, then the body only after 3 s: the idle timer (default 90 s) would wait; API_TIMEOUT_MS does not.
-    fake.push({ ...ok("slow"), delayMs: 3000 }, ok("in time"));
-    const r = await runYoke(["-p", "hi", "--output-format", "json"], { env: { ...fakeApiEnv(fake), ...FAST, API_TIMEOUT_MS: "400" } });
+    // Headers at once, then the body only after a minute: the idle timer (default 90 s) would wait; API_TIMEOUT_MS
+    // does not. The limit leaves the retried request room to finish on a loaded machine (at 400 ms it could not).
+    fake.push({ ...ok("slow"), delayMs: 60_000 }, ok("in time"));
+    const r = await runYoke(["-p", "hi", "--output-format", "json"], { env: { ...fakeApiEnv(fake), ...FAST, API_TIMEOUT_MS: "2000" } });
     expect(r.code).toBe(0);
     expect(jsonOut(r.stdout).result).toBe("in time");
-    expect(r.stderr).toContain("took longer than API_TIMEOUT_MS (400 ms)");
+    expect(r.stderr).toContain("took longer than API_TIMEOUT_MS (2000 ms)");
   });
 });
 

@@ -194,7 +194,8 @@ describe("session hooks and environment (contracts §1.4, §1.8)", () => {
           `cat > "$CLAUDE_PROJECT_DIR/start.json"; echo 'export FROM_HOOK=bar42' >> "$CLAUDE_ENV_FILE"; echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"START-CTX-9"}}'`,
           "startup",
         ),
-        ...hook("SessionEnd", `cat > "$CLAUDE_PROJECT_DIR/end.json"`),
+        // Its own timeout raises SessionEnd's 1.5 s budget (contracts §1.2): a loaded machine must not cut it short.
+        ...hook("SessionEnd", `cat > "$CLAUDE_PROJECT_DIR/end.json"`, undefined, { timeout: 30 }),
       },
     });
     const r = await runWith(cwd, [bashCall('echo "value=$FROM_HOOK"'), say("ok")], ["--allowedTools", "Bash"]);
@@ -328,7 +329,7 @@ describe("stream-json --include-hook-events (contracts §1.9)", () => {
 describe("every mode fires hooks the same way (issue 4 item 3)", () => {
   test("stream-json input: UserPromptSubmit per prompt, SessionStart and SessionEnd once", async () => {
     const log = (tag: string) => `p=$(cat); echo "${tag} $p" >> "$CLAUDE_PROJECT_DIR/events.log"`;
-    const cwd = hooksProject({ ...hook("SessionStart", log("start")), ...hook("UserPromptSubmit", log("prompt")), ...hook("SessionEnd", log("end")) });
+    const cwd = hooksProject({ ...hook("SessionStart", log("start")), ...hook("UserPromptSubmit", log("prompt")), ...hook("SessionEnd", log("end"), undefined, { timeout: 30 }) });
     const user = (text: string) => JSON.stringify({ type: "user", message: { role: "user", content: text } });
     const r = await runWith(cwd, [say("one"), say("two")], ["--output-format", "stream-json", "--input-format", "stream-json", "--verbose"], {
       stdin: `${user("first prompt")}\n${user("second prompt")}\n`,

@@ -15,7 +15,8 @@ beforeAll(() => {
 
 test("add (local, user, project), list with status and tool count, get, remove; files written where Claude Code's scopes live", async () => {
   const cwd = tempDir("yoke-mcpcmd-");
-  const env = isolatedEnv({ MCP_TIMEOUT: "3000" });
+  // No server here hangs (port 9 refuses at once): the limit only has to be out of reach of a slow start.
+  const env = isolatedEnv({ MCP_TIMEOUT: "30000" });
   const yoke = (...a: string[]) => runYoke(["mcp", ...a], { cwd, env });
   const [cmd, ...args] = [tiny("ok").command, ...tiny("ok").args];
   let r = await yoke("add", "-e", "K=v", "t", "--", cmd!, ...args);

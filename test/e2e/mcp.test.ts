@@ -180,17 +180,18 @@ test("hostile servers: never answers initialize, exits at once, garbage on stdou
     { enableAllProjectMcpServers: true },
   );
   const r = await runWith(cwd, [call("mcp__stuck__add", { a: 1, b: 2 }), call("mcp__good__add", { a: 1, b: 2 }), say("survived")], ["--output-format", "stream-json", "--verbose"], {
-    env: { MCP_TIMEOUT: "1500", MCP_TOOL_TIMEOUT: "500" },
+    // Wide enough for five node servers starting at once on a loaded machine, and for good's call to answer.
+    env: { MCP_TIMEOUT: "6000", MCP_TOOL_TIMEOUT: "3000" },
   });
   expect(r.code).toBe(0);
   const statuses = Object.fromEntries(r.lines!.find((l) => l.subtype === "init").mcp_servers.map((s: any) => [s.name, s.status]));
   expect(statuses).toEqual({ silent: "failed", quits: "failed", noisy: "failed", stuck: "connected", good: "connected" });
-  expect(r.stderr).toContain(`MCP server "silent" failed to connect: no answer to initialize within 1500 ms (MCP_TIMEOUT)`);
+  expect(r.stderr).toContain(`MCP server "silent" failed to connect: no answer to initialize within 6000 ms (MCP_TIMEOUT)`);
   expect(r.stderr).toContain(`MCP server "quits" failed to connect: the process exited with code 7`);
   expect(r.stderr).toContain("missing TOKEN");
   expect(r.stderr).toMatch(/MCP server "noisy" failed to connect: .*non-JSON-RPC output on stdout: "Starting server/);
   expect(toolResultsOf(r.requests[1]!)[0]).toMatchObject({ is_error: true });
-  expect(toolResultsOf(r.requests[1]!)[0]!.text).toContain(`MCP server "stuck" did not answer add within 500 ms (MCP_TOOL_TIMEOUT)`);
+  expect(toolResultsOf(r.requests[1]!)[0]!.text).toContain(`MCP server "stuck" did not answer add within 3000 ms (MCP_TOOL_TIMEOUT)`);
   expect(toolResultsOf(r.requests[2]!)[0]!.text).toBe("3");
   expect(r.lines!.at(-1)).toMatchObject({ type: "result", result: "survived" });
 });

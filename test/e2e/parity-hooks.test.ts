@@ -64,7 +64,9 @@ describe("payload keys (issue 17.5; hooks-hook-stdin-shape.txt, observed in 2.1.
     const log = join(cwd, "all.log");
     const rec = script(cwd, "rec.sh", `cat >> ${log}; echo >> ${log}`);
     const events = ["UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd", "SessionStart"];
-    writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: Object.assign({}, ...events.map((e) => hook(e, rec))) }));
+    // SessionEnd's own timeout raises its 1.5 s budget (contracts §1.2): a loaded machine must not cut the record short.
+    const own = (e: string) => (e === "SessionEnd" ? { timeout: 30 } : {});
+    writeFileSync(join(cwd, ".claude/settings.json"), JSON.stringify({ hooks: Object.assign({}, ...events.map((e) => hook(e, rec, undefined, own(e)))) }));
     const r = await runWith(
       cwd,
       [{ content: [{ type: "tool_use", name: "Write", input: { file_path: "sub/out.txt", content: "x\n" } }] }, say("written")],

@@ -9,7 +9,7 @@ import { fakeApiEnv, type FakeAnthropic, startFakeAnthropic, toolResultsOf } fro
 import { tempDir } from "../helpers/tmp.ts";
 import { probeSandbox } from "../../src/sandbox/probe.ts";
 
-const probe = await probeSandbox({ env: process.env, network: false });
+const probe = await probeSandbox({ env: process.env });
 if (!probe.ok) console.warn(`sandbox session e2e skipped: ${probe.reason}`);
 
 let fake: FakeAnthropic;

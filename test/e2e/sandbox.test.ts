@@ -12,7 +12,7 @@ import { tempDir } from "../helpers/tmp.ts";
 import { projectFiles, SANDBOX_ATTACKS, SANDBOX_ORDINARY } from "../fixtures/sandbox-corpus.ts";
 import { probeSandbox } from "../../src/sandbox/probe.ts";
 
-const probe = await probeSandbox({ env: process.env, network: false });
+const probe = await probeSandbox({ env: process.env });
 const why = probe.ok ? "" : probe.reason;
 if (!probe.ok) console.warn(`sandbox e2e skipped: ${why}`);
 

@@ -7,7 +7,7 @@ import { isolatedEnv, spawnYoke } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { sanitizePath } from "../../src/config/paths.ts";
 import { useFakeAnthropic } from "../helpers/e2e.ts";
-import { waitFor as waitUntil } from "../helpers/wait-for.ts";
+import { waitFor as waitUntil, WAIT_MS } from "../helpers/wait-for.ts";
 
 const fake = useFakeAnthropic();
 
@@ -32,7 +32,7 @@ function host(args: string[], cwd: string, extraEnv: Record<string, string> = {}
     proc.stdin.write(`${JSON.stringify(obj)}\n`);
     proc.stdin.flush();
   };
-  const waitFor = (pred: (l: any) => boolean, ms = 10_000): Promise<any> =>
+  const waitFor = (pred: (l: any) => boolean, ms = WAIT_MS): Promise<any> =>
     waitUntil(() => lines.find(pred), `a stdout line matching ${pred}`, ms).catch((e: Error) => {
       throw new Error(`${e.message}; lines so far: ${JSON.stringify(lines).slice(0, 2000)}`);
     });
@@ -73,8 +73,7 @@ test("interrupt while a turn runs ends that turn; the session takes the next mes
   const before = fake.requests.length;
   const h = host([], cwd);
   h.user("this one hangs");
-  const deadline = Date.now() + 10_000;
-  while (fake.requests.length <= before && Date.now() < deadline) await Bun.sleep(20);
+  await waitUntil(() => fake.requests.length > before, "the hanging turn's model request");
   h.send({ type: "control_request", request_id: "int_1", request: { subtype: "interrupt" } });
   const ack = await h.waitFor((l) => l.type === "control_response" && l.response.request_id === "int_1");
   expect(ack.response.subtype).toBe("success");

@@ -6,6 +6,7 @@ import { fakeApiEnv, type LoggedRequest } from "../helpers/fake-anthropic.ts";
 import { isolatedEnv, runYoke, spawnYoke, TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { git, gitRepo, tempDir } from "../helpers/tmp.ts";
 import { sessionFile, useFakeAnthropic } from "../helpers/e2e.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const fake = useFakeAnthropic();
 
@@ -180,9 +181,10 @@ describe("signals", () => {
     const a = await run(["-p", "before the signal"], cwd, env);
     const id = a.json.session_id as string;
     const n = fake.requests.length;
-    fake.push({ content: [{ type: "text", text: "never seen" }], delayMs: 5000 });
+    // The answer never comes (a 5 s delay was outrun by a slow kill under load): the run is mid-turn at the signal.
+    fake.push({ fault: "hang" });
     const p = spawnYoke(["-p", "slow one", "--resume", id], { cwd, env });
-    for (let i = 0; i < 200 && fake.requests.length === n; i++) await Bun.sleep(25);
+    await waitFor(() => fake.requests.length > n, "the resumed run's model request");
     expect(fake.requests.length).toBe(n + 1);
     p.kill("SIGTERM");
     expect(await p.exited).toBe(143);

@@ -25,7 +25,7 @@ for (const [sig, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
     proc.kill(sig);
     const exit = await proc.exited;
     expect(exit).toBe(code);
-    await waitFor(() => !alive(child), "the Bash child to die", 3000);
+    await waitFor(() => !alive(child), "the Bash child to die");
     const out = await new Response(proc.stdout).text();
     // The run ends with an error result, not a hang or a crash.
     if (out.trim()) expect(JSON.parse(out)).toMatchObject({ is_error: true });

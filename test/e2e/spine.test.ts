@@ -6,6 +6,7 @@ import { fakeApiEnv, toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { isolatedEnv, runYoke, TRUST_WORKSPACE } from "../helpers/binary.ts";
 import { gitRepo, tempDir } from "../helpers/tmp.ts";
 import { useFakeAnthropic } from "../helpers/e2e.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const fake = useFakeAnthropic();
 
@@ -287,27 +288,26 @@ test("settings env reaches Bash and hooks; a background shell dies with the sess
     // Barrier: the session may end only once the background shell has written its pid (on a loaded machine the
     // shell can start after the next model request; ending before it would leave no pid to check).
     async () => {
-      for (let i = 0; i < 500 && !(existsSync(pidFile) && readFileSync(pidFile, "utf8").trim()); i++) await Bun.sleep(10);
+      await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"), "the background shell to write its pid");
       return { content: [{ type: "text", text: "leaving it running" }] };
     },
   );
   const before = fake.requests.length;
-  const r = await runYoke(["-p", "go", "--allowedTools", "Bash"], { cwd, env: envFor({ ...TRUST_WORKSPACE }) });
+  const r = await runYoke(["-p", "go", "--allowedTools", "Bash"], { cwd, env: envFor({ ...TRUST_WORKSPACE }), timeoutMs: 60_000 });
   expect(r.code).toBe(0);
   expect(toolResultsOf(fake.requests[before + 1]!)[0]!.text).toContain("flavour=mint");
   expect(readFileSync(hookOut, "utf8").trim().split("\n")).toEqual(["mint", "mint"]);
   const pid = Number(readFileSync(pidFile, "utf8").trim());
-  let alive = true;
-  for (let i = 0; i < 50 && alive; i++) {
+  // Gone, or a zombie waiting for its reaper: killed either way (a loaded machine may take a while to run the kill).
+  const alive = () => {
     try {
-      alive = !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
     } catch {
-      alive = false;
+      return false;
     }
-    if (alive) await Bun.sleep(20);
-  }
-  expect(alive).toBe(false);
-});
+  };
+  await waitFor(() => !alive(), `the background shell's sleep (pid ${pid}) to die with the session`);
+}, 90_000);
 
 test("a prompt piped on stdin without -p runs headless (no terminal, no interactive mode)", async () => {
   fake.push({ content: [{ type: "text", text: "piped ok" }] });

@@ -3,12 +3,13 @@
  * `setDefaultTimeout` applies only to the file that calls it (a preload's call reaches the first test file only), so
  * the suite ran at Bun's 5 s default and binary-spawning tests failed whenever the machine was busy. A loader
  * plugin puts the call at the top of every test file instead, on its first line so line numbers stay true.
- * Per-test timeouts given in a test still win.
+ * Per-test timeouts given in a test still win. The default is twice a wait's limit (wait-for.ts WAIT_MS), so a wait
+ * that never sees its condition fails with its own message naming what never happened, not a bare test timeout.
  */
 import { plugin } from "bun";
 import { readFileSync } from "node:fs";
 
-const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 60_000;
 
 plugin({
   name: "yoke-test-default-timeout",

@@ -105,6 +105,19 @@ export function toolResultsOf(req: LoggedRequest): Array<{ tool_use_id: string; 
 
 const enc = new TextEncoder();
 
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
 export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
   const queue: FakeEntry[] = [...(opts.script ?? [])];
   const requests: LoggedRequest[] = [];
@@ -164,7 +177,8 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
     const body = new ReadableStream<Uint8Array>({
       async start(controller) {
         try {
-          if (delayMs > 0) await Bun.sleep(delayMs);
+          // A client gone during the delay ends it: a long delay (a body that is late, not lost) leaves no timer behind.
+          if (delayMs > 0) await abortableSleep(delayMs, signal);
           for (const f of frames) {
             if (signal.aborted) return controller.close();
             controller.enqueue(enc.encode(sseFrame(f)));

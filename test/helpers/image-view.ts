@@ -2,9 +2,9 @@
  * The container image without an engine (issue 18.2): the Dockerfile's last stage read for its user, environment,
  * working folder and entrypoint, and a bubblewrap mount namespace whose root is the image's own filesystem
  * (deploy/image, assembled from this machine's Debian packages), read-only except a tmpfs /tmp and the volumes, as
- * that user, with a clear environment. Shared by the contract tests and bench/fleet.ts.
+ * that user, with a clear environment and the /etc/hosts an engine mounts. Shared by the contract tests and bench/fleet.ts.
  */
-import { chmodSync, copyFileSync, mkdirSync, readFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot, yokeBin } from "./binary.ts";
 import { tempDir } from "./tmp.ts";
@@ -70,7 +70,18 @@ export function imageRoot(): string {
   chmodSync(join(dir, yokePath), 0o755);
   chmodSync(join(dir, "usr/local/bin/yoke-task"), 0o755);
   for (const d of ["dev", "proc", "run"]) mkdirSync(join(dir, d), { recursive: true });
+  // Engines (Docker, containerd, Kubernetes' kubelet) mount a /etc/hosts of their own into every container.
+  writeFileSync(join(dir, "etc/hosts"), "");
   return (assembled = dir);
+}
+
+let hosts: string | undefined;
+/** The /etc/hosts an engine writes for a container (Docker's: localhost on both loopbacks). */
+function engineHosts(): string {
+  if (hosts) return hosts;
+  const f = join(tempDir("yoke-image-hosts-"), "hosts");
+  writeFileSync(f, "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n");
+  return (hosts = f);
 }
 
 /**
@@ -79,6 +90,7 @@ export function imageRoot(): string {
  */
 export async function runInImage(args: string[], env: Record<string, string>, v: Volumes, argv: string[] = [...entrypoint, ...args]) {
   const bw = ["bwrap", "--ro-bind", imageRoot(), "/", ...(v.nestedNamespaces ? ["--bind", "/proc", "/proc"] : ["--proc", "/proc"]), "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run", "--bind", v.work, workdir];
+  bw.push("--ro-bind", engineHosts(), "/etc/hosts");
   if (v.home) bw.push("--bind", v.home, imageEnv.HOME!);
   if (v.settingsFile) bw.push("--ro-bind", v.settingsFile, "/run/config/settings.json");
   for (const b of v.binds ?? []) {

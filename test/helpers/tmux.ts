@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./tmp.ts";
+import { WAIT_MS } from "./wait-for.ts";
 
 export type Term = {
   /** tmux key names (`Enter`, `Escape`, `C-c`, `BTab`, `Up`) or literal text with `{ literal: true }`. */
@@ -77,7 +78,7 @@ export function startTerm(o: { argv: string[]; env: Record<string, string>; cwd:
     screen: () => capture([]),
     history: () => capture(["-S", "-", "-E", "-"]),
     async waitFor(pattern, opts = {}) {
-      const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
+      const deadline = Date.now() + (opts.timeoutMs ?? WAIT_MS);
       const match = (s: string) => (typeof pattern === "string" ? s.includes(pattern) : pattern.test(s));
       for (;;) {
         const s = opts.where === "screen" ? term.screen() : term.history();
@@ -96,7 +97,7 @@ export function startTerm(o: { argv: string[]; env: Record<string, string>; cwd:
         return null;
       }
     },
-    async waitExit(timeoutMs = 20_000) {
+    async waitExit(timeoutMs = WAIT_MS) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const s = term.exitStatus();

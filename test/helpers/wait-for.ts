@@ -4,8 +4,14 @@
  * naming what never happened.
  */
 
-/** Resolves with the condition's first truthy value; rejects naming `what` after `timeoutMs` (default 5 s). */
-export async function waitFor<T>(cond: () => T | Promise<T>, what: string, timeoutMs = 5000): Promise<NonNullable<T>> {
+/**
+ * The default limit for every wait: long enough that only a hang reaches it, even with both cores busy (5 s was
+ * reached by slow but healthy children under load). A test waiting this long needs a per-test timeout above it.
+ */
+export const WAIT_MS = 30_000;
+
+/** Resolves with the condition's first truthy value; rejects naming `what` after `timeoutMs` (default WAIT_MS). */
+export async function waitFor<T>(cond: () => T | Promise<T>, what: string, timeoutMs = WAIT_MS): Promise<NonNullable<T>> {
   const end = performance.now() + timeoutMs;
   for (;;) {
     const v = await cond();
@@ -20,7 +26,7 @@ export async function waitFor<T>(cond: () => T | Promise<T>, what: string, timeo
  * concurrently proves it by getting through (run one after another, the first would wait alone). After
  * `timeoutMs` an arrival rejects naming who came, instead of hanging the test.
  */
-export function barrier(parties: number, timeoutMs = 5000) {
+export function barrier(parties: number, timeoutMs = WAIT_MS) {
   const arrived: string[] = [];
   let open!: () => void;
   const opened = new Promise<void>((r) => (open = r));

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { eventPayload } from "../../src/hook/events/index.ts";
 import { sessionEnvFiles } from "../../src/hook/session-env.ts";
 import { busFor, cmd, hooks, makeEnv, prePayload, writeSettings } from "./helpers.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const stopPayload = (active = false): EmitPayload<"Stop"> => ({ session_id: "sess-1", transcript_path: "/t", cwd: "/p", hook_event_name: "Stop", stop_hook_active: active });
 
@@ -129,8 +130,7 @@ describe("timeouts and process groups", () => {
     const pid = Number(readFileSync(marker, "utf8"));
     // the grandchild died too (gone, or a zombie waiting for init to reap it)
     const alive = () => existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-    for (let i = 0; i < 40 && alive(); i++) await Bun.sleep(25);
-    expect(alive()).toBe(false);
+    await waitFor(() => !alive(), `the hook's grandchild ${pid} to die with its group`);
   });
   test("a timeout past what a timer holds waits instead of killing the guard at once (issue 16 point 8)", async () => {
     for (const timeout of [2147484, 99999999999, 1e300]) {
@@ -161,7 +161,7 @@ describe("timeouts and process groups", () => {
     // Each hook marks its arrival and waits for the other two (a barrier): run one after another, the first
     // would wait alone until its timeout.
     const barrier = (me: string) =>
-      cmd(`touch ${join(e.project, me)}; until [ -e ${join(e.project, "a")} ] && [ -e ${join(e.project, "b")} ] && [ -e ${join(e.project, "c")} ]; do sleep 0.01; done; echo ${me}`, { timeout: 3 });
+      cmd(`touch ${join(e.project, me)}; until [ -e ${join(e.project, "a")} ] && [ -e ${join(e.project, "b")} ] && [ -e ${join(e.project, "c")} ]; do sleep 0.01; done; echo ${me}`, { timeout: 20 });
     writeSettings(e, "project", { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [barrier("a"), barrier("b"), barrier("c")] }] } });
     const o = await busFor(e).emit("PreToolUse", prePayload(e));
     expect(o.records.map((r) => r.outcome)).toEqual(["success", "success", "success"]);

@@ -58,23 +58,24 @@ describe("the image's root, assembled from deploy/image", () => {
   test("it holds the programs yoke runs, and each finds every library it links (nothing of this machine's /)", async () => {
     const root = imageRoot();
     const elfs = elfFiles(root);
-    for (const p of ["/usr/local/bin/yoke", "/usr/lib/git-core/git", "/usr/bin/rg", "/usr/bin/bwrap", "/usr/bin/bash", "/usr/bin/busybox", "/usr/bin/tini"]) expect(elfs).toContain(p);
+    for (const p of ["/usr/local/bin/yoke", "/usr/lib/git-core/git", "/usr/bin/rg", "/usr/bin/bwrap", "/usr/bin/socat", "/usr/bin/bash", "/usr/bin/busybox", "/usr/bin/tini"]) expect(elfs).toContain(p);
     const loader = readdirSync(join(root, "usr/lib64")).find((f) => f.startsWith("ld-linux"))!;
     const r = await sh(elfs.filter((e) => !e.includes("/ld-linux")).map((e) => `/usr/lib64/${loader} --list ${e} >/dev/null 2>&1 || /usr/lib64/${loader} --list ${e} 2>&1 | tail -1`).join("; ") + "; true");
     expect(r.stderr).toBe("");
     expect(r.stdout).toBe("");
     // The entrypoint's programs exist where the Dockerfile says, and /bin/sh is busybox.
     for (const p of entrypoint.filter((x) => x.startsWith("/"))) expect(elfs).toContain(p);
-    const v = await sh("readlink /bin/sh; git --version; rg --version | head -1; bwrap --version; bash -c 'echo bash $BASH_VERSION'; id -un");
+    const v = await sh("readlink /bin/sh; git --version; rg --version | head -1; bwrap --version; socat -V | sed -n 2p; bash -c 'echo bash $BASH_VERSION'; id -un");
     expect(v.code).toBe(0);
-    expect(v.stdout).toMatch(/^busybox\ngit version 2\.\d+.*\nripgrep \d+.*\nbubblewrap 0\.\d+.*\nbash 5\.\d+.*\nyoke\n$/);
+    expect(v.stdout).toMatch(/^busybox\ngit version 2\.\d+.*\nripgrep \d+.*\nbubblewrap 0\.\d+.*\nsocat version 1\.\d+.*\nbash 5\.\d+.*\nyoke\n$/);
   });
 
   test("no package manager, no shell history, no caches: the root holds only what files.txt names", () => {
     const root = imageRoot();
     const top = readdirSync(root).sort();
     expect(top).toEqual(["bin", "dev", "etc", "home", "lib", "lib64", "proc", "run", "tmp", "usr", "work"]);
-    expect(readdirSync(join(root, "etc")).sort()).toEqual(["group", "nsswitch.conf", "passwd", "ssl"]);
+    // hosts: the mount point of the one an engine mounts (test/helpers/image-view.ts), not in the image.
+    expect(readdirSync(join(root, "etc")).sort()).toEqual(["group", "hosts", "nsswitch.conf", "passwd", "ssl"]);
     for (const gone of ["usr/bin/apt-get", "usr/bin/dpkg", "usr/bin/perl", "var", "root/.bash_history", "usr/share/doc", "usr/lib/git-core/git-remote-https"]) expect(() => lstatSync(join(root, gone))).toThrow();
     expect(readFileSync(join(root, "etc/passwd"), "utf8")).toContain("yoke:x:10001:10001:yoke:/home/yoke:");
   });
@@ -138,23 +139,47 @@ describe("the image's root, assembled from deploy/image", () => {
     expect(again.stderr).toContain("already has its result");
   });
 
-  test("sandbox.enabled in the image: Bash does not run, and both the model and stderr are told why (socat is not in the image)", async () => {
-    // Even where the engine lets a container make namespaces, the sandbox library wants socat, which the image leaves out
-    // (with the OpenSSL it links, ~2 MiB compressed); README, "Container image". Without sandbox.enabled, Bash runs
-    // checked by the permission rules alone (the task above).
+  test("sandbox.enabled in the image, where the engine lets a container make namespaces: Bash runs inside the sandbox", async () => {
+    // The image holds everything the sandbox library checks for (bubblewrap, ripgrep, socat); an engine must still let the
+    // container make user namespaces (Docker's default seccomp profile does not: README, "Container image").
     const work = tempDir("yoke-img-work-");
+    const home = tempDir("yoke-img-home-");
     fake.push(
-      { content: [{ type: "tool_use", name: "Bash", input: { command: "echo inside > in.txt" } }] },
-      { content: [{ type: "text", text: "told" }] },
+      { content: [{ type: "tool_use", name: "Bash", input: { command: "echo inside > in.txt && { touch /home/yoke/escaped.txt 2>/dev/null && echo escaped || echo held; }" } }] },
+      { content: [{ type: "text", text: "ran" }] },
     );
     const before = fake.requests.length;
     const settings = '{"permissions":{"allow":["Bash"]},"sandbox":{"enabled":true}}';
-    const r = await runInImage([], { ...imageEnv, ...apiEnv(), YOKE_SETTINGS: settings }, { home: tempDir("yoke-img-home-"), work, nestedNamespaces: true }, [yokePath, "-p", "run it"]);
-    expect(r.stderr.match(/Bash sandbox/g)).toHaveLength(1);
-    expect(r.stderr).toContain("socat not installed");
+    const r = await runInImage([], { ...imageEnv, ...apiEnv(), YOKE_SETTINGS: settings }, { home, work, nestedNamespaces: true }, [yokePath, "-p", "run it", "--output-format", "stream-json", "--verbose"]);
+    expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe("told\n");
-    expect(toolResults(fake.requests[before + 1]!)).toContain("did not run: the sandbox could not be set up: Sandbox dependencies not available: socat not installed");
-    expect(readdirSync(work)).toEqual([]);
+    const init = r.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((m) => m.type === "system" && m.subtype === "init");
+    expect(init).toMatchObject({ sandbox_enabled: true });
+    // Written where the workspace is, held everywhere else (the home volume is writable to yoke, not to the command).
+    expect(toolResults(fake.requests[before + 1]!)).toContain("held");
+    expect(readFileSync(join(work, "in.txt"), "utf8")).toBe("inside\n");
+    expect(readdirSync(home)).not.toContain("escaped.txt");
+  });
+
+  test("an allowed host in the image: the library's socat bridges carry a sandboxed command's request, and nothing else gets out", async () => {
+    const work = tempDir("yoke-img-work-");
+    const heard: string[] = [];
+    const site = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => (heard.push(new URL(req.url).pathname), new Response("through the proxy")) });
+    try {
+      // busybox wget goes through http_proxy, which the sandbox sets to its socat bridge; 127.0.0.2 is not allowed.
+      const cmd = `wget -q -O - http://localhost:${site.port}/allowed; echo; wget -q -O - http://127.0.0.2:${site.port}/denied 2>&1 | head -1; echo end`;
+      fake.push({ content: [{ type: "tool_use", name: "Bash", input: { command: cmd } }] }, { content: [{ type: "text", text: "fetched" }] });
+      const before = fake.requests.length;
+      const settings = JSON.stringify({ permissions: { allow: ["Bash"] }, sandbox: { enabled: true, network: { allowedDomains: ["localhost"] } } });
+      const r = await runInImage([], { ...imageEnv, ...apiEnv(), YOKE_SETTINGS: settings }, { home: tempDir("yoke-img-home-"), work, nestedNamespaces: true }, [yokePath, "-p", "fetch it"]);
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      const out = toolResults(fake.requests[before + 1]!);
+      expect(out).toContain("through the proxy");
+      expect(out).toContain("end");
+      expect(heard).toEqual(["/allowed"]);
+    } finally {
+      site.stop(true);
+    }
   });
 });

@@ -36,7 +36,7 @@ test("finds a denied file in any commit, literal or by glob; nothing when it was
   expect(await deniedInHistory([tempDir("yoke-nogit-")], ["/x"])).toBeUndefined();
 });
 
-const probe = await probeSandbox({ env: process.env, network: false });
+const probe = await probeSandbox({ env: process.env });
 test.skipIf(!probe.ok)("auto-allow is withheld, and said, when a denied file is in the history", async () => {
   const cwd = repo(true);
   const perms = { deny: ["Read(./secrets/**)"] };

@@ -10,7 +10,7 @@ import { createBashSandbox, probeSandbox, type SandboxSetup } from "../../src/sa
 import { tempDir } from "../helpers/tmp.ts";
 import { projectFiles, SANDBOX_ATTACKS } from "../fixtures/sandbox-corpus.ts";
 
-const probe = await probeSandbox({ env: process.env, network: false });
+const probe = await probeSandbox({ env: process.env });
 if (!probe.ok) console.warn(`kernel sandbox tests skipped: ${probe.reason}`);
 
 const CANARY = { key: `CANARY-KEY-${crypto.randomUUID()}`, env: `CANARY-ENV-${crypto.randomUUID()}` };

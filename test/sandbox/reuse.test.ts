@@ -11,7 +11,7 @@ import { createPermissionEvaluator, type Evaluator } from "../../src/permission/
 import { createBashSandbox, probeSandbox, type SandboxSetup } from "../../src/sandbox/index.ts";
 import { tempDir } from "../helpers/tmp.ts";
 
-const probe = await probeSandbox({ env: process.env, network: false });
+const probe = await probeSandbox({ env: process.env });
 if (!probe.ok) console.warn(`sandbox reuse tests skipped: ${probe.reason}`);
 
 const CANARY = `CANARY-${crypto.randomUUID()}`;

@@ -34,7 +34,7 @@ describe("the message names what failed and what to do", () => {
   });
 });
 
-const probe = await probeSandbox({ env: process.env, network: false });
+const probe = await probeSandbox({ env: process.env });
 const root = process.geteuid?.() === 0;
 const SECRET = `CANARY-${crypto.randomUUID()}`;
 const RULES = { deny: ["Read(./secrets/**)"] };

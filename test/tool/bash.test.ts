@@ -211,8 +211,7 @@ describe("Bash with a grandchild holding the output pipe", () => {
     expect(text(r)).toStartWith("early\n\nNote:");
     expect(text(r)).not.toContain("late");
     expect(lingeringGroups(ctx.session).size).toBe(1);
-    for (let i = 0; i < 100 && lingeringGroups(ctx.session).size; i++) await Bun.sleep(20);
-    expect(lingeringGroups(ctx.session).size).toBe(0);
+    await waitFor(() => lingeringGroups(ctx.session).size === 0, "the lingering group to be forgotten once its holder exits");
   });
 
   test("a child with its output redirected does not trigger the note", async () => {
