@@ -162,11 +162,12 @@ const PLACED_FROM = 0x100000;
  * Places each large PT_LOAD's file offset so that it agrees with its address modulo 64 KiB, and never modulo 2 MiB, by
  * inserting zeros before it (issue 21: peak RSS ≤ 50 MiB in every page-cache state). Why: Linux (6.18 here) maps a
  * whole page-cache folio on a read fault when it fits in the mapping, and how large the folios are depends on how the
- * file was written: one big write (`bun run build`, `bun install`) gives 2 MiB folios, which a segment placed at a 2 MiB
- * aligned address maps whole (the read-only data took 14 MiB instead of 5); `cp`, `cat` or a download give 64 KiB
- * folios, which a segment whose offset and address differ by 32 KiB straddles, so each fault maps two (the code took
- * 30 MiB instead of 25). Placed this way a 64 KiB folio is exactly one fault-around window and a 2 MiB folio is never
- * mapped whole, so each state costs what a file read back from disk costs.
+ * file was written: one big write (`bun run build` did so) gives 2 MiB folios, which a segment placed at a 2 MiB
+ * aligned address maps whole (the read-only data took 14 MiB instead of 5); `cp` or `cat` give 64 KiB folios, which a
+ * segment whose offset and address differ by 32 KiB straddles, so each fault maps two (the code took 30 MiB instead of
+ * 25). Placed this way a 64 KiB folio is exactly one fault-around window and a 2 MiB folio is never mapped whole, so
+ * those states cost what a file read back from disk costs. Folios between (a writer's 128 KiB–1 MiB buffers) are
+ * mapped whole wherever they sit: no placement helps them (README, Start-up).
  *
  * The first segment starts the file (it holds the ELF header): its zeros go after a copy of the header, and the
  * program headers move with it, so the header in memory still finds them at the same address. Every address stays as

@@ -303,8 +303,13 @@ describe("stream-json --include-hook-events (contracts §1.9)", () => {
     const cwd = project({
       hooks: {
         PreToolUse: [
-          { matcher: "Bash", hooks: [{ type: "command", command: "cat >/dev/null; sleep 0.4; echo slow" }] },
-          { matcher: "Bash", hooks: [{ type: "command", command: "cat >/dev/null; echo fast" }] },
+          // slow answers only once fast has ended and been reaped by yoke (its pid gone), a barrier where a fixed 0.4 s
+          // lost to a late start of fast on a busy machine. Run one after another, slow (first) would wait forever.
+          {
+            matcher: "Bash",
+            hooks: [{ type: "command", command: `cat >/dev/null; f="$CLAUDE_PROJECT_DIR/fast.pid"; until [ -s "$f" ] && ! kill -0 "$(cat "$f")" 2>/dev/null; do sleep 0.01; done; echo slow` }],
+          },
+          { matcher: "Bash", hooks: [{ type: "command", command: `cat >/dev/null; f="$CLAUDE_PROJECT_DIR/fast.pid"; echo $$ > "$f.part" && mv "$f.part" "$f"; echo fast` }] },
         ],
       },
     });
