@@ -11,7 +11,7 @@
 # HOME (/home/yoke) and the workspace (/work) are the only places written: mount them as volumes and the root
 # filesystem can be read-only. test/release/container.test.ts holds this file's contract and runs it in a root
 # assembled from deploy/image; bench/image.ts builds the same layers and measures them (README, "Container image").
-# Size as BuildKit pushes it (bun run bench:image --buildkit): 60.8 MiB with gzip layers, 53.5 MiB with zstd layers at
+# Size as BuildKit pushes it (bun run bench:image --buildkit): 63.9 MiB with gzip layers, 56.4 MiB with zstd layers at
 # level 19 (OCI media types; Docker 23+ or containerd 1.5+ pull them):
 #   docker buildx build --output type=image,name=yoke,oci-mediatypes=true,compression=zstd,compression-level=19,force-compression=true .
 ARG BUN_VERSION=1.4.5

@@ -2,8 +2,8 @@
 # Test dependencies installed from Debian: ripgrep drives Grep when present; bubblewrap and socat are
 # what the Bash sandbox needs on Linux (issue 16), so CI tests both the sandboxed and the plain path;
 # tmux gives the interactive session's end-to-end tests a real terminal (issue 12); the container image's root
-# (deploy/image/packages.txt: git, busybox, tini, CA certificates beside the above) is assembled from this machine's
-# own packages by test/helpers/image-view.ts (issue 18).
+# (deploy/image/packages.txt: git, busybox, tini, CA certificates, gettext-base, and socat's libraries, which come with
+# it, beside the above) is assembled from this machine's own packages by test/helpers/image-view.ts (issue 18).
 set -e
 missing=""
 command -v rg >/dev/null || missing="$missing ripgrep"
@@ -15,6 +15,7 @@ command -v openssl >/dev/null || missing="$missing openssl"
 command -v git >/dev/null || missing="$missing git"
 command -v busybox >/dev/null || missing="$missing busybox"
 command -v tini >/dev/null || missing="$missing tini"
+command -v envsubst >/dev/null || missing="$missing gettext-base"
 [ -e /etc/ssl/certs/ca-certificates.crt ] || missing="$missing ca-certificates"
 if [ -n "$missing" ]; then
   apt-get update -qq && apt-get install -y -qq $missing

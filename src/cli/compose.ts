@@ -44,7 +44,7 @@ import { agentHooks, agentMcpServers, agentPermissions, agentSkillContext, cutTo
 import type { Extensions } from "../extension/runtime.ts";
 import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
 import type { SandboxSetup } from "../sandbox/index.ts";
-import { sandboxAutoAllow, sandboxEscape, wireSandbox } from "./sandbox-wiring.ts";
+import { sandboxAutoAllow, sandboxEscape, sandboxMayRefuse, wireSandbox } from "./sandbox-wiring.ts";
 import type { LoadedPlugin } from "../plugin/loader.ts";
 import { buildPermissionEvaluator, settingSourcesOf } from "./permission-wiring.ts";
 import { modelSwitch, wireProvider, type ModelSwitch } from "./provider-wiring.ts";
@@ -491,7 +491,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
           sessionStartContext: loop.state.sessionStartContext,
           beforeSubmit: loop.main.beforeSubmit,
           beginPrompt: hookCtx.beginPrompt,
-          refusal: sandboxReady,
+          // The sandbox probe (a bubblewrap start) is waited for only when its failure would refuse the run.
+          refusal: sandboxMayRefuse(settings, env) ? sandboxReady : undefined,
           lineFields: ctx.ready(),
         })
       : undefined;

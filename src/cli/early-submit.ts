@@ -50,7 +50,7 @@ export type EarlySubmitInput = {
   /** A new prompt_id for the turn's hooks (HookContext.beginPrompt). */
   beginPrompt: () => void;
   /** Rejects when the run is refused after all (a sandbox the settings require cannot start): nothing runs then. */
-  refusal: Promise<unknown>;
+  refusal: Promise<unknown> | undefined;
   /** What SessionStart's lines need first (git: the lines' branch). */
   lineFields: Promise<unknown>;
 };

@@ -3,6 +3,7 @@ import type { LoadedSettings } from "../config/load.ts";
 import { claudeUserDir } from "../config/paths.ts";
 import type { Evaluator } from "../permission/index.ts";
 import { type BashSandboxInput, createBashSandbox, SandboxUnavailableError, type SandboxSetup } from "../sandbox/index.ts";
+import { sandboxWish } from "../sandbox/probe.ts";
 import { defaultSessionTempDir } from "../tool/builtin/shell-exec.ts";
 import { UsageError } from "./args.ts";
 
@@ -39,6 +40,12 @@ export async function wireSandbox(o: {
   if (sb.notice) o.warn(sb.notice);
   if (!sb.active && sb.wish.want !== "off") o.warn(`the Bash sandbox is off: ${sb.reason}; Bash commands are checked by the permission rules alone`);
   return sb;
+}
+
+/** Whether wireSandbox may refuse the run: only a sandbox that is required (asked for by name, YOKE_SANDBOX=1). */
+export function sandboxMayRefuse(settings: LoadedSettings, env: Record<string, string>): boolean {
+  const wish = sandboxWish(settings.merged.sandbox, env);
+  return wish.want === "on" && wish.required;
 }
 
 /** `autoAllowBashIfSandboxed` for the evaluator: this input runs inside an active sandbox that auto-allows. */

@@ -1,7 +1,6 @@
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, type Stats } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { splitToolList } from "../permission/rule-parse.ts";
-import { parseFrontmatter } from "../util/frontmatter.ts";
+import { extensionEntry, type FileRole, simpleEntry, skillDir } from "./entry.ts";
 import { type DiscoveryCache, statOf } from "./discovery-cache.ts";
 import type { ExtensionProblem, ExtensionSource, PluginOrigin, SlashCommand } from "./types.ts";
 
@@ -65,23 +64,6 @@ export function extensionRoots(o: DiscoverExtensionsOptions): ExtensionRoot[] {
   return roots;
 }
 
-const bool = (v: unknown): boolean | undefined => (v === true || v === "true" ? true : v === false || v === "false" ? false : undefined);
-const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v.trim() : typeof v === "number" ? String(v) : undefined);
-const list = (v: unknown): string[] =>
-  typeof v === "string" ? splitToolList([v]) : Array.isArray(v) ? splitToolList(v.filter((x): x is string => typeof x === "string")) : [];
-
-/** Whitespace runs (newlines included) as one space; only when there is any to collapse. */
-const oneLine = (s: string | undefined): string | undefined => (s === undefined || !/\s\s|[\t\n\r\f\v]/.test(s) ? s : s.replace(/\s+/g, " ").trim());
-
-/** The first line of text in a body, for a command without a `description` (contracts §6.3). */
-function firstLine(body: string): string {
-  for (const line of body.split("\n")) {
-    const t = line.replace(/^#+\s*/, "").trim();
-    if (t) return t.length > 200 ? `${t.slice(0, 197)}...` : t;
-  }
-  return "";
-}
-
 /** Bytes read from each file at discovery: the frontmatter and the first lines (bodies load on use). */
 const HEAD_BYTES = 2048;
 /** The head is enough when the frontmatter block closes inside it (or there is none). */
@@ -108,7 +90,6 @@ export function readHead(file: string): string {
 }
 
 type Reader = (file: string) => string;
-type FileRole = { kind: "skill" | "command"; name: string; aliases?: string[]; source: ExtensionSource; plugin?: PluginOrigin; note?: string };
 
 /** Everything besides the file that goes into its entry: a cached entry counts only under the same key. */
 const roleKey = (o: FileRole) =>
@@ -134,7 +115,7 @@ function entryFor(file: string, o: FileRole, read: Reader, cache: DiscoveryCache
   } catch (e) {
     return isMissing(e) ? null : { file, message: `cannot read: ${(e as Error).message}` };
   }
-  const r = extensionEntry(file, o, text);
+  const r = simpleEntry(file, o, text) ?? extensionEntry(file, o, text);
   if (cache && st) cache.store(file, key, st, r);
   return r;
 }
@@ -189,60 +170,7 @@ export function readExtensionFile(
   } catch (e) {
     return { file, message: `cannot read: ${(e as Error).message}` };
   }
-  return extensionEntry(file, o, text);
-}
-
-/** A skill's folder: its SKILL.md's, without a call into path for the usual name. */
-const SKILL_FILE = `${sep}SKILL.md`;
-const skillDir = (file: string) => (file.endsWith(SKILL_FILE) ? file.slice(0, -SKILL_FILE.length) : dirname(file));
-
-/** `${CLAUDE_PLUGIN_ROOT}` and its kin in a granted rule: `Bash(${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh:*)` names the plugin's own script (ralph-loop does). */
-function placeholders(rules: string[], o: FileRole, baseDir: string | null): string[] {
-  return rules.map((r) =>
-    !r.includes("${")
-      ? r
-      : r.replace(/\$\{CLAUDE_(PLUGIN_ROOT|PLUGIN_DATA|SKILL_DIR)\}/g, (m, k: string) =>
-          (k === "PLUGIN_ROOT" ? o.plugin?.root : k === "PLUGIN_DATA" ? o.plugin?.dataDir : (baseDir ?? undefined)) ?? m,
-        ),
-  );
-}
-
-/** What a file's text makes in its role: its entry, or a problem naming the file (and line). Never throws. */
-function extensionEntry(file: string, o: FileRole, text: string): SlashCommand | ExtensionProblem {
-  const fm = parseFrontmatter(text, { fast: true, loose: true });
-  if (fm.error) return { file: fm.error.line ? `${file}:${fm.error.line}` : file, message: `${fm.error.message} (not loaded)` };
-  const f = fm.data ?? {};
-  // One line, as the listing, the `/` menu and system/init show it (a folded YAML description has newlines).
-  const description = oneLine(str(f.description)) ?? firstLine(fm.body);
-  const baseDir = o.kind === "skill" ? skillDir(file) : null;
-  // Absent fields (most of them, in most files) cost no call: start-up runs this per file with the JIT held back.
-  const allowed = f["allowed-tools"];
-  const cmd: SlashCommand = {
-    name: o.name,
-    aliases: o.aliases ?? [],
-    kind: o.kind,
-    source: o.source,
-    file,
-    baseDir,
-    ...(o.plugin ? { plugin: o.plugin } : {}),
-    description: o.note ? `${description} ${o.note}`.trim() : description,
-    argNames: f.arguments === undefined ? [] : list(f.arguments),
-    allowedTools: allowed === undefined ? [] : placeholders(list(allowed), o, baseDir),
-    // `hide-from-slash-command-tool` is the older spelling, still in published plugins.
-    disableModelInvocation: bool(f["disable-model-invocation"]) ?? bool(f["hide-from-slash-command-tool"]) ?? false,
-    userInvocable: bool(f["user-invocable"]) ?? true,
-  };
-  if (f.when_to_use !== undefined || f["when-to-use"] !== undefined) {
-    const whenToUse = oneLine(str(f.when_to_use) ?? str(f["when-to-use"]));
-    if (whenToUse) cmd.whenToUse = whenToUse;
-  }
-  const hint = f["argument-hint"] === undefined ? undefined : str(f["argument-hint"]);
-  if (hint) cmd.argumentHint = hint;
-  const model = f.model === undefined ? undefined : str(f.model);
-  if (model && model !== "inherit") cmd.model = model;
-  if (f.hooks && typeof f.hooks === "object") cmd.hooks = f.hooks;
-  if (f.context !== undefined && str(f.context) === "fork") cmd.fork = str(f.agent) ? { agent: str(f.agent) } : {};
-  return cmd;
+  return simpleEntry(file, o, text) ?? extensionEntry(file, o, text);
 }
 
 const isProblem = (x: SlashCommand | ExtensionProblem): x is ExtensionProblem => !("kind" in x);
@@ -255,8 +183,14 @@ function skillCandidates(dir: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((n) => n[0] !== ".").sort();
+  // One match over all the names, not a callback per name (start-up runs this with the JIT held back).
+  return names.length ? (names.join("\0").match(VISIBLE) ?? []).sort() : names;
 }
+
+/** Names not starting with a dot, in a list joined with NUL (which no file name holds). */
+const VISIBLE = /(?<=^|\0)[^.\0][^\0]*/g;
+/** `.md` paths with no hidden file or folder on the way (`.drafts/x.md`, `a/.old.md`), in a list joined with NUL. */
+const VISIBLE_MD = new RegExp(`(?<=^|\\0)(?!\\.)(?:(?!${sep === "/" ? "/" : "\\\\"}\\.)[^\\0])*\\.md(?=\\0|$)`, "g");
 
 /** A read that failed because the file is not there (a folder without SKILL.md, a stray file beside the folders). */
 const isMissing = (h: unknown) => h instanceof Error && ["ENOENT", "ENOTDIR"].includes((h as NodeJS.ErrnoException).code ?? "");
@@ -269,11 +203,9 @@ function commandFiles(dir: string): string[] {
   } catch {
     return [];
   }
-  return rel
-    // No hidden file or folder on the way (`.drafts/x.md`, `a/.old.md`): two string searches, no split per file.
-    .filter((r) => r.endsWith(".md") && r[0] !== "." && !r.includes(`${sep}.`))
-    .sort()
-    .slice(0, MAX_FILES_PER_DIR);
+  if (!rel.length) return rel;
+  const md = (rel.join("\0").match(VISIBLE_MD) ?? []).sort();
+  return md.length > MAX_FILES_PER_DIR ? md.slice(0, MAX_FILES_PER_DIR) : md;
 }
 
 /**
@@ -309,6 +241,8 @@ function plan(roots: ExtensionRoot[]): Job[] {
 function roleOf(job: Job, root: ExtensionRoot): FileRole {
   const prefix = root.plugin ? `${root.plugin.name}:` : "";
   if (job.kind === "skill") return { kind: "skill", name: `${prefix}${job.rel}`, source: root.source, plugin: root.plugin };
+  // The usual command, not in a sub-folder: no split.
+  if (!job.rel.includes(sep)) return { kind: "command", name: `${prefix}${job.rel.slice(0, -3)}`, aliases: [], source: root.source, plugin: root.plugin, note: undefined };
   const parts = job.rel.slice(0, -3).split(sep);
   const base = parts[parts.length - 1]!;
   const folders = parts.slice(0, -1);

@@ -28,7 +28,7 @@ export function sandboxWish(s: SandboxSettings | undefined, env: Record<string, 
 
 export type Availability =
   | { ok: true; platform: "linux"; bwrap: string; version: string; socat: string; rg: string }
-  | { ok: true; platform: "macos"; rg: string }
+  | { ok: true; platform: "macos" }
   | { ok: false; reason: string };
 
 const executable = (p: string): boolean => {
@@ -55,19 +55,18 @@ export function wslVersion(procVersion: string): string | undefined {
 
 /**
  * Checks what the sandbox library checks before it starts (SandboxManager.initialize's checkDependencies in
- * @anthropic-ai/sandbox-runtime; test/sandbox/probe-deps.test.ts holds the two to the same answer): on Linux, not
- * WSL 1, ripgrep, bubblewrap and socat, each where settings put it or on the PATH. socat is wanted at every start,
- * not only when some host is allowed: the library refuses to start without it. Then the helpers yoke hands it
- * (the seccomp filter's loader), and one empty bubblewrap sandbox with the namespaces a command gets, so a
- * container without user namespaces (or root without CAP_SETFCAP, which the library also refuses) is found
+ * @anthropic-ai/sandbox-runtime; test/sandbox/probe-deps.test.ts holds the two to the same answer): on macOS, Seatbelt
+ * alone; on Linux, not WSL 1, then ripgrep, bubblewrap and socat, each where settings put it or on the PATH. socat is
+ * wanted at every start, not only when some host is allowed: the library refuses to start without it. Then the
+ * helpers yoke hands it (the seccomp filter's loader), and one empty bubblewrap sandbox with the namespaces a command
+ * gets, so a container without user namespaces (or root without CAP_SETFCAP, which the library also refuses) is found
  * before the first command rather than at it.
  */
 export async function probeSandbox(o: { settings?: SandboxSettings; env: Record<string, string | undefined>; yokeDir?: string }): Promise<Availability> {
-  const rg = tool("rg", undefined, "ripgrep", o.env);
+  // On macOS the library checks nothing: Seatbelt profiles take the deny patterns as they are, so no ripgrep either.
   if (process.platform === "darwin") {
     if (!executable("/usr/bin/sandbox-exec")) return { ok: false, reason: "/usr/bin/sandbox-exec is missing" };
-    if (!rg.path) return { ok: false, reason: "ripgrep (rg) is not installed; the sandbox uses it to find protected files (brew install ripgrep)" };
-    return { ok: true, platform: "macos", rg: rg.path };
+    return { ok: true, platform: "macos" };
   }
   if (process.platform !== "linux") return { ok: false, reason: `no kernel sandbox for ${process.platform} (Linux needs bubblewrap, macOS has Seatbelt)` };
   let procVersion = "";
@@ -76,6 +75,7 @@ export async function probeSandbox(o: { settings?: SandboxSettings; env: Record<
   } catch {}
   if (wslVersion(procVersion) === "1") return { ok: false, reason: "WSL 1 cannot run bubblewrap (WSL 2 can: wsl --set-version <distro> 2)" };
   const missing: string[] = [];
+  const rg = tool("rg", undefined, "ripgrep", o.env);
   const bwrap = tool("bwrap", o.settings?.bwrapPath, "bwrapPath", o.env);
   if (bwrap.problem) return { ok: false, reason: bwrap.problem };
   if (!bwrap.path) missing.push("bubblewrap (bwrap)");
@@ -99,6 +99,9 @@ export async function probeSandbox(o: { settings?: SandboxSettings; env: Record<
   if (p.error) return { ok: false, reason: `bubblewrap could not be started: ${p.error}` };
   if (p.code !== 0) {
     const line = p.timedOut ? "no answer within 10 s" : p.stderr.trim().split("\n")[0] || `exit code ${p.code}`;
+    // The library's own refusal for this case (uid0SandboxError): the kernel maps uid 0 only for a holder of CAP_SETFCAP.
+    if (process.geteuid?.() === 0 && /uid map/.test(line))
+      return { ok: false, reason: `bubblewrap cannot map uid 0 (${line}): yoke runs as root without CAP_SETFCAP; grant it, or run as a non-root user` };
     return { ok: false, reason: `bubblewrap cannot create its namespaces here (${line}); user namespaces may be off in this container` };
   }
   const v = await runProcess([bwrap.path!, "--version"], { stderr: "ignore", timeoutMs: 10_000 });

@@ -182,7 +182,7 @@ export function activeSandbox(o: {
       ...(o.availability.platform === "linux" && o.availability.socat ? { socatPath: o.availability.socat } : {}),
       ...(o.availability.platform === "linux" && helpers.applySeccomp ? { seccomp: { applyPath: helpers.applySeccomp } } : {}),
       ...(helpers.javaAgent ? { javaAgentJarPath: helpers.javaAgent } : {}),
-      ripgrep: { command: o.availability.rg },
+      ...(o.availability.platform === "linux" ? { ripgrep: { command: o.availability.rg } } : {}),
     } as SrtConfig;
   };
 

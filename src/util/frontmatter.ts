@@ -92,17 +92,28 @@ const SIMPLE_LINE = /([A-Za-z_][\w-]*):[ \t]+([^\r\n]*?)[ \t]*\r?\n/;
 /** A value with `: ` (or a colon at its end) in a SIMPLE_BLOCK: the library refuses the block, so it is read loosely. */
 const REFUSED_LINE = /^[A-Za-z_][\w-]*:[ \t]+[^\r\n]*:(?:[ \t]|\r?$)/m;
 /** The values plainValue does not read as text. */
-const KEYWORDS: Record<string, boolean | null> = Object.assign(Object.create(null), {
+export const KEYWORDS: Readonly<Record<string, boolean | null>> = Object.assign(Object.create(null), {
   null: null, Null: null, NULL: null, true: true, True: true, TRUE: true, false: false, False: false, FALSE: false,
 });
 
-/** A SIMPLE_BLOCK at the top of t (BOM already off) read as flatYaml reads it, or null. Exported for its tests. */
-export function simpleBlock(t: string): Frontmatter | null {
+/**
+ * A SIMPLE_BLOCK at the top of t (BOM already off), split: `parts[i]` a key and `parts[i + 1]` its value (as written,
+ * trimmed) for i = 1, 4, 7…; `loose` when a value has `: ` in it (every value is then text, as looseYaml reads it:
+ * else true/false/null in KEYWORDS' spellings are typed); the body starts at `end`. Null when t starts otherwise.
+ * Keys may repeat: the caller says no to that (the library refuses the block, and the loose reading decides).
+ */
+export function simpleLines(t: string): { parts: string[]; loose: boolean; end: number } | null {
   const m = SIMPLE_BLOCK.exec(t);
   if (!m) return null;
   const src = m[1]!;
-  const loose = REFUSED_LINE.test(src);
-  const parts = src.split(SIMPLE_LINE);
+  return { parts: src.split(SIMPLE_LINE), loose: REFUSED_LINE.test(src), end: m[0].length };
+}
+
+/** A SIMPLE_BLOCK at the top of t (BOM already off) read as flatYaml reads it, or null. Exported for its tests. */
+export function simpleBlock(t: string): Frontmatter | null {
+  const s = simpleLines(t);
+  if (!s) return null;
+  const { parts, loose } = s;
   const data: Record<string, unknown> = {};
   for (let i = 1; i < parts.length; i += 3) {
     const k = parts[i]!;
@@ -112,7 +123,7 @@ export function simpleBlock(t: string): Frontmatter | null {
     const v = parts[i + 1]!;
     data[k] = loose || !(v in KEYWORDS) ? v : KEYWORDS[v];
   }
-  return { present: true, data, body: t.slice(m[0].length) };
+  return { present: true, data, body: t.slice(s.end) };
 }
 
 /** First characters that make a YAML value more than a plain or simply quoted string (YAML's indicators). */

@@ -4,7 +4,7 @@
 // (contracts §1.4–1.7). Ordering is proven by barriers (an MCP server that answers only once a hook ran), never by time.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot, yokeBin } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
@@ -194,5 +194,21 @@ describe("UserPromptSubmit runs while the MCP servers connect (issue 21)", () =>
       expect(readFileSync(join(cwd, "order.txt"), "utf8")).toBe("ss\nil\nups\n");
       expect(requestText(r.requests[0]!)).toContain("Project rule: tabs.");
     }
+  });
+
+  test("a required sandbox that cannot start refuses the run before the UserPromptSubmit hook runs (YOKE_SANDBOX=1)", async () => {
+    const cwd = snapshotProject();
+    // A bubblewrap that fails only once the UserPromptSubmit hook opened the gate: were the hook not held until the
+    // sandbox's answer, it would run and open it; held, the probe gives up after its 10 s and the run is refused.
+    const bwrap = script(cwd, "fake-bwrap.sh", `while [ ! -e "${join(cwd, "gate")}" ]; do sleep 0.05; done\necho "no namespaces here" >&2\nexit 1`);
+    // bwrapPath is read from the user's settings only.
+    const home = tempDir("yoke-early-home-");
+    mkdirSync(join(home, ".claude"), { recursive: true });
+    writeFileSync(join(home, ".claude", "settings.json"), JSON.stringify({ sandbox: { bwrapPath: bwrap } }));
+    const r = await runWith(cwd, [say("never sent")], [], { prompt: "refused prompt", env: { HOME: home, CLAUDE_CONFIG_DIR: join(home, ".claude"), YOKE_SANDBOX: "1" }, timeoutMs: 60_000 });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("cannot start");
+    expect(r.requests).toHaveLength(0);
+    expect(existsSync(join(cwd, "ups.log"))).toBe(false);
   });
 });

@@ -16,7 +16,7 @@ import { tempDir, writeTree } from "../helpers/tmp.ts";
 import { runWith, say } from "./hooks-helpers.ts";
 import { everythingPath, toolNames } from "./mcp-helpers.ts";
 
-setDefaultTimeout(90_000);
+setDefaultTimeout(240_000);
 
 let oauth: OAuthMcpServer;
 beforeAll(async () => {
@@ -41,8 +41,8 @@ function setup(o: { userServers?: Record<string, unknown>; managedMcp?: unknown;
   if (o.userSettings) writeFileSync(join(home, ".claude", "settings.json"), JSON.stringify(o.userSettings));
   if (o.managedMcp !== undefined) writeFileSync(join(dir, "managed-mcp.json"), JSON.stringify(o.managedMcp));
   if (o.managedSettings) writeFileSync(join(dir, "managed-settings.json"), JSON.stringify(o.managedSettings));
-  const env = isolatedEnv({ HOME: home, YOKE_MANAGED_DIR: dir, MCP_TIMEOUT: "20000", ...TRUST_WORKSPACE });
-  const yoke = (...a: string[]) => runYoke(["mcp", ...a], { cwd, env, timeoutMs: 60_000 });
+  const env = isolatedEnv({ HOME: home, YOKE_MANAGED_DIR: dir, MCP_TIMEOUT: "60000", ...TRUST_WORKSPACE });
+  const yoke = (...a: string[]) => runYoke(["mcp", ...a], { cwd, env, timeoutMs: 120_000 });
   const list = async (...a: string[]) => {
     const r = await yoke("list", "--json", ...a);
     expect({ code: r.code, stderr: r.code === 0 ? "" : r.stderr }).toEqual({ code: 0, stderr: "" });
@@ -181,7 +181,7 @@ describe("managedMcpServers: the organization's remote servers beside the user's
     const s = provided();
     const plug = tempDir("yoke-mcpm-plug-");
     writeTree(plug, { ".claude-plugin/plugin.json": JSON.stringify({ name: "kit" }), ".mcp.json": JSON.stringify({ mcpServers: { same: { type: "http", url: front.url } } }) });
-    const r = await runWith(s.cwd, [say("ok")], ["--output-format", "stream-json", "--verbose", "--plugin-dir", plug], { env: s.env, timeoutMs: 60_000 });
+    const r = await runWith(s.cwd, [say("ok")], ["--output-format", "stream-json", "--verbose", "--plugin-dir", plug], { env: s.env, timeoutMs: 120_000 });
     expect(r.code).toBe(0);
     expect(statuses(r)).toEqual({ docs: "connected", mine: "connected" });
     const tools = toolNames(r.requests[0]!);
@@ -271,7 +271,7 @@ describe("managedMcpServers: the organization's remote servers beside the user's
     s.env.NODE_EXTRA_CA_CERTS = front.ca;
     mkdirSync(join(s.dir, "managed-settings.d"), { recursive: true });
     writeFileSync(join(s.dir, "managed-settings.d", "10-desktop.json"), JSON.stringify({ managedMcpServers: [{ name: "x", url: front.url }] }));
-    const r = await runWith(s.cwd, [say("ok")], ["--output-format", "stream-json", "--verbose"], { env: s.env, timeoutMs: 60_000 });
+    const r = await runWith(s.cwd, [say("ok")], ["--output-format", "stream-json", "--verbose"], { env: s.env, timeoutMs: 120_000 });
     expect(r.code).toBe(0);
     expect(statuses(r)).toEqual({ docs: "connected" });
     const said = (needle: string) => r.stderr.split("\n").filter((l) => l.includes(needle));
@@ -396,7 +396,7 @@ describe("one policy, every path of a session and yoke mcp list agree", () => {
         deniedMcpServers: [{ serverName: "named-bad" }, { serverUrl: "http://127.0.0.1:9/*" }],
       },
     });
-    const r = await runWith(s.cwd, [say("ok")], ["--output-format", "stream-json", "--verbose"], { env: s.env, timeoutMs: 60_000 });
+    const r = await runWith(s.cwd, [say("ok")], ["--output-format", "stream-json", "--verbose"], { env: s.env, timeoutMs: 120_000 });
     expect(r.code).toBe(0);
     const init = r.lines!.find((l) => l.subtype === "init");
     const names = (init.mcp_servers as Array<{ name: string }>).map((x) => x.name).sort();

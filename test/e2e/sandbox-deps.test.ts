@@ -13,11 +13,14 @@ import { fakeApiEnv, toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { useFakeAnthropic } from "../helpers/e2e.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { probeSandbox } from "../../src/sandbox/probe.ts";
+import { tmuxAvailable } from "../helpers/tmux.ts";
+import { send, tuiSuite } from "./tui-helpers.ts";
 
 const probe = await probeSandbox({ env: process.env });
 if (!probe.ok) console.warn(`sandbox dependency e2e skipped: ${probe.reason}`);
 
 const fake = useFakeAnthropic();
+const session = tuiSuite();
 
 /** This machine's /usr/bin as links, without `without`: the whole PATH of the run. */
 function pathWithout(...without: string[]): string {
@@ -67,7 +70,7 @@ describe.skipIf(!probe.ok)("a sandbox program missing from the PATH", () => {
       const result = fake.requests.slice(before).flatMap((q) => toolResultsOf(q)).find((t) => t.tool_use_id === "toolu_t")!;
       expect(result.is_error).toBeFalsy();
       expect(existsSync(join(p.cwd, "ran.txt"))).toBe(true);
-    });
+    }, 120_000);
   }
 
   test("no socat, sandbox.enabled: the run ends with the cause before the model is asked", async () => {
@@ -77,7 +80,7 @@ describe.skipIf(!probe.ok)("a sandbox program missing from the PATH", () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("the Bash sandbox was required (sandbox settings) but cannot start: socat is not installed");
     expect(fake.requests.length).toBe(before);
-  });
+  }, 120_000);
 
   test("no bubblewrap and no socat, YOKE_SANDBOX=1: the run ends naming both", async () => {
     const p = project({});
@@ -86,7 +89,7 @@ describe.skipIf(!probe.ok)("a sandbox program missing from the PATH", () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("the Bash sandbox was required (YOKE_SANDBOX=1) but cannot start: bubblewrap (bwrap), socat are not installed (apt-get install bubblewrap socat)");
     expect(fake.requests.length).toBe(before);
-  });
+  }, 120_000);
 
   test("no socat, sandbox.enabled with failIfUnavailable: false: the run goes on and says so", async () => {
     const p = project({ sandbox: { enabled: true, failIfUnavailable: false } });
@@ -95,7 +98,7 @@ describe.skipIf(!probe.ok)("a sandbox program missing from the PATH", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("hello\n");
     expect(r.stderr).toContain("the Bash sandbox is off: socat is not installed");
-  });
+  }, 120_000);
 
   test("yoke doctor: off with the cause (exit 0), required and missing (exit 1), on when everything is there", async () => {
     const p = project({});
@@ -110,7 +113,7 @@ describe.skipIf(!probe.ok)("a sandbox program missing from the PATH", () => {
     const on = await run(["doctor"], p, { PATH: pathWithout() });
     expect(on.code).toBe(0);
     expect(on.stdout).toStartWith("sandbox: on — ");
-  });
+  }, 120_000);
 
   test("the sandbox's helpers cannot be written (the config folder is under a file): off with the folder named (exit 0); required, exit 1", async () => {
     const p = project({});
@@ -134,5 +137,11 @@ describe.skipIf(!probe.ok)("a sandbox program missing from the PATH", () => {
     const required = await doctor({ YOKE_SANDBOX: "1" });
     expect(required.code).toBe(1);
     expect(required.stderr).toContain(`but cannot start: ${why}`);
-  });
+  }, 120_000);
+
+  test.skipIf(!tmuxAvailable())("the interactive screen's /status says the sandbox is off and why", async () => {
+    const { term } = await session([], { env: { PATH: pathWithout("socat"), YOKE_SANDBOX: undefined } });
+    send(term, "/status");
+    await term.waitFor("Sandbox: off (socat is not installed (apt-get install socat)", { timeoutMs: 30_000 });
+  }, 120_000);
 });

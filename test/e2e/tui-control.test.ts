@@ -337,3 +337,15 @@ test("a running Bash command shows the tail of its output as it comes; Esc stops
   term.keys("Escape");
   await term.waitFor("Interrupted");
 }, 60_000);
+
+test("the terminal session fires SessionStart, InstructionsLoaded, then UserPromptSubmit (contracts §1.9), as -p does", async () => {
+  const cwd = tempDir("yoke-tui-");
+  writeFileSync(join(cwd, "CLAUDE.md"), "Project rule: tabs.\n");
+  const log = (tag: string) => [{ hooks: [{ type: "command", command: `echo ${tag} >> "${join(cwd, "order.txt")}"` }] }];
+  const settings = { hooks: { SessionStart: log("ss"), InstructionsLoaded: log("il"), UserPromptSubmit: log("ups") } };
+  const { fake, term } = await session([{ content: [{ type: "text", text: "ordered answer" }] }], { cwd, argv: ["--settings", JSON.stringify(settings)] });
+  send(term, "go");
+  await term.waitFor("ordered answer");
+  expect(readFileSync(join(cwd, "order.txt"), "utf8")).toBe("ss\nil\nups\n");
+  expect(JSON.stringify(fake.requests[0]?.body ?? {})).toContain("Project rule: tabs.");
+}, 60_000);

@@ -114,6 +114,30 @@ describe("the image's root, assembled from deploy/image", () => {
     expect(git(["for-each-ref", "--format=%(refname)", "refs/yoke/checkpoints/"])).toMatch(/^refs\/yoke\/checkpoints\/[^/]+\/\d+\n/);
   });
 
+  test("the git commands yoke and its checkpoints run, and the everyday ones, work with what files.txt keeps of git", async () => {
+    const work = tempDir("yoke-img-work-");
+    writeFileSync(join(work, "a.txt"), "one\n");
+    writeFileSync(join(work, ".gitignore"), "*.log\n");
+    const script = [
+      "set -e",
+      "export GIT_AUTHOR_NAME=img GIT_AUTHOR_EMAIL=img@example.com GIT_COMMITTER_NAME=img GIT_COMMITTER_EMAIL=img@example.com",
+      "git init -q . && git rev-parse --is-inside-work-tree",
+      `git add -A && git commit -qm first && git log --format=%s -1`,
+      "echo two >> a.txt && git status --porcelain && git diff --stat | tail -1",
+      "git ls-files -z | tr '\\0' '\\n' | sort | tr '\\n' ' ' && echo",
+      "touch x.log && git check-ignore x.log",
+      // yoke's checkpoint: a tree of the worktree in a private index, kept under a ref (src/checkpoint).
+      "GIT_INDEX_FILE=/tmp/ix git read-tree HEAD && GIT_INDEX_FILE=/tmp/ix git add -A && t=$(GIT_INDEX_FILE=/tmp/ix git write-tree) && git update-ref refs/yoke/t $(git commit-tree -m cp $t) && git diff-tree --name-only -r HEAD refs/yoke/t",
+      `git stash -q && git stash list | wc -l && git stash pop -q && git status --porcelain`,
+      `git worktree add -q /tmp/wt && git -C /tmp/wt rev-parse --abbrev-ref HEAD && git -C /tmp/wt commit -q --allow-empty -m wt && git worktree remove /tmp/wt`,
+      // A shell-script command: its messages go through gettext.sh (gettext-base), not git's left-out helper.
+      "git submodule status && git submodule foreach true && echo end",
+    ].join("\n");
+    const r = await sh(script, { work });
+    expect({ stderr: r.stderr, code: r.code }).toEqual({ stderr: "", code: 0 });
+    expect(r.stdout).toBe(["true", "first", " M a.txt", " 1 file changed, 1 insertion(+)", ".gitignore a.txt ", "x.log", "a.txt", "1", " M a.txt", "wt", "end", ""].join("\n"));
+  });
+
   test("the Kubernetes Job's command runs in the image: tini, the fleet entrypoint (busybox sh, sha256sum, sed), a task to its result", async () => {
     const job = parseAllDocuments(readFileSync(join(repoRoot(), "deploy/k8s/job.yaml"), "utf8")).map((d) => d.toJS()).find((d) => d?.kind === "Job");
     const pod = job.spec.template.spec;
