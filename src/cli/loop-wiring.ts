@@ -120,8 +120,9 @@ export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConv
     denyInsteadOfPrompting: denyInsteadOfPromptingFrom(settings),
     context: (toolUseId, signal) => {
       // A tool call starts: the checkpoints find their repository (once a session) beside its PreToolUse hooks,
-      // not after them in a Bash call's path (issue 21).
-      if (checkpointing) o.checkpoints!.prepare();
+      // not after them in a Bash call's path (issue 21). A microtask later: the hooks' processes are spawned in this
+      // tick, and a spawn holds yoke until its child runs, so git's start no longer delays the first hook's.
+      if (checkpointing) queueMicrotask(() => o.checkpoints!.prepare());
       return {
         cwd: session.cwd,
         projectDir: o.cwd,
