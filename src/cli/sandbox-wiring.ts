@@ -3,6 +3,7 @@ import type { LoadedSettings } from "../config/load.ts";
 import { claudeUserDir } from "../config/paths.ts";
 import type { Evaluator } from "../permission/index.ts";
 import { type BashSandboxInput, createBashSandbox, SandboxUnavailableError, type SandboxSetup } from "../sandbox/index.ts";
+import { sandboxSettingsOf } from "../sandbox/admin-paths.ts";
 import { sandboxWish } from "../sandbox/probe.ts";
 import { defaultSessionTempDir } from "../tool/builtin/shell-exec.ts";
 import { UsageError } from "./args.ts";
@@ -23,7 +24,8 @@ export async function wireSandbox(o: {
   let sb: SandboxSetup;
   try {
     sb = await createBashSandbox({
-      settings: o.settings.merged.sandbox,
+      // bwrapPath / socatPath only from managed settings: a checkout must not choose the program the sandbox is.
+      settings: sandboxSettingsOf(o.settings, o.warn),
       env: o.env,
       // A getter: rules added while the session runs (addRules, apply_flag_settings) reach the next command.
       rules: () => o.permissions.ruleSet,

@@ -69,6 +69,17 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
   process.on("SIGHUP", gone(129));
   process.stdin.on("end", gone(1));
   onStdStreamError(gone(129));
+  // Told to stop from outside (kill, a process manager, an IDE closing its terminal), at any stage, composing included:
+  // the same ending, exit 128 + the signal. Unheard, SIGINT and SIGTERM killed yoke at once with the terminal still in
+  // raw mode and its cursor hidden, and no SessionEnd. A second one leaves at once: a stuck hook cannot hold the process.
+  let signalled = false;
+  const stop = (code: number) => () => {
+    if (signalled) process.exit(code);
+    signalled = true;
+    gone(code)();
+  };
+  process.on("SIGINT", stop(130));
+  process.on("SIGTERM", stop(143));
 
   screen.add(`${style.bold("yoke")} ${style.gray(`${VERSION} · ${process.cwd()}`)}`);
   const locale = localeNotice(process.env);

@@ -147,9 +147,8 @@ export async function runSession(o: {
   };
   screen.setActivity("");
 
-  // The terminal went away (window closed, ssh dropped) or the process is told to stop.
+  // The terminal went away (window closed, ssh dropped) or the process is told to stop (SIGINT, SIGTERM: index.ts).
   o.onTerminalGone((code) => void ctl.exit(code, "other"));
-  process.on("SIGTERM", () => void ctl.exit(143, "other"));
 
   await ctl.start(args.positionals.join(" ").trim() || undefined);
   for (const t of o.early.splice(0)) await ctl.submit(t);

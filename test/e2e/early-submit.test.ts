@@ -4,9 +4,10 @@
 // (contracts §1.4–1.7). Ordering is proven by barriers (an MCP server that answers only once a hook ran), never by time.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot, yokeBin } from "../helpers/binary.ts";
+import { adminBwrap } from "../helpers/managed.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { project, requestText, runWith, say, script } from "./hooks-helpers.ts";
 import { toolNames } from "./mcp-helpers.ts";
@@ -201,11 +202,8 @@ describe("UserPromptSubmit runs while the MCP servers connect (issue 21)", () =>
     // A bubblewrap that fails only once the UserPromptSubmit hook opened the gate: were the hook not held until the
     // sandbox's answer, it would run and open it; held, the probe gives up after its 10 s and the run is refused.
     const bwrap = script(cwd, "fake-bwrap.sh", `while [ ! -e "${join(cwd, "gate")}" ]; do sleep 0.05; done\necho "no namespaces here" >&2\nexit 1`);
-    // bwrapPath is read from the user's settings only.
-    const home = tempDir("yoke-early-home-");
-    mkdirSync(join(home, ".claude"), { recursive: true });
-    writeFileSync(join(home, ".claude", "settings.json"), JSON.stringify({ sandbox: { bwrapPath: bwrap } }));
-    const r = await runWith(cwd, [say("never sent")], [], { prompt: "refused prompt", env: { HOME: home, CLAUDE_CONFIG_DIR: join(home, ".claude"), YOKE_SANDBOX: "1" }, timeoutMs: 60_000 });
+    // bwrapPath is read from managed settings only (as in Claude Code 2.1.332).
+    const r = await runWith(cwd, [say("never sent")], [], { prompt: "refused prompt", env: { ...adminBwrap(bwrap), YOKE_SANDBOX: "1" }, timeoutMs: 60_000 });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("cannot start");
     expect(r.requests).toHaveLength(0);

@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runYoke, spawnYoke, yokeBin } from "../helpers/binary.ts";
 import { fakeApiEnv, type FakeAnthropic, startFakeAnthropic, toolResultsOf } from "../helpers/fake-anthropic.ts";
+import { adminBwrap } from "../helpers/managed.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { probeSandbox } from "../../src/sandbox/probe.ts";
 
@@ -117,9 +118,9 @@ describe.skipIf(!probe.ok)("the sandbox follows the session", () => {
   }, 120_000);
 
   test("an untrusted project's sandbox.failIfUnavailable: true ends the run when the sandbox cannot start", async () => {
-    const p = project({ sandbox: { bwrapPath: "/nonexistent/bwrap" } }, { sandbox: { failIfUnavailable: true } });
+    const p = project({ sandbox: {} }, { sandbox: { failIfUnavailable: true } });
     const before = fake.requests.length;
-    const r = await runYoke(["-p", "hi"], { cwd: p.cwd, env: { ...fakeApiEnv(fake), HOME: p.home, YOKE_SANDBOX: undefined } });
+    const r = await runYoke(["-p", "hi"], { cwd: p.cwd, env: { ...fakeApiEnv(fake), HOME: p.home, YOKE_SANDBOX: undefined, ...adminBwrap("/nonexistent/bwrap") } });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("the Bash sandbox was required (sandbox settings) but cannot start");
     expect(r.stderr).toContain("/nonexistent/bwrap");
@@ -127,17 +128,17 @@ describe.skipIf(!probe.ok)("the sandbox follows the session", () => {
   });
 
   test("an untrusted project cannot loosen it: failIfUnavailable: false under the user's enabled: true still ends the run", async () => {
-    const p = project({ sandbox: { enabled: true, bwrapPath: "/nonexistent/bwrap" } }, { sandbox: { failIfUnavailable: false } });
-    const r = await runYoke(["-p", "hi"], { cwd: p.cwd, env: { ...fakeApiEnv(fake), HOME: p.home, YOKE_SANDBOX: undefined } });
+    const p = project({ sandbox: { enabled: true } }, { sandbox: { failIfUnavailable: false } });
+    const r = await runYoke(["-p", "hi"], { cwd: p.cwd, env: { ...fakeApiEnv(fake), HOME: p.home, YOKE_SANDBOX: undefined, ...adminBwrap("/nonexistent/bwrap") } });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("but cannot start");
     expect(r.stderr).toContain("sandbox.failIfUnavailable");
   });
 
   test("without it the run goes on with the static checks alone, and says so", async () => {
-    const p = project({ sandbox: { bwrapPath: "/nonexistent/bwrap" } }, { permissions: { deny: ["Read(./late.txt)"] } });
+    const p = project({ sandbox: {} }, { permissions: { deny: ["Read(./late.txt)"] } });
     fake.push({ content: [{ type: "text", text: "hello" }] });
-    const r = await runYoke(["-p", "hi"], { cwd: p.cwd, env: { ...fakeApiEnv(fake), HOME: p.home, YOKE_SANDBOX: undefined } });
+    const r = await runYoke(["-p", "hi"], { cwd: p.cwd, env: { ...fakeApiEnv(fake), HOME: p.home, YOKE_SANDBOX: undefined, ...adminBwrap("/nonexistent/bwrap") } });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("the Bash sandbox is off");
   });

@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { runYoke } from "../helpers/binary.ts";
 import { fakeApiEnv, type LoggedRequest, toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { useFakeAnthropic } from "../helpers/e2e.ts";
+import { adminBwrap } from "../helpers/managed.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { projectFiles, SANDBOX_ATTACKS, SANDBOX_ORDINARY } from "../fixtures/sandbox-corpus.ts";
 import { probeSandbox } from "../../src/sandbox/probe.ts";
@@ -223,8 +224,8 @@ describe.skipIf(!probe.ok)("kernel sandbox, compiled binary (issue 16 points 12â
     const fakeBwrap = join(p.root, "bwrap-breaks");
     writeFileSync(fakeBwrap, `#!/bin/sh\ncase "$*" in *"exit 0"*) exec ${probe.ok && probe.platform === "linux" ? probe.bwrap : "bwrap"} "$@";; esac\necho "bwrap: Creating new namespace failed: simulated" >&2\nexit 1\n`);
     chmodSync(fakeBwrap, 0o755);
-    writeFileSync(p.settings, JSON.stringify({ ...ATTACK_SETTINGS, sandbox: { autoAllowBashIfSandboxed: true, bwrapPath: fakeBwrap } }));
-    const r = await runBash(p, [{ id: "toolu_mid", command: "touch ran.txt" }]);
+    writeFileSync(p.settings, JSON.stringify({ ...ATTACK_SETTINGS, sandbox: { autoAllowBashIfSandboxed: true } }));
+    const r = await runBash(p, [{ id: "toolu_mid", command: "touch ran.txt" }], adminBwrap(fakeBwrap));
     const o = r.results.get("toolu_mid");
     expect(o?.isError).toBe(true);
     expect(o?.text).toContain("bubblewrap failed: Creating new namespace failed: simulated");
@@ -257,11 +258,15 @@ describe.skipIf(!probe.ok || process.geteuid?.() !== 0)("a kept sandbox that can
 
 describe("sandbox unavailable or misconfigured", () => {
   test("missing bwrap: said once on stderr and in system/init; the static checks stand alone", async () => {
-    const p = sandboxProject({ permissions: { allow: ["Bash(touch:*)"] }, sandbox: { bwrapPath: "/nonexistent/bwrap" } });
-    const r = await runBash(p, [
-      { id: "toolu_a", command: "touch a.txt" },
-      { id: "toolu_b", command: "touch b.txt" },
-    ]);
+    const p = sandboxProject({ permissions: { allow: ["Bash(touch:*)"] } });
+    const r = await runBash(
+      p,
+      [
+        { id: "toolu_a", command: "touch a.txt" },
+        { id: "toolu_b", command: "touch b.txt" },
+      ],
+      adminBwrap("/nonexistent/bwrap"),
+    );
     expect(r.code).toBe(0);
     expect(r.init?.sandbox_enabled).toBe(false);
     expect(r.init?.sandbox_reason).toContain("sandbox.bwrapPath /nonexistent/bwrap is not an executable file");
@@ -270,9 +275,9 @@ describe("sandbox unavailable or misconfigured", () => {
   }, 60_000);
 
   test("sandbox.enabled true and unavailable: the run ends with the cause before the model is asked", async () => {
-    const p = sandboxProject({ permissions: { allow: ["Bash"] }, sandbox: { enabled: true, bwrapPath: "/nonexistent/bwrap" } });
+    const p = sandboxProject({ permissions: { allow: ["Bash"] }, sandbox: { enabled: true } });
     const before = fake.requests.length;
-    const r = await runYoke(["-p", "touch c.txt"], { cwd: p.cwd, env: { ...fakeApiEnv(fake), HOME: p.home, YOKE_SANDBOX: undefined } });
+    const r = await runYoke(["-p", "touch c.txt"], { cwd: p.cwd, env: { ...fakeApiEnv(fake), HOME: p.home, YOKE_SANDBOX: undefined, ...adminBwrap("/nonexistent/bwrap") } });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("the Bash sandbox was required (sandbox settings) but cannot start");
     expect(r.stderr).toContain("/nonexistent/bwrap");

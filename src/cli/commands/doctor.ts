@@ -1,7 +1,7 @@
 import { randomUUID } from "../../util/random.ts";
 import { yokeDir } from "../../config/paths.ts";
 import { defineCommand } from "citty";
-import { writeOut } from "../../util/output.ts";
+import { errLine, writeOut } from "../../util/output.ts";
 import { parseArgv } from "../args.ts";
 import { runFlagArgs } from "../command-tree.ts";
 import { runEnv } from "../compose.ts";
@@ -23,6 +23,8 @@ async function doctorCommand(argv: string[]): Promise<number> {
   const env = runEnv(settings, (m) => warnings.push(m));
   const permissions = buildPermissionEvaluator({ args, cwd, settings, env, mode: resolvePermissionMode(args, settings), autoAllowWriteDirs: [] });
   const sb = await wireSandbox({ settings, env, permissions, sessionId: `doctor-${randomUUID()}`, yokeDir: yokeDir(env), warn: (m) => warnings.push(m) });
+  // What the settings got wrong (a field ignored, a bad value) is said, as a run says it; the sandbox's own "off" is the report's.
+  for (const w of warnings) if (!w.startsWith("the Bash sandbox is off:")) errLine(`yoke: ${w}`);
   let check: { ok: boolean; detail: string } | undefined;
   if (sb.active) {
     const w = await sb.wrap("true", cwd);
