@@ -33,7 +33,13 @@ type Fields = {
 };
 
 const bool = (v: unknown): boolean | undefined => (v === true || v === "true" ? true : v === false || v === "false" ? false : undefined);
-const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v.trim() : typeof v === "number" ? String(v) : undefined);
+const str = (v: unknown): string | undefined => {
+  if (typeof v === "string") {
+    const t = v.trim();
+    return t || undefined;
+  }
+  return typeof v === "number" ? String(v) : undefined;
+};
 const list = (v: unknown): string[] =>
   typeof v === "string" ? splitToolList([v]) : Array.isArray(v) ? splitToolList(v.filter((x): x is string => typeof x === "string")) : [];
 
@@ -79,7 +85,7 @@ function assemble(file: string, o: FileRole, f: Fields, body: string): SlashComm
     ...(o.plugin ? { plugin: o.plugin } : {}),
     description: o.note ? `${description} ${o.note}`.trim() : description,
     argNames: f.arguments === undefined ? [] : list(f.arguments),
-    allowedTools: f.allowedTools === undefined ? [] : placeholders(list(f.allowedTools), o, baseDir),
+    allowedTools: f.allowedTools === undefined ? [] : typeof f.allowedTools === "string" && !f.allowedTools.includes("${") ? list(f.allowedTools) : placeholders(list(f.allowedTools), o, baseDir),
     disableModelInvocation: bool(f.disableModelInvocation) ?? bool(f.hideFromSlashCommandTool) ?? false,
     userInvocable: bool(f.userInvocable) ?? true,
   };

@@ -52,8 +52,24 @@ const HEAD =
  * as many names as fit and a count of the rest. Only model-invocable entries. Pure.
  */
 export function skillListing(commands: SlashCommand[], budget: number, maxDescription = MAX_LISTED_DESCRIPTION): string | null {
-  const shown = commands.filter((c) => !c.disableModelInvocation);
-  if (!shown.length) return null;
+  // The usual case in one loop, no callback or object per entry (it runs before the first request with the JIT held
+  // back: issue 14 point 7): every description in full, when they fit. `used` counts as cutListing's total() does.
+  const lines: string[] = [HEAD];
+  let used = HEAD.length + 1;
+  for (let i = 0; i < commands.length; i++) {
+    const c = commands[i]!;
+    if (c.disableModelInvocation) continue;
+    const desc = describe(c, maxDescription);
+    lines.push(desc ? `- ${c.name}: ${desc}` : `- ${c.name}`);
+    used += 3 + c.name.length + (desc ? 2 + desc.length : 0);
+  }
+  if (lines.length === 1) return null;
+  if (used <= budget) return lines.join("\n");
+  return cutListing(commands.filter((c) => !c.disableModelInvocation), budget, maxDescription);
+}
+
+/** The listing when the descriptions in full do not fit: each cut to an equal share, else names alone, else a count. */
+function cutListing(shown: SlashCommand[], budget: number, maxDescription: number): string {
   const full = shown.map((c) => ({ name: c.name, desc: describe(c, maxDescription) }));
   const line = (name: string, desc: string) => (desc ? `- ${name}: ${desc}` : `- ${name}`);
   // Arithmetic, not strings: "- name: desc\n" is 2 + name + (desc ? 2 + desc : 0) + 1 characters.
@@ -65,7 +81,6 @@ export function skillListing(commands: SlashCommand[], budget: number, maxDescri
     }
     return n;
   };
-  if (total(Number.POSITIVE_INFINITY) <= budget) return [HEAD, ...full.map((e) => line(e.name, e.desc))].join("\n");
   const names = total(0);
   const share = Math.floor((budget - names) / full.length) - 2; // ": "
   if (share >= 20) return [HEAD, ...full.map((e) => line(e.name, e.desc.length > share ? `${e.desc.slice(0, share - 1)}…` : e.desc))].join("\n");

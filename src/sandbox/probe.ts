@@ -99,6 +99,9 @@ export async function probeSandbox(o: { settings?: SandboxSettings; env: Record<
   if (p.error) return { ok: false, reason: `bubblewrap could not be started: ${p.error}` };
   if (p.code !== 0) {
     const line = p.timedOut ? "no answer within 10 s" : p.stderr.trim().split("\n")[0] || `exit code ${p.code}`;
+    // The library's own refusal for this case (uid0SandboxError): the kernel maps uid 0 only for a holder of CAP_SETFCAP.
+    if (process.geteuid?.() === 0 && /uid map/.test(line))
+      return { ok: false, reason: `bubblewrap cannot map uid 0 (${line}): yoke runs as root without CAP_SETFCAP; grant it, or run as a non-root user` };
     return { ok: false, reason: `bubblewrap cannot create its namespaces here (${line}); user namespaces may be off in this container` };
   }
   const v = await runProcess([bwrap.path!, "--version"], { stderr: "ignore", timeoutMs: 10_000 });

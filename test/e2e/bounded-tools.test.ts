@@ -43,7 +43,7 @@ test("a tool that hangs (WebFetch of a server that never answers) ends at YOKE_T
   } finally {
     hung.stop(true);
   }
-}, 30_000);
+});
 
 test("a command that streams forever is cut: timeout said, output cut with the omitted bytes said, spill file capped", async () => {
   const cwd = tempDir();
@@ -64,7 +64,7 @@ test("a command that streams forever is cut: timeout said, output cut with the o
   expect(text.startsWith('Command timed out after 1.5s and its process group was killed.')).toBe(true);
   expect(/the first \d+ bytes were cut to cap the file/.test(text)).toBe(true);
   expect(text.length <= 30_500).toBe(true); // BASH_MAX_OUTPUT_LENGTH, plus the timeout line
-}, 30_000);
+});
 
 test("a hook that streams forever and never exits is stopped at its timeout, its output capped; the run goes on", async () => {
   const cwd = tempDir();
@@ -77,7 +77,7 @@ test("a hook that streams forever and never exits is stopped at its timeout, its
   expect(r.code).toBe(0);
   expect(JSON.parse(r.stdout).result).toBe("went on");
   expect(JSON.stringify(resultIn(fake.requests[n + 1]!).content)).toContain("hi");
-}, 30_000);
+});
 
 test("hostile files through the binary: a FIFO in the project and /dev/zero are refused or skipped, nothing hangs", async () => {
   const { mkdirSync } = await import("node:fs");

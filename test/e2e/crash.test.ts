@@ -71,7 +71,7 @@ async function oneRun(seed: number): Promise<Outcome> {
     const fake2 = await startFakeAnthropic({ script: [{ content: [{ type: "text", text: "resumed fine" }] }] });
     let r;
     try {
-      r = await runYoke(["-p", "carry on", "--resume", id], { cwd, env: { ...env, ANTHROPIC_BASE_URL: fake2.url }, timeoutMs: 15_000 });
+      r = await runYoke(["-p", "carry on", "--resume", id], { cwd, env: { ...env, ANTHROPIC_BASE_URL: fake2.url } });
     } finally {
       await fake2.stop();
     }

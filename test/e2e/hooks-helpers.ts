@@ -43,7 +43,7 @@ export async function runWith(
   try {
     // The fixture project is the test's own: trusted, so its hooks and plugins apply.
     const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_RETRY_BASE_MS: "5", ...TRUST_WORKSPACE, ...o.env });
-    const r = await runYoke(["-p", o.prompt ?? "go", ...args], { cwd, env, timeoutMs: o.timeoutMs ?? 20_000, stdin: o.stdin });
+    const r = await runYoke(["-p", o.prompt ?? "go", ...args], { cwd, env, timeoutMs: o.timeoutMs, stdin: o.stdin });
     const out: Run = { ...r, requests: [...fake.requests], fake };
     const fmt = args[args.indexOf("--output-format") + 1];
     if (args.includes("--output-format") && fmt === "json") out.json = JSON.parse(r.stdout);

@@ -234,13 +234,14 @@ describe("session hooks and environment (contracts §1.4, §1.8)", () => {
 
 describe("hooks that misbehave never take the run down (issue 4 item 2)", () => {
   test("a hook that hangs is killed at its timeout and the run finishes; the guarded call fails closed", async () => {
-    const cwd = hooksProject(hook("PreToolUse", "sleep 30", "Bash", { timeout: 1 }));
-    const r = await runWith(cwd, [bashCall("touch marker"), say("ok")], ["--allowedTools", "Bash"], { timeoutMs: 15_000 });
+    // The hook would outlive runYoke's limit: a run that waited for it is killed (timedOut), however slow the machine.
+    const cwd = hooksProject(hook("PreToolUse", "sleep 300", "Bash", { timeout: 1 }));
+    const r = await runWith(cwd, [bashCall("touch marker"), say("ok")], ["--allowedTools", "Bash"]);
     expect(r.timedOut).toBe(false);
     expect(r.code).toBe(0);
     // A PreToolUse guard that never answered asks, and a headless run denies (issue 16 point 8; Claude Code lets it run).
     expect(existsSync(join(cwd, "marker"))).toBe(false);
-    expect(r.stderr).toContain('hook command "sleep 30"');
+    expect(r.stderr).toContain('hook command "sleep 300"');
     expect(r.stderr).toContain("timed out after 1 s");
   });
 
@@ -303,8 +304,13 @@ describe("stream-json --include-hook-events (contracts §1.9)", () => {
     const cwd = project({
       hooks: {
         PreToolUse: [
-          { matcher: "Bash", hooks: [{ type: "command", command: "cat >/dev/null; sleep 0.4; echo slow" }] },
-          { matcher: "Bash", hooks: [{ type: "command", command: "cat >/dev/null; echo fast" }] },
+          // slow answers only once fast has ended and been reaped by yoke (its pid gone), a barrier where a fixed 0.4 s
+          // lost to a late start of fast on a busy machine. Run one after another, slow (first) would wait forever.
+          {
+            matcher: "Bash",
+            hooks: [{ type: "command", command: `cat >/dev/null; f="$CLAUDE_PROJECT_DIR/fast.pid"; until [ -s "$f" ] && ! kill -0 "$(cat "$f")" 2>/dev/null; do sleep 0.01; done; echo slow` }],
+          },
+          { matcher: "Bash", hooks: [{ type: "command", command: `cat >/dev/null; f="$CLAUDE_PROJECT_DIR/fast.pid"; echo $$ > "$f.part" && mv "$f.part" "$f"; echo fast` }] },
         ],
       },
     });

@@ -1,13 +1,12 @@
 // A tool's outputSchema is still enforced now that the JSON Schema validator loads on first use (issue 21: the MCP
 // client's ajv is no longer made at every start; src/mcp/schema-validator.ts, build-plugins.ts). Run by the compiled
 // binary, whose bundle reaches ajv only through that lazy path.
-import { beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { yokeBin } from "../helpers/binary.ts";
 import { runWith, say } from "./hooks-helpers.ts";
 import { mcpProject, tiny } from "./mcp-helpers.ts";
 
-setDefaultTimeout(30_000);
 
 beforeAll(() => {
   yokeBin();

@@ -1,5 +1,5 @@
 // Issue 13 points 2 and 7: the same real server (server-everything) over streamable HTTP and SSE, on loopback.
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { yokeBin } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
@@ -7,7 +7,6 @@ import { runWith, say } from "./hooks-helpers.ts";
 import { everythingPath } from "./mcp-helpers.ts";
 
 // Real MCP servers (node packages) start in ~1 s alone and several seconds on a loaded 2-core machine.
-setDefaultTimeout(30_000);
 
 type Served = { port: number; proc: Bun.Subprocess };
 const served: Served[] = [];
@@ -78,7 +77,7 @@ test("streamable HTTP and SSE: tools listed, called and answered like stdio; ini
   const [echo, sum] = toolResultsOf(r.requests[1]!);
   expect(echo).toMatchObject({ is_error: false, text: "Echo: over http" });
   expect(sum!.text).toContain("5");
-}, 30_000);
+});
 
 test("headers and headersHelper reach an HTTP server; a server that refuses is named with the reason and the run goes on", async () => {
   const seen: Array<Record<string, string>> = [];
@@ -110,4 +109,4 @@ test("headers and headersHelper reach an HTTP server; a server that refuses is n
   } finally {
     refuse.stop(true);
   }
-}, 30_000);
+});

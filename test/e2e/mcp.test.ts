@@ -1,5 +1,5 @@
 // Issue 13 end to end: MCP servers from .mcp.json / --mcp-config, run by the compiled binary against real servers.
-import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { toolResultsOf } from "../helpers/fake-anthropic.ts";
@@ -8,7 +8,6 @@ import { hook, requestText, runWith, say, systemText } from "./hooks-helpers.ts"
 import { call, everything, filesystem, mcpProject, tiny, toolNames } from "./mcp-helpers.ts";
 
 // Real MCP servers (node packages) start in ~1 s alone and several seconds on a loaded 2-core machine.
-setDefaultTimeout(30_000);
 
 beforeAll(() => {
   yokeBin();

@@ -234,7 +234,7 @@ describe("memory extraction (issue 8 point 2, point 5)", () => {
     const cwd = tempDir();
     const env = isolatedEnv({ ...fakeApiEnv(fake), YOKE_MEMORY_EXTRACTION: "1", YOKE_BACKGROUND_CAP_MS: "800" });
     fake.push({ content: [{ type: "text", text: "Still here." }] }, { fault: "hang" });
-    const r = await runYoke(["-p", "call me Sam from now on", "--output-format", "json"], { cwd, env, timeoutMs: 15_000 });
+    const r = await runYoke(["-p", "call me Sam from now on", "--output-format", "json"], { cwd, env });
     expect(r.timedOut).toBe(false);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).result).toBe("Still here.");

@@ -1,14 +1,13 @@
 // Issue 17 point 2: what a background hook says later reaches the model as Claude Code 2.1.332 delivers it (observed in
 // 2.1.332: a PostToolUse hook printing {"async":true}, then {"systemMessage", additionalContext}: both arrive, joined
 // by a newline, with the first request after the hook finished, within the same turn).
-import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { yokeBin } from "../helpers/binary.ts";
 import { bashCall, hook, hooksProject, requestText, runWith, say, script } from "./hooks-helpers.ts";
 
 // Each test runs the compiled binary (some several times): seconds apiece on a loaded 2-core machine.
-setDefaultTimeout(30_000);
 
 beforeAll(() => void yokeBin());
 

@@ -1,14 +1,13 @@
 // Issue 17 point 5: the Stop payload's background_tasks lists the shells still running, as Claude Code 2.1.332 sends
 // them (observed in 2.1.332: `{"id","type":"shell","status":"running","description","command"}`; the command
 // stands in for a missing description). Run through the compiled binary against the fake API.
-import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { yokeBin } from "../helpers/binary.ts";
 import { hook, hooksProject, runWith, say, script } from "./hooks-helpers.ts";
 
 // Each test runs the compiled binary (some several times): seconds apiece on a loaded 2-core machine.
-setDefaultTimeout(30_000);
 
 beforeAll(() => void yokeBin());
 

@@ -1,12 +1,11 @@
 // Issue 17 (review point 4): the PostToolBatch and MessageDisplay hook events, fired with the payload Claude Code
 // 2.1.332 sends (hooks-hook-stdin-shape.txt) at the moment it fires them, run through the compiled binary.
-import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { yokeBin } from "../helpers/binary.ts";
 import { bashCall, hook, hooksProject, runWith, say, script } from "./hooks-helpers.ts";
 
-setDefaultTimeout(30_000);
 beforeAll(() => void yokeBin());
 
 const payloads = (file: string): any[] => readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));

@@ -2,13 +2,12 @@
 // stream-json input against the fake API): a local command, no model request, its answer as a synthetic assistant
 // message and a result with num_turns 0 and local_command "effort"; the level holds for the rest of the session.
 // Precedence observed: CLAUDE_CODE_EFFORT_LEVEL > /effort > --effort > effortLevel.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
 import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
 
 // Each test runs the compiled binary (some several times): seconds apiece on a loaded 2-core machine.
-setDefaultTimeout(30_000);
 
 let fake: FakeAnthropic;
 beforeAll(async () => {

@@ -1,13 +1,12 @@
 // Issue 17 review points 1 and 2: how a hook's block feedback reaches the model and the transcript, word for word
 // and role for role as Claude Code 2.1.332 sends it to the same fake API (observed in 2.1.332, see each test).
-import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { yokeBin } from "../helpers/binary.ts";
 import { toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { bashCall, hook, hooksProject, runWith, say, script } from "./hooks-helpers.ts";
 
-setDefaultTimeout(30_000);
 beforeAll(() => void yokeBin());
 
 const PREAMBLE =

@@ -1,6 +1,6 @@
 // Issue 17 points 1, 3 and 5: hook payloads and hook-driven loops as Claude Code 2.1.332 has them, run through the
 // compiled binary against the fake API.
-import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
@@ -8,7 +8,6 @@ import { toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { bashCall, hook, hooksProject, runWith, say, script } from "./hooks-helpers.ts";
 
 // Each test runs the compiled binary (some several times): seconds apiece on a loaded 2-core machine.
-setDefaultTimeout(30_000);
 
 beforeAll(() => void yokeBin());
 

@@ -2,7 +2,7 @@
 // 2.1.332 with the tiny stdio server: PreToolUse, PermissionRequest, PostToolUse and PostToolUseFailure end with
 // `mcp_server: {name, source}`, source the config scope: `project` for .mcp.json, `dynamic` for --mcp-config;
 // contracts §1.4), and `mcp__server__.*` / exact-name matchers (contracts §1.3).
-import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { yokeBin } from "../helpers/binary.ts";
@@ -10,7 +10,6 @@ import { bashCall, runWith, say } from "./hooks-helpers.ts";
 import { call, mcpProject, tiny } from "./mcp-helpers.ts";
 
 // Each test runs the compiled binary (some several times): seconds apiece on a loaded 2-core machine.
-setDefaultTimeout(30_000);
 
 beforeAll(() => void yokeBin());
 

@@ -2,7 +2,7 @@
 // 2.1.332 against the fake API with `--plugin-dir`): an exit-2 block shows the command with ${CLAUDE_PLUGIN_ROOT}
 // expanded and ends "This hook comes from the <name>@<marketplace> plugin."; a JSON reason is passed as written;
 // a settings hook's command keeps ${CLAUDE_PROJECT_DIR} as written and names no plugin.
-import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { yokeBin } from "../helpers/binary.ts";
@@ -11,7 +11,6 @@ import { tempDir, writeTree } from "../helpers/tmp.ts";
 import { bashCall, hook, project, requestText, runWith, say, script } from "./hooks-helpers.ts";
 
 // Each test runs the compiled binary (some several times): seconds apiece on a loaded 2-core machine.
-setDefaultTimeout(30_000);
 
 beforeAll(() => void yokeBin());
 

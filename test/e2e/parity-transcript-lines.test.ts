@@ -2,14 +2,13 @@
 // run, key for key (observed in 2.1.332 against the fake API; roundtrip-transcript-shape.txt, contracts §1.9, §5.2):
 // queue-operation, last-prompt (the Agent SDK's listSessions summary reads it), system/stop_hook_summary and the
 // system/informational warning when Stop hooks hit the block cap.
-import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { yokeBin } from "../helpers/binary.ts";
 import { hook, hooksProject, runWith, say, script } from "./hooks-helpers.ts";
 
 // Each test runs the compiled binary (some several times): seconds apiece on a loaded 2-core machine.
-setDefaultTimeout(30_000);
 
 beforeAll(() => void yokeBin());
 

@@ -1,13 +1,12 @@
 // Issue 17 point 8: WebSearch on the API's server-side web search tool, as Claude Code provides it (contracts §7.1,
 // §7.2): a side request carries the `web_search` server tool; its results come back as server_tool_use /
 // web_search_tool_result blocks and reach the model as links.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fakeApiEnv, startFakeAnthropic, toolResultsOf, type FakeAnthropic, type LoggedRequest } from "../helpers/fake-anthropic.ts";
 import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
 
 // Each test runs the compiled binary (some several times): seconds apiece on a loaded 2-core machine.
-setDefaultTimeout(30_000);
 
 let fake: FakeAnthropic;
 beforeAll(async () => {

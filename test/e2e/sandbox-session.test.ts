@@ -124,7 +124,7 @@ describe.skipIf(!probe.ok)("the sandbox follows the session", () => {
     expect(r.stderr).toContain("the Bash sandbox was required (sandbox settings) but cannot start");
     expect(r.stderr).toContain("/nonexistent/bwrap");
     expect(fake.requests.length).toBe(before);
-  }, 30_000);
+  });
 
   test("an untrusted project cannot loosen it: failIfUnavailable: false under the user's enabled: true still ends the run", async () => {
     const p = project({ sandbox: { enabled: true, bwrapPath: "/nonexistent/bwrap" } }, { sandbox: { failIfUnavailable: false } });
@@ -132,7 +132,7 @@ describe.skipIf(!probe.ok)("the sandbox follows the session", () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("but cannot start");
     expect(r.stderr).toContain("sandbox.failIfUnavailable");
-  }, 30_000);
+  });
 
   test("without it the run goes on with the static checks alone, and says so", async () => {
     const p = project({ sandbox: { bwrapPath: "/nonexistent/bwrap" } }, { permissions: { deny: ["Read(./late.txt)"] } });
@@ -140,5 +140,5 @@ describe.skipIf(!probe.ok)("the sandbox follows the session", () => {
     const r = await runYoke(["-p", "hi"], { cwd: p.cwd, env: { ...fakeApiEnv(fake), HOME: p.home, YOKE_SANDBOX: undefined }, timeoutMs: 20_000 });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("the Bash sandbox is off");
-  }, 30_000);
+  });
 });

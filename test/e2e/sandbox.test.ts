@@ -286,7 +286,7 @@ describe("sandbox unavailable or misconfigured", () => {
     expect(r.stderr).toContain(p.settings);
     expect(r.stderr).toContain('field "sandbox.enabled"');
     expect(r.stderr).toContain('field "sandbox.network.allowedDomains"');
-  }, 30_000);
+  });
 
   test("yoke doctor says whether the sandbox is on, and why", async () => {
     const p = sandboxProject(ATTACK_SETTINGS);
@@ -300,5 +300,5 @@ describe("sandbox unavailable or misconfigured", () => {
     } else expect(on.stdout).toContain(`sandbox: off — ${why}`);
     const off = await runYoke(["doctor", "--json"], { cwd: p.cwd, env: { ...env, YOKE_SANDBOX: "0" }, timeoutMs: 20_000 });
     expect(JSON.parse(off.stdout)).toMatchObject({ sandbox: "off", reason: "YOKE_SANDBOX=0" });
-  }, 30_000);
+  });
 });

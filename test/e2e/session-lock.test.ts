@@ -66,7 +66,7 @@ describe("one run per session (issue 20.7)", () => {
       const third = await runYoke(["-p", "third", "--resume", id, "--output-format", "json"], { cwd, env });
       expect(third.code).toBe(0);
       expect(existsSync(`${transcriptOf(env, id)}.lock`)).toBe(false);
-    }, 30_000);
+    });
   }
 
   test("the lock of a SIGKILLed run is stale and taken over", async () => {
@@ -84,7 +84,7 @@ describe("one run per session (issue 20.7)", () => {
     const r = await runYoke(["-p", "again", "--resume", id, "--output-format", "json"], { cwd, env });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).result).toBe("taken over");
-  }, 30_000);
+  });
 
   test("--fork-session branches a locked session", async () => {
     const cwd = tempDir();
@@ -98,7 +98,7 @@ describe("one run per session (issue 20.7)", () => {
     expect(JSON.parse(r.stdout).session_id).not.toBe(id);
     first.kill("SIGKILL");
     await first.exited;
-  }, 30_000);
+  });
 });
 
 describe("stale lock detection", () => {

@@ -80,7 +80,7 @@ describe("resume, continue, fork (contracts §5.3)", () => {
     const bad = await runYoke(["sessions", "show", "nope-nope"], { cwd, env });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("nope-nope");
-  }, 30_000);
+  });
 });
 
 describe("rewind (contracts §5.4, issue 7 item 3)", () => {
@@ -147,7 +147,7 @@ describe("rewind (contracts §5.4, issue 7 item 3)", () => {
     expect(seen).toContain("TURN-ONE-DONE");
     expect(seen).not.toContain("TURN-TWO-DONE");
     expect(seen).toContain("turn two again");
-  }, 30_000);
+  });
 
   test("--rewind-files UUID with --resume restores before the turn runs", async () => {
     const cwd = tempDir();
@@ -170,7 +170,7 @@ describe("rewind (contracts §5.4, issue 7 item 3)", () => {
     expect(r.stderr).toContain(`restored ${file}`);
     expect(readFileSync(file, "utf8")).toBe("v1\n");
     expect(r.stdout).toContain("after files rewind");
-  }, 30_000);
+  });
 });
 
 describe("signals", () => {
@@ -195,7 +195,7 @@ describe("signals", () => {
     expect(seen).toContain("DONE-FIRST");
     expect(seen).toContain("slow one");
     expect(seen).toContain("after the signal");
-  }, 30_000);
+  });
 });
 
 describe("compaction (seed 000, internals §6)", () => {

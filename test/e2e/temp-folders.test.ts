@@ -19,7 +19,7 @@ test("a run with Bash calls (one spilling its output to a file, one in the backg
   expect(r.code).toBe(0);
   expect(JSON.stringify(fake.requests[1]!.body.messages)).toContain(tmp); // the spill file was there during the run
   expect(readdirSync(tmp).filter((n) => n.startsWith("yoke-"))).toEqual([]);
-}, 30_000);
+});
 
 // Issue 20.4: a SIGKILLed run cannot remove its folder; the next start does, and keeps a live run's.
 test("the next start removes the scratch folder of a SIGKILLed run, never a live run's", async () => {

@@ -66,6 +66,14 @@ describe("the listing stays within its budget (seed 000: descriptions in context
     expect(t.length).toBeLessThanOrEqual(budget);
     for (let i = 0; i < 150; i++) expect(t).toContain(`- cmd-${i}: Does thing`);
   });
+  test("the budget's edge: the listing whole when it fits to the character (with its newline), cut one character less", () => {
+    const some = [cmd({ name: "a", description: "alpha" }), cmd({ name: "b", description: "" }), cmd({ name: "c", description: "gamma", whenToUse: "often" })];
+    const whole = skillListing(some, 100_000)!;
+    expect(whole).toEndWith("- a: alpha\n- b\n- c: gamma - often");
+    expect(skillListing(some, whole.length + 1)).toBe(whole);
+    expect(skillListing(some, whole.length)).not.toBe(whole);
+    expect(skillListing([cmd({ name: "x", description: "x", disableModelInvocation: true })], 100_000)).toBeNull();
+  });
   test("far too much: names only, then a count of the rest", () => {
     const t = skillListing(many, 1000)!;
     expect(t.length).toBeLessThanOrEqual(1000);

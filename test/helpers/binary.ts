@@ -182,7 +182,11 @@ export type RunYokeOptions = {
   env?: Env;
   /** Written to the child's stdin, which is then closed. Without it stdin is /dev/null. */
   stdin?: string | Uint8Array;
-  /** Kill (SIGKILL) after this long. Default 20 000. */
+  /**
+   * Kill (SIGKILL) after this long. Default 45 000: a healthy run on a machine with both cores busy took over 20 s
+   * (the old default killed it), and the limit stays under the 60 s test default so a hang still ends in a kill and
+   * a clear failure rather than a test timeout that leaves the child running.
+   */
   timeoutMs?: number;
   /** Executable to run instead of yokeBin() (e.g. a stub script). */
   bin?: string;
@@ -235,6 +239,8 @@ function drain(stream: ReadableStream<Uint8Array>): { done: Promise<void>; text(
   return { done, text: () => text, cancel: () => void reader.cancel().catch(() => {}) };
 }
 
+export const RUN_TIMEOUT_MS = 45_000;
+
 /** Runs yoke to completion (or timeout) and collects its output. */
 export async function runYoke(args: string[], opts: RunYokeOptions = {}): Promise<RunYokeResult> {
   const env = isolatedEnv(opts.env);
@@ -258,7 +264,7 @@ export async function runYoke(args: string[], opts: RunYokeOptions = {}): Promis
   const timer = setTimeout(() => {
     timedOut = true;
     proc.kill("SIGKILL");
-  }, opts.timeoutMs ?? 20_000);
+  }, opts.timeoutMs ?? RUN_TIMEOUT_MS);
   const out = drain(proc.stdout);
   const err = drain(proc.stderr);
   await proc.exited;

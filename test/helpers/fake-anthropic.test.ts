@@ -212,12 +212,17 @@ describe("faults", () => {
   });
 
   test("a cut stream also breaks raw iteration of messages.create({stream:true})", async () => {
-    fake.push({ fault: "cut" });
+    // As above: the reset waits until a delta has been read (seen lost under load, train 41 candidate).
+    let read!: () => void;
+    fake.push({ fault: "cut", after: new Promise<void>((r) => (read = r)) });
     const seen: string[] = [];
     const err = await rejection(
       (async () => {
         const stream = await client.messages.create({ ...params, stream: true });
-        for await (const e of stream) seen.push(e.type);
+        for await (const e of stream) {
+          seen.push(e.type);
+          if (e.type === "content_block_delta") read();
+        }
       })(),
     );
     expect(err).toBeInstanceOf(Error);

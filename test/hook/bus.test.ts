@@ -120,14 +120,17 @@ describe("timeouts and process groups", () => {
   test("a hanging hook is killed with its whole group at its timeout", async () => {
     const e = makeEnv();
     const marker = join(e.project, "child.pid");
-    writeSettings(e, "project", hooks("PreToolUse", "*", cmd(`sleep 30 & echo $! > ${marker}; wait`, { timeout: 0.5 })));
+    // The pid is written whole (.part, then mv) and the timeout leaves the shell time to write it on a busy machine: a
+    // hook killed at 0.5 s before its echo left an empty marker, pid 0, and nothing to check.
+    writeSettings(e, "project", hooks("PreToolUse", "*", cmd(`sleep 30 & echo $! > ${marker}.part && mv ${marker}.part ${marker}; wait`, { timeout: 2 })));
     const o = await busFor(e).emit("PreToolUse", prePayload(e));
     expect(o.records[0]!.outcome).toBe("timeout");
-    expect(o.records[0]!.error).toContain("timed out after 0.5 s");
+    expect(o.records[0]!.error).toContain("timed out after 2 s");
     // A PreToolUse guard killed at its timeout fails closed: ask (issue 16 point 8; Claude Code: no decision, contracts §1.5).
     expect(o.permissionDecision).toBe("ask");
-    expect(o.permissionDecisionReason).toContain("timed out after 0.5 s");
+    expect(o.permissionDecisionReason).toContain("timed out after 2 s");
     const pid = Number(readFileSync(marker, "utf8"));
+    expect(pid).toBeGreaterThan(0);
     // the grandchild died too (gone, or a zombie waiting for init to reap it)
     const alive = () => existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
     await waitFor(() => !alive(), `the hook's grandchild ${pid} to die with its group`);
@@ -357,12 +360,16 @@ describe("environment and protocol (contracts §1.4, §1.8)", () => {
   test("async hooks run in the background and do not decide", async () => {
     const e = makeEnv();
     const done = join(e.project, "async.done");
-    writeSettings(e, "project", hooks("PreToolUse", "*", cmd(`sleep 0.3; touch ${done}; echo '{"decision":"block","systemMessage":"later"}'`, { async: true })));
+    // The hook finishes only once the test lets it (a barrier): after a fixed 0.3 s it could be done before a slow
+    // emit returned.
+    const go = join(e.project, "go");
+    writeSettings(e, "project", hooks("PreToolUse", "*", cmd(`until [ -e ${go} ]; do sleep 0.01; done; touch ${done}; echo '{"decision":"block","systemMessage":"later"}'`, { async: true })));
     const bus = busFor(e);
     const o = await bus.emit("PreToolUse", prePayload(e));
     expect(o.blocked).toBe(false);
     expect(existsSync(done)).toBe(false);
-    await bus.drainAsync(5000);
+    writeFileSync(go, "");
+    await bus.drainAsync(30_000);
     expect(existsSync(done)).toBe(true);
     expect(bus.records).toHaveLength(1);
     expect(bus.takeAsyncOutput().systemMessages).toEqual(["later"]);

@@ -15,6 +15,7 @@ import { createFileState } from "../../src/tool/file-state.ts";
 import { createToolRegistry } from "../../src/tool/registry.ts";
 import type { Tool } from "../../src/tool/types.ts";
 import { scriptedProvider, type ScriptedEntry } from "../helpers/scripted-provider.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const log: string[] = [];
 const sleepTool = (name: string, readOnly: boolean) =>
@@ -161,9 +162,10 @@ describe("runTurn", () => {
 
   test("abort during a tool ends with aborted_tools and every tool_use has a result", async () => {
     const ctrl = new AbortController();
-    const { d } = deps([{ content: [{ type: "tool_use", name: "Mut", input: { ms: 5000, tag: "long" } }, { type: "tool_use", name: "Mut", input: { ms: 1, tag: "next" } }] }]);
+    const { d } = deps([{ content: [{ type: "tool_use", name: "Mut", input: { ms: 5000, tag: "abort-me" } }, { type: "tool_use", name: "Mut", input: { ms: 1, tag: "next" } }] }]);
     const convo: Conversation = { messages: [] };
-    setTimeout(() => ctrl.abort(), 50);
+    // Abort once the tool runs (at a fixed 50 ms a starved process could still be streaming: aborted_streaming).
+    void waitFor(() => log.includes("start abort-me"), "the long tool to start").then(() => ctrl.abort());
     const { result } = await drain(runTurn(d, convo, "go", ctrl.signal));
     expect(result.terminalReason).toBe("aborted_tools");
     expect(result.isError).toBe(true);

@@ -19,8 +19,8 @@ function pathWith(withTools: string[]): string {
   return dir;
 }
 
-async function both(PATH: string, settings: Record<string, string> = {}) {
-  const p = Bun.spawn([process.execPath, join(import.meta.dir, "../fixtures/sandbox/probe-vs-library.ts"), JSON.stringify(settings)], {
+async function both(PATH: string, settings: Record<string, string> = {}, prefix: string[] = []) {
+  const p = Bun.spawn([...prefix, process.execPath, join(import.meta.dir, "../fixtures/sandbox/probe-vs-library.ts"), JSON.stringify(settings)], {
     env: { PATH, HOME: tempDir("yoke-probe-home-") },
     stdout: "pipe",
     stderr: "pipe",
@@ -65,6 +65,17 @@ describe.skipIf(process.platform !== "linux" || !have)("the probe and the sandbo
     }
   }, 60_000);
 });
+
+const rootWithSetpriv = process.platform === "linux" && have && process.geteuid?.() === 0 && !!Bun.which("setpriv");
+test.skipIf(!rootWithSetpriv)("root without CAP_SETFCAP (a container's root with that capability dropped): both refuse, and say so", async () => {
+  const r = await both(pathWith(["bwrap", "socat", "rg"]), {}, [Bun.which("setpriv")!, "--bounding-set", "-setfcap", "--inh-caps", "-setfcap"]);
+  // Where the kernel still maps uid 0 without it (before Linux 5.12), both start.
+  expect(r.yoke.ok).toBe(r.library.errors.length === 0);
+  if (!r.yoke.ok) {
+    expect(r.library.errors.join("\n")).toContain("CAP_SETFCAP");
+    expect(r.yoke.reason).toContain("yoke runs as root without CAP_SETFCAP; grant it, or run as a non-root user");
+  }
+}, 60_000);
 
 test("WSL 1 is told apart from WSL 2 as the library does (/proc/version)", () => {
   expect(wslVersion("Linux version 4.4.0-19041-Microsoft (Microsoft@Microsoft.com)")).toBe("1");

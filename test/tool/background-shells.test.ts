@@ -1,6 +1,6 @@
 import { toolNames } from "../../src/tool/declarations.ts";
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bashTool } from "../../src/tool/builtin/bash.ts";
 import { bashOutputTool } from "../../src/tool/builtin/bash-output.ts";
@@ -19,8 +19,9 @@ const until = (cond: () => boolean) => waitFor(cond, cond.toString());
 
 describe("Bash run_in_background (contracts §7.2)", () => {
   test("returns at once with a shell id; output is read incrementally", async () => {
-    const { ctx } = makeShellCtx();
-    const r = await bg(ctx, "echo one; sleep 0.4; echo two; sleep 30");
+    const { ctx, dir } = makeShellCtx();
+    // "two" waits for the test's go (a barrier): after a fixed 0.4 s it could beat a starved test to its first read.
+    const r = await bg(ctx, "echo one; until [ -e go ]; do sleep 0.01; done; echo two; sleep 30");
     expect(r.isError).toBeFalsy();
     expect(text(r)).toContain("bash_1");
     expect(text(r)).toContain("BashOutput");
@@ -38,6 +39,7 @@ describe("Bash run_in_background (contracts §7.2)", () => {
     expect(text(first)).toContain("still running");
     expect(text(first)).toContain("<stdout>\none\n</stdout>");
     expect(text(first)).not.toContain("two");
+    writeFileSync(join(dir, "go"), "");
     await until(() => sh.unread.stdout.includes("two"));
     const second = await output(ctx, { bash_id: "bash_1" });
     expect(text(second)).toContain("two");

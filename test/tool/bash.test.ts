@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bashTool } from "../../src/tool/builtin/bash.ts";
 import { killAllBackgroundShells, lingeringGroups } from "../../src/tool/builtin/background-shells.ts";
@@ -155,7 +155,9 @@ describe("Bash timeouts and interruption kill the process group", () => {
 
   test("a child that ignores SIGTERM is SIGKILLed after the grace", async () => {
     const { ctx, dir } = makeShellCtx();
-    const r = await run(ctx, { command: `bash -c 'trap "" TERM; echo $$ > stubborn.pid; sleep 30' & sleep 0.2; sleep 30`, timeout: 500 });
+    // The shell waits for the stubborn child's pid (written whole) instead of 0.2 s, and the timeout leaves a busy
+    // machine time to get there: killed before the child wrote it, there was no pid to check.
+    const r = await run(ctx, { command: `bash -c 'trap "" TERM; echo $$ > stubborn.part && mv stubborn.part stubborn.pid; sleep 30' & until [ -e stubborn.pid ]; do sleep 0.01; done; sleep 30`, timeout: 2000 });
     expect(r.isError).toBe(true);
     const pid = Number(readFileSync(join(dir, "stubborn.pid"), "utf8"));
     await waitDead(pid);
@@ -173,8 +175,12 @@ describe("Bash timeouts and interruption kill the process group", () => {
   test("abort kills the group and reports an interruption", async () => {
     const ac = new AbortController();
     const { ctx, dir } = makeShellCtx({ signal: ac.signal });
-    setTimeout(() => ac.abort(), 300);
-    const r = await run(ctx, { command: "sleep 30 & echo $! > child.pid; echo working; wait" });
+    // Abort once the command has said "working" and started its child (a barrier: at a fixed 300 ms a busy machine
+    // had not run the echo yet).
+    const pending = run(ctx, { command: "sleep 30 & echo working; echo $! > child.pid.part && mv child.pid.part child.pid; wait" });
+    await waitFor(() => existsSync(join(dir, "child.pid")), "the command to start its child");
+    ac.abort();
+    const r = await pending;
     expect(r.isError).toBe(true);
     expect(text(r)).toContain("interrupted");
     expect(text(r)).toContain("working");
@@ -206,11 +212,14 @@ describe("Bash with a grandchild holding the output pipe", () => {
   });
 
   test("a lingering group is forgotten once the holder exits", async () => {
-    const { ctx } = makeShellCtx();
-    const r = await run(ctx, { command: "(sleep 0.5; echo late) & echo early" });
+    const { ctx, dir } = makeShellCtx();
+    // The holder lives until the test lets it go (a barrier): after a fixed 0.5 s it could end inside the pipe grace
+    // when a busy machine ran the shell's exit late, and there was nothing lingering to see.
+    const r = await run(ctx, { command: "(until [ -e release ]; do sleep 0.01; done; echo late) & echo early" });
     expect(text(r)).toStartWith("early\n\nNote:");
     expect(text(r)).not.toContain("late");
     expect(lingeringGroups(ctx.session).size).toBe(1);
+    writeFileSync(join(dir, "release"), "");
     await waitFor(() => lingeringGroups(ctx.session).size === 0, "the lingering group to be forgotten once its holder exits");
   });
 

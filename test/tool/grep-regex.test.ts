@@ -41,7 +41,7 @@ test.skipIf(!hasRg)("rg gives the same answers (the expectations above are ripgr
     expect({ q, out: r.content }).toEqual({ q, out: want });
   }
   // One ripgrep process per case: more than the 5 s default on a loaded 2-core machine.
-}, 30_000);
+});
 
 test.each(["\\Qa.b\\E", "\\y", "\\Z", "\\0"])("an escape ripgrep rejects (%s) is an error, not a literal letter", async (pattern) => {
   const r = await createGrepTool({ engine: "builtin" }).run({ pattern }, makeCtx(root));

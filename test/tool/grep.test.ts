@@ -233,7 +233,7 @@ test.skipIf(!hasRg)("both engines give the same answer on a batch of queries", a
     expect({ q, out: b.content }).toEqual({ q, out: a.content });
   }
   // 15 queries, each a ripgrep process: more than the 5 s default on a loaded 2-core machine.
-}, 30_000);
+});
 
 test("YOKE_GREP_ENGINE=rg without rg on the PATH yoke started with is reported", async () => {
   const saved = process.env.PATH;
