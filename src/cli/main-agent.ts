@@ -6,6 +6,7 @@ import type { Extensions } from "../extension/runtime.ts";
 import { readBody } from "../extension/invoke.ts";
 import type { Evaluator } from "../permission/index.ts";
 import { mcpPolicyBlock, readMcpPolicy } from "../mcp/policy.ts";
+import { policyEnv } from "../mcp/session-servers.ts";
 import { readManagedMcp } from "../mcp/managed-mcp.ts";
 import { managedDir } from "../config/paths.ts";
 import { pluginOnlySurfaces } from "../config/plugin-only.ts";
@@ -157,6 +158,6 @@ export function agentMcpServers(o: {
     }
     const m = await import("../mcp/agent-servers.ts");
     const policy = readMcpPolicy(o.settings);
-    return m.startAgentServers(agent, { ...o, mayStartInline, policyBlock: (s) => mcpPolicyBlock(s, policy, o.env) });
+    return m.startAgentServers(agent, { ...o, mayStartInline, policyBlock: (s) => mcpPolicyBlock(s, policy, policyEnv(o.env, o.cwd)) });
   };
 }

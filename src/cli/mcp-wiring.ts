@@ -125,7 +125,7 @@ export async function wireMcp(o: McpWiringOptions & { early?: EarlyMcp }): Promi
   const pluginRuled = pluginServersFor(
     strict || o.bare || sources.exclusive ? [] : (await o.plugins).flatMap((p) => (p.kind === "claude" ? pluginServers({ name: p.info.name, root: p.info.root, dataDir: p.info.dataDir }) : [])),
     sources,
-    { strict, bare: o.bare, env: o.env },
+    { strict, bare: o.bare, env: o.env, cwd: o.cwd },
   );
   const fromPlugins = pluginRuled.allowed;
   // Kept for `yoke plugins list`, which shows each part of a plugin with its state; never started nor listed here.

@@ -1,3 +1,4 @@
+import { domainToASCII } from "node:url";
 import type { LoadedSettings } from "../config/load.ts";
 import { expandServer, expandVars, isRemote, isStdio, type ScopedServer } from "./config.ts";
 
@@ -117,25 +118,47 @@ const originOf = (url: string) => splitUrl(url).origin;
 const globRe = (pattern: string, flags = "") => new RegExp(`^${pattern.split("*").map((x) => x.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, flags);
 
 /**
- * A URL split where its path starts: the scheme and host part lowercased, without a trailing FQDN dot, and the path
- * (query and fragment dropped) as written. Works on patterns too (a `*` may stand anywhere).
+ * A URL pattern split where its path starts: the scheme and host part lowercased, IDN labels in their ASCII form, without
+ * a trailing FQDN dot or the scheme's default port, and the path (query and fragment dropped) as written. A `*` may
+ * stand anywhere.
  */
 function splitUrl(url: string): { origin: string; path: string } {
   const bare = url.replace(/[?#].*$/, "");
   const start = bare.indexOf("://");
   const slash = bare.indexOf("/", start < 0 ? 0 : start + 3);
-  const origin = (slash < 0 ? bare : bare.slice(0, slash)).toLowerCase().replace(/\.(?=:[^:]*$)|\.$/, "");
+  const written = (slash < 0 ? bare : bare.slice(0, slash)).toLowerCase();
+  const m = /^([^:]*:\/\/)(.*?)(:[^:\]]*)?$/.exec(written);
+  let origin = written;
+  if (m) {
+    const host = domainToASCII(m[2]!) || m[2]!;
+    const port = m[3] === ":443" && m[1] === "https://" ? "" : m[3] === ":80" && m[1] === "http://" ? "" : (m[3] ?? "");
+    origin = `${m[1]}${host.replace(/\.$/, "")}${port}`;
+  }
   return { origin, path: slash < 0 ? "" : bare.slice(slash) };
+}
+
+/**
+ * The URL as the MCP client will contact it: the WHATWG parser's reading (the one the SDK's HTTP and SSE transports
+ * use), so userinfo, a backslash, a tab or newline, percent-encoding or a default port cannot make the policy read a
+ * host other than the one connected to. A URL the parser refuses is matched as written (it cannot connect anyway).
+ */
+function contacted(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.hostname.replace(/\.$/, "")}${u.port ? `:${u.port}` : ""}${u.pathname}`;
+  } catch {
+    return url;
+  }
 }
 
 /**
  * Claude Code's `serverUrl` match ("Control MCP server access" docs): `*` anywhere, the scheme and host case-insensitive
  * and blind to a trailing FQDN dot, the path case-sensitive; a pattern with no path matches any path; a trailing slash
- * on either side does not matter. Pure.
+ * on either side does not matter. The URL is read as the client will contact it (`contacted`). Pure.
  */
 export function urlMatches(pattern: string, url: string): boolean {
   const p = splitUrl(pattern);
-  const u = splitUrl(url);
+  const u = splitUrl(contacted(url));
   if (!globRe(p.origin).test(u.origin)) return false;
   // No path (or just "/", which a parsed URL cannot tell apart from none): any path on that origin.
   if (p.path === "" || p.path === "/") return true;

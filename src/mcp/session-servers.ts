@@ -47,6 +47,9 @@ export type SessionServers = {
   problems: string[];
 };
 
+/** The variables a server's config expands with when it starts (transports.ts), for the policy to judge the same text. */
+export const policyEnv = (env: Record<string, string | undefined>, cwd: string): Record<string, string | undefined> => ({ ...env, CLAUDE_PROJECT_DIR: cwd });
+
 /** Settings levels whose approval keys count: a committed project settings file does not approve its own `.mcp.json`. */
 const approvalsFrom = (s: LoadedSettings): ApprovalKeys[] => s.sources.filter((x) => x.level !== "project").map((x) => x.settings as ApprovalKeys);
 
@@ -102,7 +105,8 @@ export function sessionServers(o: SessionServerOptions): SessionServers {
       out.unapproved.push({ name: s.name, server: s, reason: `"${s.name}" (${s.source}) is not started: managed strictPluginOnlyCustomization allows MCP servers only from plugins` });
     out.servers = out.servers.filter((x) => !locked(x));
   }
-  const ruled = applyMcpPolicy(out.servers, policy, o.env);
+  // The policy expands what the spawn expands (transports.ts adds CLAUDE_PROJECT_DIR), so it judges what runs.
+  const ruled = applyMcpPolicy(out.servers, policy, policyEnv(o.env, o.cwd));
   out.servers = ruled.allowed;
   out.blocked = ruled.blocked;
   return out;
@@ -116,12 +120,12 @@ export function sessionServers(o: SessionServerOptions): SessionServers {
 export function pluginServersFor(
   candidates: ScopedServer[],
   session: Pick<SessionServers, "servers" | "exclusive" | "policy" | "orgPlugins">,
-  o: { strict: boolean; bare: boolean; env: Record<string, string | undefined> },
+  o: { strict: boolean; bare: boolean; env: Record<string, string | undefined>; cwd: string },
 ): { allowed: ScopedServer[]; blocked: Array<{ server: ScopedServer; reason: string }> } {
   if (session.exclusive || o.strict || o.bare) return { allowed: [], blocked: [] };
   const providedUrls = new Set(session.servers.filter((s) => s.scope === "managed" && isRemote(s.config)).map((s) => sameUrlKey((s.config as { url: string }).url)));
   const kept = candidates
     .filter((s) => !(isRemote(s.config) && providedUrls.has(sameUrlKey(s.config.url))))
     .map((s): ScopedServer => ([...session.orgPlugins].some((p) => s.name.startsWith(`plugin:${p}:`)) ? { ...s, orgPlugin: true } : s));
-  return applyMcpPolicy(kept, session.policy, o.env);
+  return applyMcpPolicy(kept, session.policy, policyEnv(o.env, o.cwd));
 }

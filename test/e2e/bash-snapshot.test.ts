@@ -37,7 +37,7 @@ test("a -p run whose last tool call is Bash exits only after its snapshot's ref 
     for await (const c of p.stdout) out += new TextDecoder().decode(c);
   })();
   // The answer is printed while the snapshot's ref is still held: the run is in its end now.
-  await waitFor(() => out.includes("BASH-TURN-DONE"), "the run's answer", 20_000);
+  await waitFor(() => out.includes("BASH-TURN-DONE"), "the run's answer");
   expect(readFileSync(join(cwd, "tracked.txt"), "utf8")).toBe("changed-by-bash\n");
   rmSync(lock);
   expect(await p.exited).toBe(0);

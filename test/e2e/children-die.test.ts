@@ -36,7 +36,7 @@ async function killAndWatch(proc: ReturnType<typeof spawnYoke>, groups: number[]
   proc.kill("SIGKILL");
   await proc.exited;
   try {
-    await waitFor(() => survivors(groups).length === 0, "every process group to die", 20_000);
+    await waitFor(() => survivors(groups).length === 0, "every process group to die");
   } finally {
     for (const g of groups) {
       try {

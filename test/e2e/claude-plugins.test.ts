@@ -183,7 +183,7 @@ describe("yoke plugins list: every part with its real state", () => {
   test("loaded parts by name, a failing MCP server with why, nothing called enabled that does not run", async () => {
     const cwd = gitProject();
     const env = isolatedEnv({ ...TRUST_WORKSPACE, MCP_TIMEOUT: "3000" });
-    const r = await runYoke(["plugins", "list", "--json", ...dirs("ralph-loop", "feature-dev", "example-plugin", "hookify")], { cwd, env, timeoutMs: 20_000 });
+    const r = await runYoke(["plugins", "list", "--json", ...dirs("ralph-loop", "feature-dev", "example-plugin", "hookify")], { cwd, env });
     expect(r.code).toBe(0);
     const rows = JSON.parse(r.stdout) as any[];
     const row = (n: string) => rows.find((x) => x.name === n);

@@ -106,7 +106,7 @@ describe("what the run starts, it starts once and as the run decides", () => {
     const { cwd, logs, home } = project({ enableAllProjectMcpServers: true });
     const r = await runWith(cwd, [say("ok")], [...json, "--mcp-config", "{not json"], { env: { HOME: home } });
     expect(r.stderr).toContain("--mcp-config");
-    for (const s of starts(logs)) await waitFor(() => !alive(s.pid), `probe server ${s.pid} to end`, 15_000);
+    for (const s of starts(logs)) await waitFor(() => !alive(s.pid), `probe server ${s.pid} to end`);
     // Each start the run made is the run's: at most one process.
     expect(starts(logs).length).toBeLessThanOrEqual(1);
   });
@@ -122,7 +122,7 @@ describe("a run refused while composing leaves no server running", () => {
     test(name, async () => {
       const { cwd, logs, home } = project({ enableAllProjectMcpServers: true });
       await runWith(cwd, [say("ok")], args, { env: { HOME: home }, ...(stdin !== undefined ? { stdin } : {}) });
-      for (const s of starts(logs)) await waitFor(() => !alive(s.pid), `probe server ${s.pid} to end`, 15_000);
+      for (const s of starts(logs)) await waitFor(() => !alive(s.pid), `probe server ${s.pid} to end`);
     });
 });
 

@@ -44,7 +44,7 @@ for (const [sig, code] of [["SIGTERM", 143], ["SIGINT", 130], ["SIGHUP", 129], [
     const proc = spawnYoke(["-p", "go", "--allowedTools", "Bash", "--settings", settings, "--mcp-config", mcp, "--output-format", "stream-json", "--verbose"], { cwd, env });
     proc.stdin.end();
     // Barrier: the background shell ran, then the second Bash call's PreToolUse hook is running.
-    await waitFor(() => ready(join(d, "mcp.pid")) && ready(join(d, "bg.pid")) && ready(join(d, "hook.pid")), "the MCP server, the background shell and the hook to start", 20_000).catch(async (e) => {
+    await waitFor(() => ready(join(d, "mcp.pid")) && ready(join(d, "bg.pid")) && ready(join(d, "hook.pid")), "the MCP server, the background shell and the hook to start").catch(async (e) => {
       proc.kill("SIGKILL");
       throw new Error(`${e.message}; pids: ${readdirSync(d)}; yoke said: ${await new Response(proc.stdout).text()} ${await new Response(proc.stderr).text()}`);
     });
@@ -58,7 +58,7 @@ for (const [sig, code] of [["SIGTERM", 143], ["SIGINT", 130], ["SIGHUP", 129], [
     proc.kill(sig);
     const exit = await proc.exited;
     if (code !== null) expect(exit).toBe(code);
-    await waitFor(() => groups.every((g) => groupMembers(g).length === 0), `every process group to be gone (left: ${groups.map((g) => groupMembers(g).join(",")).join(" | ")})`, 15_000).catch(() => {});
+    await waitFor(() => groups.every((g) => groupMembers(g).length === 0), `every process group to be gone (left: ${groups.map((g) => groupMembers(g).join(",")).join(" | ")})`).catch(() => {});
     expect(groups.map(groupMembers)).toEqual([[], [], []]);
   }, 60_000);
 }
@@ -92,6 +92,6 @@ test("SIGKILL of a sandboxed run: the sandbox library's own children (socat brid
   expect(bridges.length).toBeGreaterThan(0);
   proc.kill("SIGKILL");
   await proc.exited;
-  await waitFor(() => !bridges.some((b) => alive(b.pid)), "the socat bridges to die", 15_000).catch(() => {});
+  await waitFor(() => !bridges.some((b) => alive(b.pid)), "the socat bridges to die").catch(() => {});
   expect(bridges.filter((b) => alive(b.pid))).toEqual([]);
 }, 60_000);

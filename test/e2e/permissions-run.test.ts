@@ -65,7 +65,7 @@ async function runCalls(o: {
     YOKE_RETRY_BASE_MS: "5",
     ...o.env,
   });
-  const r = await runYoke(["-p", "go", "--output-format", "json", ...(o.args ?? [])], { cwd: o.cwd, env, timeoutMs: 30_000 });
+  const r = await runYoke(["-p", "go", "--output-format", "json", ...(o.args ?? [])], { cwd: o.cwd, env });
   let result: any = null;
   try {
     result = JSON.parse(r.stdout);
@@ -153,7 +153,7 @@ describe("headless never waits (issue 5 §6)", () => {
     fake.push({ content: [{ type: "text", text: "Listed instead." }] });
     const before = fake.requests.length;
     const env = isolatedEnv({ ...TRUST_WORKSPACE, ...fakeApiEnv(fake), HOME: p.home, PATH: `${shims}:${process.env.PATH}`, YOKE_TEST_MARKER: join(p.root, "m.log") });
-    const r = await runYoke(["-p", "go", "--output-format", "stream-json", "--verbose"], { cwd: p.cwd, env, timeoutMs: 20_000 });
+    const r = await runYoke(["-p", "go", "--output-format", "stream-json", "--verbose"], { cwd: p.cwd, env });
     expect(r.timedOut).toBe(false);
     expect(existsSync(join(p.cwd, "made-it"))).toBe(false);
     const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));

@@ -119,7 +119,7 @@ describe.skipIf(!probe.ok)("the sandbox follows the session", () => {
   test("an untrusted project's sandbox.failIfUnavailable: true ends the run when the sandbox cannot start", async () => {
     const p = project({ sandbox: { bwrapPath: "/nonexistent/bwrap" } }, { sandbox: { failIfUnavailable: true } });
     const before = fake.requests.length;
-    const r = await runYoke(["-p", "hi"], { cwd: p.cwd, env: { ...fakeApiEnv(fake), HOME: p.home, YOKE_SANDBOX: undefined }, timeoutMs: 20_000 });
+    const r = await runYoke(["-p", "hi"], { cwd: p.cwd, env: { ...fakeApiEnv(fake), HOME: p.home, YOKE_SANDBOX: undefined } });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("the Bash sandbox was required (sandbox settings) but cannot start");
     expect(r.stderr).toContain("/nonexistent/bwrap");
@@ -128,7 +128,7 @@ describe.skipIf(!probe.ok)("the sandbox follows the session", () => {
 
   test("an untrusted project cannot loosen it: failIfUnavailable: false under the user's enabled: true still ends the run", async () => {
     const p = project({ sandbox: { enabled: true, bwrapPath: "/nonexistent/bwrap" } }, { sandbox: { failIfUnavailable: false } });
-    const r = await runYoke(["-p", "hi"], { cwd: p.cwd, env: { ...fakeApiEnv(fake), HOME: p.home, YOKE_SANDBOX: undefined }, timeoutMs: 20_000 });
+    const r = await runYoke(["-p", "hi"], { cwd: p.cwd, env: { ...fakeApiEnv(fake), HOME: p.home, YOKE_SANDBOX: undefined } });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("but cannot start");
     expect(r.stderr).toContain("sandbox.failIfUnavailable");
@@ -137,7 +137,7 @@ describe.skipIf(!probe.ok)("the sandbox follows the session", () => {
   test("without it the run goes on with the static checks alone, and says so", async () => {
     const p = project({ sandbox: { bwrapPath: "/nonexistent/bwrap" } }, { permissions: { deny: ["Read(./late.txt)"] } });
     fake.push({ content: [{ type: "text", text: "hello" }] });
-    const r = await runYoke(["-p", "hi"], { cwd: p.cwd, env: { ...fakeApiEnv(fake), HOME: p.home, YOKE_SANDBOX: undefined }, timeoutMs: 20_000 });
+    const r = await runYoke(["-p", "hi"], { cwd: p.cwd, env: { ...fakeApiEnv(fake), HOME: p.home, YOKE_SANDBOX: undefined } });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("the Bash sandbox is off");
   });

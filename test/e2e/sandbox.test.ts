@@ -272,7 +272,7 @@ describe("sandbox unavailable or misconfigured", () => {
   test("sandbox.enabled true and unavailable: the run ends with the cause before the model is asked", async () => {
     const p = sandboxProject({ permissions: { allow: ["Bash"] }, sandbox: { enabled: true, bwrapPath: "/nonexistent/bwrap" } });
     const before = fake.requests.length;
-    const r = await runYoke(["-p", "touch c.txt"], { cwd: p.cwd, env: { ...fakeApiEnv(fake), HOME: p.home, YOKE_SANDBOX: undefined }, timeoutMs: 20_000 });
+    const r = await runYoke(["-p", "touch c.txt"], { cwd: p.cwd, env: { ...fakeApiEnv(fake), HOME: p.home, YOKE_SANDBOX: undefined } });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("the Bash sandbox was required (sandbox settings) but cannot start");
     expect(r.stderr).toContain("/nonexistent/bwrap");
@@ -281,7 +281,7 @@ describe("sandbox unavailable or misconfigured", () => {
 
   test("a broken sandbox value names the file and the field", async () => {
     const p = sandboxProject({ sandbox: { enabled: "yes", network: { allowedDomains: "github.com" } } });
-    const r = await runYoke(["-p", "hi"], { cwd: p.cwd, env: { ...fakeApiEnv(fake), HOME: p.home, YOKE_SANDBOX: undefined }, timeoutMs: 20_000 });
+    const r = await runYoke(["-p", "hi"], { cwd: p.cwd, env: { ...fakeApiEnv(fake), HOME: p.home, YOKE_SANDBOX: undefined } });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(p.settings);
     expect(r.stderr).toContain('field "sandbox.enabled"');
@@ -291,14 +291,14 @@ describe("sandbox unavailable or misconfigured", () => {
   test("yoke doctor says whether the sandbox is on, and why", async () => {
     const p = sandboxProject(ATTACK_SETTINGS);
     const env = { HOME: p.home, YOKE_SANDBOX: undefined };
-    const on = await runYoke(["doctor"], { cwd: p.cwd, env, timeoutMs: 20_000 });
+    const on = await runYoke(["doctor"], { cwd: p.cwd, env });
     expect(on.code).toBe(0);
     if (probe.ok) {
       expect(on.stdout).toContain("sandbox: on");
       expect(on.stdout).toContain(join(p.cwd, "secrets"));
       expect(on.stdout).toContain("auto-allow Bash: yes");
     } else expect(on.stdout).toContain(`sandbox: off — ${why}`);
-    const off = await runYoke(["doctor", "--json"], { cwd: p.cwd, env: { ...env, YOKE_SANDBOX: "0" }, timeoutMs: 20_000 });
+    const off = await runYoke(["doctor", "--json"], { cwd: p.cwd, env: { ...env, YOKE_SANDBOX: "0" } });
     expect(JSON.parse(off.stdout)).toMatchObject({ sandbox: "off", reason: "YOKE_SANDBOX=0" });
   });
 });

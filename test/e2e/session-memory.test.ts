@@ -104,7 +104,7 @@ describe("session memory in compaction (issue 8 point 5)", () => {
     fake.push(...Array.from({ length: 5 }, () => router));
     const prompts = ["TASK-PROMPT rewrite the parser", "SECOND-PROMPT how is it going", "/compact", "AFTER-PROMPT carry on"];
     const stdin = prompts.map((t) => JSON.stringify({ type: "user", message: { role: "user", content: t } })).join("\n") + "\n";
-    const r = await runYoke(["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"], { cwd, env, stdin, timeoutMs: 20_000 });
+    const r = await runYoke(["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"], { cwd, env, stdin });
     expect(r.code).toBe(0);
     expect(notes).toBe(2);
     expect(mains).toBe(3); // three turns, and no summarizing model call for /compact

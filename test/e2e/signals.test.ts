@@ -19,7 +19,7 @@ for (const [sig, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
     fake.push({ content: [{ type: "tool_use", name: "Bash", input: { command: `sleep 300 & echo $! > ${pidFile}; wait` } }] });
     const env = isolatedEnv({ ...fakeApiEnv(fake) });
     const proc = spawnYoke(["-p", "run it", "--output-format", "json", "--dangerously-skip-permissions"], { cwd, env: { ...env, IS_SANDBOX: "1" } });
-    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", "the Bash child's pid file", 10_000);
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", "the Bash child's pid file");
     const child = Number(readFileSync(pidFile, "utf8").trim());
     expect(alive(child)).toBe(true);
     proc.kill(sig);
@@ -41,7 +41,7 @@ test("SIGTERM while waiting on the model aborts the request and exits 143", asyn
   fake.push({ fault: "hang" });
   const proc = spawnYoke(["-p", "hi"], { cwd: tempDir(), env: isolatedEnv({ ...fakeApiEnv(fake) }) });
   const before = fake.requests.length;
-  await waitFor(() => fake.requests.length > before, "the model request", 10_000);
+  await waitFor(() => fake.requests.length > before, "the model request");
   proc.kill("SIGTERM");
   expect(await proc.exited).toBe(143);
 });

@@ -38,8 +38,8 @@ test("the next start removes the scratch folder of a SIGKILLed run, never a live
   const killed = spawnYoke(["-p", "go", "--allowedTools", "Bash"], { cwd, env });
   killed.stdin.end();
   const before = fake.requests.length;
-  await waitFor(() => existsSync(marker) && readFileSync(marker, "utf8").endsWith("\n"), "the killed run's background shell", 20_000);
-  await waitFor(() => fake.requests.length === before + 2, "the killed run's second request (its foreground sleep)", 20_000);
+  await waitFor(() => existsSync(marker) && readFileSync(marker, "utf8").endsWith("\n"), "the killed run's background shell");
+  await waitFor(() => fake.requests.length === before + 2, "the killed run's second request (its foreground sleep)");
   const left = readdirSync(tmp).filter((n) => n.startsWith("yoke-") && !n.startsWith("yoke-stdin-"));
   expect(left.length).toBe(1);
   killed.kill("SIGKILL");

@@ -92,7 +92,7 @@ describe("a component that throws while rendering", () => {
     expect(await p.restored(s.term)).toBe(1);
     expect(s.term.history()).toContain("yoke: the interactive session failed");
     const pid = Number(readFileSync(pidFile, "utf8").trim());
-    await waitFor(() => !alive(pid), "the Bash child to die with the session", 15_000);
+    await waitFor(() => !alive(pid), "the Bash child to die with the session");
     const { stderr } = await expectWholeAndResumable(s, "run the slow thing");
     expect(stderr).toContain("the previous run ended during Bash");
   }, 60_000);

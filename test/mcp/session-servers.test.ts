@@ -16,24 +16,24 @@ const provided: ScopedServer = { name: "search", scope: "managed", source: "/etc
 describe("pluginServersFor", () => {
   test("a plugin's server at a provided server's URL gives way to it; another URL stays", () => {
     const session = { servers: [provided], policy: readMcpPolicy(settings(), {}), orgPlugins: new Set<string>() };
-    const r = pluginServersFor([plugin("kit", "same", "https://search.example.com/mcp/"), plugin("kit", "other", "https://other.example.com/mcp")], session, { strict: false, bare: false, env: {} });
+    const r = pluginServersFor([plugin("kit", "same", "https://search.example.com/mcp/"), plugin("kit", "other", "https://other.example.com/mcp")], session, { strict: false, bare: false, env: {}, cwd: "/proj" });
     expect(r.allowed.map((s) => s.name)).toEqual(["plugin:kit:other"]);
   });
 
   test("a checkout's own deniedMcpServers reaches a plugin the user enabled but not one managed settings enable; a user's reaches both", () => {
     const servers = [plugin("corpkit", "db", "https://db.example.com/mcp"), plugin("mykit", "db", "https://db.example.com/mcp")];
     const byProject = { servers: [], policy: readMcpPolicy(settings(["project", { deniedMcpServers: [{ serverName: "db" }] }]), {}), orgPlugins: new Set(["corpkit"]) };
-    expect(pluginServersFor(servers, byProject, { strict: false, bare: false, env: {} }).allowed.map((s) => s.name)).toEqual(["plugin:corpkit:db"]);
+    expect(pluginServersFor(servers, byProject, { strict: false, bare: false, env: {}, cwd: "/proj" }).allowed.map((s) => s.name)).toEqual(["plugin:corpkit:db"]);
     const byUser = { ...byProject, policy: readMcpPolicy(settings(["user", { deniedMcpServers: [{ serverName: "db" }] }]), {}) };
-    expect(pluginServersFor(servers, byUser, { strict: false, bare: false, env: {} }).allowed).toEqual([]);
+    expect(pluginServersFor(servers, byUser, { strict: false, bare: false, env: {}, cwd: "/proj" }).allowed).toEqual([]);
   });
 
   test("none under managed-mcp.json, --strict-mcp-config or --bare", () => {
     const session = { servers: [], policy: readMcpPolicy(settings(), {}), orgPlugins: new Set<string>() };
     const one = [plugin("kit", "a", "https://a.example.com/mcp")];
-    expect(pluginServersFor(one, { ...session, exclusive: "/etc/claude-code/managed-mcp.json" }, { strict: false, bare: false, env: {} }).allowed).toEqual([]);
-    expect(pluginServersFor(one, session, { strict: true, bare: false, env: {} }).allowed).toEqual([]);
-    expect(pluginServersFor(one, session, { strict: false, bare: true, env: {} }).allowed).toEqual([]);
-    expect(pluginServersFor(one, session, { strict: false, bare: false, env: {} }).allowed).toHaveLength(1);
+    expect(pluginServersFor(one, { ...session, exclusive: "/etc/claude-code/managed-mcp.json" }, { strict: false, bare: false, env: {}, cwd: "/proj" }).allowed).toEqual([]);
+    expect(pluginServersFor(one, session, { strict: true, bare: false, env: {}, cwd: "/proj" }).allowed).toEqual([]);
+    expect(pluginServersFor(one, session, { strict: false, bare: true, env: {}, cwd: "/proj" }).allowed).toEqual([]);
+    expect(pluginServersFor(one, session, { strict: false, bare: false, env: {}, cwd: "/proj" }).allowed).toHaveLength(1);
   });
 });

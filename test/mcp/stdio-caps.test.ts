@@ -15,7 +15,7 @@ test("stdout without newlines forever: cut at the cap, the error says so, the se
   t.onerror = (e) => errors.push(e.message);
   t.onclose = () => (closed = true);
   await t.start();
-  await waitFor(() => closed, "the server to be stopped", 20_000);
+  await waitFor(() => closed, "the server to be stopped");
   expect(errors[0]).toBe("the server sent a message longer than 1000000 characters without a newline; it was dropped and the server stopped");
 });
 
@@ -23,7 +23,7 @@ test("stderr forever: the log stops at MAX_LOG_CHARS with a line saying so", asy
   const log = join(tempDir(), "logs", "srv.log");
   const t = createStdioTransport({ command: "bash", args: ["-c", `head -c ${MAX_LOG_CHARS + 4_000_000} /dev/zero | tr '\\0' e >&2; sleep 300`], env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, cwd: tempDir(), logFile: log });
   await t.start();
-  await waitFor(() => existsSync(log) && readFileSync(log, "utf8").endsWith("characters)]\n"), "the log's last line", 20_000);
+  await waitFor(() => existsSync(log) && readFileSync(log, "utf8").endsWith("characters)]\n"), "the log's last line");
   await t.close();
   expect(statSync(log).size).toBeLessThan(MAX_LOG_CHARS + 200_000);
 });

@@ -14,13 +14,13 @@ test("started early, then by connect: one process; messages read before a reader
   const t = createStdioTransport({ command: "bash", args: ["-c", `printf '%s\\n' ${lines.map((l) => `'${l}'`).join(" ")}; sleep 30`], env, cwd: tempDir() });
   await t.start();
   const pid = t.pid();
-  await waitFor(() => t.garbage() === "a banner", "the banner line to be read", 20_000);
+  await waitFor(() => t.garbage() === "a banner", "the banner line to be read");
   const got: JSONRPCMessage[] = [];
   t.onmessage = (m) => got.push(m);
   await t.start();
   expect(t.pid()).toBe(pid);
   // The third line may still be in the transport's read loop when the reader is set: wait for it, then check order.
-  await waitFor(() => got.length >= 2, "both messages to be delivered", 20_000);
+  await waitFor(() => got.length >= 2, "both messages to be delivered");
   expect(got.map((m) => (m as unknown as { params: { n: number } }).params.n)).toEqual([1, 2]);
   await t.close();
 });
@@ -66,7 +66,7 @@ test("the server is started by Bun.spawn: in its own process group, with the env
   expect(opts.cwd).toBe(cwd);
   expect(opts.env?.MINE).toBe("1");
   expect(opts.env?.[GUARD_ENV]).toBeString();
-  await waitFor(() => t.stderrTail().trim() !== "", "the server's pgid on stderr", 20_000);
+  await waitFor(() => t.stderrTail().trim() !== "", "the server's pgid on stderr");
   expect(t.stderrTail().trim()).toBe(String(t.pid()));
   await t.close();
   expect(t.exit()).toBeDefined();

@@ -15,7 +15,7 @@ test("a server that exits at once: the send fails, and by then its exit code is 
   const t = transport("exit 7");
   await t.start();
   const pid = t.pid()!;
-  await waitFor(() => !alive(pid), "the server to exit", 10_000);
+  await waitFor(() => !alive(pid), "the server to exit");
   // Its exit may or may not have been read yet: either way the failure comes after it is known.
   await expect(t.send(msg)).rejects.toThrow();
   expect(t.exit()).toEqual({ code: 7, signal: null });
@@ -24,14 +24,14 @@ test("a server that exits at once: the send fails, and by then its exit code is 
 test("a server that closes its stdin but lives on: the send fails within ~1 s, close() stops it", async () => {
   const t = transport("exec 0<&-; echo ready >&2; exec sleep 300");
   await t.start();
-  await waitFor(() => t.stderrTail().includes("ready"), "the server to close its stdin", 10_000);
+  await waitFor(() => t.stderrTail().includes("ready"), "the server to close its stdin");
   const pid = t.pid()!;
   // The first write may still fit the pipe; a broken pipe shows on a later one.
   let failed: unknown;
   for (let i = 0; i < 50 && !failed; i++) failed = await t.send(msg).then(() => undefined, (e) => e ?? new Error("rejected"));
   expect(failed).toBeInstanceOf(Error);
   await t.close();
-  await waitFor(() => !alive(pid), "the server to be stopped", 10_000);
+  await waitFor(() => !alive(pid), "the server to be stopped");
 });
 
 test("messages cut anywhere by the pipe arrive whole: a line in pieces, CRLF, a multi-byte character split, before onmessage is set", async () => {
@@ -42,11 +42,11 @@ test("messages cut anywhere by the pipe arrive whole: a line in pieces, CRLF, a 
   const t = transport(`printf '${bytes.slice(0, cut).join("")}'; sleep 0.2; printf '${bytes.slice(cut).join("")}\\r\\n'; sleep 0.1; printf '${bytes.join("")}\\n'; printf 'banner line\\n'; sleep 300`);
   await t.start();
   // The banner comes last: once it is seen, both messages were read, before anyone listens.
-  await waitFor(() => t.garbage() === "banner line", "the server's output", 10_000);
+  await waitFor(() => t.garbage() === "banner line", "the server's output");
   const got: unknown[] = [];
   t.onmessage = (m) => got.push(m);
   await t.start(); // the SDK's connect: hands over what was read meanwhile
-  await waitFor(() => got.length === 2, "both messages", 10_000);
+  await waitFor(() => got.length === 2, "both messages");
   expect(got).toEqual([JSON.parse(line), JSON.parse(line)]);
   expect(t.garbage()).toBe("banner line");
   await t.close();

@@ -40,7 +40,7 @@ while (!require("node:fs").existsSync("pids")) Bun.sleepSync(5);
 process.kill(process.pid, "SIGKILL");`,
   );
   const pgid = Number(readFileSync(join(d, "pids"), "utf8"));
-  await waitFor(() => groupMembers(pgid).length === 0, `the unregistered group ${pgid} to die (left: ${groupMembers(pgid)})`, 15_000);
+  await waitFor(() => groupMembers(pgid).length === 0, `the unregistered group ${pgid} to die (left: ${groupMembers(pgid)})`);
 });
 
 ifLinux("yoke killed right after spawnProcess returned: the group dies (the token covers what registration has not yet)", async () => {
@@ -52,10 +52,10 @@ process.kill(process.pid, "SIGKILL");`,
   );
   // The child may not even have written its marker when the stand-in died: wait for it or for its absence.
   const marker = join(d, "pids");
-  await waitFor(() => !existsSync(marker) || readFileSync(marker, "utf8").trim() !== "", "the marker to be whole or absent", 15_000);
+  await waitFor(() => !existsSync(marker) || readFileSync(marker, "utf8").trim() !== "", "the marker to be whole or absent");
   if (existsSync(marker)) {
     const pgid = Number(readFileSync(marker, "utf8"));
-    await waitFor(() => groupMembers(pgid).length === 0, `group ${pgid} to die`, 15_000);
+    await waitFor(() => groupMembers(pgid).length === 0, `group ${pgid} to die`);
   }
 });
 
@@ -71,7 +71,7 @@ ifLinux("yoke killed while a library starts children of its own (the sandbox's s
 });`,
   );
   const pid = Number(readFileSync(join(d, "pid"), "utf8"));
-  await waitFor(() => !alive(pid), `the library's child ${pid} to die`, 15_000);
+  await waitFor(() => !alive(pid), `the library's child ${pid} to die`);
 });
 
 /** The stand-in's watchdog: its child whose command line is the watchdog script. Written before it kills itself. */
@@ -95,7 +95,7 @@ process.kill(process.pid, "SIGKILL");`,
   try {
     expect(wd).toBeGreaterThan(1);
     // Barrier: the watchdog has done all it would do once it is gone.
-    await waitFor(() => !alive(wd), "the watchdog to finish", 15_000);
+    await waitFor(() => !alive(wd), "the watchdog to finish");
     expect(alive(pid)).toBe(true);
   } finally {
     try {
