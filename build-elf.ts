@@ -208,7 +208,16 @@ export function alignElf(input: Uint8Array): AlignResult {
   if (!added) return no("already placed");
   const moved = (off: bigint) => off + BigInt(gaps.filter((g) => BigInt(g.at) <= off).reduce((a, g) => a + g.size, 0));
 
-  const out = new Uint8Array(input.length + added);
+  // What the file holds past its last segment (symbols, section names, the section header table: nothing is loaded
+  // from it) moves into the zeros before the first segment when it fits, so the placement costs ~50 KiB less file.
+  const tailAt = prevEnd;
+  const tailLen = input.length - tailAt;
+  const base = 64 + (tailAt % 64); // the same offset modulo 64: the tables' own alignment holds
+  const intoHead =
+    gaps[0]?.at === 0 && tailLen > 0 && base + tailLen <= gaps[0].size && !phdrs.some((p) => p.type !== PT_LOAD && p.filesz > 0n && p.offset + p.filesz > BigInt(tailAt));
+  const place = (off: bigint) => (intoHead && off >= BigInt(tailAt) ? BigInt(base) + off - BigInt(tailAt) : moved(off));
+
+  const out = new Uint8Array(input.length + added - (intoHead ? tailLen : 0));
   let from = 0;
   let to = 0;
   for (const g of gaps) {
@@ -216,18 +225,19 @@ export function alignElf(input: Uint8Array): AlignResult {
     to += g.at - from + g.size;
     from = g.at;
   }
-  out.set(input.subarray(from), to);
+  out.set(input.subarray(from, intoHead ? tailAt : input.length), to);
+  if (intoHead) out.set(input.subarray(tailAt), base);
   // The ELF header at the file's start (a copy stays where the first segment maps it, whose e_phoff still finds the
   // program headers in memory): its tables' offsets move.
   out.set(input.subarray(0, 64), 0);
   const w = new DataView(out.buffer);
-  const newPhoff = Number(moved(BigInt(phoff)));
-  const newShoff = moved(shoff);
+  const newPhoff = Number(place(BigInt(phoff)));
+  const newShoff = place(shoff);
   w.setBigUint64(0x20, BigInt(newPhoff), true);
   w.setBigUint64(0x28, newShoff, true);
-  writePhdrs(w, newPhoff, phdrs.map((p) => (p.type === PT_LOAD || p.filesz > 0n ? { ...p, offset: moved(p.offset) } : p)));
-  for (const s of shdrs) if (s.offset > 0n) w.setBigUint64(Number(newShoff) + (s.at - Number(shoff)) + 24, moved(s.offset), true);
-  return { ok: true, bytes: out, added };
+  writePhdrs(w, newPhoff, phdrs.map((p) => (p.type === PT_LOAD || p.filesz > 0n ? { ...p, offset: place(p.offset) } : p)));
+  for (const s of shdrs) if (s.offset > 0n) w.setBigUint64(Number(newShoff) + (s.at - Number(shoff)) + 24, place(s.offset), true);
+  return { ok: true, bytes: out, added: out.length - input.length };
 }
 
 /**

@@ -149,6 +149,10 @@ describe.skipIf(!linux)("a compiled program with its segments placed for the pag
     expect(first.offset).toBeGreaterThan(0);
     expect(Number(w.getBigUint64(0x20, true))).toBe(first.offset + phoff);
     expect(Buffer.compare(a.bytes.subarray(first.offset, first.offset + 64), input.subarray(0, 64))).toBe(0);
+    // What no segment loads (symbols, names, the section header table) went into the zeros before the first segment,
+    // so the file grew by less than the zeros it needed.
+    expect(Number(w.getBigUint64(0x28, true))).toBeLessThan(first.offset);
+    expect(a.added).toBeLessThan(first.offset);
     // Every section's bytes moved with it (section headers rewritten; symbols and names included).
     const sections = (b: Uint8Array) => {
       const d = new DataView(b.buffer, b.byteOffset, b.byteLength);

@@ -16,7 +16,8 @@ const guard = join(repoRoot(), "hooks", "examples", "bash-guard.sh");
 function fixture() {
   const cwd = project({
     hooks: {
-      PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: guard, timeout: 5, if: "Bash(rm *)" }] }],
+      // The guard runs in `hooks run` below: 30 s leaves a busy machine time to start it (5 s was the example's).
+      PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: guard, timeout: 30, if: "Bash(rm *)" }] }],
       PostToolUse: [{ matcher: "Write|Edit", hooks: [{ type: "command", command: "echo formatted" }] }],
     },
   });
@@ -46,7 +47,7 @@ describe("yoke hooks list", () => {
     expect(lines[0]).toMatch(/^EVENT\s+MATCHER\s+TYPE\s+COMMAND\s+SOURCE$/);
     const row = (needle: string) => lines.find((l) => l.includes(needle)) ?? "";
     expect(row(guard)).toMatch(new RegExp(`^PreToolUse\\s+Bash\\s+command\\s+.*${join(cwd, ".claude/settings.json").replaceAll("/", "\\/")}$`));
-    expect(r.stdout).toContain("if: Bash(rm *)  timeout: 5s");
+    expect(r.stdout).toContain("if: Bash(rm *)  timeout: 30s");
     expect(row("echo formatted")).toMatch(/^PostToolUse\s+Write\|Edit\s+command/);
     expect(row("echo user-stop")).toContain(join(env.CLAUDE_CONFIG_DIR!, "settings.json"));
     expect(row("start.sh")).toMatch(/^SessionStart\s+startup\s+command/);
@@ -55,7 +56,7 @@ describe("yoke hooks list", () => {
 
     const j = await runYoke(["hooks", "list", "--json", "--plugin-dir", cc], { cwd, env });
     const rows = JSON.parse(j.stdout);
-    expect(rows).toContainEqual(expect.objectContaining({ event: "PreToolUse", matcher: "Bash", command: guard, timeoutSec: 5, if: "Bash(rm *)", level: "project" }));
+    expect(rows).toContainEqual(expect.objectContaining({ event: "PreToolUse", matcher: "Bash", command: guard, timeoutSec: 30, if: "Bash(rm *)", level: "project" }));
     expect(rows).toContainEqual({ event: "PreToolUse", matcher: "Write", type: "in-process", command: "(function)", source: "plugin: watch" });
   });
 

@@ -71,7 +71,7 @@ describe("runYoke / spawnYoke (with a stub executable)", () => {
   });
 
   test("without stdin the child reads end-of-file immediately", async () => {
-    const r = await runYoke([], { bin: stubBin('echo "[$(cat)]"'), timeoutMs: 5000 });
+    const r = await runYoke([], { bin: stubBin('echo "[$(cat)]"') });
     expect(r.stdout).toBe("[]\n");
     expect(r.code).toBe(0);
   });

@@ -11,7 +11,7 @@ import { waitFor } from "../helpers/wait-for.ts";
 import { tmp } from "./helpers.ts";
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmp() };
-const base = { cwd: tmp(), env, stdin: '{"a":1}', timeoutMs: 10_000 };
+const base = { cwd: tmp(), env, stdin: '{"a":1}', timeoutMs: 30_000 };
 
 describe("command hooks through Bun.spawn", () => {
   test("a timeout ends the whole group: a grandchild that ignores SIGTERM too", async () => {

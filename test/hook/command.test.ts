@@ -5,7 +5,8 @@ import { directArgv, runHookCommand } from "../../src/hook/command.ts";
 import { tmp } from "./helpers.ts";
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmp() };
-const base = { cwd: tmp(), env, stdin: '{"a":1}', timeoutMs: 5000 };
+// A limit only a hang reaches: the commands here end at once, but a busy machine can take seconds to start a shell.
+const base = { cwd: tmp(), env, stdin: '{"a":1}', timeoutMs: 30_000 };
 
 describe("runHookCommand", () => {
   test("payload on stdin, exit code, both streams", async () => {

@@ -50,14 +50,14 @@ describe("provider against the fake API", () => {
 
   test("done carries the response's request-id header (transcript requestId, stream-json request_id)", async () => {
     const fake = await startFakeAnthropic({ script: [{ content: [{ type: "text", text: "hi" }] }] });
-    const p = createAnthropicProvider({ baseURL: fake.url, apiKey: "k", maxRetries: 0, retryBaseMs: 1, timeoutMs: 5000, idleTimeoutMs: 5000, userAgent: "t" });
+    const p = createAnthropicProvider({ baseURL: fake.url, apiKey: "k", maxRetries: 0, retryBaseMs: 1, timeoutMs: 30_000, idleTimeoutMs: 30_000, userAgent: "t" });
     const done = (await collect(p.stream(req, new AbortController().signal))).at(-1)!;
     expect(done.type === "done" && done.requestId).toMatch(/^req_/);
     await fake.stop();
   });
   test("an in-stream error event is retried; at most maxRetries; the last error is reported", async () => {
     const fake = await startFakeAnthropic({ script: [{ fault: "error_event" }, { fault: 529 }, { fault: 529 }] });
-    const p = createAnthropicProvider({ baseURL: fake.url, apiKey: "k", maxRetries: 2, retryBaseMs: 1, timeoutMs: 5000, idleTimeoutMs: 5000, userAgent: "t" });
+    const p = createAnthropicProvider({ baseURL: fake.url, apiKey: "k", maxRetries: 2, retryBaseMs: 1, timeoutMs: 30_000, idleTimeoutMs: 30_000, userAgent: "t" });
     const evs = await collect(p.stream(req, new AbortController().signal));
     expect(evs.filter((e) => e.type === "retry").length).toBe(2);
     const last = evs.at(-1)!;
@@ -67,7 +67,7 @@ describe("provider against the fake API", () => {
   });
   test("tool_use input assembled from input_json_delta chunks; prompt caching sent", async () => {
     const fake = await startFakeAnthropic({ script: [{ content: [{ type: "tool_use", name: "Read", input: { file_path: "/a/b", n: [1, 2, 3] } }] }] });
-    const p = createAnthropicProvider({ baseURL: fake.url, apiKey: "k", maxRetries: 0, retryBaseMs: 1, timeoutMs: 5000, idleTimeoutMs: 5000, userAgent: "t" });
+    const p = createAnthropicProvider({ baseURL: fake.url, apiKey: "k", maxRetries: 0, retryBaseMs: 1, timeoutMs: 30_000, idleTimeoutMs: 30_000, userAgent: "t" });
     const evs = await collect(p.stream(req, new AbortController().signal));
     const done = evs.at(-1)!;
     expect(done.type).toBe("done");
@@ -77,7 +77,8 @@ describe("provider against the fake API", () => {
   });
   test("a stream that goes silent mid-way is dropped after the idle timeout and retried (headless runs never hang)", async () => {
     const fake = await startFakeAnthropic({ script: [{ fault: "hang" }, { content: [{ type: "text", text: "second try" }] }] });
-    const p = createAnthropicProvider({ baseURL: fake.url, apiKey: "k", maxRetries: 2, retryBaseMs: 1, timeoutMs: 5000, idleTimeoutMs: 200, userAgent: "t" });
+    // The idle timer also runs from the retry's start to its first event: 200 ms could trip it again on a busy machine.
+    const p = createAnthropicProvider({ baseURL: fake.url, apiKey: "k", maxRetries: 2, retryBaseMs: 1, timeoutMs: 30_000, idleTimeoutMs: 1000, userAgent: "t" });
     const evs = await collect(p.stream(req, new AbortController().signal));
     const retry = evs.find((e) => e.type === "retry");
     expect(retry).toMatchObject({ type: "retry", info: { attempt: 1, error_status: null } });
@@ -88,7 +89,7 @@ describe("provider against the fake API", () => {
   });
   test("abort mid-request ends with an aborted error, never a throw", async () => {
     const fake = await startFakeAnthropic({ script: [{ fault: "hang" }] });
-    const p = createAnthropicProvider({ baseURL: fake.url, apiKey: "k", maxRetries: 3, retryBaseMs: 1, timeoutMs: 5000, idleTimeoutMs: 5000, userAgent: "t" });
+    const p = createAnthropicProvider({ baseURL: fake.url, apiKey: "k", maxRetries: 3, retryBaseMs: 1, timeoutMs: 30_000, idleTimeoutMs: 30_000, userAgent: "t" });
     const ctrl = new AbortController();
     setTimeout(() => ctrl.abort(), 50);
     const evs = await collect(p.stream(req, ctrl.signal));

@@ -45,7 +45,7 @@ describe("credentials and settings (Claude Code's precedence)", () => {
 
 test("an error raised before the request leaves the machine is reported at once, never retried", async () => {
   // Past the config checks (built by hand): fetch itself refuses the URL.
-  const p = createAnthropicProvider({ baseURL: "http://exa mple.com", apiKey: "k", maxRetries: 5, retryBaseMs: 1, timeoutMs: 5000, idleTimeoutMs: 5000, userAgent: "t" });
+  const p = createAnthropicProvider({ baseURL: "http://exa mple.com", apiKey: "k", maxRetries: 5, retryBaseMs: 1, timeoutMs: 30_000, idleTimeoutMs: 30_000, userAgent: "t" });
   const evs: ProviderEvent[] = [];
   for await (const e of p.stream({ model: "m", system: [], messages: [{ role: "user", content: "hi" }], tools: [], maxTokens: 10 }, new AbortController().signal)) evs.push(e);
   expect(evs.filter((e) => e.type === "retry")).toHaveLength(0);

@@ -7,7 +7,7 @@ import { startFakeAnthropic } from "../helpers/fake-anthropic.ts";
 import { scriptedProvider } from "../helpers/scripted-provider.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
-const cfg = (baseURL: string) => ({ baseURL, apiKey: "k", maxRetries: 0, retryBaseMs: 1, timeoutMs: 5000, idleTimeoutMs: 5000, userAgent: "t" });
+const cfg = (baseURL: string) => ({ baseURL, apiKey: "k", maxRetries: 0, retryBaseMs: 1, timeoutMs: 30_000, idleTimeoutMs: 30_000, userAgent: "t" });
 
 test("warm() opens a TCP connection to the base URL before any request, and never throws", async () => {
   let opened = 0;
