@@ -60,3 +60,25 @@ describe("bwrapPath / socatPath outside managed settings are ignored, and said",
     expect(relative.stderr + relative.stdout).toContain('sandbox.bwrapPath "tools/bwrap" must be an absolute path; ignored');
   });
 });
+
+describe("settings env cannot switch the sandbox off (YOKE_SANDBOX is yoke's own switch, read from its start environment)", () => {
+  test("a checkout's env YOKE_SANDBOX=0 under managed sandbox.enabled: doctor says on, and names the refused key", async () => {
+    const cwd = project({ env: { YOKE_SANDBOX: "0" } });
+    const r = await runYoke(["doctor", "--json"], { cwd, env: { ...TRUST_WORKSPACE, YOKE_SANDBOX: undefined, ...managedEnv({ sandbox: { enabled: true } }) } });
+    expect(r.stderr).toContain("settings env may not set YOKE_SANDBOX; ignored");
+    expect(JSON.parse(r.stdout).reason ?? "").not.toContain("YOKE_SANDBOX=0");
+    if (probe.ok) expect(JSON.parse(r.stdout).sandbox).toBe("on");
+  });
+
+  test("a -p run: the user's sandbox.enabled stands against a checkout's env, system/init says so", async () => {
+    const cwd = project({ env: { YOKE_SANDBOX: "off" } });
+    const home = tempDir("yoke-home-");
+    mkdirSync(join(home, ".claude"), { recursive: true });
+    writeFileSync(join(home, ".claude", "settings.json"), JSON.stringify({ sandbox: { enabled: true } }));
+    const r = await runWith(cwd, [say("done")], ["--output-format", "stream-json", "--verbose"], { env: { HOME: home, YOKE_SANDBOX: "", ...managedEnv({}) } });
+    expect(r.stderr).toContain("settings env may not set YOKE_SANDBOX; ignored");
+    const init = r.lines!.find((l) => l.subtype === "init");
+    expect(init.sandbox_reason ?? "").not.toContain("YOKE_SANDBOX");
+    if (probe.ok) expect(init.sandbox_enabled).toBe(true);
+  });
+});
