@@ -104,7 +104,7 @@ async function main(): Promise<void> {
   console.log(`- Bun ${Bun.version} runtime: ${MiB(bare)} (a compiled console.log is ${MiB(runtime.size)}: ${MiB(runtime.zeros)} of it are its .bss stored as zeros)`);
   console.log(`- .bss stored as zeros in this file: ${zeros ? MiB(zeros) : "none (build-elf.ts left them out)"}`);
   console.log(`- embedded program (.bun): ${MiB(bun.size)} = bytecode ${MiB(bytecode)} + JavaScript source ${MiB(source)} (${code.length} modules) + files ${MiB(fileBytes)} (${files.length}) + tables ${KB(bun.size - bytecode - source - fileBytes)}`);
-  console.log(`- the rest (page alignment): ${KB(b.length - bare - zeros - bun.size)}`);
+  console.log(`- the rest (page alignment, segments placed for the page cache by build-elf.ts): ${KB(b.length - bare - zeros - bun.size)}`);
   console.log("\nlargest modules by source (bytecode is laid out by the profile, so not split per module):");
   for (const m of [...code].sort((x, y) => y.source - x.source).slice(0, 10)) console.log(`  ${KB(m.source).padStart(7)}  ${m.name}`);
   console.log("\nlargest embedded files:");

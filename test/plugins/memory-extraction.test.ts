@@ -10,6 +10,7 @@ import { conversationText, countVisibleMessages, indexAfter, wroteInto } from ".
 import { switchedOn } from "../../plugins/shared/switch.ts";
 import type { ForkOptions } from "../../src/plugin/types.ts";
 import type { Message } from "../../src/provider/types.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 import { assistant, gate, testHost, toolCall, toolResult, user } from "./host-helper.ts";
 
 describe("conversation helpers", () => {
@@ -116,7 +117,7 @@ describe("createExtraction (internals §3)", () => {
     const ex = createExtraction(t.host);
     ex.onTurnEnd();
     expect(t.background.size()).toBe(1);
-    expect(await t.background.drain(5000)).toBe(0);
+    expect(await t.background.drain(30_000)).toBe(0);
     const f = t.forks[0]! as ForkOptions;
     expect(f.system.startsWith(EXTRACTION_MARKER)).toBe(true);
     expect(f.prompt).toContain("User: always use tabs");
@@ -155,13 +156,14 @@ describe("createExtraction (internals §3)", () => {
     t.messages.push(user("turn one"), assistant("a1"));
     const ex = createExtraction(t.host);
     ex.onTurnEnd();
-    await Bun.sleep(5);
+    // The first fork has started (and waits at the gate) before the next turns end: a 5 ms sleep assumed so.
+    await waitFor(() => n === 1, "the first extraction's fork to start");
     t.messages.push(user("turn two"), assistant("a2"));
     ex.onTurnEnd();
     t.messages.push(user("turn three"), assistant("a3"));
     ex.onTurnEnd();
     g.open();
-    expect(await t.background.drain(5000)).toBe(0);
+    expect(await t.background.drain(30_000)).toBe(0);
     expect(t.forks).toHaveLength(2);
     expect(t.forks[1]!.prompt).toContain("turn two");
     expect(t.forks[1]!.prompt).toContain("turn three");
@@ -210,7 +212,7 @@ describe("createExtraction (internals §3)", () => {
     expect(on.hooks.map((h) => h.event)).toEqual(["Stop"]);
     on.messages.push(user("hello there"), assistant("hi"));
     await on.hooks[0]!.handler({}, { signal: new AbortController().signal });
-    expect(await on.background.drain(5000)).toBe(0);
+    expect(await on.background.drain(30_000)).toBe(0);
     expect(on.forks).toHaveLength(1);
   });
 });

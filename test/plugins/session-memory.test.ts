@@ -157,7 +157,7 @@ describe("createSessionMemory", () => {
     expect(t.background.size()).toBe(0);
     t.tokens.value = 11_000;
     sm.check(true);
-    expect(await t.background.drain(5000)).toBe(0);
+    expect(await t.background.drain(30_000)).toBe(0);
     expect(t.forks).toHaveLength(1);
     const f = t.forks[0]!;
     expect(f.system.startsWith(NOTES_MARKER)).toBe(true);
@@ -177,7 +177,7 @@ describe("createSessionMemory", () => {
     expect(t.background.size()).toBe(0);
     t.messages.push(toolCall("b", "Read", { file_path: "/b" }), toolResult("b", "x"), toolCall("c", "Read", { file_path: "/c" }));
     sm.check(false);
-    expect(await t.background.drain(5000)).toBe(0);
+    expect(await t.background.drain(30_000)).toBe(0);
     expect(t.forks).toHaveLength(2);
     expect(t.forks[1]!.prompt).toContain("and now?");
     expect(t.forks[1]!.prompt).not.toContain("fix the parser");
@@ -232,7 +232,7 @@ describe("createSessionMemory", () => {
     expect(t.background.size()).toBe(0);
     t.tokens.value = 25_000;
     sm.check(true);
-    expect(await t.background.drain(5000)).toBe(0);
+    expect(await t.background.drain(30_000)).toBe(0);
     expect(t.forks).toHaveLength(2);
   });
 
