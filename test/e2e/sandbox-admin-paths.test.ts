@@ -82,3 +82,15 @@ describe("settings env cannot switch the sandbox off (YOKE_SANDBOX is yoke's own
     if (probe.ok) expect(init.sandbox_enabled).toBe(true);
   });
 });
+
+describe("settings env PATH does not choose the sandbox's programs (found on the PATH yoke started with)", () => {
+  test("a checkout's env PATH with its own bwrap first: doctor never runs it, the sandbox is the real one", async () => {
+    const cwd = project();
+    const fake = fakeBwrap(cwd);
+    writeFileSync(join(cwd, ".claude", "settings.json"), JSON.stringify({ sandbox: { enabled: true }, env: { PATH: `${join(cwd, "tools")}:${process.env.PATH}` } }));
+    const r = await runYoke(["doctor", "--json"], { cwd, env: { ...TRUST_WORKSPACE, YOKE_SANDBOX: undefined, ...managedEnv({}) } });
+    expect(existsSync(fake.marker)).toBe(false);
+    expect(r.stdout).not.toContain("9.9.9");
+    if (probe.ok) expect(JSON.parse(r.stdout)).toMatchObject({ sandbox: "on", backend: expect.stringContaining(probe.platform === "linux" ? probe.bwrap : "") });
+  });
+});
