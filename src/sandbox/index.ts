@@ -55,7 +55,10 @@ export async function createBashSandbox(o: {
     });
   let rules = rulesNow();
   let policy = build(rules);
-  const availability = await probeSandbox({ settings: o.settings, env: o.env, yokeDir: o.yokeDir });
+  // bubblewrap, socat and ripgrep are found on the PATH yoke started with, as runtime.ts finds its own tools: a settings
+  // env PATH (a checkout's) would otherwise choose the program the sandbox is, and a "bwrap" that runs the command as
+  // it is would pass for one.
+  const availability = await probeSandbox({ settings: o.settings, env: { ...o.env, PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin" }, yokeDir: o.yokeDir });
   if (!availability.ok) {
     if (wish.want === "on" && wish.required)
       throw new SandboxUnavailableError(

@@ -1,7 +1,7 @@
 /**
  * Settings `env` reaches the session's commands and hooks, but never changes the shell yoke runs, where
- * yoke keeps its state (trust, sessions, the memory folder) or whether a folder is trusted (issue 16
- * point 10). These keys keep the value yoke was started with, whatever any settings file says.
+ * yoke keeps its state (trust, sessions, the memory folder), whether a folder is trusted (issue 16
+ * point 10) or whether the Bash sandbox is on. These keys keep the value yoke was started with, whatever any settings file says.
  */
 
 /** Keys settings `env` may not set. `PATH` is allowed (commands see it) but bash itself is found on yoke's own PATH. */
@@ -26,6 +26,8 @@ export const ENV_KEYS_SETTINGS_CANNOT_SET = new Set([
   "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
   // trust itself
   "YOKE_TRUST_WORKSPACE",
+  // the Bash sandbox's switch: a checkout's env turned off a sandbox the settings (managed ones too) asked for
+  "YOKE_SANDBOX",
 ]);
 
 /** `BASH_FUNC_name%%` exports define shell functions in every bash that starts. */

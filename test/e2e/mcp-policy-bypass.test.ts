@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { yokeBin } from "../helpers/binary.ts";
+import { isolatedEnv, runYoke, TRUST_WORKSPACE, yokeBin } from "../helpers/binary.ts";
+import { managedEnv } from "../helpers/managed.ts";
 import { tempDir, writeTree } from "../helpers/tmp.ts";
 import { project, runWith, say } from "./hooks-helpers.ts";
 
@@ -60,5 +61,19 @@ describe("deniedMcpServers serverCommand holds for ${CLAUDE_PROJECT_DIR}, which 
     expect(initOf(r.lines!).mcp_servers).toEqual([]);
     expect(r.stderr).toContain('server "evil"');
     expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe("yoke mcp add refuses what a run would refuse", () => {
+  test("a userinfo URL to the denied host, and a denied command written with ${CLAUDE_PROJECT_DIR}", async () => {
+    const cwd = project();
+    const base = `127.0.0.1:${denied.port}`;
+    const env = isolatedEnv({ ...TRUST_WORKSPACE, ...managedEnv({ deniedMcpServers: [{ serverUrl: `http://${base}` }, { serverCommand: ["sh", join(cwd, "evil.sh")] }] }) });
+    const url = await runYoke(["mcp", "add", "--transport", "http", "remote", `http://someone@${base}/mcp`], { cwd, env });
+    expect(url.code).not.toBe(0);
+    expect(url.stderr).toContain('Cannot add MCP server "remote": server is explicitly blocked by enterprise policy');
+    const cmd = await runYoke(["mcp", "add-json", "evil", JSON.stringify({ command: "sh", args: ["${CLAUDE_PROJECT_DIR}/evil.sh"] })], { cwd, env });
+    expect(cmd.code).not.toBe(0);
+    expect(cmd.stderr).toContain('Cannot add MCP server "evil": server is explicitly blocked by enterprise policy');
   });
 });

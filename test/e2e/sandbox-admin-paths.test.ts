@@ -60,3 +60,37 @@ describe("bwrapPath / socatPath outside managed settings are ignored, and said",
     expect(relative.stderr + relative.stdout).toContain('sandbox.bwrapPath "tools/bwrap" must be an absolute path; ignored');
   });
 });
+
+describe("settings env cannot switch the sandbox off (YOKE_SANDBOX is yoke's own switch, read from its start environment)", () => {
+  test("a checkout's env YOKE_SANDBOX=0 under managed sandbox.enabled: doctor says on, and names the refused key", async () => {
+    const cwd = project({ env: { YOKE_SANDBOX: "0" } });
+    const r = await runYoke(["doctor", "--json"], { cwd, env: { ...TRUST_WORKSPACE, YOKE_SANDBOX: undefined, ...managedEnv({ sandbox: { enabled: true } }) } });
+    expect(r.stderr).toContain("settings env may not set YOKE_SANDBOX; ignored");
+    expect(JSON.parse(r.stdout).reason ?? "").not.toContain("YOKE_SANDBOX=0");
+    if (probe.ok) expect(JSON.parse(r.stdout).sandbox).toBe("on");
+  });
+
+  test("a -p run: the user's sandbox.enabled stands against a checkout's env, system/init says so", async () => {
+    const cwd = project({ env: { YOKE_SANDBOX: "off" } });
+    const home = tempDir("yoke-home-");
+    mkdirSync(join(home, ".claude"), { recursive: true });
+    writeFileSync(join(home, ".claude", "settings.json"), JSON.stringify({ sandbox: { enabled: true } }));
+    const r = await runWith(cwd, [say("done")], ["--output-format", "stream-json", "--verbose"], { env: { HOME: home, YOKE_SANDBOX: "", ...managedEnv({}) } });
+    expect(r.stderr).toContain("settings env may not set YOKE_SANDBOX; ignored");
+    const init = r.lines!.find((l) => l.subtype === "init");
+    expect(init.sandbox_reason ?? "").not.toContain("YOKE_SANDBOX");
+    if (probe.ok) expect(init.sandbox_enabled).toBe(true);
+  });
+});
+
+describe("settings env PATH does not choose the sandbox's programs (found on the PATH yoke started with)", () => {
+  test("a checkout's env PATH with its own bwrap first: doctor never runs it, the sandbox is the real one", async () => {
+    const cwd = project();
+    const fake = fakeBwrap(cwd);
+    writeFileSync(join(cwd, ".claude", "settings.json"), JSON.stringify({ sandbox: { enabled: true }, env: { PATH: `${join(cwd, "tools")}:${process.env.PATH}` } }));
+    const r = await runYoke(["doctor", "--json"], { cwd, env: { ...TRUST_WORKSPACE, YOKE_SANDBOX: undefined, ...managedEnv({}) } });
+    expect(existsSync(fake.marker)).toBe(false);
+    expect(r.stdout).not.toContain("9.9.9");
+    if (probe.ok) expect(JSON.parse(r.stdout)).toMatchObject({ sandbox: "on", backend: expect.stringContaining(probe.platform === "linux" ? probe.bwrap : "") });
+  });
+});

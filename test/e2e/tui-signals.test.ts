@@ -8,7 +8,7 @@
  * the session had been composed.
  */
 import { expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { alive, processes } from "../helpers/process-alive.ts";
 import { tempDir } from "../helpers/tmp.ts";
@@ -39,9 +39,17 @@ function probe() {
   };
 }
 
-/** yoke's pid: the process running the binary (the probe's shell sits between it and the pane). */
+const cwdOf = (pid: number) => {
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return "";
+  }
+};
+
+/** yoke's pid: the process running the binary in this session's folder (the probe's shell sits between it and the pane). */
 function yokePid(s: TuiSession): number {
-  const p = processes().find((x) => x.cmdline.split("\0")[0] === s.bin);
+  const p = processes().find((x) => x.cmdline.split("\0")[0] === s.bin && cwdOf(x.pid) === s.cwd);
   if (!p) throw new Error("yoke is not running");
   return p.pid;
 }

@@ -4,6 +4,7 @@ import { managedDir, yokeDir } from "../../config/paths.ts";
 import { ADD_REFUSED, readManagedMcp } from "../../mcp/managed-mcp.ts";
 import { isRemote, isStdio, type McpServerConfig, parseServerConfig } from "../../mcp/config.ts";
 import type { McpServerState } from "../../mcp/manager.ts";
+import { policyEnv } from "../../mcp/session-servers.ts";
 import { yokeMcpPath } from "../../mcp/sources.ts";
 import { defineCommand } from "citty";
 import { repinOwnWrite } from "../../trust/workspace.ts";
@@ -110,7 +111,8 @@ function addServer(name: string, config: McpServerConfig, scope: Scope, cwd: str
   if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw new UsageError(`server name '${name}' may hold only letters, digits, '_', '-' and '.'`);
   // The organization's policy refuses what a session would never start (Claude Code's words, then the policy's files).
   const view = mcpView(cwd);
-  const refused = addPolicyRefusal(name, config, scope, view, process.env);
+  // Judged as the run will judge it: with ${CLAUDE_PROJECT_DIR} expanded as the spawn expands it.
+  const refused = addPolicyRefusal(name, config, scope, view, policyEnv(process.env, cwd));
   if (refused) throw new UsageError(refused);
   const t = scopeTarget(scope, cwd, process.env);
   const existed = name in t.servers;
