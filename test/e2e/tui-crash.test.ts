@@ -10,42 +10,19 @@
  * a permission prompt.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runYoke } from "../helpers/binary.ts";
 import { alive } from "../helpers/process-alive.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 import type { Term } from "../helpers/tmux.ts";
-import { send, transcriptFiles, tuiSuite } from "./tui-helpers.ts";
+import { send, terminalProbe, transcriptFiles, tuiSuite } from "./tui-helpers.ts";
 
 const session = tuiSuite();
 const say = (text: string) => ({ content: [{ type: "text" as const, text }] });
 const FAULT = "RENDER-FAULT-HERE";
 
-/**
- * A probe run in the same terminal right after yoke exits: it records `stty -a` and yoke's exit status, then holds the
- * pane open (tmux reports a dead pane's cursor as hidden) until `restored` has read the cursor and screen flags.
- */
-function probe() {
-  const f = join(tempDir("yoke-probe-"), "p");
-  return {
-    after: `stty -a > ${f}.stty; echo $s > ${f}.code; until [ -e ${f}.done ]; do sleep 0.05; done`,
-    /** yoke's exit status, once the terminal is checked: line editing, echo and signals on, cursor shown, main screen. */
-    async restored(term: Term): Promise<number> {
-      await waitFor(() => existsSync(`${f}.code`) && readFileSync(`${f}.code`, "utf8").trim() !== "", "yoke to exit", 30_000);
-      const modes = readFileSync(`${f}.stty`, "utf8").split(/[\s;]+/);
-      expect(modes).toContain("icanon");
-      expect(modes).toContain("echo");
-      expect(modes).toContain("isig");
-      expect(term.format("#{cursor_flag}")).toBe("1");
-      expect(term.format("#{alternate_on}")).toBe("0");
-      writeFileSync(`${f}.done`, "");
-      await term.waitExit();
-      return Number(readFileSync(`${f}.code`, "utf8").trim());
-    },
-  };
-}
 
 /** Every transcript line parses (no line cut off) and the session resumes in -p with the prompt in it. */
 async function expectWholeAndResumable(s: { env: Record<string, string>; cwd: string; fake: { push(...e: unknown[]): void; requests: Array<{ body: any }> } }, prompt: string) {
@@ -65,7 +42,7 @@ async function expectWholeAndResumable(s: { env: Record<string, string>; cwd: st
 
 describe("a component that throws while rendering", () => {
   test("mid-stream: the terminal is restored, the failure and the resume line are shown, exit 1, the transcript resumes", async () => {
-    const p = probe();
+    const p = terminalProbe();
     const long = Array.from({ length: 400 }, (_, i) => (i === 300 ? `${FAULT} now` : `line ${i} of a long answer`)).join("\n");
     const s = await session([{ content: [{ type: "text", text: long }] }], { env: { YOKE_TEST_RENDER_FAULT: FAULT }, after: p.after });
     send(s.term, "stream a long answer");
@@ -80,7 +57,7 @@ describe("a component that throws while rendering", () => {
   }, 60_000);
 
   test("under a running Bash: its process dies with the session; the resume names the call that was cut off", async () => {
-    const p = probe();
+    const p = terminalProbe();
     const cwd = tempDir("yoke-tui-crash-");
     const pidFile = join(cwd, "sleep.pid");
     // The command shows the marker quoted, so the screen fails only once its output arrives.
@@ -98,7 +75,7 @@ describe("a component that throws while rendering", () => {
   }, 60_000);
 
   test("while a permission prompt waits: restored the same way, and nothing the prompt guarded ran", async () => {
-    const p = probe();
+    const p = terminalProbe();
     const cwd = tempDir("yoke-tui-crash-");
     const s = await session([{ content: [{ type: "tool_use", name: "Bash", input: { command: `touch made.txt # ${FAULT}` } }] }], {
       cwd,
@@ -113,7 +90,7 @@ describe("a component that throws while rendering", () => {
   }, 60_000);
 
   test("a normal exit restores the terminal the same way (the baseline the crash cases are held to)", async () => {
-    const p = probe();
+    const p = terminalProbe();
     const s = await session([say("hello")], { after: p.after });
     send(s.term, "hi");
     await s.term.waitFor("hello");

@@ -3,12 +3,14 @@
  * the fake Anthropic API, and the session's transcript read back from the config dir.
  */
 import { afterAll, beforeAll, expect } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isolatedEnv, yokeBin } from "../helpers/binary.ts";
 import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic, type FakeEntry } from "../helpers/fake-anthropic.ts";
+import { processes } from "../helpers/process-alive.ts";
 import { startTerm, type Term } from "../helpers/tmux.ts";
 import { tempDir } from "../helpers/tmp.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 export type TuiSession = { fake: FakeAnthropic; cwd: string; env: Record<string, string>; term: Term; bin: string };
 export type SessionOptions = {
@@ -80,3 +82,43 @@ export const lastUserTexts = (req: { body: any }): string[] => {
   const m = [...req.body.messages].reverse().find((x: any) => x.role === "user");
   return typeof m.content === "string" ? [m.content] : m.content.filter((b: any) => b.type === "text").map((b: any) => b.text);
 };
+
+/**
+ * A probe run in the same terminal right after yoke exits (pass `after` as the session's `after`): it records
+ * `stty -a` and yoke's exit status, then holds the pane open (tmux reports a dead pane's cursor as hidden) until
+ * `restored` has read the cursor and screen flags.
+ */
+export function terminalProbe() {
+  const f = join(tempDir("yoke-probe-"), "p");
+  return {
+    after: `stty -a > ${f}.stty; echo $s > ${f}.code; until [ -e ${f}.done ]; do sleep 0.05; done`,
+    /** yoke's exit status, once the terminal is checked: line editing, echo and signals on, cursor shown, main screen. */
+    async restored(term: Term): Promise<number> {
+      await waitFor(() => existsSync(`${f}.code`) && readFileSync(`${f}.code`, "utf8").trim() !== "", "yoke to exit", 30_000);
+      const modes = readFileSync(`${f}.stty`, "utf8").split(/[\s;]+/);
+      expect(modes).toContain("icanon");
+      expect(modes).toContain("echo");
+      expect(modes).toContain("isig");
+      expect(term.format("#{cursor_flag}")).toBe("1");
+      expect(term.format("#{alternate_on}")).toBe("0");
+      writeFileSync(`${f}.done`, "");
+      await term.waitExit();
+      return Number(readFileSync(`${f}.code`, "utf8").trim());
+    },
+  };
+}
+
+const cwdOf = (pid: number) => {
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return "";
+  }
+};
+
+/** yoke's pid: the process running the binary in this session's folder (a probe's shell may sit between it and the pane). */
+export function yokePid(s: TuiSession): number {
+  const p = processes().find((x) => x.cmdline.split("\0")[0] === s.bin && cwdOf(x.pid) === s.cwd);
+  if (!p) throw new Error("yoke is not running");
+  return p.pid;
+}

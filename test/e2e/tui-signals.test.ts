@@ -8,51 +8,16 @@
  * the session had been composed.
  */
 import { expect, test } from "bun:test";
-import { existsSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { alive, processes } from "../helpers/process-alive.ts";
+import { alive } from "../helpers/process-alive.ts";
 import { tempDir } from "../helpers/tmp.ts";
-import type { Term } from "../helpers/tmux.ts";
 import { waitFor } from "../helpers/wait-for.ts";
-import { send, transcriptFiles, tuiSuite, type TuiSession } from "./tui-helpers.ts";
+import { send, terminalProbe, transcriptFiles, tuiSuite, yokePid } from "./tui-helpers.ts";
 
 const session = tuiSuite();
 const say = (text: string) => ({ content: [{ type: "text" as const, text }] });
 
-/** Records `stty -a` and yoke's status right after it exits, holding the pane until the screen flags are read. */
-function probe() {
-  const f = join(tempDir("yoke-sig-probe-"), "p");
-  return {
-    after: `stty -a > ${f}.stty; echo $s > ${f}.code; until [ -e ${f}.done ]; do sleep 0.05; done`,
-    async restored(term: Term): Promise<number> {
-      await waitFor(() => existsSync(`${f}.code`) && readFileSync(`${f}.code`, "utf8").trim() !== "", "yoke to exit", 30_000);
-      const modes = readFileSync(`${f}.stty`, "utf8").split(/[\s;]+/);
-      expect(modes).toContain("icanon");
-      expect(modes).toContain("echo");
-      expect(modes).toContain("isig");
-      expect(term.format("#{cursor_flag}")).toBe("1");
-      expect(term.format("#{alternate_on}")).toBe("0");
-      writeFileSync(`${f}.done`, "");
-      await term.waitExit();
-      return Number(readFileSync(`${f}.code`, "utf8").trim());
-    },
-  };
-}
-
-const cwdOf = (pid: number) => {
-  try {
-    return readlinkSync(`/proc/${pid}/cwd`);
-  } catch {
-    return "";
-  }
-};
-
-/** yoke's pid: the process running the binary in this session's folder (the probe's shell sits between it and the pane). */
-function yokePid(s: TuiSession): number {
-  const p = processes().find((x) => x.cmdline.split("\0")[0] === s.bin && cwdOf(x.pid) === s.cwd);
-  if (!p) throw new Error("yoke is not running");
-  return p.pid;
-}
 
 /** A SessionEnd hook that records its input. */
 function sessionEndMarker() {
@@ -66,7 +31,7 @@ for (const [sig, code] of [
   ["SIGTERM", 143],
 ] as const) {
   test(`${sig} between turns: SessionEnd (reason "other"), the terminal restored, exit ${code}, the transcript whole`, async () => {
-    const p = probe();
+    const p = terminalProbe();
     const { marker, settings } = sessionEndMarker();
     const s = await session([say("answered")], { argv: ["--settings", JSON.stringify(settings)], after: p.after });
     send(s.term, "a question");
@@ -82,7 +47,7 @@ for (const [sig, code] of [
   }, 90_000);
 
   test(`${sig} while an MCP server is still starting: the terminal restored, exit ${code}, the server stopped`, async () => {
-    const p = probe();
+    const p = terminalProbe();
     const dir = tempDir("yoke-sig-mcp-");
     const started = join(dir, "started");
     const mcp = { mcpServers: { slow: { command: "sh", args: ["-c", `echo $$ > ${started}; exec sleep 300`] } } };

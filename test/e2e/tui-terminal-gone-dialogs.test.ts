@@ -5,13 +5,13 @@
  * (contracts §1.4), yoke exits, and nothing it started is left running.
  */
 import { expect, test } from "bun:test";
-import { existsSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runYoke } from "../helpers/binary.ts";
-import { alive, processes } from "../helpers/process-alive.ts";
+import { alive } from "../helpers/process-alive.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait-for.ts";
-import { send, transcriptFiles, tuiSuite, type TuiSession } from "./tui-helpers.ts";
+import { send, transcriptFiles, tuiSuite, yokePid, type TuiSession } from "./tui-helpers.ts";
 
 const session = tuiSuite();
 const say = (text: string) => ({ content: [{ type: "text" as const, text }] });
@@ -22,20 +22,6 @@ function sessionEnd() {
   return { marker, settings: { hooks: { SessionEnd: [{ hooks: [hook] }] } } };
 }
 
-const cwdOf = (pid: number) => {
-  try {
-    return readlinkSync(`/proc/${pid}/cwd`);
-  } catch {
-    return "";
-  }
-};
-
-function yokePid(s: TuiSession): number {
-  // The one running the binary in this session's folder (another test's may still be running).
-  const p = processes().find((x) => x.cmdline.split("\0")[0] === s.bin && cwdOf(x.pid) === s.cwd);
-  if (!p) throw new Error("yoke is not running");
-  return p.pid;
-}
 
 /** Closes the terminal; returns SessionEnd's input once yoke has exited. */
 async function closeTerminal(s: TuiSession, marker: string) {

@@ -12,11 +12,10 @@ import { expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runYoke } from "../helpers/binary.ts";
-import { alive, processes } from "../helpers/process-alive.ts";
+import { alive } from "../helpers/process-alive.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait-for.ts";
-import type { Term } from "../helpers/tmux.ts";
-import { send, transcriptFiles, tuiSuite, type TuiSession } from "./tui-helpers.ts";
+import { send, transcriptFiles, tuiSuite, yokePid, type TuiSession } from "./tui-helpers.ts";
 
 const session = tuiSuite();
 const say = (text: string) => ({ content: [{ type: "text" as const, text }] });
@@ -31,17 +30,10 @@ function slowSessionEnd(seconds: number) {
   return { marker, settings: { hooks: { SessionEnd: [{ hooks: [hook] }] } } };
 }
 
-/** yoke's pid: the one child of the shell that runs it in the pane. */
-function yokePid(term: Term): number {
-  const shell = Number(term.format("#{pane_pid}"));
-  const child = processes().find((p) => p.ppid === shell);
-  if (!child) throw new Error("no process under the pane's shell");
-  return child.pid;
-}
 
 /** Closes the terminal; returns once SessionEnd has run and yoke has exited. */
 async function closeTerminal(s: TuiSession, marker: string) {
-  const pid = yokePid(s.term);
+  const pid = yokePid(s);
   s.term.kill();
   await waitFor(() => existsSync(marker), "the SessionEnd hook to finish", 30_000);
   await waitFor(() => !alive(pid), "yoke to exit", 30_000);
@@ -113,7 +105,7 @@ test("while an MCP server is still starting: yoke exits and stops it, no process
   const mcp = { mcpServers: { slow: { command: "sh", args: ["-c", `echo $$ > ${started}; exec sleep 300`] } } };
   const s = await session([], { argv: ["--mcp-config", JSON.stringify(mcp)], wait: false, env: { MCP_TIMEOUT: "60000" } });
   await waitFor(() => existsSync(started) && readFileSync(started, "utf8").trim() !== "", "the MCP server to start", 30_000);
-  const pid = yokePid(s.term);
+  const pid = yokePid(s);
   const server = Number(readFileSync(started, "utf8").trim());
   s.term.kill();
   await waitFor(() => !alive(pid), "yoke to exit", 30_000);
