@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } fr
 import { join } from "node:path";
 import { isolatedEnv, yokeBin } from "../helpers/binary.ts";
 import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic, type FakeEntry } from "../helpers/fake-anthropic.ts";
-import { processes } from "../helpers/process-alive.ts";
+import { alive, processes } from "../helpers/process-alive.ts";
 import { startTerm, type Term } from "../helpers/tmux.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait-for.ts";
@@ -121,4 +121,25 @@ export function yokePid(s: TuiSession): number {
   const p = processes().find((x) => x.cmdline.split("\0")[0] === s.bin && cwdOf(x.pid) === s.cwd);
   if (!p) throw new Error("yoke is not running");
   return p.pid;
+}
+
+/**
+ * A SessionEnd hook that records its input (after `sleepSeconds`, so frames and writes can keep failing meanwhile),
+ * written whole (`.part`, then mv). Its timeout of 10 s raises SessionEnd's 1.5 s budget (contracts §1.2), so a
+ * loaded machine does not cut it short.
+ */
+export function sessionEndRecorder(sleepSeconds = 0) {
+  const marker = join(tempDir("yoke-session-end-"), "session-end.json");
+  const sleep = sleepSeconds > 0 ? `sleep ${sleepSeconds}; ` : "";
+  const hook = { type: "command", command: `${sleep}cat > ${marker}.part && mv ${marker}.part ${marker}`, timeout: 10 };
+  return { marker, settings: { hooks: { SessionEnd: [{ hooks: [hook] }] } } };
+}
+
+/** Closes the terminal (tmux's server goes); returns SessionEnd's input once the hook has run and yoke has exited. */
+export async function closeTerminal(s: TuiSession, marker: string) {
+  const pid = yokePid(s);
+  s.term.kill();
+  await waitFor(() => existsSync(marker), "the SessionEnd hook to finish", 30_000);
+  await waitFor(() => !alive(pid), "yoke to exit", 30_000);
+  return JSON.parse(readFileSync(marker, "utf8"));
 }

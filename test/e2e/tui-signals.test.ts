@@ -13,18 +13,12 @@ import { join } from "node:path";
 import { alive } from "../helpers/process-alive.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait-for.ts";
-import { send, terminalProbe, transcriptFiles, tuiSuite, yokePid } from "./tui-helpers.ts";
+import { send, sessionEndRecorder, terminalProbe, transcriptFiles, tuiSuite, yokePid } from "./tui-helpers.ts";
 
 const session = tuiSuite();
 const say = (text: string) => ({ content: [{ type: "text" as const, text }] });
 
 
-/** A SessionEnd hook that records its input. */
-function sessionEndMarker() {
-  const marker = join(tempDir("yoke-sig-"), "session-end.json");
-  const hook = { type: "command", command: `cat > ${marker}.part && mv ${marker}.part ${marker}`, timeout: 10 };
-  return { marker, settings: { hooks: { SessionEnd: [{ hooks: [hook] }] } } };
-}
 
 for (const [sig, code] of [
   ["SIGINT", 130],
@@ -32,7 +26,7 @@ for (const [sig, code] of [
 ] as const) {
   test(`${sig} between turns: SessionEnd (reason "other"), the terminal restored, exit ${code}, the transcript whole`, async () => {
     const p = terminalProbe();
-    const { marker, settings } = sessionEndMarker();
+    const { marker, settings } = sessionEndRecorder();
     const s = await session([say("answered")], { argv: ["--settings", JSON.stringify(settings)], after: p.after });
     send(s.term, "a question");
     await s.term.waitFor("answered");

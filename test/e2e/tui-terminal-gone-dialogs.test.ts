@@ -11,29 +11,16 @@ import { runYoke } from "../helpers/binary.ts";
 import { alive } from "../helpers/process-alive.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait-for.ts";
-import { send, transcriptFiles, tuiSuite, yokePid, type TuiSession } from "./tui-helpers.ts";
+import { closeTerminal, send, sessionEndRecorder, transcriptFiles, tuiSuite } from "./tui-helpers.ts";
 
 const session = tuiSuite();
 const say = (text: string) => ({ content: [{ type: "text" as const, text }] });
 
-function sessionEnd() {
-  const marker = join(tempDir("yoke-gone-dlg-"), "session-end.json");
-  const hook = { type: "command", command: `cat > ${marker}.part && mv ${marker}.part ${marker}`, timeout: 10 };
-  return { marker, settings: { hooks: { SessionEnd: [{ hooks: [hook] }] } } };
-}
 
 
-/** Closes the terminal; returns SessionEnd's input once yoke has exited. */
-async function closeTerminal(s: TuiSession, marker: string) {
-  const pid = yokePid(s);
-  s.term.kill();
-  await waitFor(() => existsSync(marker), "the SessionEnd hook to finish", 30_000);
-  await waitFor(() => !alive(pid), "yoke to exit", 30_000);
-  return JSON.parse(readFileSync(marker, "utf8"));
-}
 
 test("while the rewind picker is open", async () => {
-  const { marker, settings } = sessionEnd();
+  const { marker, settings } = sessionEndRecorder();
   const s = await session([say("first answer")], { argv: ["--settings", JSON.stringify(settings)] });
   send(s.term, "first prompt");
   await s.term.waitFor("first answer");
@@ -45,7 +32,7 @@ test("while the rewind picker is open", async () => {
 }, 90_000);
 
 test("while the /resume picker is open", async () => {
-  const { marker, settings } = sessionEnd();
+  const { marker, settings } = sessionEndRecorder();
   // The fake answers in order: the earlier -p session of this folder (for the picker to list) first.
   const s = await session([say("earlier"), say("first answer")], { argv: ["--settings", JSON.stringify(settings)] });
   await runYoke(["-p", "an earlier session"], { env: s.env, cwd: s.cwd });
@@ -59,7 +46,7 @@ test("while the /resume picker is open", async () => {
 }, 90_000);
 
 test("while a subagent's Bash streams output: SessionEnd runs, the command's process is stopped", async () => {
-  const { marker, settings } = sessionEnd();
+  const { marker, settings } = sessionEndRecorder();
   const dir = tempDir("yoke-gone-sub-");
   const pidFile = join(dir, "bash.pid");
   const command = `echo $$ > ${pidFile}; for i in $(seq 1 3000); do echo tick $i; sleep 0.01; done`;
@@ -78,7 +65,7 @@ test("while a subagent's Bash streams output: SessionEnd runs, the command's pro
 }, 90_000);
 
 test("during /compact (its request never answers): SessionEnd runs, the transcript is whole and resumes", async () => {
-  const { marker, settings } = sessionEnd();
+  const { marker, settings } = sessionEndRecorder();
   const s = await session([say("first answer"), say("second answer"), say("third answer"), { fault: "hang" }], { argv: ["--settings", JSON.stringify(settings)] });
   send(s.term, "first prompt");
   await s.term.waitFor("first answer");

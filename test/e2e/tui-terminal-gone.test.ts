@@ -15,30 +15,13 @@ import { runYoke } from "../helpers/binary.ts";
 import { alive } from "../helpers/process-alive.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait-for.ts";
-import { send, transcriptFiles, tuiSuite, yokePid, type TuiSession } from "./tui-helpers.ts";
+import { closeTerminal, send, sessionEndRecorder, transcriptFiles, tuiSuite, yokePid, type TuiSession } from "./tui-helpers.ts";
 
 const session = tuiSuite();
 const say = (text: string) => ({ content: [{ type: "text" as const, text }] });
 
-/**
- * A SessionEnd hook that takes a while (frames and writes keep failing meanwhile) and then records its input. Its
- * timeout of 10 s raises SessionEnd's 1.5 s budget (contracts §1.2), so a loaded machine does not cut it short.
- */
-function slowSessionEnd(seconds: number) {
-  const marker = join(tempDir("yoke-gone-"), "session-end.json");
-  const hook = { type: "command", command: `sleep ${seconds}; cat > ${marker}.part && mv ${marker}.part ${marker}`, timeout: 10 };
-  return { marker, settings: { hooks: { SessionEnd: [{ hooks: [hook] }] } } };
-}
 
 
-/** Closes the terminal; returns once SessionEnd has run and yoke has exited. */
-async function closeTerminal(s: TuiSession, marker: string) {
-  const pid = yokePid(s);
-  s.term.kill();
-  await waitFor(() => existsSync(marker), "the SessionEnd hook to finish", 30_000);
-  await waitFor(() => !alive(pid), "yoke to exit", 30_000);
-  return JSON.parse(readFileSync(marker, "utf8"));
-}
 
 /** Every line parses, the prompt is in it, and the session resumes in -p with the prompt sent again. */
 async function expectWholeAndResumable(s: TuiSession, prompt: string, sessionId: string) {
@@ -57,7 +40,7 @@ async function expectWholeAndResumable(s: TuiSession, prompt: string, sessionId:
 }
 
 test("while a tool streams output (frames drawn as it is stopped): SessionEnd runs to its end, the call is recorded as stopped", async () => {
-  const { marker, settings } = slowSessionEnd(1);
+  const { marker, settings } = sessionEndRecorder(1);
   const s = await session(
     [{ content: [{ type: "tool_use", name: "Bash", input: { command: "for i in $(seq 1 2000); do echo tick $i; sleep 0.01; done", description: "tick" } }] }],
     { argv: ["--allowedTools", "Bash", "--settings", JSON.stringify(settings)] },
@@ -74,7 +57,7 @@ test("while a tool streams output (frames drawn as it is stopped): SessionEnd ru
 }, 90_000);
 
 test("while a permission prompt waits: the prompt is not left hanging, SessionEnd runs and yoke exits", async () => {
-  const { marker, settings } = slowSessionEnd(1);
+  const { marker, settings } = sessionEndRecorder(1);
   const s = await session([{ content: [{ type: "tool_use", name: "Bash", input: { command: "touch should-not-exist", description: "touch" } }] }], {
     argv: ["--settings", JSON.stringify(settings)],
   });
@@ -88,7 +71,7 @@ test("while a permission prompt waits: the prompt is not left hanging, SessionEn
 }, 90_000);
 
 test("between turns, with a SessionEnd hook past the default 1.5 s budget but within its own timeout: it finishes, yoke exits", async () => {
-  const { marker, settings } = slowSessionEnd(2);
+  const { marker, settings } = sessionEndRecorder(2);
   const s = await session([say("answered")], { argv: ["--settings", JSON.stringify(settings)] });
   send(s.term, "a question");
   await s.term.waitFor("answered");
