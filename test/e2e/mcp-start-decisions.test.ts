@@ -117,6 +117,8 @@ describe("a run refused while composing leaves no server running", () => {
     ["an unknown --permission-mode", ["--permission-mode", "sideways"], undefined],
     ["--input-format stream-json whose stdin ends before initialize", ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"], ""],
     ["--permission-prompt-tool that is not stdio", ["--permission-prompt-tool", "mcp__x__y"], undefined],
+    // A plugin's agent (`plugin:agent`) is known only once plugins load, after the spawn (run-prelude.ts).
+    ["--agent naming a plugin agent no plugin has", ["--agent", "kit:nobody"], undefined],
   ];
   for (const [name, args, stdin] of refused)
     test(name, async () => {
