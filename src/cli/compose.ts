@@ -51,7 +51,7 @@ import type { AgentDefinition } from "../agent/types.ts";
 import type { SessionSetup } from "./session-wiring.ts";
 import { createOutbox, type Outbox } from "./outbox.ts";
 import { wireAutoMode } from "./auto-mode-wiring.ts";
-import { parseAgentsFlag, parseBudget, parseMaxTurns, structuredOutput } from "./run-options.ts";
+import { parseAgentsFlag, parseBudget, parseMaxTurns } from "./run-options.ts";
 import { wireAgentTool, wireTools } from "./tool-wiring.ts";
 import { startSessionStart, type SessionStartRun } from "./session-start.ts";
 import { runPrelude, type RunPrelude } from "./run-prelude.ts";
@@ -287,7 +287,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   };
   let agents = wireAgentTool(agentWiring);
   // `--json-schema` (contracts §4.4 structured_output): the model answers through a StructuredOutput tool built from the schema.
-  const structured = structuredOutput(flagStr(args, "json-schema"), cwd);
+  const structured = pre.structured;
   tools = wireTools({ builtin: o.builtinTools, agent: agents.tool, permissions, only: flagList(args, "tools"), structured: structured?.tool });
   // MCP servers start now, alongside the rest of startup (each bounded by MCP_TIMEOUT); plugin servers once plugins load.
   let pluginsLoaded: (p: LoadedPlugin[]) => void = () => {};
