@@ -11,9 +11,11 @@
 # HOME (/home/yoke) and the workspace (/work) are the only places written: mount them as volumes and the root
 # filesystem can be read-only. test/release/container.test.ts holds this file's contract and runs it in a root
 # assembled from deploy/image; bench/image.ts builds the same layers and measures them (README, "Container image").
-# Size as BuildKit pushes it (bun run bench:image --buildkit): 63.9 MiB with gzip layers, 56.4 MiB with zstd layers at
-# level 19 (OCI media types; Docker 23+ or containerd 1.5+ pull them):
-#   docker buildx build --output type=image,name=yoke,oci-mediatypes=true,compression=zstd,compression-level=19,force-compression=true .
+# Size as BuildKit pushes it (bun run bench:image --buildkit): 56.4 MiB with zstd layers at level 19 (OCI media types;
+# Docker 23+ or containerd 1.5+ pull them), 63.9 MiB with gzip layers. A release publishes both for linux/amd64 and
+# linux/arm64 with release/image.ts (.github/workflows/image.yml): NAME:VERSION with zstd level 19 layers, and
+# NAME:VERSION-gzip for older engines. The first of its commands, for a local buildx builder (release/image.ts --dry-run --image yoke):
+#   docker buildx build --platform linux/amd64,linux/arm64 --output 'type=image,"name=yoke:0.1.0,yoke:latest",oci-mediatypes=true,compression=zstd,compression-level=19,force-compression=true' .
 ARG BUN_VERSION=1.4.5
 ARG DEBIAN_VERSION=bookworm-slim
 

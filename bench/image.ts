@@ -12,18 +12,28 @@
  * BuildKit's image exporter, OCI media types; `--zstd-19` adds level 19, minutes of CPU). The assembled root is then
  * run once (bubblewrap, nothing of this machine's /): every program finds its libraries and answers --version.
  * `--buildkit` adds the sizes BuildKit would push (Go's gzip and klauspost's zstd, bench/buildkit-sizes.go; needs
- * Debian's golang-go and golang-github-klauspost-compress-dev). `--layers DIR` keeps the layer tars there. `--musl` also measures the layer of dist/yoke-linux-x64-musl (built with `bun run build --target linux-x64-musl`).
+ * Debian's golang-go and golang-github-klauspost-compress-dev): gzip and zstd at their default levels, and each
+ * published tag's compression as release/image.ts gives it to `docker buildx` (`imageVariants`, the one place those
+ * flags live; `--published-specs` prints them and exits, for test/release/image-publish.test.ts). `--layers DIR` keeps the layer tars there. `--musl` also measures the layer of dist/yoke-linux-x64-musl (built with `bun run build --target linux-x64-musl`).
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, copyFileSync, chmodSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot, yokeBin } from "../test/helpers/binary.ts";
+import { compressorSpec, imageVariants } from "../release/image.ts";
 
 const root = repoRoot();
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? process.argv[i + 1] : undefined;
 };
+/** What --buildkit measures: the default levels, then each published tag's compression (release/image.ts). */
+const published = imageVariants.map((v) => ({ suffix: v.suffix, spec: compressorSpec(v) }));
+const specs = [...new Set(["gzip", "zstd", ...published.map((p) => p.spec)])];
+if (process.argv.includes("--published-specs")) {
+  console.log(JSON.stringify(published));
+  process.exit(0);
+}
 const bin = arg("--bin") ?? yokeBin();
 const json = process.argv.includes("--json");
 const imageDir = join(root, "deploy", "image");
@@ -77,7 +87,7 @@ function layer(dir: string, out: string, user: string[] = []) {
 }
 
 const zstd19 = process.argv.includes("--zstd-19");
-type Row = { layer: string; files: number; tar: number; gzip6: number; zstd3: number; zstd19?: number; buildkit?: { gzip: number; zstd: number; zstd19: number } };
+type Row = { layer: string; files: number; tar: number; gzip6: number; zstd3: number; zstd19?: number; buildkit?: Record<string, number> };
 function measure(name: string, tarFile: string, files: number): Row {
   const data = readFileSync(tarFile);
   return {
@@ -151,27 +161,27 @@ if (buildkit) {
   const go = Bun.which("go");
   if (!go) throw new Error("bench/image: --buildkit needs Go and klauspost/compress (apt-get install golang-go golang-github-klauspost-compress-dev)");
   const files = ["1.tar", "2.tar", "3.tar", ...(musl ? ["musl.tar"] : [])].map((f) => join(tars, f));
-  const p = Bun.spawnSync([go, "run", join(root, "bench/buildkit-sizes.go"), ...files], { cwd: work, env: { ...process.env, GO111MODULE: "off", GOPATH: process.env.GOPATH || "/usr/share/gocode" }, stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawnSync([go, "run", join(root, "bench/buildkit-sizes.go"), specs.join(","), ...files], { cwd: work, env: { ...process.env, GO111MODULE: "off", GOPATH: process.env.GOPATH || "/usr/share/gocode" }, stdout: "pipe", stderr: "pipe" });
   if (p.exitCode !== 0) throw new Error(`bench/image: bench/buildkit-sizes.go failed: ${p.stderr.toString().trim()} (apt-get install golang-go golang-github-klauspost-compress-dev)`);
   const sizes = p.stdout.toString().trim().split("\n").map((l) => l.split(" ").map(Number));
-  [...rows, ...(musl ? [musl] : [])].forEach((r, i) => (r.buildkit = { gzip: sizes[i]![0]!, zstd: sizes[i]![1]!, zstd19: sizes[i]![2]! }));
-  total.buildkit = rows.reduce((a, r) => ({ gzip: a.gzip + r.buildkit!.gzip, zstd: a.zstd + r.buildkit!.zstd, zstd19: a.zstd19 + r.buildkit!.zstd19 }), { gzip: 0, zstd: 0, zstd19: 0 });
+  [...rows, ...(musl ? [musl] : [])].forEach((r, i) => (r.buildkit = Object.fromEntries(specs.map((s, j) => [s, sizes[i]![j]!]))));
+  total.buildkit = Object.fromEntries(specs.map((s) => [s, rows.reduce((a, r) => a + r.buildkit![s]!, 0)]));
 }
 
 const pct = (n: number) => `${((n / (60 * MiB)) * 100).toFixed(1)}%`;
 const line = (r: Row) =>
-  `| ${r.layer} | ${r.files} | ${mib(r.tar)} | ${mib(r.gzip6)} | ${mib(r.zstd3)} |${zstd19 ? ` ${mib(r.zstd19!)} |` : ""}${r.buildkit ? ` ${mib(r.buildkit.gzip)} | ${mib(r.buildkit.zstd)} | ${mib(r.buildkit.zstd19)} |` : ""}`;
+  `| ${r.layer} | ${r.files} | ${mib(r.tar)} | ${mib(r.gzip6)} | ${mib(r.zstd3)} |${zstd19 ? ` ${mib(r.zstd19!)} |` : ""}${r.buildkit ? specs.map((x) => ` ${mib(r.buildkit![x]!)} |`).join("") : ""}`;
 const out = [
   `Image layers as the Dockerfile makes them (deploy/image: ${pkgs.length} pinned Debian 12 packages), MiB:`,
   "",
-  `| layer | entries | tar | gzip -6 | zstd -3 |${zstd19 ? " zstd -19 |" : ""}${buildkit ? " BuildKit gzip | BuildKit zstd | BuildKit zstd, level 19 |" : ""}`,
-  `|---|---|---|---|---|${zstd19 ? "---|" : ""}${buildkit ? "---|---|---|" : ""}`,
+  `| layer | entries | tar | gzip -6 | zstd -3 |${zstd19 ? " zstd -19 |" : ""}${buildkit ? specs.map((x) => ` BuildKit ${x} |`).join("") : ""}`,
+  `|---|---|---|---|---|${zstd19 ? "---|" : ""}${buildkit ? specs.map(() => "---|").join("") : ""}`,
   ...rows.map(line),
   line(total),
   ...(musl ? [line(musl)] : []),
   "",
   `Target (issue 18): under 60 MiB compressed. gzip -6: ${mib(total.gzip6)} MiB (${pct(total.gzip6)} of it, ${total.gzip6 < 60 * MiB ? "met" : "not met"}); zstd -3: ${mib(total.zstd3)} MiB (${total.zstd3 < 60 * MiB ? "met" : "not met"})${zstd19 ? `; zstd -19: ${mib(total.zstd19!)} MiB` : ""}.`,
-  ...(total.buildkit ? [`As BuildKit pushes it: gzip ${mib(total.buildkit.gzip)} MiB (${total.buildkit.gzip < 60 * MiB ? "met" : "not met"}), zstd ${mib(total.buildkit.zstd)} MiB (${total.buildkit.zstd < 60 * MiB ? "met" : "not met"}), zstd at compression-level=19 ${mib(total.buildkit.zstd19)} MiB (${total.buildkit.zstd19 < 60 * MiB ? "met" : "not met"}).`] : []),
+  ...(total.buildkit ? [`As BuildKit pushes it: ${specs.map((x) => `${x} ${mib(total.buildkit![x]!)} MiB (${total.buildkit![x]! < 60 * MiB ? "met" : "not met"})`).join(", ")}.`, `The published tags (release/image.ts): ${published.map((p) => `:VERSION${p.suffix} (${p.spec}) ${mib(total.buildkit![p.spec]!)} MiB`).join(", ")}.`] : []),
   `The root runs on its own: ${versions.join(" · ")}`,
 ];
 console.log(out.join("\n"));

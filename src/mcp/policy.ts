@@ -1,6 +1,7 @@
 import { domainToASCII } from "node:url";
 import type { LoadedSettings } from "../config/load.ts";
 import { expandServer, expandVars, isRemote, isStdio, type ScopedServer } from "./config.ts";
+import { canonicalPattern, canonicalUrl, formMatches, globRe, pathMatches } from "./url-canon.ts";
 
 /**
  * The organization's MCP server policy: `allowedMcpServers` / `deniedMcpServers` (contracts §2.2; Claude Code's
@@ -114,13 +115,10 @@ function expandEntry(e: McpPolicyEntry, env: Record<string, string | undefined>)
 
 const originOf = (url: string) => splitUrl(url).origin;
 
-/** `*` matches any run of characters; everything else literally. */
-const globRe = (pattern: string, flags = "") => new RegExp(`^${pattern.split("*").map((x) => x.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, flags);
-
 /**
- * A URL pattern split where its path starts: the scheme and host part lowercased, IDN labels in their ASCII form, without
- * a trailing FQDN dot or the scheme's default port, and the path (query and fragment dropped) as written. A `*` may
- * stand anywhere.
+ * A URL pattern split where its path starts, for a pattern the URL parser cannot read (url-canon.ts reads the rest):
+ * the scheme and host part lowercased, IDN labels in their ASCII form, without a trailing FQDN dot or the scheme's
+ * default port, and the path (query and fragment dropped) as written. A `*` may stand anywhere.
  */
 function splitUrl(url: string): { origin: string; path: string } {
   const bare = url.replace(/[?#].*$/, "");
@@ -138,54 +136,45 @@ function splitUrl(url: string): { origin: string; path: string } {
 }
 
 /**
- * The URL as the MCP client will contact it: the WHATWG parser's reading (the one the SDK's HTTP and SSE transports
- * use), so userinfo, a backslash, a tab or newline, percent-encoding or a default port cannot make the policy read a
- * host other than the one connected to. A URL the parser refuses is matched as written (it cannot connect anyway).
+ * Claude Code's `serverUrl` match ("Control MCP server access" docs; `*` semantics observed in 2.1.332): `*` anywhere,
+ * the scheme and host case-insensitive and blind to a trailing FQDN dot, the path case-sensitive; a pattern with no
+ * path matches any path; a trailing slash on either side does not matter. Both sides are compared in one canonical
+ * form (url-canon.ts), so another spelling of the same address (escapes, dot segments, default port, userinfo, IPv4
+ * forms) matches as the address does. A denylist (`list`) also blocks on the paths read with every escape decoded; an allowlist admits only when that reading matches too. A URL
+ * the parser refuses is compared as written (it cannot connect; mcpPolicyBlock fails closed on it). Pure.
  */
-function contacted(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.hostname.replace(/\.$/, "")}${u.port ? `:${u.port}` : ""}${u.pathname}`;
-  } catch {
-    return url;
-  }
+export function urlMatches(pattern: string, url: string, list: "deny" | "allow" = "allow"): boolean {
+  if (pattern === "*") return true;
+  const u = canonicalUrl(url);
+  const p = canonicalPattern(pattern);
+  if (u && p) return formMatches(p, u, list);
+  const sp = splitUrl(pattern);
+  const su = splitUrl(u ? `${u.scheme}//${u.host}${u.port ? `:${u.port}` : ""}${u.path}` : url);
+  if (!globRe(sp.origin).test(su.origin)) return false;
+  return pathMatches(sp.path, su.path, list);
 }
 
-/**
- * Claude Code's `serverUrl` match ("Control MCP server access" docs): `*` anywhere, the scheme and host case-insensitive
- * and blind to a trailing FQDN dot, the path case-sensitive; a pattern with no path matches any path; a trailing slash
- * on either side does not matter. The URL is read as the client will contact it (`contacted`). Pure.
- */
-export function urlMatches(pattern: string, url: string): boolean {
-  const p = splitUrl(pattern);
-  const u = splitUrl(contacted(url));
-  if (!globRe(p.origin).test(u.origin)) return false;
-  // No path (or just "/", which a parsed URL cannot tell apart from none): any path on that origin.
-  if (p.path === "" || p.path === "/") return true;
-  const trim = (x: string) => x.replace(/\/+$/, "") || "/";
-  return globRe(trim(p.path)).test(trim(u.path));
-}
-
-type Facts = { names: string[]; command?: string[]; url?: string };
+type Facts = { names: string[]; command?: string[]; url?: string; missing?: string[] };
 
 /** What the policy compares: the names, and the command or URL as it would run (variables expanded). */
 function factsOf(s: ScopedServer, env: Record<string, string | undefined>): Facts[] {
   // A plugin's server answers to its full name and to the name its plugin gave it.
   const names = [s.name, ...(s.scope === "plugin" ? [s.name.replace(/^plugin:[^:]+:/, "")] : [])];
   const vars = { ...env, ...(s.pluginRoot ? { CLAUDE_PLUGIN_ROOT: s.pluginRoot } : {}), ...(s.pluginData ? { CLAUDE_PLUGIN_DATA: s.pluginData } : {}) };
-  const { config } = expandServer(s.config, vars);
+  const { config, missing } = expandServer(s.config, vars);
   const forms = [s.config, config];
-  return forms.map((c) => ({
+  return forms.map((c, i) => ({
     names,
     ...(isStdio(c) ? { command: [c.command, ...(c.args ?? [])] } : {}),
     ...(isRemote(c) ? { url: c.url } : {}),
+    ...(i === 1 ? { missing } : {}),
   }));
 }
 
-const matches = (e: McpPolicyEntry, f: Facts, strictName: boolean): boolean => {
+const matches = (e: McpPolicyEntry, f: Facts, strictName: boolean, list: "deny" | "allow"): boolean => {
   if ("serverName" in e) return strictName ? f.names[0] === e.serverName : f.names.includes(e.serverName);
   if ("serverCommand" in e) return !!f.command && f.command.length === e.serverCommand.length && f.command.every((x, i) => x === e.serverCommand[i]);
-  return !!f.url && urlMatches(e.serverUrl, f.url);
+  return !!f.url && urlMatches(e.serverUrl, f.url, list);
 };
 
 /**
@@ -200,7 +189,13 @@ export function mcpPolicyBlock(s: ScopedServer, p: McpPolicy, env: Record<string
   const denied = org ? p.denied : [...p.denied, ...p.deniedByCheckout];
   if (!denied.length && p.allowed === undefined) return null;
   const facts = factsOf(s, env);
-  if (denied.some((e) => facts.some((f) => matches(e, f, false)))) return `is blocked by deniedMcpServers (${p.deniedFrom.join(", ")})`;
+  if (denied.some((e) => facts.some((f) => matches(e, f, false, "deny")))) return `is blocked by deniedMcpServers (${p.deniedFrom.join(", ")})`;
+  // Fail closed: a URL the parser cannot read cannot be checked against the serverUrl entries. (One still waiting on a
+  // missing variable fails for that instead; it is never contacted.)
+  const contacted = facts[facts.length - 1]!;
+  const unreadable = contacted.url !== undefined && !contacted.missing?.length && !canonicalUrl(contacted.url);
+  if (unreadable && denied.some((e) => "serverUrl" in e))
+    return `has a url that is not a valid URL (${JSON.stringify(contacted.url)}), so deniedMcpServers (${p.deniedFrom.join(", ")}) cannot be checked against it`;
   if (p.allowed === undefined) return null;
   // The organization's own servers skip the allowlist: every provided one, and a managed-mcp.json one unless `${VAR}`
   // makes its config the user's (managed-mcp.ts).
@@ -211,7 +206,7 @@ export function mcpPolicyBlock(s: ScopedServer, p: McpPolicy, env: Record<string
   const expanded = facts[facts.length - 1]!;
   const kind = isStdio(s.config) ? "serverCommand" : isRemote(s.config) ? "serverUrl" : null;
   const pinned = kind !== null && allowed.some((e) => kind in e);
-  const ok = allowed.some((e) => (pinned ? kind! in e : "serverName" in e) && matches(e, expanded, true));
+  const ok = allowed.some((e) => (pinned ? kind! in e : "serverName" in e) && !("serverUrl" in e && unreadable) && matches(e, expanded, true, "allow"));
   return ok ? null : why;
 }
 

@@ -243,6 +243,20 @@ function drain(stream: ReadableStream<Uint8Array>): { done: Promise<void>; text(
   return { done, text: () => text, cancel: () => void reader.cancel().catch(() => {}) };
 }
 
+/** Resolves when every drained stream has ended, or when 1 s has passed with no new bytes on any of them. */
+async function settlePipes(streams: Array<{ done: Promise<void>; text(): string }>): Promise<void> {
+  const ended = Promise.all(streams.map((s) => s.done)).then(() => true);
+  const size = () => streams.reduce((n, s) => n + s.text().length, 0);
+  for (let seen = size(); ; ) {
+    if (await Promise.race([ended, Bun.sleep(1000).then(() => false)])) return;
+    // Let reads that became ready while this process was starved run before judging it idle.
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    const now = size();
+    if (now === seen) return;
+    seen = now;
+  }
+}
+
 export const RUN_TIMEOUT_MS = 45_000;
 
 /** Runs yoke to completion (or timeout) and collects its output. */
@@ -273,9 +287,10 @@ export async function runYoke(args: string[], opts: RunYokeOptions = {}): Promis
   const err = drain(proc.stderr);
   await proc.exited;
   clearTimeout(timer);
-  // A grandchild (a backgrounded tool command) may hold the pipes open past yoke's exit; give
-  // it a moment, then take what arrived rather than hang the test.
-  await Promise.race([Promise.all([out.done, err.done]), Bun.sleep(1000)]);
+  // A grandchild (a backgrounded tool command) may hold the pipes open past yoke's exit: read until both pipes end,
+  // or until a second passes with nothing new, then take what arrived rather than hang the test. Idle, not a fixed
+  // second: on a starved machine the timer can fire before reads of what yoke wrote before it exited are processed.
+  await settlePipes([out, err]);
   out.cancel();
   err.cancel();
   return {
