@@ -14,6 +14,9 @@ import { tempDir } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 import { requestText, say } from "./hooks-helpers.ts";
 import { call, mcpProject, tiny, toolNames } from "./mcp-helpers.ts";
+import { send, tuiSuite } from "./tui-helpers.ts";
+
+const session = tuiSuite();
 
 beforeAll(() => {
   yokeBin();
@@ -177,4 +180,23 @@ describe("servers the first request waits for in full (observed in 2.1.332), eve
       expect(toolNames(r.requests[0]!)).toContain("mcp__slow__add");
       expect(requestText(r.requests[0]!)).not.toContain(STILL);
     });
+});
+
+describe("the interactive session", () => {
+  test("the same bound: the first prompt's request says the server is still connecting; its tools join once it connects", async () => {
+    const dir = tempDir("yoke-mcp-wait-");
+    const gate = join(dir, "gate");
+    const cwd = mcpProject({ slow: gated(gate) }, { enabledMcpjsonServers: ["slow"] });
+    const s = await session([() => (open(gate), call("ToolSearch", { query: "select:mcp__slow__add" })), say("ADDED-OK")], {
+      cwd,
+      env: { ...TRUST_WORKSPACE, YOKE_MCP_WAIT_MS: undefined },
+    });
+    send(s.term, "hi");
+    await s.term.waitFor("ADDED-OK");
+    const [first, second] = s.fake.requests.filter((r) => r.body?.messages);
+    expect(toolNames(first!)).not.toContain("mcp__slow__add");
+    expect(requestText(first!)).toContain(STILL);
+    expect(toolNames(second!)).toContain("mcp__slow__add");
+    expect(requestText(second!)).toContain('MCP server "slow" has connected');
+  });
 });
