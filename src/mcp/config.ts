@@ -43,6 +43,12 @@ export type ScopedServer = {
   config: McpServerConfig;
   /** Set when the entry cannot be used: it is listed as failed with this reason and never started. */
   problem?: string;
+  /**
+   * The entry as written, when it does not parse (`problem` set): policy still judges its name, and its command or url
+   * where they can be read, since policy decides before anything else about a server. Absent on a problem that is no
+   * server's (a file that cannot be read), which policy cannot judge.
+   */
+  written?: unknown;
   /** Set when policy (allowedMcpServers / deniedMcpServers) keeps it off: never started nor listed (only `yoke plugins list` shows it, with this reason). */
   blocked?: string;
   /** A plugin's server whose plugin managed settings enable: the organization's, for a checkout's own denylist. */
@@ -85,7 +91,7 @@ export function serversFrom(doc: unknown, scope: McpScope, source: string): Scop
   return Object.entries(map as Record<string, unknown>).map(([name, raw]) => {
     const c = parseServerConfig(raw);
     return typeof c === "string"
-      ? { name, scope, source, config: { type: "sdk" }, problem: `${source}: mcpServers.${name}: ${c}` }
+      ? { name, scope, source, config: { type: "sdk" }, problem: `${source}: mcpServers.${name}: ${c}`, written: raw }
       : { name, scope, source, config: c };
   });
 }
