@@ -15,6 +15,7 @@ import { waitFor } from "../helpers/wait-for.ts";
 import { requestText, say } from "./hooks-helpers.ts";
 import { call, mcpProject, tiny, toolNames } from "./mcp-helpers.ts";
 import { send, tuiSuite } from "./tui-helpers.ts";
+import { sdkRun } from "../helpers/agent-sdk.ts";
 
 const session = tuiSuite();
 
@@ -30,6 +31,8 @@ function gated(gate: string, mode = "ok") {
 const open = (gate: string) => writeFileSync(gate, "");
 const initOf = (stdout: string) => stdout.trim().split("\n").map((l) => JSON.parse(l)).find((l) => l.type === "system" && l.subtype === "init");
 const STILL = "still connecting";
+/** Several yoke runs and Node servers per test: room for a loaded 2-core machine (only a hang should reach it). */
+const SLOW = 90_000;
 
 async function run(
   cwd: string,
@@ -82,7 +85,7 @@ describe("the first request and MCP servers still starting (default bound, obser
     const count = (req: LoggedRequest, s: string) => requestText(req).split(s).length - 1;
     expect(count(third!, STILL)).toBe(count(first!, STILL));
     expect(count(third!, "has connected")).toBe(1);
-  });
+  }, SLOW);
 
   test("a server that fails after the request left stays failed: stderr names it, the model is told, ToolSearch says the tool is not there", async () => {
     const dir = tempDir("yoke-mcp-wait-");
@@ -97,9 +100,9 @@ describe("the first request and MCP servers still starting (default bound, obser
     expect(toolResultsOf(second)[0]).toMatchObject({ is_error: true });
     expect(toolResultsOf(second)[0]!.text).toContain("mcp__slow__add");
     expect(requestText(second)).toContain('MCP server "slow" did not connect (failed');
-  });
+  }, SLOW);
 
-  test("stream-json input (the Agent SDK's path): the same bound, the same note", async () => {
+  test("stream-json input: the same bound, the same note", async () => {
     const dir = tempDir("yoke-mcp-wait-");
     const gate = join(dir, "gate");
     const cwd = mcpProject({ slow: gated(gate) }, { enabledMcpjsonServers: ["slow"] });
@@ -109,7 +112,7 @@ describe("the first request and MCP servers still starting (default bound, obser
     expect(r.init.mcp_servers).toEqual([{ name: "slow", status: "pending" }]);
     expect(toolNames(r.requests[0]!)).not.toContain("mcp__slow__add");
     expect(requestText(r.requests[0]!)).toContain(STILL);
-  });
+  }, SLOW);
 
   test("--agent: the tools of a server that joins later are cut to the agent's `tools` too", async () => {
     const dir = tempDir("yoke-mcp-wait-");
@@ -126,7 +129,7 @@ describe("the first request and MCP servers still starting (default bound, obser
     expect(toolNames(second)).not.toContain("Bash");
     expect(requestText(second)).toContain('MCP server "slow" has connected');
     expect(requestText(second)).not.toContain("mcp__slow__grow");
-  });
+  }, SLOW);
 
   test("a server ready before the request leaves is in it, with no note (YOKE_MCP_WAIT_MS bounds the wait; the gate opens once it is spawned)", async () => {
     const dir = tempDir("yoke-mcp-wait-");
@@ -143,7 +146,7 @@ describe("the first request and MCP servers still starting (default bound, obser
     expect(r.init.mcp_servers).toEqual([{ name: "slow", status: "connected" }]);
     expect(toolNames(r.requests[0]!)).toContain("mcp__slow__add");
     expect(requestText(r.requests[0]!)).not.toContain(STILL);
-  });
+  }, SLOW);
 });
 
 describe("servers the first request waits for in full (observed in 2.1.332), even with no bound at all", () => {
@@ -179,7 +182,7 @@ describe("servers the first request waits for in full (observed in 2.1.332), eve
       expect(r.init.mcp_servers).toEqual([{ name: "slow", status: "connected" }]);
       expect(toolNames(r.requests[0]!)).toContain("mcp__slow__add");
       expect(requestText(r.requests[0]!)).not.toContain(STILL);
-    });
+    }, SLOW);
 });
 
 describe("the interactive session", () => {
@@ -198,5 +201,27 @@ describe("the interactive session", () => {
     expect(requestText(first!)).toContain(STILL);
     expect(toolNames(second!)).toContain("mcp__slow__add");
     expect(requestText(second!)).toContain('MCP server "slow" has connected');
-  });
+  }, SLOW);
+});
+
+describe("the Agent SDK", () => {
+  test("query(): the same bound; its system init message lists the server pending, and its tools join after ToolSearch waited", async () => {
+    const dir = tempDir("yoke-mcp-wait-");
+    const gate = join(dir, "gate");
+    const cwd = mcpProject({ slow: gated(gate) }, { enabledMcpjsonServers: ["slow"] });
+    const fake = await startFakeAnthropic({ script: [() => (open(gate), call("ToolSearch", { query: "select:mcp__slow__add" })), say("done")] });
+    try {
+      const r = await sdkRun(fake, "hi", { cwd, extraEnv: { ...TRUST_WORKSPACE, YOKE_MCP_WAIT_MS: undefined } });
+      expect(r.error).toBeNull();
+      const init = r.messages.find((m) => m.type === "system" && m.subtype === "init") as { mcp_servers?: unknown } | undefined;
+      expect(init?.mcp_servers).toEqual([{ name: "slow", status: "pending" }]);
+      const [first, second] = fake.requests.filter((q) => q.body?.messages);
+      expect(toolNames(first!)).not.toContain("mcp__slow__add");
+      expect(requestText(first!)).toContain(STILL);
+      expect(toolNames(second!)).toContain("mcp__slow__add");
+      expect(r.result?.subtype).toBe("success");
+    } finally {
+      await fake.stop();
+    }
+  }, SLOW);
 });
