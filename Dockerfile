@@ -24,8 +24,8 @@ FROM oven/bun:${BUN_VERSION}-slim AS build
 WORKDIR /src
 # build.ts and the build-*.ts modules it imports.
 COPY package.json bun.lock bunfig.toml tsconfig.json build*.ts ./
-# The bytecode layout profile build.ts hands to the compiler (a smaller resident set per run).
-COPY release/bytecode-order.txt ./release/
+# The bytecode layout profiles build.ts hands to the compiler (a smaller resident set per run).
+COPY release/bytecode-order.txt release/bytecode-order-three-turns.txt ./release/
 RUN bun install --frozen-lockfile --production --ignore-scripts
 COPY src ./src
 COPY plugins ./plugins

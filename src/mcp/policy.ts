@@ -162,13 +162,14 @@ function factsOf(s: ScopedServer, env: Record<string, string | undefined>): Fact
   const names = [s.name, ...(s.scope === "plugin" ? [s.name.replace(/^plugin:[^:]+:/, "")] : [])];
   const vars = { ...env, ...(s.pluginRoot ? { CLAUDE_PLUGIN_ROOT: s.pluginRoot } : {}), ...(s.pluginData ? { CLAUDE_PLUGIN_DATA: s.pluginData } : {}) };
   if (s.problem) return [{ names, ...writtenFacts(s.written, vars) }];
-  const { config, missing } = expandServer(s.config, vars);
+  const { config, missing, errors } = expandServer(s.config, vars);
   const forms = [s.config, config];
   return forms.map((c, i) => ({
     names,
     ...(isStdio(c) ? { command: [c.command, ...(c.args ?? [])] } : {}),
     ...(isRemote(c) ? { url: c.url } : {}),
-    ...(i === 1 ? { missing } : {}),
+    // A url still holding an unexpanded or malformed `${` fails for that, not as unparsable.
+    ...(i === 1 ? { missing: [...missing, ...errors] } : {}),
   }));
 }
 
