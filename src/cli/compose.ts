@@ -2,7 +2,6 @@ import { randomUUID } from "../util/random.ts";
 import { tmpdir } from "node:os";
 import { startTempSweep, tempSweepSettled } from "../session/temp-sweep.ts";
 import { afterFirstRequest } from "./after-first-request.ts";
-import { prepareStdout } from "../util/output.ts";
 import { warmShellParserWhileStreaming } from "./shell-warm.ts";
 import { warmShellParser } from "../permission/bash-parse.ts";
 import { join } from "node:path";
@@ -52,7 +51,7 @@ import type { AgentDefinition } from "../agent/types.ts";
 import type { SessionSetup } from "./session-wiring.ts";
 import { createOutbox, type Outbox } from "./outbox.ts";
 import { wireAutoMode } from "./auto-mode-wiring.ts";
-import { parseAgentsFlag, parseBudget, parseMaxTurns, structuredOutput } from "./run-options.ts";
+import { parseAgentsFlag, parseBudget, parseMaxTurns } from "./run-options.ts";
 import { wireAgentTool, wireTools } from "./tool-wiring.ts";
 import { startSessionStart, type SessionStartRun } from "./session-start.ts";
 import { runPrelude, type RunPrelude } from "./run-prelude.ts";
@@ -194,11 +193,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   // Scratch folders of runs that were SIGKILLed (issue 20.4); never a live run's. Once the first request has left:
   // a shared temp folder may hold 100,000 entries (~100 ms of CPU to list), which the first request does not need.
   const sweepRoot = env.TMPDIR || tmpdir();
-  // A headless run writes its answer to stdout at the end: the stream is made while the model answers (prepareStdout).
-  const afterFirst = afterFirstRequest(wired.provider, () => {
-    startTempSweep(sweepRoot);
-    if (o.interactive !== true) prepareStdout();
-  });
+  const afterFirst = afterFirstRequest(wired.provider, () => startTempSweep(sweepRoot));
   // The shell parser loads while a Bash command that needs it is still streaming, not in the tool's path (shell-warm.ts).
   const provider = warmShellParserWhileStreaming(afterFirst, warmShellParser);
   // A run that will ask the model: the SDK loads and the connection opens while the rest composes (issue 21).
@@ -292,7 +287,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   };
   let agents = wireAgentTool(agentWiring);
   // `--json-schema` (contracts §4.4 structured_output): the model answers through a StructuredOutput tool built from the schema.
-  const structured = structuredOutput(flagStr(args, "json-schema"), cwd);
+  const structured = pre.structured;
   tools = wireTools({ builtin: o.builtinTools, agent: agents.tool, permissions, only: flagList(args, "tools"), structured: structured?.tool });
   // MCP servers start now, alongside the rest of startup (each bounded by MCP_TIMEOUT); plugin servers once plugins load.
   let pluginsLoaded: (p: LoadedPlugin[]) => void = () => {};

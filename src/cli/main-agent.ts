@@ -1,5 +1,5 @@
 import type { AgentDefinition } from "../agent/types.ts";
-import { hooksSchema } from "../config/schema.ts";
+import { hooksSchema } from "../config/hooks-schema.ts";
 import type { YokeHookBus } from "../hook/bus.ts";
 import type { LoadedSettings } from "../config/load.ts";
 import type { Extensions } from "../extension/runtime.ts";
@@ -15,7 +15,6 @@ import type { ToolRegistry } from "../tool/registry.ts";
 import type { Tool } from "../tool/types.ts";
 import { toolNames } from "../tool/declarations.ts";
 import { isProjectTrusted } from "../trust/workspace.ts";
-import { UsageError } from "./args.ts";
 import { modeProblem } from "./permission-wiring.ts";
 
 /**
@@ -70,13 +69,9 @@ export function agentSkillContext(ext: () => Extensions | undefined, warn: (m: s
 /**
  * `--agent NAME` (issue 14 point 4): the main conversation runs as that agent: its body is the system prompt
  * (unless --system-prompt is given), its `tools`/`disallowedTools` cut the tool set, its `model` applies unless
- * --model is given. Throws UsageError naming the flag when no agent has that name.
+ * --model is given. The name is looked up by main-agent-name.ts.
  */
-export function mainAgent(name: string, agents: AgentDefinition[]): AgentDefinition {
-  const a = agents.find((x) => x.name === name) ?? agents.find((x) => x.name.toLowerCase() === name.toLowerCase());
-  if (!a) throw new UsageError(`--agent: no agent named "${name}" (known: ${agents.map((x) => x.name).join(", ")})`);
-  return a;
-}
+export { mainAgent } from "./main-agent-name.ts";
 
 /** Removes the tools the agent may not use from the session's registry (in place). */
 export function cutToolsForAgent(agent: AgentDefinition, tools: ToolRegistry): void {

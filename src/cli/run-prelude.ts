@@ -10,7 +10,8 @@ import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import { startMcpEarly, type EarlyMcp } from "./mcp-wiring.ts";
 import { loadSettingsFromArgs, modeProblem, resolvePermissionMode } from "./run-mode.ts";
-import { fallbackModels, fileArg, parseAgentsFlag, parseBudget, parseMaxTurns, readJsonSchemaFlag } from "./run-flags.ts";
+import { pluginOnlySurfaces } from "../config/plugin-only.ts";
+import { fallbackModels, fileArg, parseAgentsFlag, parseBudget, parseMaxTurns } from "./run-flags.ts";
 import { runEnv } from "./run-env.ts";
 import { setupSession, type SessionSetup } from "./session-wiring.ts";
 
@@ -25,9 +26,10 @@ import { setupSession, type SessionSetup } from "./session-wiring.ts";
  * server entries are read through util/json-check.ts; test/startup/module-loads.test.ts). Throws SettingsError or
  * UsageError, having spawned nothing.
  *
- * What can still refuse the run after the spawn needs the run composed: an `--agent` name not among the loaded
- * agents (plugins' included), a sandbox that is required but cannot start, a `--json-schema` zod cannot read. Those
- * refusals end the started servers with yoke (each is in yoke's process group and dies with it, issue 20.8).
+ * `--json-schema` (zod reads it) and `--agent NAME` (the agent files are read) are checked here when given, so their
+ * refusal spawns nothing either. What can still refuse the run after the spawn needs the run composed: an `--agent
+ * plugin:name` no loaded plugin has, a sandbox that is required but cannot start. Those refusals end the started
+ * servers with yoke (each is in yoke's process group and dies with it, issue 20.8).
  */
 export type RunPrelude = {
   settings: LoadedSettings;
@@ -39,7 +41,11 @@ export type RunPrelude = {
   /** The credentials the run's requests use (apiKeyHelper already run); undefined when none are required. */
   credentials?: Credentials;
   mcpEarly: EarlyMcp;
+  /** `--json-schema`'s StructuredOutput tool, made (and checked) before the spawn; null without the flag. */
+  structured: StructuredOutput;
 };
+
+type StructuredOutput = ReturnType<typeof import("./run-options.ts").structuredOutput>;
 
 export type PreludeOptions = {
   args: ParsedArgs;
@@ -60,8 +66,13 @@ export function runPrelude(o: PreludeOptions): RunPrelude {
   // Flags that refuse a run whatever else it holds, checked before the session is made (it takes a lock).
   parseMaxTurns(flagStr(args, "max-turns"));
   parseBudget(flagStr(args, "max-budget-usd"));
-  parseAgentsFlag(flagStr(args, "agents"));
-  readJsonSchemaFlag(flagStr(args, "json-schema"), cwd);
+  const flagAgents = parseAgentsFlag(flagStr(args, "agents"));
+  // What only a loaded module can refuse is refused here too when its flag is given, before any server is spawned
+  // (a refused run must start nothing: a server's start may have effects); a run without the flag loads nothing more.
+  const jsonSchema = flagStr(args, "json-schema");
+  const structured = jsonSchema === undefined ? null : (require("./run-options.ts") as typeof import("./run-options.ts")).structuredOutput(jsonSchema, cwd);
+  const agentFlag = flagStr(args, "agent");
+  if (agentFlag !== undefined) agentKnownEarly(agentFlag, { cwd, env, settings, flagAgents });
   for (const [flag, path] of [["--system-prompt-file", flagStr(args, "system-prompt-file")], ["--append-system-prompt-file", flagStr(args, "append-system-prompt-file")]] as const) {
     try {
       fileArg(path, flag);
@@ -85,11 +96,24 @@ export function runPrelude(o: PreludeOptions): RunPrelude {
     if (problem) throw new UsageError(problem);
     // MCP stdio servers start now: their own start overlaps the rest of startup (bench/mcp.ts).
     const mcpEarly = startMcpEarly({ args, cwd, env, settings, yokeDir: yokeDir(env), bare });
-    return { settings, env, session, model, fallbacks, permissionMode, credentials, mcpEarly };
+    return { settings, env, session, model, fallbacks, permissionMode, credentials, mcpEarly, structured };
   } catch (e) {
     session.store.close?.();
     throw e;
   }
+}
+
+/**
+ * `--agent NAME` refused before the spawn when no agent can have that name: the built-in ones, `--agents`, and the
+ * user's and project's agent files (unless managed strictPluginOnlyCustomization locks them) are read now. A plugin's
+ * agent is named `plugin:agent`, and plugins load after the spawn, so a name with a `:` is left to compose's check.
+ */
+function agentKnownEarly(name: string, o: { cwd: string; env: Record<string, string>; settings: LoadedSettings; flagAgents?: Record<string, unknown> }): void {
+  if (name.includes(":")) return;
+  const { loadAgents } = require("../agent/load.ts") as typeof import("../agent/load.ts");
+  const { mainAgent } = require("./main-agent-name.ts") as typeof import("./main-agent-name.ts");
+  const pluginOnly = pluginOnlySurfaces(o.settings, () => {}).has("agents");
+  mainAgent(name, loadAgents({ cwd: o.cwd, env: o.env, flagAgents: o.flagAgents, pluginOnly }).agents);
 }
 
 /** `--rewind-files UUID` that cannot be done: refused here, before any MCP server starts (headless.ts does the rewind). */

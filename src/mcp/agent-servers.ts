@@ -35,9 +35,11 @@ export function agentServerEntries(agent: Pick<AgentDefinition, "mcpServers" | "
     }
     for (const [name, def] of Object.entries(item as Record<string, unknown>)) {
       const config = parseServerConfig(def);
-      if (typeof config === "string") problems.push(`${where}: field "mcpServers.${name}": ${config}`);
-      else if (config.type === "sdk") problems.push(`${where}: field "mcpServers.${name}": an SDK server cannot be defined in an agent file`);
-      else entries.push({ kind: "inline", server: { name, scope: "dynamic", source: where, config } });
+      // Kept with its problem (and as written) rather than dropped, so policy can judge it first (startAgentServers).
+      const problem =
+        typeof config === "string" ? `${where}: field "mcpServers.${name}": ${config}` : config.type === "sdk" ? `${where}: field "mcpServers.${name}": an SDK server cannot be defined in an agent file` : undefined;
+      if (problem) entries.push({ kind: "inline", server: { name, scope: "dynamic", source: where, config: { type: "sdk" }, problem, written: def } });
+      else if (typeof config !== "string") entries.push({ kind: "inline", server: { name, scope: "dynamic", source: where, config } });
     }
   });
   return { entries, problems };
@@ -91,9 +93,11 @@ export async function startAgentServers(
   }
   const inline = entries.flatMap((e) => {
     if (e.kind !== "inline") return [];
+    // Policy first: a server it keeps off is said to be blocked, whatever else is wrong with its entry.
     const why = o.policyBlock?.(e.server);
     if (why) o.warn(`${where}: MCP server "${e.server.name}" ${why}; not started`);
-    return why ? [] : [e.server];
+    else if (e.server.problem) o.warn(e.server.problem);
+    return why || e.server.problem ? [] : [e.server];
   });
   if (!inline.length) return tools.length ? { tools, close: async () => {} } : undefined;
   const allowed = o.mayStartInline(agent);

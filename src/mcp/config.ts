@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { checkJson, type JsonSchemaNode, NOT_SURE } from "../util/json-check.ts";
+import { expandText } from "./expand-vars.ts";
 import SERVER_JSON_SCHEMAS from "./server-schemas.json" with { type: "json" };
 
 /**
@@ -43,6 +44,12 @@ export type ScopedServer = {
   config: McpServerConfig;
   /** Set when the entry cannot be used: it is listed as failed with this reason and never started. */
   problem?: string;
+  /**
+   * The entry as written, when it does not parse (`problem` set): policy still judges its name, and its command or url
+   * where they can be read, since policy decides before anything else about a server. Absent on a problem that is no
+   * server's (a file that cannot be read), which policy cannot judge.
+   */
+  written?: unknown;
   /** Set when policy (allowedMcpServers / deniedMcpServers) keeps it off: never started nor listed (only `yoke plugins list` shows it, with this reason). */
   blocked?: string;
   /** A plugin's server whose plugin managed settings enable: the organization's, for a checkout's own denylist. */
@@ -85,38 +92,52 @@ export function serversFrom(doc: unknown, scope: McpScope, source: string): Scop
   return Object.entries(map as Record<string, unknown>).map(([name, raw]) => {
     const c = parseServerConfig(raw);
     return typeof c === "string"
-      ? { name, scope, source, config: { type: "sdk" }, problem: `${source}: mcpServers.${name}: ${c}` }
+      ? { name, scope, source, config: { type: "sdk" }, problem: `${source}: mcpServers.${name}: ${c}`, written: raw }
       : { name, scope, source, config: c };
   });
 }
 
 /**
- * `${VAR}` and `${VAR:-default}` in a string, as Claude Code expands them in command, args, env, url and headers.
- * Variables that are unset and have no default are collected in `missing`.
+ * `${VAR}` and `${VAR:-default}` in a string (expand-vars.ts), as Claude Code expands them in command, args, env, url
+ * and headers. Variables that are unset and have no default are collected in `missing`; malformed text stays as written.
  */
 export function expandVars(text: string, env: Record<string, string | undefined>, missing: Set<string>): string {
-  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}/g, (whole, name: string, hasDefault: string | undefined, def: string | undefined) => {
-    const v = env[name];
-    if (v !== undefined && v !== "") return v;
-    if (hasDefault !== undefined) return def ?? "";
-    if (v === "") return "";
-    missing.add(name);
-    return whole;
-  });
+  const r = expandText(text, env);
+  for (const m of r.missing) missing.add(m);
+  return r.text;
 }
 
-const mapValues = (m: Record<string, string> | undefined, f: (s: string) => string) =>
-  m ? Object.fromEntries(Object.entries(m).map(([k, v]) => [k, f(v)])) : undefined;
-
-/** The config with every variable expanded, or the names of the variables that are missing. Pure. */
-export function expandServer(config: McpServerConfig, env: Record<string, string | undefined>): { config: McpServerConfig; missing: string[] } {
+/**
+ * The config with every variable expanded; the names of the variables that are missing, and where; and what is
+ * malformed, each as `field "args[2]": why`. Pure.
+ */
+export function expandServer(
+  config: McpServerConfig,
+  env: Record<string, string | undefined>,
+): { config: McpServerConfig; missing: string[]; missingIn: string[]; errors: string[] } {
   const missing = new Set<string>();
-  const x = (s: string) => expandVars(s, env, missing);
+  const missingIn: string[] = [];
+  const errors: string[] = [];
+  const x = (field: string) => (t: string) => {
+    const r = expandText(t, env);
+    if (r.error) errors.push(`field "${field}": ${r.error}`);
+    if (r.missing.length) missingIn.push(field);
+    for (const m of r.missing) missing.add(m);
+    return r.text;
+  };
+  const map = (field: string, m: Record<string, string> | undefined) => (m ? Object.fromEntries(Object.entries(m).map(([k, v]) => [k, x(`${field}.${k}`)(v)])) : undefined);
   let out: McpServerConfig;
-  if (isRemote(config)) out = { ...config, url: x(config.url), headers: mapValues(config.headers, x) };
+  if (isRemote(config)) out = { ...config, url: x("url")(config.url), headers: map("headers", config.headers) };
   else if (!isStdio(config)) out = config;
-  else out = { ...config, command: x(config.command), args: config.args?.map(x), env: mapValues(config.env, x), cwd: config.cwd && x(config.cwd) };
-  return { config: out, missing: [...missing] };
+  else out = { ...config, command: x("command")(config.command), args: config.args?.map((a, i) => x(`args[${i}]`)(a)), env: map("env", config.env), cwd: config.cwd && x("cwd")(config.cwd) };
+  return { config: out, missing: [...missing], missingIn, errors };
+}
+
+/** Why an expanded entry cannot start (malformed text, then missing variables), naming file, server and field; or undefined. */
+export function expansionProblem(source: string, name: string, e: { missing: string[]; missingIn: string[]; errors: string[] }): string | undefined {
+  if (e.errors.length) return `${source}: mcpServers.${name}: ${e.errors.join("; ")}`;
+  if (e.missing.length) return `${source}: mcpServers.${name}: missing environment variables: ${e.missing.join(", ")} (in ${e.missingIn.map((f) => `"${f}"`).join(", ")}; no default given)`;
+  return undefined;
 }
 
 /** Claude Code's name rule: characters outside A-Z a-z 0-9 _ - become `_`. */

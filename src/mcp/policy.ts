@@ -161,14 +161,33 @@ function factsOf(s: ScopedServer, env: Record<string, string | undefined>): Fact
   // A plugin's server answers to its full name and to the name its plugin gave it.
   const names = [s.name, ...(s.scope === "plugin" ? [s.name.replace(/^plugin:[^:]+:/, "")] : [])];
   const vars = { ...env, ...(s.pluginRoot ? { CLAUDE_PLUGIN_ROOT: s.pluginRoot } : {}), ...(s.pluginData ? { CLAUDE_PLUGIN_DATA: s.pluginData } : {}) };
-  const { config, missing } = expandServer(s.config, vars);
+  if (s.problem) return [{ names, ...writtenFacts(s.written, vars) }];
+  const { config, missing, errors } = expandServer(s.config, vars);
   const forms = [s.config, config];
   return forms.map((c, i) => ({
     names,
     ...(isStdio(c) ? { command: [c.command, ...(c.args ?? [])] } : {}),
     ...(isRemote(c) ? { url: c.url } : {}),
-    ...(i === 1 ? { missing } : {}),
+    // A url still holding an unexpanded or malformed `${` fails for that, not as unparsable.
+    ...(i === 1 ? { missing: [...missing, ...errors] } : {}),
   }));
+}
+
+/**
+ * The command or url of an entry that does not parse, as far as it can be read (the policy's facts, expanded as a
+ * spawn would expand them). A field of the wrong type is left out: then only the name and what is readable count.
+ */
+function writtenFacts(raw: unknown, vars: Record<string, string | undefined>): Omit<Facts, "names"> {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return {};
+  const r = raw as Record<string, unknown>;
+  const missing = new Set<string>();
+  const x = (t: string) => expandVars(t, vars, missing);
+  const args = Array.isArray(r.args) && r.args.every((a) => typeof a === "string") ? (r.args as string[]) : r.args === undefined ? [] : undefined;
+  return {
+    ...(typeof r.command === "string" && args ? { command: [r.command, ...args].map(x) } : {}),
+    ...(typeof r.url === "string" ? { url: x(r.url) } : {}),
+    missing: [...missing],
+  };
 }
 
 const matches = (e: McpPolicyEntry, f: Facts, strictName: boolean, list: "deny" | "allow"): boolean => {
@@ -195,7 +214,7 @@ export function mcpPolicyBlock(s: ScopedServer, p: McpPolicy, env: Record<string
   const contacted = facts[facts.length - 1]!;
   const unreadable = contacted.url !== undefined && !contacted.missing?.length && !canonicalUrl(contacted.url);
   if (unreadable && denied.some((e) => "serverUrl" in e))
-    return `has a url that is not a valid URL (${JSON.stringify(contacted.url)}), so deniedMcpServers (${p.deniedFrom.join(", ")}) cannot be checked against it`;
+    return `is blocked by deniedMcpServers: its url ${JSON.stringify(contacted.url)} is not a valid URL, so the serverUrl entries cannot be checked against it (${p.deniedFrom.join(", ")})`;
   if (p.allowed === undefined) return null;
   // The organization's own servers skip the allowlist: every provided one, and a managed-mcp.json one unless `${VAR}`
   // makes its config the user's (managed-mcp.ts).
@@ -204,7 +223,8 @@ export function mcpPolicyBlock(s: ScopedServer, p: McpPolicy, env: Record<string
   const why = `is not in allowedMcpServers (${p.allowedFrom.join(", ") || "managed settings"})`;
   if (!allowed.length) return why;
   const expanded = facts[facts.length - 1]!;
-  const kind = isStdio(s.config) ? "serverCommand" : isRemote(s.config) ? "serverUrl" : null;
+  const w = s.problem && s.written && typeof s.written === "object" ? (s.written as Record<string, unknown>) : undefined;
+  const kind = w ? (w.url !== undefined ? "serverUrl" : w.command !== undefined ? "serverCommand" : null) : isStdio(s.config) ? "serverCommand" : isRemote(s.config) ? "serverUrl" : null;
   const pinned = kind !== null && allowed.some((e) => kind in e);
   const ok = allowed.some((e) => (pinned ? kind! in e : "serverName" in e) && !("serverUrl" in e && unreadable) && matches(e, expanded, true, "allow"));
   return ok ? null : why;
@@ -219,7 +239,9 @@ export function applyMcpPolicy(
   const allowed: ScopedServer[] = [];
   const blocked: Array<{ server: ScopedServer; reason: string }> = [];
   for (const s of servers) {
-    const why = s.problem ? null : mcpPolicyBlock(s, p, env);
+    // Policy decides first: a server's entry that does not parse is judged too (by what can be read of it); only a
+    // problem that is no server's (a file that cannot be read, no `written` entry) is left to be listed as failed.
+    const why = s.problem && s.written === undefined ? null : mcpPolicyBlock(s, p, env);
     if (why) blocked.push({ server: s, reason: `server "${s.name}" (${s.source}) ${why}` });
     else allowed.push(s);
   }

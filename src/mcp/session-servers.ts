@@ -106,9 +106,13 @@ export function sessionServers(o: SessionServerOptions): SessionServers {
     out.servers = out.servers.filter((x) => !locked(x));
   }
   // The policy expands what the spawn expands (transports.ts adds CLAUDE_PROJECT_DIR), so it judges what runs.
+  // Policy decides first: a server it keeps off is blocked even where approval, trust or the plugin-only lock would
+  // also keep it off, so every listing shows it the same way (left out, said once).
   const ruled = applyMcpPolicy(out.servers, policy, policyEnv(o.env, o.cwd));
+  const ruledOff = applyMcpPolicy(out.unapproved.map((u) => u.server), policy, policyEnv(o.env, o.cwd));
   out.servers = ruled.allowed;
-  out.blocked = ruled.blocked;
+  out.unapproved = out.unapproved.filter((u) => ruledOff.allowed.includes(u.server));
+  out.blocked = [...ruled.blocked, ...ruledOff.blocked];
   return out;
 }
 

@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import { expandServer, isRemote, isStdio, type ScopedServer, type RemoteServerConfig, normalizeMcpName } from "./config.ts";
+import { expandServer, expansionProblem, isRemote, isStdio, type ScopedServer, type RemoteServerConfig, normalizeMcpName } from "./config.ts";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { TransportFactory } from "./manager.ts";
 import { createStdioTransport } from "./stdio-transport.ts";
@@ -76,8 +76,10 @@ export function transportFor(s: ScopedServer, ctx: TransportContext): TransportF
   const env: Record<string, string> = { ...ctx.env, CLAUDE_PROJECT_DIR: ctx.cwd };
   if (s.pluginRoot) env.CLAUDE_PLUGIN_ROOT = s.pluginRoot;
   if (s.pluginData) env.CLAUDE_PLUGIN_DATA = s.pluginData;
-  const { config, missing } = expandServer(s.config, env);
-  if (missing.length) return `${s.source}: mcpServers.${s.name.replace(/^plugin:[^:]+:/, "")}: missing environment variables: ${missing.join(", ")}`;
+  const expanded = expandServer(s.config, env);
+  const { config } = expanded;
+  const problem = expansionProblem(s.source, s.name.replace(/^plugin:[^:]+:/, ""), expanded);
+  if (problem) return problem;
   if (isRemote(config)) return remote(s.name, config, ctx);
   if (!isStdio(config)) return `server "${s.name}" is an SDK server: it is served by the host over the control channel`;
   const cwd = config.cwd ? resolve(ctx.cwd, config.cwd) : ctx.cwd;

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot, yokeBin } from "../helpers/binary.ts";
-import { tempDir } from "../helpers/tmp.ts";
+import { tempDir, writeTree } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 import { alive } from "../helpers/process-alive.ts";
 import { runWith, say } from "./hooks-helpers.ts";
@@ -210,6 +210,13 @@ describe("a run its flags, settings or credentials refuse, at any step before co
     ["--agents that is a JSON list", ["--agents", "[]"], /--agents: expected a JSON object/],
     ["--json-schema that is not JSON", ["--json-schema", "{nope"], /--json-schema/],
     ["--json-schema naming no file", ["--json-schema", "missing-schema.json"], /--json-schema: cannot read/],
+    // What zod's JSON Schema reader refuses (run-prelude.ts loads it only when the flag is given).
+    ["--json-schema with a type zod does not know", ["--json-schema", '{"type":"object","properties":{"a":{"type":"nope"}}}'], /--json-schema: .*Unsupported type: nope/],
+    ["--json-schema with a $ref to nothing", ["--json-schema", '{"type":"object","properties":{"a":{"$ref":"#/$defs/none"}}}'], /--json-schema: .*Reference not found/],
+    ["--json-schema of a non-object type zod does not know", ["--json-schema", '{"type":"strng"}'], /--json-schema: .*Unsupported type: strng/],
+    ["--agent naming no agent", ["--agent", "nobody"], /--agent: no agent named "nobody" \(known: .*general-purpose/],
+    ["--agent naming an --agents entry that is skipped as broken", ["--agents", '{"half":{"description":"d"}}', "--agent", "half"], /--agent: no agent named "half"/],
+    ["--agent naming an agent file that does not parse", ["--agent", "broken"], /--agent: no agent named "broken"/, { __agentFile: "broken" }],
     ["--system-prompt-file naming no file", ["--system-prompt-file", "missing-prompt.txt"], /--system-prompt-file: cannot read/],
     ["--append-system-prompt-file naming no file", ["--append-system-prompt-file", "missing-prompt.txt"], /--append-system-prompt-file: cannot read/],
     ["--fallback-model equal to the model", ["--model", "claude-sonnet-4-5", "--fallback-model", "claude-sonnet-4-5"], /--fallback-model must differ/],
@@ -227,7 +234,9 @@ describe("a run its flags, settings or credentials refuse, at any step before co
   ];
   for (const [name, args, said, settings, env] of refused)
     test(name, async () => {
-      const { cwd, home, logs } = shellProject(settings);
+      const { __agentFile, ...rest } = settings ?? {};
+      const { cwd, home, logs } = shellProject(rest);
+      if (__agentFile) writeTree(cwd, { [`.claude/agents/${__agentFile}.md`]: "---\nname: broken\n---\nno description\n" });
       const r = await runWith(cwd, [say("ok")], args, { env: { HOME: home, ...env } });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(said);
@@ -239,6 +248,35 @@ describe("a run its flags, settings or credentials refuse, at any step before co
     const r = await runWith(cwd, [say("ok")], ["--max-turns", "2", "--max-budget-usd", "1", "--agents", "{}", "--fallback-model", "claude-haiku-4-5"], { env: { HOME: home } });
     expect(r.code).toBe(0);
     expect(starts(logs)).toHaveLength(1);
+  });
+});
+
+describe("--agent and --json-schema checked before the spawn still let a right run start its server", () => {
+  const agentProject = () => {
+    const { cwd, logs, home } = project({ enableAllProjectMcpServers: true });
+    writeTree(cwd, { ".claude/agents/rev.md": "---\nname: rev\ndescription: Reviews\n---\nREV-PROMPT\n" });
+    writeTree(home, { ".claude/agents/mine.md": "---\nname: mine\ndescription: Mine\n---\nMINE-PROMPT\n" });
+    return { cwd, logs, home };
+  };
+  const right: Array<[string, string[]]> = [
+    ["a project agent file", ["--agent", "rev"]],
+    ["a user agent file, named in another case", ["--agent", "MINE"]],
+    ["a built-in agent", ["--agent", "general-purpose"]],
+    ["an --agents entry", ["--agents", '{"flagged":{"description":"d","prompt":"FLAGGED-PROMPT"}}', "--agent", "flagged"]],
+  ];
+  for (const [what, args] of right)
+    test(what, async () => {
+      const { cwd, logs, home } = agentProject();
+      const r = await runWith(cwd, [say("ok")], args, { env: { HOME: home } });
+      expect(r.code).toBe(0);
+      expect(starts(logs)).toHaveLength(1);
+    });
+  test("a --json-schema zod reads: the server starts and the StructuredOutput tool is offered", async () => {
+    const { cwd, logs, home } = agentProject();
+    const r = await runWith(cwd, [{ content: [{ type: "tool_use", name: "StructuredOutput", input: { a: "x" } }] }, say("ok")], ["--json-schema", '{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}'], { env: { HOME: home } });
+    expect(r.code).toBe(0);
+    expect(starts(logs)).toHaveLength(1);
+    expect(r.requests[0]!.body.tools.map((t: { name: string }) => t.name)).toContain("StructuredOutput");
   });
 });
 

@@ -106,3 +106,8 @@ describe("`*` as Claude Code 2.1.332 reads it", () => {
   ];
   for (const [pattern, url, match] of cases) test(`${pattern} ${match ? "matches" : "does not match"} ${url}`, () => expect(urlMatches(pattern, url)).toBe(match));
 });
+
+test("a url with malformed ${…} is left to fail for that, not refused as unparsable", () => {
+  expect(denied("https://h.example/admin", "${:-x}/mcp")).toBeNull();
+  expect(denied("https://h.example/admin", "${:-https://h.example}/admin")).toBeNull();
+});

@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline";
 import { claudeUserDir } from "../../config/paths.ts";
-import { expandServer, isRemote, type RemoteServerConfig } from "../../mcp/config.ts";
+import { expandServer, expansionProblem, isRemote, type RemoteServerConfig } from "../../mcp/config.ts";
 import { type AuthTrail, createOAuthProvider, oauthOptionsOf, trailingFetch } from "../../mcp/oauth.ts";
 import { createOAuthStore, credentialsPath, oauthKey } from "../../mcp/oauth-store.ts";
 import { writeErr, writeOut } from "../../util/output.ts";
@@ -35,8 +35,10 @@ function findRemote(name: string, cwd: string, env: Env): RemoteServerConfig {
   const s = hit.server;
   if (hit.blocked) throw new UsageError(`MCP ${hit.blocked}; there is nothing to sign in to`);
   if (s.problem) throw new UsageError(s.problem);
-  const { config, missing } = expandServer(s.config, { ...env, CLAUDE_PROJECT_DIR: cwd });
-  if (missing.length) throw new UsageError(`${s.source}: mcpServers.${name}: missing environment variables: ${missing.join(", ")}`);
+  const expanded = expandServer(s.config, { ...env, CLAUDE_PROJECT_DIR: cwd });
+  const { config } = expanded;
+  const problem = expansionProblem(s.source, name, expanded);
+  if (problem) throw new UsageError(problem);
   if (!isRemote(config)) throw new UsageError(`MCP server '${name}' is a stdio server; OAuth sign-in applies to HTTP and SSE servers`);
   return config;
 }
