@@ -36,12 +36,14 @@ const TARGETS: Target[] = [
 const hostName = `${process.platform}-${process.arch}`;
 
 /**
- * The bytecode layout profile (compile.bytecodeOrder): which functions a configured one-turn run used, recorded by
- * `bun run bench/bytecode-order.ts`. The binary keeps that bytecode together at the front of its embedded code, so a
- * run reads (and keeps resident) fewer pages of it: one-turn peak RSS −3.4 MiB, measured with bench/ (issue 21). A
- * profile from an older build still applies to the functions that did not change; a missing file means no profile.
+ * The bytecode layout profiles (compile.bytecodeOrder): which functions a configured one-turn run used, then a
+ * three-turn run (its Write and Bash tool turns), recorded by `bun run bench/bytecode-order.ts`. The binary keeps that
+ * bytecode together at the front of its embedded code, the first file's first, so a run reads (and keeps resident)
+ * fewer pages of it: one-turn peak RSS −3.4 MiB, measured with bench/ (issue 21); the three-turn profile −1.0 MiB of a
+ * three-turn run's. A profile from an older build still applies to the functions that did not change; a missing file
+ * means no profile.
  */
-const bytecodeOrder = join(root, "release", "bytecode-order.txt");
+const bytecodeOrder = ["bytecode-order.txt", "bytecode-order-three-turns.txt"].map((f) => join(root, "release", f)).filter((f) => existsSync(f));
 
 async function compileOne(outfile: string, plain: PlainBundle[], target?: Target, executablePath?: string): Promise<boolean> {
   const result = await Bun.build({
@@ -75,7 +77,7 @@ async function compileOne(outfile: string, plain: PlainBundle[], target?: Target
       // them costs more than it saves. Measured with bench/ on Bun 1.4.5 (issue 21), one-turn run: peak RSS
       // 60.6 → 55.4 MiB, CPU 275 → 180 ms (medians of 7, A/B alternating, with the bytecode profile below).
       jitPolicy: 1000,
-      ...(existsSync(bytecodeOrder) ? { bytecodeOrder } : {}),
+      ...(bytecodeOrder.length ? { bytecodeOrder } : {}),
     },
   });
   if (!result.success) {

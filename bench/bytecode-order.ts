@@ -1,8 +1,11 @@
 /**
- * `bun run bench/bytecode-order.ts [--bin PATH]`: records the bytecode layout profile build.ts hands to the compiler
- * (compile.bytecodeOrder): the compiled yoke (dist/yoke unless --bin) runs the bench's configured one-turn task against
- * the fake API with BUN_BYTECODE_ORDER_OUT, and the functions it used go to release/bytecode-order.txt. Re-run it
- * after large changes to what a start runs, then `bun run build`; a stale profile still applies to unchanged functions.
+ * `bun run bench/bytecode-order.ts [--bin PATH] [--scenario oneTurn|threeTurns]`: records the bytecode layout profiles
+ * build.ts hands to the compiler (compile.bytecodeOrder): the compiled yoke (dist/yoke unless --bin) runs the bench's
+ * configured task against the fake API with BUN_BYTECODE_ORDER_OUT, and the functions it used go to
+ * release/bytecode-order.txt (the one-turn run, listed first: Bun places what the first file names at the front) and
+ * release/bytecode-order-three-turns.txt (the three-turn run: the Write and Bash tool turns' functions, placed after the
+ * start's). Both by default. Re-run it after large changes to what a run does, then `bun run build`; a stale profile
+ * still applies to unchanged functions.
  */
 import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -12,26 +15,43 @@ import { measure } from "./measure.ts";
 import { configuredArgs, configuredProblem, writeConfiguredProject } from "./project.ts";
 import { freshCwd, installResponder, newRunLog, runProblem, scenarioArgs, type RunLog } from "./scenarios.ts";
 
-const i = process.argv.indexOf("--bin");
-const bin = i > 0 ? process.argv[i + 1]! : yokeBin();
+const PROFILES = { oneTurn: "bytecode-order.txt", threeTurns: "bytecode-order-three-turns.txt" } as const;
+type Recorded = keyof typeof PROFILES;
+
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const bin = arg("--bin") ?? yokeBin();
 if (!existsSync(bin)) throw new Error(`bytecode-order: no binary at ${bin} (run \`bun run build\` first)`);
-const out = join(repoRoot(), "release", "bytecode-order.txt");
+const only = arg("--scenario");
+if (only !== undefined && !(only in PROFILES)) throw new Error(`bytecode-order: --scenario must be oneTurn or threeTurns (got '${only}')`);
+const scenarios = (only ? [only] : Object.keys(PROFILES)) as Recorded[];
+
 const fake = await startFakeAnthropic();
-const cwd = freshCwd();
-const tmp = freshCwd();
-writeConfiguredProject(cwd);
-const log: RunLog = newRunLog("oneTurn", cwd);
+let log: RunLog | null = null;
 installResponder(fake, () => log, () => "Bash")();
-const recording = `${out}.${process.pid}.tmp`;
-const env: Record<string, string> = { ...isolatedEnv({ ...fakeApiEnv(fake), YOKE_TRUST_WORKSPACE: "1" }), TMPDIR: tmp, BUN_BYTECODE_ORDER_OUT: recording };
-const s = await measure([bin, ...scenarioArgs("oneTurn"), ...configuredArgs()], { cwd, env, rss: "none", timeoutMs: 120_000 });
-await fake.stop();
-for (const d of [cwd, tmp, env.HOME!]) rmSync(d, { recursive: true, force: true });
-const problem = runProblem("oneTurn", s, log) ?? configuredProblem(log.firstBody, { mcp: true });
-if (problem || !existsSync(recording)) {
-  rmSync(recording, { force: true });
-  throw new Error(`bytecode-order: the recording run failed: ${problem ?? "it wrote no profile"}\n${s.stderr.slice(0, 400)}`);
+try {
+  for (const id of scenarios) {
+    const out = join(repoRoot(), "release", PROFILES[id]);
+    const cwd = freshCwd();
+    const tmp = freshCwd();
+    writeConfiguredProject(cwd);
+    log = newRunLog(id, cwd);
+    const recording = `${out}.${process.pid}.tmp`;
+    const env: Record<string, string> = { ...isolatedEnv({ ...fakeApiEnv(fake), YOKE_TRUST_WORKSPACE: "1" }), TMPDIR: tmp, BUN_BYTECODE_ORDER_OUT: recording };
+    const s = await measure([bin, ...scenarioArgs(id), ...configuredArgs()], { cwd, env, rss: "none", timeoutMs: 120_000 });
+    // Checked before the folders go: the three-turn check looks for the file the run wrote.
+    const problem = runProblem(id, s, log) ?? configuredProblem(log.firstBody, { mcp: true });
+    for (const d of [cwd, tmp, env.HOME!]) rmSync(d, { recursive: true, force: true });
+    if (problem || !existsSync(recording)) {
+      rmSync(recording, { force: true });
+      throw new Error(`bytecode-order: the ${id} recording run failed: ${problem ?? "it wrote no profile"}\n${s.stderr.slice(0, 400)}`);
+    }
+    renameSync(recording, out);
+    console.log(`wrote ${out} (${readFileSync(out, "utf8").split("\n").length - 1} functions)`);
+  }
+} finally {
+  await fake.stop();
 }
-renameSync(recording, out);
-console.log(`wrote ${out} (${readFileSync(out, "utf8").split("\n").length - 1} functions)`);
 process.exit(0);

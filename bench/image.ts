@@ -5,7 +5,8 @@
  * It builds the image's layers the way the Dockerfile does, from the same lists: the pinned Debian packages of
  * deploy/image/packages.txt (`apt-get download`, cached in ~/.cache/yoke/image), unpacked with `dpkg-deb -x` into
  * a root whose /usr is merged as Debian 12 installs it, then deploy/image/assemble.sh copies the paths of
- * deploy/image/files.txt, exactly as the Dockerfile's rootfs stage does on its own /. Layers, in the Dockerfile's
+ * deploy/image/files.txt and lays over them the socat deploy/image/socat.sh builds from Debian's pinned source
+ * (`socat.sh ensure`, cached), exactly as the Dockerfile's socat and rootfs stages do. Layers, in the Dockerfile's
  * order: that root (`COPY --from=rootfs`), the yoke binary, the fleet entrypoint. Each is a tar with fixed mtimes
  * and numeric owners, compressed as registries store layers: gzip at level 6 (Bun's zlib; BuildKit and Docker push
  * layers with Go's compress/gzip at its default level, within 0.3% of it here) and zstd -3 (`compression=zstd` of
@@ -107,7 +108,10 @@ const src = join(work, "debian");
 const rootfs = join(work, "rootfs");
 const pkgs = debs();
 unpack(pkgs, src);
-run([join(imageDir, "assemble.sh"), src, rootfs]);
+// The socat the Dockerfile builds from Debian's pinned source without OpenSSL (deploy/image/socat.sh: built once into
+// its cache, with the pinned build tools, the same bytes as the image's).
+const built = run([join(imageDir, "socat.sh"), "ensure"]).trim();
+run([join(imageDir, "assemble.sh"), src, rootfs, built]);
 
 // The root works on its own: each program finds every library it links, and answers.
 const image = join(work, "image");
@@ -121,7 +125,7 @@ const loader = readdirSync(join(image, "usr/lib64")).find((f) => f.startsWith("l
 const elfs = ["usr/local/bin/yoke", "usr/lib/git-core/git", "usr/bin/rg", "usr/bin/bwrap", "usr/bin/socat", "usr/bin/bash", "usr/bin/busybox", "usr/bin/tini"];
 const missing = inRoot(elfs.map((e) => `/usr/lib64/${loader} --list /${e} >/dev/null 2>&1 || /usr/lib64/${loader} --list /${e} 2>&1 | tail -1`).join("; "));
 if (missing.trim()) throw new Error(`bench/image: the assembled root lacks libraries:\n${missing}`);
-const versions = inRoot("yoke --version; git --version; rg --version | head -1; bwrap --version; socat -V | sed -n 2p; bash --version | head -1; tini --version; busybox | head -1").trim().split("\n");
+const versions = inRoot("yoke --version; git --version; rg --version | head -1; bwrap --version; socat -V | sed -n 2p; socat -V | grep -c '#define WITH_OPENSSL' | sed 's/^/socat with OpenSSL: /'; bash --version | head -1; tini --version; busybox | head -1").trim().split("\n");
 
 const tars = join(work, "layers");
 mkdirSync(tars);

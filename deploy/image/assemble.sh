@@ -1,18 +1,24 @@
 #!/bin/sh
-# Assemble the image's filesystem: assemble.sh SRC DEST
+# Assemble the image's filesystem: assemble.sh SRC DEST [BUILT]
 # SRC is a Debian root with packages.txt installed (the Dockerfile's rootfs stage runs it on its own /;
 # bench/image.ts on the packages unpacked; test/release/image-root.test.ts on this machine's /). DEST gets the
 # paths of files.txt, busybox's applets as links, the CA bundle, a passwd with the user yoke (10001), /tmp,
-# /home/yoke and /work, and the /bin, /lib, /lib64 links of a merged /usr. Nothing else: no package manager,
+# /home/yoke and /work, and the /bin, /lib, /lib64 links of a merged /usr; BUILT is a folder of programs built from
+# source laid over it (socat.sh's socat, without OpenSSL and TCP wrappers). Nothing else: no package manager,
 # no caches, no shell history.
 set -eu
 export LC_ALL=C
-[ $# -eq 2 ] || { echo "usage: assemble.sh SRC DEST" >&2; exit 2; }
+[ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: assemble.sh SRC DEST [BUILT]" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 list="$here/files.txt"
 src=$1
 mkdir -p "$2"
 dest=$(cd "$2" && pwd)
+built=
+if [ $# -eq 3 ]; then
+  [ -d "$3" ] || { echo "assemble.sh: BUILT '$3' is not a folder (deploy/image/socat.sh ensure makes one)" >&2; exit 1; }
+  built=$(cd "$3" && pwd)
+fi
 cd "$src"
 
 n=0
@@ -41,6 +47,11 @@ while IFS= read -r line || [ -n "$line" ]; do
       done ;;
   esac
 done <"$list"
+
+# The programs built from source, owned by root like the rest.
+if [ -n "$built" ]; then
+  cp -R --preserve=mode,timestamps "$built/." "$dest/"
+fi
 
 # A merged /usr, as Debian 12 has it: /bin/sh, /lib64/ld-linux-x86-64.so.2 and the libraries' old paths resolve.
 for d in bin lib lib64; do ln -sfn "usr/$d" "$dest/$d"; done

@@ -2,7 +2,6 @@ import { randomUUID } from "../util/random.ts";
 import { tmpdir } from "node:os";
 import { startTempSweep, tempSweepSettled } from "../session/temp-sweep.ts";
 import { afterFirstRequest } from "./after-first-request.ts";
-import { prepareStdout } from "../util/output.ts";
 import { warmShellParserWhileStreaming } from "./shell-warm.ts";
 import { warmShellParser } from "../permission/bash-parse.ts";
 import { join } from "node:path";
@@ -194,11 +193,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   // Scratch folders of runs that were SIGKILLed (issue 20.4); never a live run's. Once the first request has left:
   // a shared temp folder may hold 100,000 entries (~100 ms of CPU to list), which the first request does not need.
   const sweepRoot = env.TMPDIR || tmpdir();
-  // A headless run writes its answer to stdout at the end: the stream is made while the model answers (prepareStdout).
-  const afterFirst = afterFirstRequest(wired.provider, () => {
-    startTempSweep(sweepRoot);
-    if (o.interactive !== true) prepareStdout();
-  });
+  const afterFirst = afterFirstRequest(wired.provider, () => startTempSweep(sweepRoot));
   // The shell parser loads while a Bash command that needs it is still streaming, not in the tool's path (shell-warm.ts).
   const provider = warmShellParserWhileStreaming(afterFirst, warmShellParser);
   // A run that will ask the model: the SDK loads and the connection opens while the rest composes (issue 21).

@@ -10,7 +10,7 @@ import { discoverOutputStyles, selectOutputStyle, type OutputStyle } from "../ex
 import { createExtensions, type Extensions, type ExtensionsOptions } from "../extension/runtime.ts";
 import type { AgentRunner } from "../tool/builtin/agent.ts";
 import type { LoopDeps } from "../loop/run-turn.ts";
-import { hooksSchema } from "../config/schema.ts";
+import { hooksSchema } from "../config/hooks-schema.ts";
 import type { YokeHookBus } from "../hook/bus.ts";
 import type { Evaluator } from "../permission/index.ts";
 import type { PromptSection } from "../plugin/host.ts";

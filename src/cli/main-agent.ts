@@ -1,5 +1,5 @@
 import type { AgentDefinition } from "../agent/types.ts";
-import { hooksSchema } from "../config/schema.ts";
+import { hooksSchema } from "../config/hooks-schema.ts";
 import type { YokeHookBus } from "../hook/bus.ts";
 import type { LoadedSettings } from "../config/load.ts";
 import type { Extensions } from "../extension/runtime.ts";

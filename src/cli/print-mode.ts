@@ -11,7 +11,7 @@ import type { Runtime } from "./compose.ts";
 import { resultMessage, retryNotice, streamJsonLines } from "./render.ts";
 import type { HostSession } from "./control/host.ts";
 import type { Prompt } from "./stdin.ts";
-import { stdoutReady, writeErr, writeOut } from "../util/output.ts";
+import { stdoutReady, writeErr, writeOut, writeOutAtEnd } from "../util/output.ts";
 
 export { checkPrintFlags, type OutputFormat } from "./print-flags.ts";
 import type { OutputFormat } from "./print-flags.ts";
@@ -132,8 +132,9 @@ export async function runPrint(
     await rt.hooks.emit("SessionEnd", rt.hookPayload("SessionEnd", { reason: "other" }), { matchValue: "other" });
   await rt.hooks.drainAsync(5000);
   if (!last) return 0;
-  if (format === "json") write(JSON.stringify(resultMessage(last, rt.sessionId, randomUUID())));
-  if (format === "text") write(last.subtype === "success" ? last.result : last.errors.join("\n") || last.result);
+  // The answer is the run's only stdout in these formats: written without making Node's stream (writeOutAtEnd).
+  if (format === "json") writeOutAtEnd(`${JSON.stringify(resultMessage(last, rt.sessionId, randomUUID()))}\n`);
+  if (format === "text") writeOutAtEnd(`${last.subtype === "success" ? last.result : last.errors.join("\n") || last.result}\n`);
   // Claude Code exits 0 on every success, and the Agent SDK throws on any other code. Exit 3 (the model gave up on a
   // permission denial, see TurnResult.endedOnDenial) is an opt-in signal for CI.
   return last.isError ? 1 : last.endedOnDenial && args.flags["exit-code-on-denial"] ? 3 : 0;

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { hooksSchema, type Settings } from "../config/schema.ts";
+import { hooksSchema } from "../config/hooks-schema.ts";
+import type { Settings } from "../config/schema.ts";
 import { parseJsonWithLocation } from "../util/json-error.ts";
 import type { Plugin } from "./types.ts";
 import { findInstalledPlugin } from "./installed.ts";

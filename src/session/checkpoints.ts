@@ -224,7 +224,9 @@ export function createCheckpoints(opts: CheckpointOptions): Checkpoints {
     };
     const s = await st.staged;
     if ("error" in s) return failed(s.error);
-    const done = s.seal(ref).then(async (w) => {
+    // The seal's git processes start a macrotask later: the Bash command that waited for this read starts in the
+    // continuations of this tick, so its shell is spawned first and the seal runs beside it (issue 21), not before it.
+    const done = new Promise<void>((r) => setImmediate(r)).then(() => s.seal(ref)).then(async (w) => {
       if ("error" in w) return failed(w.error);
       // Its turn was dropped meanwhile (prune): the ref must not outlive it.
       if (byUuid.get(t.userUuid) !== t) return void (await git(["update-ref", "-d", ref], { cwd: r.top, env }));

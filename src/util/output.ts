@@ -68,7 +68,7 @@ const closedListeners: Array<() => void> = [];
 let stdoutStream: Tracked | undefined;
 let stderrStream: Tracked | undefined;
 
-// The marks (YOKE_TIMING) show when each Node stream was made: a headless run makes neither before its first request.
+// The marks (YOKE_TIMING) show when each Node stream was made: a `-p` text or json run makes neither (writeOutAtEnd).
 const stdout = (): Tracked => {
   if (!stdoutStream) {
     performance.mark("yoke:stdout-made");
@@ -85,12 +85,6 @@ const stderr = (): Tracked => {
   }
   return stderrStream;
 };
-
-/**
- * Makes the stdout stream now, while nothing waits on this thread (the model is answering: after-first-request.ts),
- * not at exit where a `-p` run writes its answer: making it costs ~1 ms of CPU (issue 21).
- */
-export const prepareStdout = (): void => void stdout();
 
 /** Writes text to stdout as is (add the newline yourself). */
 export const writeOut = (text: string): void => stdout().write(text);
@@ -118,6 +112,31 @@ export function writeErrAtExit(text: string): void {
 }
 let atExit: Promise<void> | undefined;
 
+/**
+ * A one-shot headless run's answer (`-p` text or json: the run's only stdout): straight to fd 1 unless the stream
+ * exists already (then through it, after what it holds). Making process.stdout cost a one-turn run ~3 ms of CPU on its
+ * critical path (the model's answer waited behind it, issue 21). Bun.write resolves only once the reader took every
+ * byte (test/e2e/pipes.test.ts), writes are chained so they stay in order, and flushOutput waits for them. A reader
+ * that went away (EPIPE) ends the chain as the stream's error would: later writes are dropped, onStdoutClosed runs.
+ */
+export function writeOutAtEnd(text: string): void {
+  if (stdoutStream) return stdoutStream.write(text);
+  if (stdoutGone || text.length === 0) return;
+  const prev = outAtEnd;
+  outAtEnd = (async () => {
+    await prev;
+    if (stdoutGone) return;
+    try {
+      await Bun.write(Bun.stdout, text);
+    } catch {
+      stdoutGone = true;
+      for (const l of closedListeners.splice(0)) l();
+    }
+  })();
+}
+let outAtEnd: Promise<void> | undefined;
+let stdoutGone = false;
+
 /** One line to stderr. */
 export const errLine = (line: string): void => stderr().write(`${line}\n`);
 
@@ -142,14 +161,14 @@ export function onStdStreamError(fn: () => void): void {
 /** Runs `fn` once when stdout's reader goes away (EPIPE). */
 export function onStdoutClosed(fn: () => void): void {
   // Not stdout(): a stream nobody wrote to cannot have lost its reader, and making it costs the start (issue 21).
-  if (stdoutStream?.closed) fn();
+  if (stdoutStream?.closed || stdoutGone) fn();
   else closedListeners.push(fn);
 }
 
 /** Waits until stdout and stderr have handed everything to their readers (or the readers left). */
 export async function flushOutput(): Promise<void> {
   // Only streams that were written to: making process.stdout costs more than the whole of `--version` (below).
-  await Promise.all([stdoutStream?.flushed(), stderrStream?.flushed(), atExit]);
+  await Promise.all([stdoutStream?.flushed(), stderrStream?.flushed(), atExit, outAtEnd]);
 }
 
 /**

@@ -273,6 +273,13 @@ export type SpawnOptions = {
 let stdinSeq = 0;
 
 /**
+ * On Linux Bun.spawn hands fixed bytes (a Blob) to the child as a memfd: a file, as the temp file is, made in memory
+ * without creating and unlinking one on disk (a command hook per tool call: issue 21). spawnProcess (Node's spawn)
+ * still needs the temp file's descriptor.
+ */
+const BUN_MEMFD_STDIN = process.platform === "linux";
+
+/**
  * Fixed stdin as a file descriptor of an unlinked temp file. Not a pipe yoke writes to: bash sources ~/.bashrc when
  * stdin is a socket (its rsh heuristic), and a payload larger than a pipe buffer would need a writer. Falls back to a
  * pipe when no temp file can be made.
@@ -343,14 +350,14 @@ export type PipedChild = {
  */
 export function spawnPiped(argv: string[], o: { cwd?: string; env?: Record<string, string | undefined>; stdin: { data: string | Uint8Array } | "pipe" | "ignore" }): PipedChild {
   const data = typeof o.stdin === "string" ? undefined : o.stdin.data;
-  const fd = data === undefined ? undefined : stdinFd(data);
+  const fd = data === undefined || BUN_MEMFD_STDIN ? undefined : stdinFd(data);
   const token = spawnToken();
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(o.env ?? process.env)) if (v !== undefined) env[k] = v;
   if (token) env[GUARD_ENV] = token;
   let proc: ReturnType<typeof Bun.spawn>;
   try {
-    // Bytes a temp file could not hold go through a pipe Bun writes and closes.
+    // Fixed bytes without a temp file (Linux; or none could be made) go as a Blob: a memfd on Linux.
     proc = Bun.spawn(argv, { cwd: o.cwd, env, detached: true, stdin: typeof o.stdin === "string" ? o.stdin : (fd ?? new Blob([data!])), stdout: "pipe", stderr: "pipe" });
   } catch (e) {
     guardProcessGroup(undefined, token);
@@ -402,7 +409,7 @@ export const RUN_OUTPUT_CAP = 8 * 1024 * 1024;
 export function runProcess(argv: string[], o: RunOptions): Promise<RunResult> {
   const cap = o.maxOutputBytes ?? RUN_OUTPUT_CAP;
   const data = typeof o.stdin === "object" ? o.stdin.data : undefined;
-  const fd = data === undefined ? undefined : stdinFd(data);
+  const fd = data === undefined || BUN_MEMFD_STDIN ? undefined : stdinFd(data);
   const env = o.env ? (Object.fromEntries(Object.entries(o.env).filter(([, v]) => v !== undefined)) as Record<string, string>) : undefined;
   let proc: ReturnType<typeof Bun.spawn>;
   try {
@@ -410,7 +417,7 @@ export function runProcess(argv: string[], o: RunOptions): Promise<RunResult> {
       cwd: o.cwd,
       env,
       detached: true,
-      // Fixed bytes a temp file could not hold go through a pipe Bun writes and closes.
+      // Fixed bytes without a temp file (Linux; or none could be made) go as a Blob: a memfd on Linux.
       stdin: data === undefined ? (o.stdin === "pipe" ? "pipe" : "ignore") : (fd ?? new Blob([data])),
       stdout: o.stdout ?? "pipe",
       stderr: o.stderr ?? "pipe",

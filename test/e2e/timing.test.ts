@@ -27,12 +27,13 @@ test("YOKE_TIMING=1 prints ordered phase marks; without it stderr stays empty", 
   // The SDK import runs beside composing (issue 21.2), so "sdk-loaded" may come before or after "extensions" and
   // "composed": the test holds the order that must hold, not the one a quiet machine happens to give.
   const names = marks.map(([k]) => k!);
-  expect([...names].sort()).toEqual(["args-loaded", "composed", "exit", "extensions", "git", "headless-loaded", "main", "message-done", "prelude", "request", "response", "sdk-loaded", "shutdown", "stdout-made", "turn-message-1", "turn-request-1"]);
-  // No "stderr-made": nothing wrote to stderr before this line itself (the marks were read before it was made).
+  expect([...names].sort()).toEqual(["args-loaded", "composed", "exit", "extensions", "git", "headless-loaded", "main", "message-done", "prelude", "request", "response", "sdk-loaded", "shutdown", "turn-message-1", "turn-request-1"]);
+  // No "stderr-made": nothing wrote to stderr before this line itself (the marks were read before it was made). No
+  // "stdout-made": a text answer is written without Node's stdout stream (util/output.ts writeOutAtEnd, issue 21).
   const times = marks.map(([, v]) => Number(v));
   expect(times.every((t, i) => Number.isFinite(t) && (i === 0 || t >= times[i - 1]!))).toBe(true); // printed in time order
   const at = (k: string) => names.indexOf(k);
-  for (const [a, b] of [["main", "args-loaded"], ["args-loaded", "prelude"], ["prelude", "headless-loaded"], ["headless-loaded", "extensions"], ["extensions", "composed"], ["composed", "request"], ["sdk-loaded", "request"], ["request", "response"], ["response", "message-done"], ["message-done", "exit"], ["request", "stdout-made"], ["composed", "turn-request-1"], ["turn-request-1", "request"], ["message-done", "turn-message-1"], ["turn-message-1", "shutdown"], ["shutdown", "exit"]] as const) {
+  for (const [a, b] of [["main", "args-loaded"], ["args-loaded", "prelude"], ["prelude", "headless-loaded"], ["headless-loaded", "extensions"], ["extensions", "composed"], ["composed", "request"], ["sdk-loaded", "request"], ["request", "response"], ["response", "message-done"], ["message-done", "exit"], ["composed", "turn-request-1"], ["turn-request-1", "request"], ["message-done", "turn-message-1"], ["turn-message-1", "shutdown"], ["shutdown", "exit"]] as const) {
     expect(`${a} ${at(a) < at(b) ? "before" : "after"} ${b}`).toBe(`${a} before ${b}`);
   }
   // The second line: yoke's own CPU time at each phase, never decreasing, for the same phases.

@@ -4,7 +4,7 @@
  * (deploy/image, assembled from this machine's Debian packages), read-only except a tmpfs /tmp and the volumes, as
  * that user, with a clear environment and the /etc/hosts an engine mounts. Shared by the contract tests and bench/fleet.ts.
  */
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot, yokeBin } from "./binary.ts";
 import { tempDir } from "./tmp.ts";
@@ -51,10 +51,22 @@ export function missingPackages(): string[] {
   return imagePackages.filter((x) => !installed.has(x));
 }
 
+/**
+ * The programs the Dockerfile builds from source (socat without OpenSSL and TCP wrappers), as deploy/image/socat.sh
+ * builds them into its cache: the image's bytes. Building needs the network (Debian's source), which tests never use:
+ * .ci/install-deps.sh runs `socat.sh ensure`.
+ */
+export function builtPrograms(): string {
+  const p = Bun.spawnSync([join(imageDir, "socat.sh"), "cached"], { stdout: "pipe", stderr: "pipe" });
+  const dir = p.stdout.toString().trim();
+  if (p.exitCode !== 0 || !existsSync(join(dir, "usr/bin/socat"))) throw new Error(`the image's socat is built from Debian's source by deploy/image/socat.sh, and it is not built here (${dir || p.stderr.toString().trim()}): run deploy/image/socat.sh ensure (.ci/install-deps.sh does)`);
+  return dir;
+}
+
 let assembled: string | undefined;
 /**
  * The image's root filesystem, as the Dockerfile's last stage has it: deploy/image/assemble.sh run on this machine's
- * / (as the rootfs stage runs it on its Debian), the binary at the entrypoint's path, the fleet entrypoint, and the
+ * / (as the rootfs stage runs it on its Debian) with the socat built from source laid over it, the binary at the entrypoint's path, the fleet entrypoint, and the
  * mount points an engine makes (/dev, /proc, /run). Made once per process.
  */
 export function imageRoot(): string {
@@ -62,7 +74,7 @@ export function imageRoot(): string {
   const missing = missingPackages();
   if (missing.length) throw new Error(`the image's root is assembled from this machine's Debian packages; missing: ${missing.join(", ")} (apt-get install ${missing.join(" ")})`);
   const dir = join(tempDir("yoke-image-root-"), "root");
-  const r = Bun.spawnSync([join(imageDir, "assemble.sh"), "/", dir], { stdout: "pipe", stderr: "pipe" });
+  const r = Bun.spawnSync([join(imageDir, "assemble.sh"), "/", dir, builtPrograms()], { stdout: "pipe", stderr: "pipe" });
   if (r.exitCode !== 0) throw new Error(`deploy/image/assemble.sh failed: ${r.stderr.toString().trim()}`);
   mkdirSync(join(dir, "usr/local/bin"), { recursive: true });
   copyFileSync(yokeBin(), join(dir, yokePath));

@@ -12,7 +12,7 @@ import { fakeApiEnv, startFakeAnthropic, type FakeAnthropic } from "../helpers/f
 import { parseAllDocuments } from "yaml";
 import { repoRoot, yokeBin } from "../helpers/binary.ts";
 import { gitRepo, tempDir } from "../helpers/tmp.ts";
-import { entrypoint, imageEnv, imageRoot, runInImage, workdir, yokePath } from "../helpers/image-view.ts";
+import { builtPrograms, entrypoint, imageEnv, imageRoot, runInImage, workdir, yokePath } from "../helpers/image-view.ts";
 
 setDefaultTimeout(90_000);
 
@@ -78,6 +78,21 @@ describe("the image's root, assembled from deploy/image", () => {
     expect(readdirSync(join(root, "etc")).sort()).toEqual(["group", "hosts", "nsswitch.conf", "passwd", "ssl"]);
     for (const gone of ["usr/bin/apt-get", "usr/bin/dpkg", "usr/bin/perl", "var", "root/.bash_history", "usr/share/doc", "usr/lib/git-core/git-remote-https"]) expect(() => lstatSync(join(root, gone))).toThrow();
     expect(readFileSync(join(root, "etc/passwd"), "utf8")).toContain("yoke:x:10001:10001:yoke:/home/yoke:");
+  });
+
+  test("socat is the one deploy/image/socat.sh builds: no OpenSSL, no TCP wrappers, and none of their libraries in the root", async () => {
+    const root = imageRoot();
+    const libs = readdirSync(join(root, "usr/lib")).filter((d) => d.endsWith("-linux-gnu")).flatMap((d) => readdirSync(join(root, "usr/lib", d)));
+    expect(libs.length).toBeGreaterThan(5);
+    for (const lib of libs) expect(lib).not.toMatch(/^lib(ssl|crypto|wrap|nsl|tirpc|gssapi_krb5|krb5|k5crypto|krb5support|com_err|keyutils)\.so/);
+    expect(readFileSync(join(root, "usr/bin/socat"))).toEqual(readFileSync(join(builtPrograms(), "usr/bin/socat")));
+    const loader = readdirSync(join(root, "usr/lib64")).find((f) => f.startsWith("ld-linux"))!;
+    const r = await sh(`/usr/lib64/${loader} --list /usr/bin/socat | sed 's/ (0x.*//' | sort; socat -V | grep -E 'WITH_(OPENSSL|LIBWRAP|TCP|UNIX|LISTEN)\\b'`);
+    expect(r.stderr).toBe("");
+    const [links, features] = [r.stdout.split("\n").filter((l) => l.includes(".so")), r.stdout.split("\n").filter((l) => l.includes("WITH_"))];
+    expect(links.map((l) => l.trim().split(/\s/)[0])).toEqual(expect.arrayContaining(["libc.so.6"]));
+    expect(links.filter((l) => !/libc\.so\.6|ld-linux|linux-vdso/.test(l))).toEqual([]);
+    expect(features.map((l) => l.trim()).sort()).toEqual(["#define WITH_LISTEN 1", "#define WITH_TCP 1", "#define WITH_UNIX 1", "#undef WITH_LIBWRAP", "#undef WITH_OPENSSL"]);
   });
 
   test("a headless task in a git repository: Write, then Bash (git status, add, commit, worktree, log; busybox; certificates), Grep through ripgrep", async () => {

@@ -3,7 +3,7 @@
 // with a ref lock (git retries a locked ref for core.filesRefLockTimeout), so "the command may start before the ref
 // exists" is shown by barriers, never by timing. Checkpoints with git snapshots go beyond Claude Code (contracts §5.4).
 import { expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createCheckpoints } from "../../src/session/checkpoints.ts";
 import { createSessionStore } from "../../src/session/store.ts";
@@ -129,4 +129,33 @@ test("objects pruned at once by the command before the ref exists: the snapshot 
   await cp.snapshotGit();
   await cp.settled();
   expect(cp.list()[0]!.gitRefs).toEqual(["refs/yoke/checkpoints/gc/1"]);
+});
+
+/** This process's children named git, zombies included (an exited child stays one until the event loop reaps it). */
+function gitChildren(): number[] {
+  const out: number[] = [];
+  for (const e of readdirSync("/proc")) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const st = readFileSync(`/proc/${e}/stat`, "utf8");
+      const comm = st.slice(st.indexOf("(") + 1, st.lastIndexOf(")"));
+      const ppid = Number(st.slice(st.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === process.pid && comm === "git") out.push(Number(e));
+    } catch {}
+  }
+  return out;
+}
+
+test.if(process.platform === "linux")("the seal's git starts after snapshotGit's continuation, where the Bash tool spawns its shell: the command goes first", async () => {
+  const { env } = tempEnv();
+  const cwd = repo(env);
+  const cp = createCheckpoints({ sessionId: "order", env, cwd });
+  cp.beginTurn("t1");
+  await cp.snapshotGit();
+  // The continuation of the same tick: the Bash tool's spawn happens here. Before, the seal's write-tree had been
+  // spawned before snapshotGit resolved (seen here running or as a zombie), and the command's shell waited behind it.
+  expect(gitChildren()).toEqual([]);
+  await cp.settled();
+  expect(cp.list()[0]!.gitRefs).toEqual(["refs/yoke/checkpoints/order/0"]);
+  expect(refExists(cwd, env, "refs/yoke/checkpoints/order/0")).toBe(true);
 });

@@ -1,7 +1,8 @@
 // Issue 20 point 8 and issue 11 point 6: every process yoke starts goes through src/util/subprocess.ts (own process
 // group, the kill-on-death watchdog, timeouts). A direct Bun.spawn or node:child_process call anywhere else fails here.
 import { expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { waitFor } from "../helpers/wait-for.ts";
 import { GUARD_ENV, helperFailure, runProcess, runProcessSync, spawnPiped, spawnProcess } from "../../src/util/subprocess.ts";
@@ -79,4 +80,26 @@ test("runProcessSync and helperFailure: timeout, exit code and stderr are named"
   const bad = runProcessSync(["bash", "-c", "echo boom >&2; exit 3"], { timeoutMs: 10_000 });
   expect(helperFailure(bad, 10_000)).toBe("exit code 3: boom");
   expect(helperFailure(runProcessSync(["true"], { timeoutMs: 10_000 }), 10_000)).toBeUndefined();
+});
+
+test.if(process.platform === "linux")("spawnPiped and runProcess (hooks, git): fixed stdin is a regular file made in memory, nothing created in TMPDIR", async () => {
+  // A create and unlink in TMPDIR would move the folder's mtime off the old date set here (issue 21: a hook per tool call).
+  const dir = mkdtempSync(join(tmpdir(), "yoke-stdin-dir-"));
+  const old = new Date("2020-01-01T00:00:00Z");
+  utimesSync(dir, old, old);
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = dir;
+  try {
+    const probe = '[ -f /dev/stdin ] && echo file || echo not-file; [ -S /dev/stdin ] && echo socket || echo not-socket; cat';
+    const child = spawnPiped(["bash", "-c", probe], { stdin: { data: "hook payload" } });
+    const [out] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+    expect(out).toBe("file\nnot-socket\nhook payload");
+    const r = await runProcess(["bash", "-c", probe], { stdin: { data: "git input" }, timeoutMs: 30_000 });
+    expect(r.stdout).toBe("file\nnot-socket\ngit input");
+    expect(statSync(dir).mtimeMs).toBe(old.getTime());
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
