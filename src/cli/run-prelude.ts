@@ -12,6 +12,8 @@ import { startMcpEarly, type EarlyMcp } from "./mcp-wiring.ts";
 import { checkModelFlags } from "./model-wiring.ts";
 import { loadSettingsFromArgs, modeProblem, resolvePermissionMode } from "./run-mode.ts";
 import { pluginOnlySurfaces } from "../config/plugin-only.ts";
+import { sandboxSettingsOf } from "../sandbox/admin-paths.ts";
+import { requiredSandboxMessage, sandboxDeps, sandboxWish } from "../sandbox/deps.ts";
 import { fallbackModels, fileArg, parseAgentsFlag, parseBudget, parseMaxTurns } from "./run-flags.ts";
 import { runEnv } from "./run-env.ts";
 import { sessionMayRefuse, setupSession, type SessionSetup } from "./session-wiring.ts";
@@ -31,7 +33,8 @@ import { randomUUID } from "../util/random.ts";
  *
  * `--json-schema` (zod reads it) and `--agent NAME` (the agent files are read) are checked here when given, so their
  * refusal spawns nothing either. What can still refuse the run after the spawn needs the run composed: an `--agent
- * plugin:name` no loaded plugin has, a sandbox that is required but cannot start. Those refusals end the started
+ * plugin:name` no loaded plugin has, a required sandbox whose programs are there but cannot create its namespaces
+ * (a missing program is refused here). Those refusals end the started
  * servers with yoke (each is in yoke's process group and dies with it, issue 20.8).
  */
 export type RunPrelude = {
@@ -105,6 +108,7 @@ export function runPrelude(o: PreludeOptions): RunPrelude {
     const permissionMode = resolvePermissionMode(args, settings, restored.permissionMode);
     const problem = modeProblem(permissionMode, settings, env);
     if (problem) throw new UsageError(problem);
+    requiredSandboxEarly(settings, env);
     // MCP stdio servers start now: their own start overlaps the rest of startup (bench/mcp.ts).
     const mcpEarly = startMcpEarly({ args, cwd, env, settings, yokeDir: yokeDir(env), bare });
     session ??= setup(sessionId);
@@ -126,6 +130,19 @@ function agentKnownEarly(name: string, o: { cwd: string; env: Record<string, str
   const { mainAgent } = require("./main-agent-name.ts") as typeof import("./main-agent-name.ts");
   const pluginOnly = pluginOnlySurfaces(o.settings, () => {}).has("agents");
   mainAgent(name, loadAgents({ cwd: o.cwd, env: o.env, flagAgents: o.flagAgents, pluginOnly }).agents);
+}
+
+/**
+ * A sandbox the run requires (`sandbox.enabled: true`, `failIfUnavailable`, YOKE_SANDBOX=1) whose programs are missing
+ * refuses the run before the spawn, with wireSandbox's words; that it can create its namespaces is known only from
+ * bubblewrap's own start, which overlaps the servers' (compose), so that refusal still comes after them. Reads the
+ * same settings and PATH as wireSandbox; says nothing else (wireSandbox says the rest once).
+ */
+function requiredSandboxEarly(settings: LoadedSettings, env: Record<string, string>): void {
+  const wish = sandboxWish(settings.merged.sandbox, env);
+  if (wish.want !== "on" || !wish.required) return;
+  const deps = sandboxDeps(sandboxSettingsOf(settings, () => {}), { ...env, PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin" });
+  if (!deps.ok) throw new UsageError(requiredSandboxMessage(env, deps.reason));
 }
 
 /** `--rewind-files UUID` that cannot be done: refused here, before any MCP server starts (headless.ts does the rewind). */

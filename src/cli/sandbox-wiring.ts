@@ -4,7 +4,7 @@ import { claudeUserDir } from "../config/paths.ts";
 import type { Evaluator } from "../permission/index.ts";
 import { type BashSandboxInput, createBashSandbox, SandboxUnavailableError, type SandboxSetup } from "../sandbox/index.ts";
 import { sandboxSettingsOf } from "../sandbox/admin-paths.ts";
-import { sandboxWish } from "../sandbox/probe.ts";
+import { sandboxWish } from "../sandbox/deps.ts";
 import { defaultSessionTempDir } from "../tool/builtin/shell-exec.ts";
 import { UsageError } from "./args.ts";
 

@@ -6,6 +6,7 @@ import type { SandboxSettings } from "../config/schema.ts";
 import { join } from "node:path";
 import { userHome } from "../util/home.ts";
 import { buildPolicy, credentialPaths, type PolicyInput, type SandboxPolicy } from "./policy.ts";
+import { requiredSandboxMessage } from "./deps.ts";
 import { probeSandbox, sandboxWish, type SandboxWish } from "./probe.ts";
 import { deniedInHistory, deniedInHistorySync } from "./history.ts";
 import { activeSandbox, type BashSandbox, inactiveSandbox } from "./runtime.ts";
@@ -61,9 +62,7 @@ export async function createBashSandbox(o: {
   const availability = await probeSandbox({ settings: o.settings, env: { ...o.env, PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin" }, yokeDir: o.yokeDir });
   if (!availability.ok) {
     if (wish.want === "on" && wish.required)
-      throw new SandboxUnavailableError(
-        `the Bash sandbox was required (${o.env.YOKE_SANDBOX ? `YOKE_SANDBOX=${o.env.YOKE_SANDBOX}` : "sandbox settings"}) but cannot start: ${availability.reason}`,
-      );
+      throw new SandboxUnavailableError(requiredSandboxMessage(o.env, availability.reason));
     return { ...inactiveSandbox(availability.reason), availability, wish };
   }
   const leakNotice = (file: string) =>

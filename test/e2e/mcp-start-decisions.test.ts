@@ -10,6 +10,7 @@ import { repoRoot, yokeBin } from "../helpers/binary.ts";
 import { tempDir, writeTree } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 import { alive } from "../helpers/process-alive.ts";
+import { adminBwrap } from "../helpers/managed.ts";
 import { runWith, say } from "./hooks-helpers.ts";
 
 setDefaultTimeout(90_000);
@@ -205,7 +206,8 @@ describe("a run its flags, settings or credentials refuse, at any step before co
     const { cwd, home } = project({ enableAllProjectMcpServers: true, ...local }, { command: "sh", args: ["-c", `echo "{\\"pid\\":$$}" >> '${log}'; exec sleep 30`] });
     return { cwd, home, logs };
   };
-  const refused: Array<[string, string[], RegExp, Record<string, unknown>?, Record<string, string | undefined>?]> = [
+  // env: a function where it makes a folder, so the folder is made in the test that uses it (tempDir's cleanup).
+  const refused: Array<[string, string[], RegExp, Record<string, unknown>?, (Record<string, string | undefined> | (() => Record<string, string | undefined>))?]> = [
     ["--max-turns that is not a whole number", ["--max-turns", "two"], /--max-turns must be a positive whole number/],
     ["--max-budget-usd that is not positive", ["--max-budget-usd", "-1"], /--max-budget-usd must be a positive number/],
     ["--agents that is not JSON", ["--agents", "{nope"], /--agents/],
@@ -224,6 +226,9 @@ describe("a run its flags, settings or credentials refuse, at any step before co
     ["MAX_THINKING_TOKENS that is not a number", [], /MAX_THINKING_TOKENS must be a whole number/, {}, { MAX_THINKING_TOKENS: "x" }],
     ["CLAUDE_CODE_MAX_OUTPUT_TOKENS that is not a number", [], /CLAUDE_CODE_MAX_OUTPUT_TOKENS must be a positive whole number/, {}, { CLAUDE_CODE_MAX_OUTPUT_TOKENS: "abc" }],
     ["settings effortLevel that is no level", [], /settings "effortLevel" must be one of/, { effortLevel: "x" }],
+    // A required sandbox whose program is missing (src/sandbox/deps.ts); bwrapPath is the organization's (managed) to set.
+    ["sandbox.enabled with a managed bwrapPath that is no file", [], /the Bash sandbox was required \(sandbox settings\) but cannot start: sandbox\.bwrapPath \/nonexistent\/bwrap is not an executable file/, { sandbox: { enabled: true } }, () => ({ YOKE_SANDBOX: "", ...adminBwrap("/nonexistent/bwrap") })],
+    ["YOKE_SANDBOX=1 with a managed bwrapPath that is a folder", [], /the Bash sandbox was required \(YOKE_SANDBOX=1\) but cannot start: sandbox\.bwrapPath \/ is not/, {}, () => ({ YOKE_SANDBOX: "1", ...adminBwrap("/") })],
     ["--agent naming no agent", ["--agent", "nobody"], /--agent: no agent named "nobody" \(known: .*general-purpose/],
     ["--agent naming an --agents entry that is skipped as broken", ["--agents", '{"half":{"description":"d"}}', "--agent", "half"], /--agent: no agent named "half"/],
     ["--agent naming an agent file that does not parse", ["--agent", "broken"], /--agent: no agent named "broken"/, { __agentFile: "broken" }],
@@ -247,7 +252,7 @@ describe("a run its flags, settings or credentials refuse, at any step before co
       const { __agentFile, ...rest } = settings ?? {};
       const { cwd, home, logs } = shellProject(rest);
       if (__agentFile) writeTree(cwd, { [`.claude/agents/${__agentFile}.md`]: "---\nname: broken\n---\nno description\n" });
-      const r = await runWith(cwd, [say("ok")], args, { env: { HOME: home, ...env } });
+      const r = await runWith(cwd, [say("ok")], args, { env: { HOME: home, ...(typeof env === "function" ? env() : env) } });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(said);
       expect(starts(logs)).toHaveLength(0);
