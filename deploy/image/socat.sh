@@ -44,15 +44,20 @@ fetch() {
   set -- -o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts="$apt/parts" -o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache" -o Debug::NoLocking=1 -o APT::Sandbox::User=root
   apt-get -qq "$@" update || die "apt-get update of the deb-src indexes failed"
   (cd "$dir" && apt-get -qq "$@" source --download-only "socat=$version") || die "apt-get source socat=$version failed (a version Debian no longer carries: pin the new one here, with its sums)"
-  printf '%s  %s\n' "$orig_sha256" "socat_$upstream.orig.tar.gz" "$debian_sha256" "socat_$version.debian.tar.xz" "$dsc_sha256" "socat_$version.dsc" >"$dir/SHA256SUMS"
-  (cd "$dir" && sha256sum --quiet -c SHA256SUMS) || die "the source of socat $version does not match its pinned SHA-256 sums"
+  check_sums "$dir"
+}
+
+# The pinned sums, from this file: never from a file beside the source.
+check_sums() {
+  printf '%s  %s\n' "$orig_sha256" "socat_$upstream.orig.tar.gz" "$debian_sha256" "socat_$version.debian.tar.xz" "$dsc_sha256" "socat_$version.dsc" |
+    (cd "$1" && sha256sum --quiet -c - >/dev/null 2>&1) || die "the source of socat $version in $1 does not match the SHA-256 sums pinned in deploy/image/socat.sh"
 }
 
 build() {
   dir=$1
   out=$2
   [ -f "$dir/socat_$version.dsc" ] || die "no socat_$version.dsc in $dir (socat.sh fetch $dir)"
-  (cd "$dir" && sha256sum --quiet -c SHA256SUMS) || die "the source in $dir does not match its pinned SHA-256 sums"
+  check_sums "$dir"
   here=$(cd "$(dirname "$0")" && pwd)
   want=$(grep -v '^#' "$here/build-packages.txt" | sort)
   have=$(dpkg-query -W -f='${Package}=${Version}\n' $(echo "$want" | sed 's/=.*//') 2>/dev/null | sed 's/:[a-z0-9]*=/=/' | sort)

@@ -9,6 +9,7 @@ import { helperFailure, runProcessSync } from "../util/subprocess.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import { startMcpEarly, type EarlyMcp } from "./mcp-wiring.ts";
+import { checkModelFlags } from "./model-wiring.ts";
 import { loadSettingsFromArgs, modeProblem, resolvePermissionMode } from "./run-mode.ts";
 import { pluginOnlySurfaces } from "../config/plugin-only.ts";
 import { fallbackModels, fileArg, parseAgentsFlag, parseBudget, parseMaxTurns } from "./run-flags.ts";
@@ -68,6 +69,7 @@ export function runPrelude(o: PreludeOptions): RunPrelude {
   // Flags that refuse a run whatever else it holds, checked before the session is made (it takes a lock).
   parseMaxTurns(flagStr(args, "max-turns"));
   parseBudget(flagStr(args, "max-budget-usd"));
+  checkModelFlags(args, settings, env);
   const flagAgents = parseAgentsFlag(flagStr(args, "agents"));
   // What only a loaded module can refuse is refused here too when its flag is given, before any server is spawned
   // (a refused run must start nothing: a server's start may have effects); a run without the flag loads nothing more.
