@@ -1,5 +1,8 @@
 import { git } from "../util/git.ts";
-import { plainRepository } from "../util/git-plain.ts";
+import { plainRefs, plainRepository } from "../util/git-plain.ts";
+
+/** The refs that name the main branch: origin's HEAD, else a local main or master. */
+const MAIN_REFS = ["refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master"];
 import type { GitInfo } from "./types.ts";
 
 export const GIT_STATUS_MAX_CHARS = 2_000;
@@ -45,7 +48,7 @@ export async function collectGitInfo(cwd: string): Promise<GitInfo | null> {
     plain ? plain.root : gitOut(cwd, ["rev-parse", "--show-toplevel"]),
     gitOut(cwd, ["status", "--short", "--branch"]),
     gitOut(cwd, ["log", "--oneline", "-n", "5"]),
-    gitOut(cwd, ["for-each-ref", "--format=%(refname) %(symref:short)", "refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master"]),
+    (plain && plainRefs(plain.gitDir, MAIN_REFS)?.trimEnd()) ?? gitOut(cwd, ["for-each-ref", "--format=%(refname) %(symref:short)", ...MAIN_REFS]),
   ]);
   if (!root) return null;
   const lines = (refs ?? "").split("\n").map((l) => l.split(" "));

@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { plainRepository } from "../../src/util/git-plain.ts";
+import { plainRefs, plainRepository } from "../../src/util/git-plain.ts";
 import { git as runGit } from "../../src/util/git.ts";
 import { collectGitInfo } from "../../src/context/git-info.ts";
 import { tempDir } from "../helpers/tmp.ts";
@@ -104,5 +104,34 @@ describe("plainRepository", () => {
     expect(readdirSync(evil.root).filter((f) => f.startsWith("PWNED"))).toEqual([]);
     Bun.spawnSync(["git", "status"], { cwd: evil.root, env: evil.env });
     expect(readdirSync(evil.root).filter((f) => f.startsWith("PWNED"))).toEqual(["PWNED"]);
+  });
+
+  test("plainRefs prints what git for-each-ref prints for the main-branch refs: loose, packed, origin's HEAD, a dangling one", () => {
+    const REFS = ["refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master"];
+    const check = (label: string, r: ReturnType<typeof repo>, cwd = r.root) => {
+      const env = r.env;
+      const byGit = Bun.spawnSync(["git", "for-each-ref", "--format=%(refname) %(symref:short)", ...REFS], { cwd, env }).stdout.toString().replace(/\n$/, "");
+      const plain = plainRepository(cwd, env);
+      expect({ label, plain: !!plain }).toEqual({ label, plain: true });
+      expect({ label, refs: plainRefs(plain!.gitDir, REFS) }).toEqual({ label, refs: byGit });
+    };
+    const a = repo();
+    check("main only", a);
+    a.g("branch", "master");
+    check("main and master", a);
+    a.g("pack-refs", "--all");
+    check("both packed", a);
+    a.g("branch", "-D", "master");
+    check("master deleted after packing", a);
+    const clone = tempDir("yoke-git-plain-clone-");
+    const c = { ...a, root: clone, g: (...x: string[]) => Bun.spawnSync(["git", ...x], { cwd: clone, env: a.env }).stdout.toString() };
+    expect(Bun.spawnSync(["git", "clone", "-q", a.root, clone], { env: a.env }).exitCode).toBe(0);
+    check("a clone: origin's HEAD", c);
+    c.g("pack-refs", "--all");
+    check("a clone, packed", c);
+    c.g("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/gone");
+    check("origin's HEAD names a missing branch", c);
+    c.g("branch", "-m", "main", "trunk");
+    check("no local main", c);
   });
 });
