@@ -1,4 +1,4 @@
-import { git } from "../util/git.ts";
+import { git, noteTopLevel } from "../util/git.ts";
 import { plainRefs, plainRepository } from "../util/git-plain.ts";
 
 /** The refs that name the main branch: origin's HEAD, else a local main or master. */
@@ -51,6 +51,7 @@ export async function collectGitInfo(cwd: string): Promise<GitInfo | null> {
     (plain && plainRefs(plain.gitDir, MAIN_REFS)?.trimEnd()) ?? gitOut(cwd, ["for-each-ref", "--format=%(refname) %(symref:short)", ...MAIN_REFS]),
   ]);
   if (!root) return null;
+  noteTopLevel(cwd, root);
   const lines = (refs ?? "").split("\n").map((l) => l.split(" "));
   const originHead = lines.find(([ref]) => ref === "refs/remotes/origin/HEAD")?.[1];
   const fromOrigin = originHead ? originHead.replace(/^origin\//, "") : null;
