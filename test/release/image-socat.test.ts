@@ -5,12 +5,15 @@
  * its bad inputs, each stopping it with the cause named, before anything is built; and a build in the cache is what
  * the image's root holds.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { builtPrograms } from "../helpers/image-view.ts";
+
+// Each test starts several bun or shell processes: seconds each on a loaded 2-core machine.
+setDefaultTimeout(120_000);
 
 const script = join(repoRoot(), "deploy/image/socat.sh");
 const assemble = join(repoRoot(), "deploy/image/assemble.sh");
