@@ -39,7 +39,7 @@ import { wirePlugins, type PluginRuntime } from "./plugin-wiring.ts";
 import { forkSkill, pluginAgentFolders, startExtensionDiscovery, wireExtensions, wireOutputStyle } from "./extension-wiring.ts";
 import { pluginOnlySurfaces } from "../config/plugin-only.ts";
 import type { OutputStyle } from "../extension/output-styles.ts";
-import { agentHooks, agentMcpServers, agentPermissions, agentSkillContext, cutToolsForAgent, mainAgent } from "./main-agent.ts";
+import { agentHooks, agentMcpServers, agentPermissions, agentDrops, agentSkillContext, cutToolsForAgent, mainAgent } from "./main-agent.ts";
 import type { Extensions } from "../extension/runtime.ts";
 import { wireMcp, type McpWiring } from "./mcp-wiring.ts";
 import type { SandboxSetup } from "../sandbox/index.ts";
@@ -290,6 +290,9 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const structured = pre.structured;
   tools = wireTools({ builtin: o.builtinTools, agent: agents.tool, permissions, only: flagList(args, "tools"), structured: structured?.tool });
   // MCP servers start now, alongside the rest of startup (each bounded by MCP_TIMEOUT); plugin servers once plugins load.
+  // `--agent`'s tool cut also keeps out the tools of a server that connects after the first request.
+  let agentCut: ((t: { name: string }) => boolean) | undefined;
+  let mcpNow: McpWiring | undefined;
   let pluginsLoaded: (p: LoadedPlugin[]) => void = () => {};
   const mcpReady = wireMcp({
     early: mcpEarly,
@@ -300,7 +303,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     yokeDir: yokeDir(env),
     plugins: new Promise((r) => (pluginsLoaded = r)),
     tools: () => tools!,
-    hidden: (n) => permissions.isToolHidden(n),
+    hidden: (n) => permissions.isToolHidden(n) || agentCut?.({ name: n }) === true,
     sections: pluginSections,
     version: VERSION,
     contextWindow: modelInfo(model).contextWindow,
@@ -369,6 +372,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     compactor: () => compactor,
     sandbox: () => sandbox,
     progress: (id, chunk) => progressSink?.(id, chunk),
+    mcpNotes: () => mcpNow?.notes() ?? [],
   });
   deps = loop.deps;
   // Built whatever the starting mode: the Agent SDK may switch to auto mid-session.
@@ -419,6 +423,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   let mainServers: ReturnType<typeof agentServers> = Promise.resolve(undefined);
   if (agentFlag) {
     main = mainAgent(agentFlag, agents.agents);
+    agentCut = agentDrops(main);
     mainAgentPrompt = main.systemPrompt;
     cutToolsForAgent(main, tools);
     if (main.model && main.model !== "inherit" && !flagStr(args, "model")) models.set(resolveModel(main.model));
@@ -492,7 +497,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
         })
       : undefined;
   if (early) loop.main.submitted = (text) => early.take(text);
-  // The first request waits for the MCP servers (each bounded by MCP_TIMEOUT), the sandbox probe and git.
+  // The first request waits for the MCP servers (each at most ~2 s from its spawn, src/mcp/first-wait.ts; the others
+  // join later), the sandbox probe and git.
   const [mcp, sb, , ext] = await Promise.all([
     mcpReady,
     // The first transcript line should carry the git branch (contracts §5.2); the first request waits for git anyway.
@@ -504,6 +510,7 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     throw e;
   });
   extensions = ext;
+  mcpNow = mcp;
   // The Skill tool and MCP tools joined after --agent cut the tool set; the agent's own servers' tools are its own.
   if (main) cutToolsForAgent(main, tools);
   const ownServers = await mainServers;

@@ -68,6 +68,8 @@ export type LoopWiringOptions = {
   sandbox?: () => BashSandbox | undefined;
   /** Tool output as it comes (the terminal's live Bash tail), by tool_use id. */
   progress?: (toolUseId: string, chunk: Uint8Array) => void;
+  /** Reminders about MCP servers still connecting or just connected, for the request being built (mcp/connect-notes.ts). */
+  mcpNotes?: () => string[];
 };
 
 /**
@@ -156,7 +158,7 @@ export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConv
     promptContext: async (prompt, signal) => {
       const out = await ctx.promptContext(prompt, signal);
       await fireInstructionsLoaded(signal);
-      out.push(...asyncHookContext(hooks));
+      out.push(...asyncHookContext(hooks), ...(o.mcpNotes?.() ?? []));
       return out;
     },
     // SessionStart's texts, already worded (hook-feedback.ts): the system turn after the next prompt (observed in 2.1.332).
@@ -166,7 +168,7 @@ export function wireLoop(o: LoopWiringOptions): { deps: LoopDeps; main: MainConv
       const out = ctx.afterTools(calls);
       await fireInstructionsLoaded();
       // Async hooks that finished meanwhile reach the model with the next request, as in Claude Code 2.1.332.
-      return [...out, ...asyncHookContext(hooks)];
+      return [...out, ...asyncHookContext(hooks), ...(o.mcpNotes?.() ?? [])];
     },
     beforeRequest: (convo, signal) => o.compactor()?.beforeRequest(convo, signal),
     onPrompt: (uuid) => o.checkpoints?.beginTurn(uuid),

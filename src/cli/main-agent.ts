@@ -75,14 +75,20 @@ export { mainAgent } from "./main-agent-name.ts";
 
 /** Removes the tools the agent may not use from the session's registry (in place). */
 export function cutToolsForAgent(agent: AgentDefinition, tools: ToolRegistry): void {
+  const drops = agentDrops(agent);
+  for (const t of tools.list()) if (drops(t)) tools.remove(t.name);
+}
+
+/** Whether the agent's `tools` / `disallowedTools` leave a tool out (an MCP tool that joins later too). */
+export function agentDrops(agent: AgentDefinition): (t: { name: string; aliases?: string[] }) => boolean {
   const base = (e: string) => e.trim().replace(/\(.*\)$/, "").trim();
   const names = (list: string[]) => new Set(list.map(base).flatMap((n) => toolNames(n)));
   const keep = agent.tools && !(agent.tools.length === 1 && agent.tools[0] === "*") ? names(agent.tools) : null;
   const drop = names(agent.disallowedTools ?? []);
-  for (const t of tools.list()) {
+  return (t) => {
     const all = [t.name, ...toolNames(t.name), ...(t.aliases ?? [])];
-    if ((keep && !all.some((n) => keep.has(n))) || all.some((n) => drop.has(n))) tools.remove(t.name);
-  }
+    return (keep !== null && !all.some((n) => keep.has(n))) || all.some((n) => drop.has(n));
+  };
 }
 
 /**

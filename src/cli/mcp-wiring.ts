@@ -4,6 +4,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { LoadedSettings } from "../config/load.ts";
 import { projectStateDir } from "../config/paths.ts";
 import { type McpScope, normalizeMcpName, type ScopedServer } from "../mcp/config.ts";
+import { connectNotes } from "../mcp/connect-notes.ts";
+import { firstWaitMs } from "../mcp/first-wait.ts";
 import type { McpServerState, TransportFactory } from "../mcp/manager.ts";
 import type { McpSession } from "../mcp/session.ts";
 import { pluginServers } from "../mcp/sources.ts";
@@ -40,6 +42,12 @@ export type McpWiring = {
    * comes back as it is; a server's failure is said on stderr and the input goes on unchanged.
    */
   expandInput(text: string, signal?: AbortSignal): Promise<string>;
+  /** Names of the servers still connecting (the first request waits for each at most its bound: mcp/first-wait.ts). */
+  pending(): string[];
+  /** Resolves when every server has connected or failed (`yoke mcp list` waits for it). Never rejects. */
+  settled(): Promise<void>;
+  /** Reminders for the request being built: servers still connecting, and those that since connected (mcp/connect-notes.ts). */
+  notes(): string[];
   close(): Promise<void>;
 };
 
@@ -63,7 +71,7 @@ export type McpWiringOptions = {
 };
 
 /** The configured servers, read, and the stdio ones already spawned (see `startMcpEarly`). */
-export type EarlyMcp = { sources: SessionServers; logDir: string; prepared?: Map<string, TransportFactory> };
+export type EarlyMcp = { sources: SessionServers; logDir: string; prepared?: Map<string, TransportFactory>; spawnedAt: number };
 
 /**
  * Reads every MCP scope (src/mcp/session-servers.ts: what a session sees, the same for `yoke mcp`) and spawns the
@@ -86,12 +94,13 @@ export function startMcpEarly(o: Pick<McpWiringOptions, "args" | "cwd" | "env" |
   if (sources.refused) throw new UsageError(sources.refused);
   const logDir = join(projectStateDir(o.cwd, o.env), "mcp-logs");
   // stdio servers are spawned before the SDK is imported, so its import overlaps their start.
+  const spawnedAt = performance.now();
   const prepared = sources.servers.length ? prestartStdio(sources.servers, { cwd: o.cwd, env: o.env, logDir }) : undefined;
-  return { sources, logDir, prepared };
+  return { sources, logDir, prepared, spawnedAt };
 }
 
 export async function wireMcp(o: McpWiringOptions & { early?: EarlyMcp }): Promise<McpWiring> {
-  const { sources, logDir, prepared } = o.early ?? startMcpEarly(o);
+  const { sources, logDir, prepared, spawnedAt } = o.early ?? startMcpEarly(o);
   for (const m of sources.problems) o.warn(m);
   // A server policy keeps off is not listed (Claude Code 2.1.332 leaves it out of system/init and `mcp list`): said once.
   const sayBlocked = (b: SessionServers["blocked"]) => {
@@ -110,6 +119,8 @@ export async function wireMcp(o: McpWiringOptions & { early?: EarlyMcp }): Promi
         env: o.env,
         logDir,
         prepared,
+        preparedAt: spawnedAt,
+        firstWaitMs: firstWaitMs(o.env),
         version: o.version,
         tools: o.tools,
         hidden: o.hidden,
@@ -135,7 +146,13 @@ export async function wireMcp(o: McpWiringOptions & { early?: EarlyMcp }): Promi
   // Each plugin server starts once: through addConfigured, whether or not a session was started above.
   if (fromPlugins.length) await (await start([], [])).addConfigured(fromPlugins);
   await first;
+  const notes = connectNotes(() => session?.servers() ?? [], () => o.tools().list());
   return {
+    pending: () => session?.pending() ?? [],
+    settled: async () => {
+      await session?.settled();
+    },
+    notes,
     statuses: () => session?.statuses() ?? [],
     servers: () => session?.servers() ?? [],
     configs: () => [...sources.servers, ...pluginBlocked, ...sources.blocked.map((b) => ({ ...b.server, blocked: b.reason })), ...sources.unapproved.map((u) => u.server)],

@@ -9,16 +9,19 @@ import { helperFailure, runProcessSync } from "../util/subprocess.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import { startMcpEarly, type EarlyMcp } from "./mcp-wiring.ts";
+import { checkModelFlags } from "./model-wiring.ts";
 import { loadSettingsFromArgs, modeProblem, resolvePermissionMode } from "./run-mode.ts";
 import { pluginOnlySurfaces } from "../config/plugin-only.ts";
 import { fallbackModels, fileArg, parseAgentsFlag, parseBudget, parseMaxTurns } from "./run-flags.ts";
 import { runEnv } from "./run-env.ts";
-import { setupSession, type SessionSetup } from "./session-wiring.ts";
+import { sessionMayRefuse, setupSession, type SessionSetup } from "./session-wiring.ts";
+import { randomUUID } from "../util/random.ts";
 
 /**
  * The first part of composing a run, up to the spawn of its stdio MCP servers: settings (trust decides which project
  * parts apply), the session's env, the session, the model and the permission mode, and every check of the run's flags,
- * settings and credentials that can refuse it. Only then are the servers spawned (startMcpEarly: strict MCP config,
+ * settings and credentials that can refuse it (a fresh session, which refuses nothing, is set up right after the
+ * spawn). Only then are the servers spawned (startMcpEarly: strict MCP config,
  * approvals, trust, managed locks and allow/deny lists decide which), so a run its inputs refuse starts none.
  *
  * `yoke -p` runs this before it loads the rest of yoke (headless.ts), so a server's own start overlaps that load
@@ -66,6 +69,7 @@ export function runPrelude(o: PreludeOptions): RunPrelude {
   // Flags that refuse a run whatever else it holds, checked before the session is made (it takes a lock).
   parseMaxTurns(flagStr(args, "max-turns"));
   parseBudget(flagStr(args, "max-budget-usd"));
+  checkModelFlags(args, settings, env);
   const flagAgents = parseAgentsFlag(flagStr(args, "agents"));
   // What only a loaded module can refuse is refused here too when its flag is given, before any server is spawned
   // (a refused run must start nothing: a server's start may have effects); a run without the flag loads nothing more.
@@ -83,22 +87,30 @@ export function runPrelude(o: PreludeOptions): RunPrelude {
   const rewindTo = flagStr(args, "rewind-files");
   if (rewindTo !== undefined && args.flags.resume === undefined && !args.flags.continue) throw new UsageError("--rewind-files needs --resume ID (or --continue)");
   // Keys and tokens that pass through a session are written to the transcript as [REDACTED] unless switched off.
-  const session = setupSession(args, cwd, env, { interactive: o.interactive, redact: settings.merged.redactTranscripts !== false && env.YOKE_REDACT_TRANSCRIPTS !== "0", warn: (m) => log.warn(m) });
+  const setup = (sessionId?: string) =>
+    setupSession(args, cwd, env, { interactive: o.interactive, redact: settings.merged.redactTranscripts !== false && env.YOKE_REDACT_TRANSCRIPTS !== "0", warn: (m) => log.warn(m), sessionId });
+  // A session to find, fork or check is set up here, where it may refuse the run; a fresh one (a new random id, which
+  // nothing refuses) after the spawn below: its lock, store and checkpoints are ~1-2 ms of CPU the servers' start
+  // need not wait for (issue 21).
+  let session = sessionMayRefuse(args) ? setup() : undefined;
+  const sessionId = session?.sessionId ?? randomUUID();
   try {
-    env.CLAUDE_CODE_SESSION_ID = session.sessionId;
-    if (rewindTo !== undefined) rewindProblem(session, rewindTo);
+    env.CLAUDE_CODE_SESSION_ID = sessionId;
+    if (rewindTo !== undefined) rewindProblem(session!, rewindTo); // --rewind-files needs --resume or --continue (above)
     const credentials = o.requireCredentials ? runCredentials(env, settings) : undefined;
-    const model = resolveModel(flagStr(args, "model") ?? env.ANTHROPIC_MODEL ?? session.restored.model ?? settings.merged.model ?? "default");
+    const restored = session?.restored ?? {};
+    const model = resolveModel(flagStr(args, "model") ?? env.ANTHROPIC_MODEL ?? restored.model ?? settings.merged.model ?? "default");
     // `--fallback-model a,b` (or settings fallbackModel): taken in order when the current model is overloaded or gone.
     const fallbacks = fallbackModels(flagStr(args, "fallback-model"), settings.merged.fallbackModel, model);
-    const permissionMode = resolvePermissionMode(args, settings, session.restored.permissionMode);
+    const permissionMode = resolvePermissionMode(args, settings, restored.permissionMode);
     const problem = modeProblem(permissionMode, settings, env);
     if (problem) throw new UsageError(problem);
     // MCP stdio servers start now: their own start overlaps the rest of startup (bench/mcp.ts).
     const mcpEarly = startMcpEarly({ args, cwd, env, settings, yokeDir: yokeDir(env), bare });
+    session ??= setup(sessionId);
     return { settings, env, session, model, fallbacks, permissionMode, credentials, mcpEarly, structured };
   } catch (e) {
-    session.store.close?.();
+    session?.store.close?.();
     throw e;
   }
 }

@@ -29,14 +29,23 @@ export type SessionSetup = {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
+ * Whether setupSession may refuse these flags: a session to find or fork, an id or a title to check. Without any of
+ * them the session is a fresh one under a new random id, which nothing refuses, so the run's prelude may set it up
+ * after spawning the MCP servers (run-prelude.ts).
+ */
+export const sessionMayRefuse = (args: ParsedArgs): boolean =>
+  args.flags.resume !== undefined || !!args.flags.continue || !!args.flags["fork-session"] || args.flags["session-id"] !== undefined || args.flags.name !== undefined;
+
+/**
  * `--resume [id]`, `--continue`, `--fork-session`, `--session-id`, `--no-session-persistence` (contracts §5.3).
- * Throws UsageError naming the flag for an unknown or ambiguous session.
+ * `opts.sessionId`: a fresh session's id, picked by the caller. Throws UsageError naming the flag for an unknown or
+ * ambiguous session.
  */
 export function setupSession(
   args: ParsedArgs,
   cwd: string,
   env: Record<string, string>,
-  opts: { redact?: boolean; warn?: (m: string) => void; interactive?: boolean } = {},
+  opts: { redact?: boolean; warn?: (m: string) => void; interactive?: boolean; sessionId?: string } = {},
 ): SessionSetup {
   const warn = opts.warn ?? ((m: string) => void createDiagnostics().warn(m));
   const flag = (k: string) => args.flags[k];
@@ -61,7 +70,7 @@ export function setupSession(
   } else if (fork) throw new UsageError("error: --fork-session needs --resume or --continue");
   if (!fromPath && fork && flag("continue")) throw new UsageError(`--continue --fork-session: no earlier session in ${cwd} to fork`);
 
-  let sessionId = askedId ?? randomUUID();
+  let sessionId = askedId ?? opts.sessionId ?? randomUUID();
   // One run at a time appends to a transcript (issue 20.7): the file this run will write is locked first.
   const lockPath = fromPath && !fork ? fromPath : transcriptPath(cwd, sessionId, env);
   let lock: { release(): void } | null = null;

@@ -1,4 +1,4 @@
-import { git } from "../util/git.ts";
+import { git, noteTopLevel } from "../util/git.ts";
 import type { GitInfo } from "./types.ts";
 
 export const GIT_STATUS_MAX_CHARS = 2_000;
@@ -45,6 +45,7 @@ export async function collectGitInfo(cwd: string): Promise<GitInfo | null> {
     gitOut(cwd, ["for-each-ref", "--format=%(refname) %(symref:short)", "refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master"]),
   ]);
   if (!root) return null;
+  noteTopLevel(cwd, root);
   const lines = (refs ?? "").split("\n").map((l) => l.split(" "));
   const originHead = lines.find(([ref]) => ref === "refs/remotes/origin/HEAD")?.[1];
   const fromOrigin = originHead ? originHead.replace(/^origin\//, "") : null;

@@ -6,6 +6,7 @@ import { createMcpManager, type McpManager, type McpServerState, type TransportF
 import { expandMcpInput } from "./prompts.ts";
 import { resourceTools } from "./resource-tools.ts";
 import { MAX_TOOL_NAME, mcpTool } from "./tool-adapter.ts";
+import { blocksFirstRequest, waitBounded } from "./first-wait.ts";
 import { createToolSearchTool, shouldDefer, specTokens } from "./tool-search.ts";
 
 export { deferredToolsSection } from "./tool-search.ts";
@@ -31,6 +32,13 @@ export type McpSessionOptions = {
   contextWindow?: number;
   /** Transports already started (stdio servers spawned before the SDK loaded), by server name. */
   prepared?: Map<string, TransportFactory>;
+  /** When the `prepared` servers were spawned (performance.now()): their first wait counts from then. */
+  preparedAt?: number;
+  /**
+   * How long starting waits for each server, counted from its spawn (src/mcp/first-wait.ts); one still connecting
+   * then joins later. Unset: the wait lasts until every server has connected or failed (each bounded by MCP_TIMEOUT).
+   */
+  firstWaitMs?: number;
 };
 
 export type McpSession = {
@@ -38,8 +46,15 @@ export type McpSession = {
   /** `system/init` `mcp_servers` (contracts §4.4). */
   statuses(): Array<{ name: string; status: string }>;
   servers(): McpServerState[];
-  /** Starts more configured servers (plugin servers, once plugins are loaded); resolves when each is connected or failed. */
+  /**
+   * Starts more configured servers (plugin servers, once plugins are loaded); resolves when each is connected or
+   * failed, or, with `firstWaitMs`, once its bound has passed (it then keeps connecting: see `settled`).
+   */
   addConfigured(servers: ScopedServer[]): Promise<void>;
+  /** Names of the servers still connecting. */
+  pending(): string[];
+  /** Resolves when every server started so far has connected or failed. Never rejects. */
+  settled(): Promise<void>;
   /**
    * Adds a server reached through a custom transport (the Agent SDK's control-channel servers, issue 15): it is
    * connected, its tools registered, and its status listed like any other. Resolves once connected or failed.
@@ -77,11 +92,23 @@ export async function startMcpSession(o: McpSessionOptions): Promise<McpSession>
   const extras: Tool[] = [];
   let toolSearch: Tool | undefined;
   let resourcesAdded = false;
+  const connecting: Promise<void>[] = [];
+  let closed = false;
+  /** `alwaysLoad: true` servers: their tools go to the model in full, never deferred (observed in 2.1.332). */
+  const inFull = new Set<string>();
+  const pending = () => manager.servers().filter((s) => s.status === "pending").map((s) => s.name);
+  const settled = async () => {
+    for (let n = -1; n !== connecting.length; ) {
+      n = connecting.length;
+      await Promise.all(connecting);
+    }
+  };
 
   /** Makes the registry match the connected servers' tools; decides deferral once tools are known. */
   sync = () => {
     const reg = o.tools();
     const want: Tool[] = [];
+    const full = new Set<string>();
     for (const s of manager.servers()) {
       if (s.status !== "connected") continue;
       for (const info of s.tools) {
@@ -92,6 +119,7 @@ export async function startMcpSession(o: McpSessionOptions): Promise<McpSession>
           continue;
         }
         want.push(t);
+        if (inFull.has(s.name)) full.add(t.name);
       }
     }
     const defer = shouldDefer(o.env.ENABLE_TOOL_SEARCH, specTokens(want), o.contextWindow ?? 200_000);
@@ -100,11 +128,11 @@ export async function startMcpSession(o: McpSessionOptions): Promise<McpSession>
     registered.clear();
     for (const t of want) {
       // A tool the model already loaded keeps its schema; a new one is deferred when the set is large.
-      reg.register(defer ? { ...t, deferred: true } : t);
+      reg.register(defer && !full.has(t.name) ? { ...t, deferred: true } : t);
       registered.add(t.name);
     }
-    if (defer && !toolSearch) {
-      toolSearch = createToolSearchTool(o.tools);
+    if (defer && !toolSearch && !o.hidden?.("ToolSearch")) {
+      toolSearch = createToolSearchTool(o.tools, { pending, settled });
       reg.register(toolSearch);
       extras.push(toolSearch);
     }
@@ -126,21 +154,40 @@ export async function startMcpSession(o: McpSessionOptions): Promise<McpSession>
     manager.addInert(u.name, { scope: u.scope ?? "project", source: u.source ?? "", status: "disabled", error: u.reason });
     report(u.name, `MCP ${u.reason}; not started`);
   }
+  // A server still connecting after the first wait: the model gets ToolSearch, which waits for it (observed in 2.1.332).
+  const searchWhileConnecting = () => {
+    if (toolSearch || !pending().length || o.hidden?.("ToolSearch")) return;
+    toolSearch = createToolSearchTool(o.tools, { pending, settled });
+    o.tools().register(toolSearch);
+    extras.push(toolSearch);
+  };
   const addConfigured = async (servers: ScopedServer[]) => {
     await Promise.all(
       servers.map(async (s) => {
         // A server the policy blocks never starts, whoever hands it over (the wiring says why, once).
         if (s.blocked) return;
-        const factory = s.problem ? s.problem : (o.prepared?.get(s.name) ?? transportFor(s, { cwd: o.cwd, env: o.env, logDir: o.logDir }));
+        const prepared = o.prepared?.get(s.name);
+        const factory = s.problem ? s.problem : (prepared ?? transportFor(s, { cwd: o.cwd, env: o.env, logDir: o.logDir }));
         if (typeof factory === "string") {
           manager.addInert(s.name, { scope: s.scope, source: s.source, status: "failed", error: factory });
           report(s.name, `MCP server "${s.name}" not started: ${factory}`);
           return;
         }
-        afterConnect(await manager.addServer(s.name, factory, { scope: s.scope, source: s.source }));
+        if (blocksFirstRequest({ scope: "user", config: s.config })) inFull.add(s.name);
+        const startedAt = prepared && o.preparedAt !== undefined ? o.preparedAt : performance.now();
+        const done = manager.addServer(s.name, factory, { scope: s.scope, source: s.source }).then((st) => {
+          // A server still connecting when the run ends is stopped with it: that is no failure to report.
+          if (closed) return;
+          afterConnect(st);
+          // One that joins after the first request reaches the model with the next one (connect-notes.ts says so).
+          sync();
+        });
+        connecting.push(done);
+        await (o.firstWaitMs === undefined || blocksFirstRequest(s) ? done : waitBounded(done, startedAt, o.firstWaitMs));
       }),
     );
     sync();
+    searchWhileConnecting();
   };
   await addConfigured(o.servers);
 
@@ -148,6 +195,8 @@ export async function startMcpSession(o: McpSessionOptions): Promise<McpSession>
     manager,
     servers: () => manager.servers(),
     addConfigured,
+    pending,
+    settled,
     statuses: () => manager.servers().map((s) => ({ name: s.name, status: s.status })),
     async addServer(name, transport, meta) {
       const factory: TransportFactory = typeof transport === "function" ? transport : () => transport;
@@ -157,6 +206,9 @@ export async function startMcpSession(o: McpSessionOptions): Promise<McpSession>
       return s;
     },
     expandInput: (text, signal) => expandMcpInput(text, manager, signal),
-    close: () => manager.close(),
+    close: () => {
+      closed = true;
+      return manager.close();
+    },
   };
 }

@@ -49,34 +49,65 @@ export function searchDeferred(tools: Tool[], query: string, max: number): Tool[
   return scored.slice(0, max).map((x) => x.t);
 }
 
-export function createToolSearchTool(tools: () => ToolRegistry): Tool {
+/** MCP servers still connecting after the first request's wait (src/mcp/first-wait.ts): ToolSearch waits for them. */
+export type ConnectingServers = {
+  /** Names of the servers still connecting. */
+  pending(): string[];
+  /** Resolves when every server has connected or failed (each bounded by MCP_TIMEOUT). */
+  settled(): Promise<void>;
+};
+
+const untilSettledOrAborted = (c: ConnectingServers, signal: AbortSignal): Promise<void> =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done, { once: true });
+    c.settled().then(done, done);
+  });
+
+export function createToolSearchTool(tools: () => ToolRegistry, connecting?: ConnectingServers): Tool {
+  /** The tools a query names or matches, among `pool`; `unknown` are select: names not in it. */
+  const find = (pool: Tool[], query: string, max: number): { found: Tool[]; unknown: string[]; select: boolean } => {
+    const sel = /^select:(.*)$/is.exec(query.trim());
+    if (!sel) return { found: searchDeferred(pool, query, max), unknown: [], select: false };
+    const names = sel[1]!.split(",").map((s) => s.trim()).filter(Boolean);
+    const found = pool.filter((t) => names.includes(t.name));
+    return { found, unknown: names.filter((n) => !found.some((t) => t.name === n)), select: true };
+  };
   return defineTool({
     name: "ToolSearch",
     description:
       "Loads the full definitions of deferred tools so you can call them. The names of deferred tools are listed in the system prompt; their parameters are not known until you load them. " +
       'Use "select:name1,name2" to load tools by exact name, or keywords (e.g. "github issue", "+slack send") to find them; `+word` must match. ' +
-      "Loaded tools can be called from your next step on.",
+      "Loaded tools can be called from your next step on. When MCP servers are still connecting, a search that finds nothing waits for them and searches their tools.",
     input: () => z.object({
       query: z.string().describe('"select:<tool names, comma-separated>" or keywords'),
       max_results: z.number().int().min(1).max(50).optional().describe("How many tools keyword search may load (default 5)"),
     }),
     jsonSchema: INPUT_SCHEMAS.ToolSearch,
     readOnly: true,
-    execute({ query, max_results }) {
+    async execute({ query, max_results }, ctx) {
       const reg = tools();
+      const max = max_results ?? 5;
+      let r = find(reg.list().filter((t) => t.deferred), query, max);
+      // Observed in 2.1.332: a search that finds nothing (a select: name not there, keywords that match nothing)
+      // waits for the servers still connecting and searches again; one that finds something answers at once.
+      if ((!r.found.length || r.unknown.length) && connecting?.pending().length) {
+        const before = new Set(reg.list().map((t) => t.name));
+        await untilSettledOrAborted(connecting, ctx.signal);
+        // A late server's tools are deferred or sent in full depending on the set's size: either way they count here.
+        r = find(reg.list().filter((t) => t.deferred || !before.has(t.name)), query, max);
+      }
       const deferred = reg.list().filter((t) => t.deferred);
-      let found: Tool[];
-      const sel = /^select:(.*)$/is.exec(query.trim());
-      if (sel) {
-        const names = sel[1]!.split(",").map((s) => s.trim()).filter(Boolean);
-        found = deferred.filter((t) => names.includes(t.name));
-        const unknown = names.filter((n) => !found.some((t) => t.name === n));
-        if (!found.length) return { content: `No deferred tool is named ${unknown.join(", ")}. Deferred tools: ${deferred.map((t) => t.name).join(", ") || "(none)"}.`, isError: true };
-      } else found = searchDeferred(deferred, query, max_results ?? 5);
-      if (!found.length) return { content: `No deferred tool matches "${query}". Try other keywords, or select:<name> with a name from the list.` };
-      reg.load(found.map((t) => t.name));
-      const lines = found.map((t) => `- ${t.name}: ${t.description.split("\n")[0]!.slice(0, 200)}`);
-      return { content: `Loaded ${found.length} tool${found.length === 1 ? "" : "s"}; call ${found.length === 1 ? "it" : "them"} directly from your next step:\n${lines.join("\n")}` };
+      if (r.select && !r.found.length)
+        return { content: `No deferred tool is named ${r.unknown.join(", ")}. Deferred tools: ${deferred.map((t) => t.name).join(", ") || "(none)"}.`, isError: true };
+      if (!r.found.length) return { content: `No deferred tool matches "${query}". Try other keywords, or select:<name> with a name from the list.` };
+      reg.load(r.found.map((t) => t.name));
+      const lines = r.found.map((t) => `- ${t.name}: ${t.description.split("\n")[0]!.slice(0, 200)}`);
+      return { content: `Loaded ${r.found.length} tool${r.found.length === 1 ? "" : "s"}; call ${r.found.length === 1 ? "it" : "them"} directly from your next step:\n${lines.join("\n")}` };
     },
   });
 }

@@ -8,7 +8,7 @@
  * (`looseForm`) where every escape is decoded, repeatedly, so a server that decodes `%2F` or a double-encoded path
  * cannot be reached by the spelling. Pure; no I/O.
  */
-export type UrlForm = { scheme: string; host: string; port: string; path: string };
+export type UrlForm = { scheme: string; host: string; port: string; path: string; /** `?…` with unreserved escapes decoded, or "". */ query: string };
 export type PatternForm = UrlForm & { anyPort: boolean };
 
 /** Stands for `*` while a pattern goes through the parser: letters and digits survive host and path parsing as written. */
@@ -48,7 +48,7 @@ function canonHost(hostname: string): string {
   return hostname.toLowerCase().replace(/\.+$/, "");
 }
 
-const formOf = (u: URL): UrlForm => ({ scheme: u.protocol, host: canonHost(u.hostname), port: u.port, path: removeDotSegments(canonPath(u.pathname)) });
+const formOf = (u: URL): UrlForm => ({ scheme: u.protocol, host: canonHost(u.hostname), port: u.port, path: removeDotSegments(canonPath(u.pathname)), query: canonPath(u.search) });
 
 /** The canonical form of a URL, or null when the WHATWG parser refuses it (then nothing can connect to it either). */
 export function canonicalUrl(url: string): UrlForm | null {
@@ -77,18 +77,18 @@ export function loosePath(path: string): string {
 /**
  * A `serverUrl` pattern in the same canonical form, its `*`s kept (Claude Code 2.1.332's reading, observed: the pattern
  * goes through the URL parser with its wildcards standing in; `*` in the port, or a host with a `*` and no port, takes
- * any port). Query and fragment are dropped. Null when the parser refuses it, or when a `*` would not survive the
+ * any port). The fragment is dropped. Null when the parser refuses it, or when a `*` would not survive the
  * parse unchanged (inside a label IDNA rewrites): the caller then matches the pattern's text.
  */
 export function canonicalPattern(pattern: string): PatternForm | null {
-  const bare = pattern.replace(/[?#].*$/, "");
+  const bare = pattern.replace(/#.*$/, "");
   let text = bare.replaceAll("*", STAR);
   const anyScheme = text.startsWith(`${STAR}://`);
   if (anyScheme) text = `https${text.slice(STAR.length)}`;
   let u = URL.parse(text);
   let starPort = false;
   if (!u) {
-    const portless = text.replace(new RegExp(`:${STAR}(?=[/]|$)`), ":0");
+    const portless = text.replace(new RegExp(`:${STAR}(?=[/?]|$)`), ":0");
     if (portless !== text) {
       u = URL.parse(portless);
       starPort = true;
@@ -97,13 +97,14 @@ export function canonicalPattern(pattern: string): PatternForm | null {
   if (!u) return null;
   const f = formOf(u);
   const stars = (s: string) => s.split(STAR).length - 1;
-  if (stars(f.scheme) + stars(f.host) + stars(f.path) + (anyScheme ? 1 : 0) + (starPort ? 1 : 0) !== bare.split("*").length - 1) return null;
+  if (stars(f.scheme) + stars(f.host) + stars(f.path) + stars(f.query) + (anyScheme ? 1 : 0) + (starPort ? 1 : 0) !== bare.split("*").length - 1) return null;
   const back = (s: string) => s.replaceAll(STAR, "*");
   return {
     scheme: anyScheme ? "*" : back(f.scheme),
     host: back(f.host),
     port: starPort ? "*" : f.port,
     path: back(f.path),
+    query: back(f.query),
     anyPort: starPort || (f.port === "" && f.host.includes(STAR)),
   };
 }
@@ -122,6 +123,9 @@ export function formMatches(p: PatternForm, u: UrlForm, list: "deny" | "allow"):
   if (p.scheme !== "*" && !globRe(p.scheme).test(u.scheme)) return false;
   if (!globRe(p.host).test(u.host)) return false;
   if (!p.anyPort && p.port !== u.port) return false;
+  // A pattern's query narrows an allowlist entry to URLs with that query (Claude Code 2.1.332 compares path and query);
+  // a denylist entry blocks the path whatever the query (wider than Claude Code, never narrower).
+  if (list === "allow" && p.query !== "" && !globRe(p.query).test(u.query)) return false;
   return pathMatches(p.path, u.path, list);
 }
 

@@ -1,4 +1,4 @@
-import { readdirSync, realpathSync } from "node:fs";
+import { readdirSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import ignore from "ignore";
 import type { PermissionRule } from "./types.ts";
@@ -18,13 +18,30 @@ export type ResolvedPath = {
   physical: string[];
 };
 
-/** Walks the path component by component as the kernel does, so `link/..` goes where the link points. Never throws. */
-function walkPhysical(raw: string): { link: string; real: string } {
+/** The kernel's limit on symlinks followed in one lookup (ELOOP past it). */
+const MAX_HOPS = 40;
+
+/** The target of `p` when it is a symlink, else undefined. Never throws. */
+function linkTarget(p: string): string | undefined {
+  try {
+    return readlinkSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Walks the path component by component as the kernel does, so `link/..` goes where the link points. A last component
+ * that is a dangling symlink is followed too: opening it to write creates its target (O_CREAT follows the link), so
+ * `real` is where a write lands, not the link's own name. Never throws.
+ */
+function walkPhysical(raw: string, hops = 0): { link: string; real: string } {
   const parts = raw.split("/").filter(Boolean);
   let cur = "/";
   let link = "/";
   let exists = true;
-  for (const part of parts) {
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
     if (part === ".") {
       link = cur;
       continue;
@@ -42,6 +59,8 @@ function walkPhysical(raw: string): { link: string; real: string } {
         continue;
       } catch {
         exists = false;
+        const target = i === parts.length - 1 && hops < MAX_HOPS ? linkTarget(next) : undefined;
+        if (target !== undefined) return { link, real: walkPhysical(isAbsolute(target) ? target : `${cur}/${target}`, hops + 1).real };
       }
     }
     cur = next;

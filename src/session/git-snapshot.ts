@@ -1,13 +1,36 @@
-import { copyFileSync, existsSync, rmSync, statSync, utimesSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
-import { git } from "../util/git.ts";
+import { copyFileSync, existsSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { git, knownTopLevel } from "../util/git.ts";
 
 type Env = Record<string, string | undefined>;
 
 export type GitRepo = { top: string; indexPath: string };
 
+/** Variables that change which repository, work tree or index git finds: with any of them set, git is asked. */
+const DISCOVERY_ENV = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"];
+
+/**
+ * The repository from the top level the git context already had git name for `cwd` (util/git.ts knownTopLevel): its
+ * index is `.git/index`, or the index in the folder a `.git` file names (a linked worktree, a submodule). Null when
+ * that is not known for sure (no top level noted, a discovery variable set, no `.git` there): git is asked then.
+ */
+function knownRepo(cwd: string, env: Env): GitRepo | null {
+  const top = knownTopLevel(cwd);
+  if (!top || DISCOVERY_ENV.some((k) => env[k] !== undefined || process.env[k] !== undefined)) return null;
+  const dotGit = join(top, ".git");
+  try {
+    if (statSync(dotGit).isDirectory()) return { top, indexPath: join(dotGit, "index") };
+    const m = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"));
+    return m ? { top, indexPath: join(resolve(top, m[1]!.trim()), "index") } : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The repository around `cwd`, or null when there is none (or git is missing). Never throws. */
 export async function findRepo(cwd: string, env: Env): Promise<GitRepo | null> {
+  const known = knownRepo(cwd, env);
+  if (known) return known;
   const r = await git(["rev-parse", "--show-toplevel", "--git-path", "index"], { cwd, env });
   if (r.code !== 0) return null;
   const [top, idx] = r.stdout.split("\n");

@@ -10,6 +10,14 @@ export type GitResult = { code: number; stdout: string; stderr: string };
  */
 const gitBin = (): string => Bun.which("git", { PATH: process.env.PATH ?? "" }) ?? "git";
 
+/**
+ * Top levels `git rev-parse --show-toplevel` named for a folder (the git context's, at start), so a later lookup of the
+ * same repository (the checkpoints', at the first tool call) needs no git process of its own (issue 21 tool turns).
+ */
+const topLevels = new Map<string, string>();
+export const noteTopLevel = (cwd: string, top: string): void => void topLevels.set(cwd, top);
+export const knownTopLevel = (cwd: string): string | undefined => topLevels.get(cwd);
+
 /** How long one git call may take (YOKE_GIT_TIMEOUT_MS): a hung credential prompt or network remote must not stall the run. */
 export const GIT_TIMEOUT_MS = 60_000;
 

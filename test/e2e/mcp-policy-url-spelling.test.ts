@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { yokeBin } from "../helpers/binary.ts";
+import { isolatedEnv, runYoke, TRUST_WORKSPACE, yokeBin } from "../helpers/binary.ts";
 import { managedEnv } from "../helpers/managed.ts";
 import { project, runWith, say } from "./hooks-helpers.ts";
 
@@ -44,4 +44,16 @@ test("no spelling of a denied path is contacted, and the run names each blocked 
   expect(r.stderr).toContain("not a valid URL");
   expect(paths.some((p) => p.startsWith("/public"))).toBe(true);
   expect(paths.filter((p) => !p.startsWith("/public"))).toEqual([]);
+});
+
+test("yoke mcp add refuses another spelling of a denied path as a run would", async () => {
+  const cwd = project();
+  const env = isolatedEnv({ ...TRUST_WORKSPACE, ...managedEnv({ deniedMcpServers: [{ serverUrl: "https://h.example/admin/*" }] }) });
+  for (const url of ["https://h.example/%61dmin/mcp", "https://H.EXAMPLE:443/x/../admin/mcp", "https://h.example/%2561dmin/mcp"]) {
+    const r = await runYoke(["mcp", "add", "--transport", "http", "remote", url], { cwd, env });
+    expect({ url, code: r.code }).toEqual({ url, code: 1 });
+    expect(r.stderr).toContain('Cannot add MCP server "remote": server is explicitly blocked by enterprise policy');
+  }
+  const ok = await runYoke(["mcp", "add", "--transport", "http", "remote", "https://h.example/public/mcp"], { cwd, env });
+  expect(ok.code).toBe(0);
 });

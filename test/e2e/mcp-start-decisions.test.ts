@@ -117,6 +117,8 @@ describe("a run refused while composing leaves no server running", () => {
     ["an unknown --permission-mode", ["--permission-mode", "sideways"], undefined],
     ["--input-format stream-json whose stdin ends before initialize", ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"], ""],
     ["--permission-prompt-tool that is not stdio", ["--permission-prompt-tool", "mcp__x__y"], undefined],
+    // A plugin's agent (`plugin:agent`) is known only once plugins load, after the spawn (run-prelude.ts).
+    ["--agent naming a plugin agent no plugin has", ["--agent", "kit:nobody"], undefined],
   ];
   for (const [name, args, stdin] of refused)
     test(name, async () => {
@@ -214,6 +216,14 @@ describe("a run its flags, settings or credentials refuse, at any step before co
     ["--json-schema with a type zod does not know", ["--json-schema", '{"type":"object","properties":{"a":{"type":"nope"}}}'], /--json-schema: .*Unsupported type: nope/],
     ["--json-schema with a $ref to nothing", ["--json-schema", '{"type":"object","properties":{"a":{"$ref":"#/$defs/none"}}}'], /--json-schema: .*Reference not found/],
     ["--json-schema of a non-object type zod does not know", ["--json-schema", '{"type":"strng"}'], /--json-schema: .*Unsupported type: strng/],
+    // Thinking and effort values (cli/model-wiring.ts checkModelFlags), from a flag, the env or settings.
+    ["--effort that is no level", ["--effort", "galactic"], /--effort must be one of low, medium, high/],
+    ["--thinking that is no mode", ["--thinking", "weird"], /--thinking must be adaptive, enabled or disabled/],
+    ["--max-thinking-tokens that is not a number", ["--max-thinking-tokens", "abc"], /--max-thinking-tokens must be a whole number/],
+    ["CLAUDE_CODE_EFFORT_LEVEL that is no level", [], /CLAUDE_CODE_EFFORT_LEVEL must be one of/, {}, { CLAUDE_CODE_EFFORT_LEVEL: "x" }],
+    ["MAX_THINKING_TOKENS that is not a number", [], /MAX_THINKING_TOKENS must be a whole number/, {}, { MAX_THINKING_TOKENS: "x" }],
+    ["CLAUDE_CODE_MAX_OUTPUT_TOKENS that is not a number", [], /CLAUDE_CODE_MAX_OUTPUT_TOKENS must be a positive whole number/, {}, { CLAUDE_CODE_MAX_OUTPUT_TOKENS: "abc" }],
+    ["settings effortLevel that is no level", [], /settings "effortLevel" must be one of/, { effortLevel: "x" }],
     ["--agent naming no agent", ["--agent", "nobody"], /--agent: no agent named "nobody" \(known: .*general-purpose/],
     ["--agent naming an --agents entry that is skipped as broken", ["--agents", '{"half":{"description":"d"}}', "--agent", "half"], /--agent: no agent named "half"/],
     ["--agent naming an agent file that does not parse", ["--agent", "broken"], /--agent: no agent named "broken"/, { __agentFile: "broken" }],
@@ -245,7 +255,7 @@ describe("a run its flags, settings or credentials refuse, at any step before co
 
   test("the same flags and settings, once right: the server starts (the class above is not refused for another reason)", async () => {
     const { cwd, logs, home } = project({ enableAllProjectMcpServers: true, permissions: { allow: ["Bash"] }, hooks: { Stop: [{ hooks: [{ type: "command", command: "true" }] }] } });
-    const r = await runWith(cwd, [say("ok")], ["--max-turns", "2", "--max-budget-usd", "1", "--agents", "{}", "--fallback-model", "claude-haiku-4-5"], { env: { HOME: home } });
+    const r = await runWith(cwd, [say("ok")], ["--max-turns", "2", "--max-budget-usd", "1", "--agents", "{}", "--fallback-model", "claude-haiku-4-5", "--effort", "high", "--thinking", "enabled", "--max-thinking-tokens", "2000"], { env: { HOME: home } });
     expect(r.code).toBe(0);
     expect(starts(logs)).toHaveLength(1);
   });

@@ -158,6 +158,10 @@ export function isolatedEnv(extra: Env = {}, base: Env = process.env): Record<st
   // The kernel sandbox is on by default wherever it can start; tests of other features run without it
   // (test/e2e/sandbox.test.ts runs with it: pass YOKE_SANDBOX: undefined to get the default).
   env.YOKE_SANDBOX = "0";
+  // The first request waits for every MCP server (each still bounded by MCP_TIMEOUT): a node server can take more
+  // than the default 2 s to start on a loaded machine, and tests look for its tools in that request
+  // (test/e2e/mcp-first-wait.test.ts covers the default: pass YOKE_MCP_WAIT_MS: undefined to get it).
+  env.YOKE_MCP_WAIT_MS = "600000";
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
     else env[k] = v;

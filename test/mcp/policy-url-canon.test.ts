@@ -111,3 +111,16 @@ test("a url with malformed ${…} is left to fail for that, not refused as unpar
   expect(denied("https://h.example/admin", "${:-x}/mcp")).toBeNull();
   expect(denied("https://h.example/admin", "${:-https://h.example}/admin")).toBeNull();
 });
+
+describe("a pattern's query (Claude Code 2.1.332 compares path and query)", () => {
+  test("an allowlist entry with a query admits only that query, in any spelling", () => {
+    expect(allowed("https://h.example/mcp?tenant=a", "https://h.example/mcp?tenant=a")).toBeNull();
+    expect(allowed("https://h.example/mcp?tenant=a", "https://h.example/mcp?tenant=%61")).toBeNull();
+    expect(allowed("https://h.example/mcp?tenant=*", "https://h.example/mcp?tenant=b")).toBeNull();
+    expect(allowed("https://h.example:*?tenant=a", "https://h.example:8443/x?tenant=a")).toBeNull();
+    for (const url of ["https://h.example/mcp?tenant=b", "https://h.example/mcp", "https://h.example/mcp?tenant=ab"]) expect(allowed("https://h.example/mcp?tenant=a", url)).toContain("allowedMcpServers");
+  });
+  test("a denylist entry with a query blocks the path whatever the query (never narrower)", () => {
+    for (const url of ["https://h.example/mcp?x=1", "https://h.example/mcp?y=2", "https://h.example/mcp"]) expect(denied("https://h.example/mcp?x=1", url)).toContain("deniedMcpServers");
+  });
+});

@@ -129,6 +129,27 @@ describe("working directories and path roots", () => {
     symlinkSync(other, join(t.cwd, "out-link"));
     expect(ev({}, { mode: "acceptEdits" }).decide(q("Write", { file_path: "out-link/f.txt", content: "" })).behavior).toBe("ask");
   });
+  test("a dangling symlink inside cwd pointing outside: a write creates its target (the kernel follows it), so it is outside", () => {
+    // Write's open(O_CREAT) follows a symlink whose target does not exist yet and creates the target, out of the project.
+    symlinkSync(join(other, "created-by-write.txt"), join(t.cwd, "dangling-out"));
+    symlinkSync(join(other, "no-dir", "deeper.txt"), join(t.cwd, "dangling-deep"));
+    symlinkSync("../other/rel.txt", join(t.cwd, "dangling-rel"));
+    // A chain: a dangling link to a dangling link out of the project.
+    symlinkSync(join(other, "created-by-write.txt"), join(t.cwd, "hop2"));
+    symlinkSync(join(t.cwd, "hop2"), join(t.cwd, "hop1"));
+    const e = ev({}, { mode: "acceptEdits" });
+    for (const f of ["dangling-out", "dangling-deep", "hop1"]) expect([f, e.decide(q("Write", { file_path: f, content: "" })).behavior]).toEqual([f, "ask"]);
+    // Relative to the link's folder (proj/): ../other/rel.txt.
+    expect(e.decide(q("Write", { file_path: join(t.cwd, "dangling-rel"), content: "" })).behavior).toBe("ask");
+    // A deny on the target holds through the link; a dangling link to a place inside the project stays allowed.
+    expect(ev({ deny: [`Edit(//${other.slice(1)}/**)`] }, { mode: "acceptEdits" }).decide(q("Write", { file_path: "dangling-out", content: "" })).behavior).toBe("deny");
+    symlinkSync(join(t.cwd, "src", "new.ts"), join(t.cwd, "dangling-in"));
+    expect(e.decide(q("Write", { file_path: "dangling-in", content: "" })).behavior).toBe("allow");
+    // A loop of links resolves to nothing outside and does not hang.
+    symlinkSync(join(t.cwd, "loop-b"), join(t.cwd, "loop-a"));
+    symlinkSync(join(t.cwd, "loop-a"), join(t.cwd, "loop-b"));
+    expect(e.decide(q("Write", { file_path: "loop-a", content: "" })).behavior).toBe("allow");
+  });
   test("a cwd spelled through a symlink still matches rules rooted at the real project", () => {
     const alias = join(t.root, "proj-alias");
     symlinkSync(t.cwd, alias);

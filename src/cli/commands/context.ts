@@ -14,6 +14,8 @@ async function contextCommand(argv: string[]): Promise<number> {
   const json = argv.includes("--json");
   const args = parseArgv(argv.filter((a) => a !== "--json"));
   const rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools(), requireCredentials: false });
+  // A report shows each server as it ends up, not as it was when a first request would have left.
+  await rt.mcp.settled();
   try {
     const files = rt.context.startupFiles();
     const sections = await rt.context.sections(rt.model, rt.tools.list().map((t) => t.name));

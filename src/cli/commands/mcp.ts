@@ -159,6 +159,8 @@ async function listOrGet(sub: "list" | "get", tail: string[]): Promise<number> {
   const name = sub === "get" ? args.positionals[0] : undefined;
   if (sub === "get" && !name) throw new UsageError(`get needs a server name\n${USAGE}`);
   const rt = await compose({ args: { ...args, positionals: [] }, cwd: process.cwd(), builtinTools: builtinTools(), requireCredentials: false, reportMcpErrors: false });
+  // A report shows each server as it ends up, not as it was when a first request would have left.
+  await rt.mcp.settled();
   try {
     const configs = new Map(rt.mcp.configs().map((s) => [s.name, s.config] as const));
     let rows = mcpRows(rt.mcp.servers(), configs);

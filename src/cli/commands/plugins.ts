@@ -173,6 +173,8 @@ async function listPlugins(tail: string[]): Promise<number> {
   const json = tail.includes("--json");
   const args = parseArgv(tail.filter((a) => a !== "--json"));
   const rt = await compose({ args, cwd: process.cwd(), builtinTools: builtinTools(), requireCredentials: false });
+  // A report shows each server as it ends up, not as it was when a first request would have left.
+  await rt.mcp.settled();
   try {
     // A plugin server the MCP policy keeps off never starts, but its plugin's row still says so and why.
     const blocked = rt.mcp.configs().flatMap((c): McpServerState[] =>
