@@ -185,6 +185,21 @@ describe("servers the first request waits for in full (observed in 2.1.332), eve
     }, SLOW);
 });
 
+describe("reports wait for every server", () => {
+  test("yoke mcp list shows a server as it ends up, even with no first-request bound at all", async () => {
+    const dir = tempDir("yoke-mcp-wait-");
+    const gate = join(dir, "gate");
+    const cwd = mcpProject({ slow: gated(gate) }, { enabledMcpjsonServers: ["slow"] });
+    const listing = runYoke(["mcp", "list"], { cwd, env: { ...TRUST_WORKSPACE, YOKE_MCP_WAIT_MS: "0" } });
+    await waitFor(() => existsSync(`${gate}.spawned`), "the server's spawn");
+    open(gate);
+    const r = await listing;
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("slow:");
+    expect(r.stdout).toContain("✓ connected, 3 tools");
+  }, SLOW);
+});
+
 describe("the interactive session", () => {
   test("the same bound: the first prompt's request says the server is still connecting; its tools join once it connects", async () => {
     const dir = tempDir("yoke-mcp-wait-");

@@ -1,7 +1,9 @@
 // Issue 13 points 3 and 4: result conversion and the deferral rules, as pure functions.
 import { describe, expect, test } from "bun:test";
 import { convertResult } from "../../src/mcp/tool-adapter.ts";
-import { searchDeferred, shouldDefer, specTokens } from "../../src/mcp/tool-search.ts";
+import { createToolSearchTool, searchDeferred, shouldDefer, specTokens } from "../../src/mcp/tool-search.ts";
+import { createToolRegistry } from "../../src/tool/registry.ts";
+import { makeCtx, tempDir } from "../tool/ctx.ts";
 import { jsonTool } from "../../src/tool/json-tool.ts";
 
 const tool = (name: string, description: string) =>
@@ -76,5 +78,56 @@ describe("convertResult (MCP content → tool_result)", () => {
     expect(c.startsWith("HEAD")).toBe(true);
     expect(c).toContain("TAIL");
     expect(c).toContain("MAX_MCP_OUTPUT_TOKENS");
+  });
+});
+
+describe("ToolSearch and servers still connecting (observed in 2.1.332)", () => {
+  const setup = () => {
+    const reg = createToolRegistry([tool("mcp__fast__add_rows", "Adds rows")]);
+    let settle!: () => void;
+    const settled = new Promise<void>((r) => (settle = r));
+    let waited = 0;
+    let pending = ["slow"];
+    const search = createToolSearchTool(() => reg, {
+      pending: () => pending,
+      settled: () => {
+        waited++;
+        return settled;
+      },
+    });
+    // The slow server connects: its tools are registered (here in full, as when the set is small), then it settles.
+    const connect = () => {
+      reg.register({ ...tool("mcp__slow__sum", "Sums numbers"), deferred: false });
+      pending = [];
+      settle();
+    };
+    return { reg, search, connect, waited: () => waited };
+  };
+
+  test("a search that finds something answers at once; one that finds nothing waits, then finds the late server's tools", async () => {
+    const s = setup();
+    const ctx = makeCtx(tempDir());
+    const quick = await s.search.run({ query: "rows" }, ctx);
+    expect(quick.content).toContain("mcp__fast__add_rows");
+    expect(s.waited()).toBe(0);
+    const slow = s.search.run({ query: "select:mcp__slow__sum" }, ctx);
+    await Bun.sleep(0);
+    expect(s.waited()).toBe(1);
+    s.connect();
+    const r = await slow;
+    expect(r.isError).toBeFalsy();
+    expect(r.content).toContain("Loaded 1 tool");
+    expect(r.content).toContain("mcp__slow__sum");
+  });
+
+  test("an interrupt ends the wait; with nothing pending a miss does not wait", async () => {
+    const s = setup();
+    const ctx = makeCtx(tempDir());
+    const waiting = s.search.run({ query: "zzz" }, ctx);
+    await Bun.sleep(0);
+    ctx.abort.abort();
+    expect((await waiting).content).toMatch(/interrupted|No deferred tool matches/);
+    const none = createToolSearchTool(() => createToolRegistry([]), { pending: () => [], settled: () => new Promise(() => {}) });
+    expect((await none.run({ query: "select:mcp__x__y" }, makeCtx(tempDir()))).isError).toBe(true);
   });
 });
