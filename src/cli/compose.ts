@@ -417,6 +417,13 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     throw e;
   });
   pluginsLoaded(plugins.loaded);
+  // Claude Code plugins' agents (`plugin:agent`, issue 14 point 3): the Agent tool is made again with them, before
+  // `--agent` looks its name up (a plugin's agent can be the main one).
+  const pluginAgentDirs = pluginAgentFolders(plugins.loaded);
+  if (pluginAgentDirs.length) {
+    agents = wireAgentTool({ ...agentWiring, pluginDirs: pluginAgentDirs, onlyWarningsFrom: pluginAgentDirs.map((d) => d.dir) });
+    if (tools.get("Agent")) tools.register(agents.tool);
+  }
   // `--agent NAME`: the main conversation runs as that agent (its prompt, tools and model).
   const agentFlag = flagStr(args, "agent");
   let main: AgentDefinition | undefined;
@@ -433,12 +440,6 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   // Every SessionStart handler is registered now (settings, plugins); the last step that may refuse the run is behind.
   const sessionStart = o.startSessionStart ? startSessionStart({ hooks, hookPayload, source: ss.source, model }) : undefined;
   styles = wireOutputStyle({ cwd, env, settings, bare, settingSources: settingSourcesOf(args), plugins: plugins.loaded, log });
-  // Claude Code plugins' agents (`plugin:agent`, issue 14 point 3): the Agent tool is made again with them.
-  const pluginAgentDirs = pluginAgentFolders(plugins.loaded);
-  if (pluginAgentDirs.length) {
-    agents = wireAgentTool({ ...agentWiring, pluginDirs: pluginAgentDirs, onlyWarningsFrom: pluginAgentDirs.map((d) => d.dir) });
-    if (tools.get("Agent")) tools.register(agents.tool);
-  }
   const extensionsReady = wireExtensions({
     cwd,
     local: localExtensions,

@@ -1,3 +1,5 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import type { LoadedSettings } from "../config/load.ts";
 import { yokeDir } from "../config/paths.ts";
 import { resolveModel } from "../provider/models.ts";
@@ -79,7 +81,7 @@ export function runPrelude(o: PreludeOptions): RunPrelude {
   const jsonSchema = flagStr(args, "json-schema");
   const structured = jsonSchema === undefined ? null : (require("./run-options.ts") as typeof import("./run-options.ts")).structuredOutput(jsonSchema, cwd);
   const agentFlag = flagStr(args, "agent");
-  if (agentFlag !== undefined) agentKnownEarly(agentFlag, { cwd, env, settings, flagAgents });
+  if (agentFlag !== undefined) agentKnownEarly(agentFlag, { cwd, env, settings, flagAgents, bare, pluginDirs: Array.isArray(args.flags["plugin-dir"]) ? (args.flags["plugin-dir"] as string[]) : [] });
   for (const [flag, path] of [["--system-prompt-file", flagStr(args, "system-prompt-file")], ["--append-system-prompt-file", flagStr(args, "append-system-prompt-file")]] as const) {
     try {
       fileArg(path, flag);
@@ -122,14 +124,39 @@ export function runPrelude(o: PreludeOptions): RunPrelude {
 /**
  * `--agent NAME` refused before the spawn when no agent can have that name: the built-in ones, `--agents`, and the
  * user's and project's agent files (unless managed strictPluginOnlyCustomization locks them) are read now. A plugin's
- * agent is named `plugin:agent`, and plugins load after the spawn, so a name with a `:` is left to compose's check.
+ * agent is named `plugin:agent`, and plugins load after the spawn, so such a name is left to compose's check unless no
+ * plugin can load at all.
  */
-function agentKnownEarly(name: string, o: { cwd: string; env: Record<string, string>; settings: LoadedSettings; flagAgents?: Record<string, unknown> }): void {
-  if (name.includes(":")) return;
+function agentKnownEarly(
+  name: string,
+  o: { cwd: string; env: Record<string, string>; settings: LoadedSettings; flagAgents?: Record<string, unknown>; bare: boolean; pluginDirs: string[] },
+): void {
   const { loadAgents } = require("../agent/load.ts") as typeof import("../agent/load.ts");
   const { mainAgent } = require("./main-agent-name.ts") as typeof import("./main-agent-name.ts");
   const pluginOnly = pluginOnlySurfaces(o.settings, () => {}).has("agents");
-  mainAgent(name, loadAgents({ cwd: o.cwd, env: o.env, flagAgents: o.flagAgents, pluginOnly }).agents);
+  const agents = loadAgents({ cwd: o.cwd, env: o.env, flagAgents: o.flagAgents, pluginOnly }).agents;
+  // A plugin's agent (`plugin:agent`) is known once plugins load, after the spawn: compose checks that name then.
+  if (name.includes(":") && pluginsMayLoad(o)) return;
+  mainAgent(name, agents);
+}
+
+/**
+ * Whether any Claude Code plugin (the only kind with agents) may load in this run, as plugin/loader.ts finds them:
+ * not under `--bare`; an `enabledPlugins` entry, a `--plugin-dir`, or an entry in `~/.yoke/plugins` or the project's
+ * `.yoke/plugins`. Errs towards yes: it only decides whether `--agent plugin:name` can be refused before the spawn.
+ */
+function pluginsMayLoad(o: { cwd: string; env: Record<string, string>; settings: LoadedSettings; bare: boolean; pluginDirs: string[] }): boolean {
+  if (o.bare) return false;
+  if (o.pluginDirs.length) return true;
+  if (Object.values((o.settings.merged as { enabledPlugins?: Record<string, unknown> }).enabledPlugins ?? {}).some((on) => on === true)) return true;
+  const entries = (dir: string) => {
+    try {
+      return readdirSync(dir).some((n) => !n.startsWith("."));
+    } catch {
+      return false;
+    }
+  };
+  return entries(join(yokeDir(o.env), "plugins")) || entries(join(o.cwd, ".yoke", "plugins"));
 }
 
 /**

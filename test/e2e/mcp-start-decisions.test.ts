@@ -118,12 +118,14 @@ describe("a run refused while composing leaves no server running", () => {
     ["an unknown --permission-mode", ["--permission-mode", "sideways"], undefined],
     ["--input-format stream-json whose stdin ends before initialize", ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"], ""],
     ["--permission-prompt-tool that is not stdio", ["--permission-prompt-tool", "mcp__x__y"], undefined],
-    // A plugin's agent (`plugin:agent`) is known only once plugins load, after the spawn (run-prelude.ts).
-    ["--agent naming a plugin agent no plugin has", ["--agent", "kit:nobody"], undefined],
+    // A plugin's agent (`plugin:agent`) is known only once plugins load, after the spawn (run-prelude.ts), when a
+    // plugin may load (here a --plugin-dir whose plugin has no such agent).
+    ["--agent naming a plugin agent the loaded plugin lacks", ["--agent", "kit:nobody", "--plugin-dir", "kit"], undefined],
   ];
   for (const [name, args, stdin] of refused)
     test(name, async () => {
       const { cwd, logs, home } = project({ enableAllProjectMcpServers: true });
+      writeTree(cwd, { "kit/.claude-plugin/plugin.json": JSON.stringify({ name: "kit", version: "1.0.0" }), "kit/agents/helper.md": "---\nname: helper\ndescription: Helps\n---\nHELP\n" });
       await runWith(cwd, [say("ok")], args, { env: { HOME: home }, ...(stdin !== undefined ? { stdin } : {}) });
       for (const s of starts(logs)) await waitFor(() => !alive(s.pid), `probe server ${s.pid} to end`);
     });
@@ -229,6 +231,8 @@ describe("a run its flags, settings or credentials refuse, at any step before co
     // A required sandbox whose program is missing (src/sandbox/deps.ts); bwrapPath is the organization's (managed) to set.
     ["sandbox.enabled with a managed bwrapPath that is no file", [], /the Bash sandbox was required \(sandbox settings\) but cannot start: sandbox\.bwrapPath \/nonexistent\/bwrap is not an executable file/, { sandbox: { enabled: true } }, () => ({ YOKE_SANDBOX: "", ...adminBwrap("/nonexistent/bwrap") })],
     ["YOKE_SANDBOX=1 with a managed bwrapPath that is a folder", [], /the Bash sandbox was required \(YOKE_SANDBOX=1\) but cannot start: sandbox\.bwrapPath \/ is not/, {}, () => ({ YOKE_SANDBOX: "1", ...adminBwrap("/") })],
+    ["--agent naming a plugin agent when no plugin can load", ["--agent", "kit:nobody"], /--agent: no agent named "kit:nobody"/],
+    ["--agent naming a plugin agent under --bare", ["--bare", "--agent", "kit:nobody"], /--agent: no agent named "kit:nobody"/],
     ["--agent naming no agent", ["--agent", "nobody"], /--agent: no agent named "nobody" \(known: .*general-purpose/],
     ["--agent naming an --agents entry that is skipped as broken", ["--agents", '{"half":{"description":"d"}}', "--agent", "half"], /--agent: no agent named "half"/],
     ["--agent naming an agent file that does not parse", ["--agent", "broken"], /--agent: no agent named "broken"/, { __agentFile: "broken" }],
@@ -271,20 +275,24 @@ describe("--agent and --json-schema checked before the spawn still let a right r
     const { cwd, logs, home } = project({ enableAllProjectMcpServers: true });
     writeTree(cwd, { ".claude/agents/rev.md": "---\nname: rev\ndescription: Reviews\n---\nREV-PROMPT\n" });
     writeTree(home, { ".claude/agents/mine.md": "---\nname: mine\ndescription: Mine\n---\nMINE-PROMPT\n" });
+    writeTree(cwd, { "kit/.claude-plugin/plugin.json": JSON.stringify({ name: "kit", version: "1.0.0" }), "kit/agents/helper.md": "---\nname: helper\ndescription: Helps\n---\nHELP-PROMPT\n" });
     return { cwd, logs, home };
   };
-  const right: Array<[string, string[]]> = [
-    ["a project agent file", ["--agent", "rev"]],
-    ["a user agent file, named in another case", ["--agent", "MINE"]],
+  const right: Array<[string, string[], string?]> = [
+    ["a project agent file", ["--agent", "rev"], "REV-PROMPT"],
+    ["a user agent file, named in another case", ["--agent", "MINE"], "MINE-PROMPT"],
     ["a built-in agent", ["--agent", "general-purpose"]],
-    ["an --agents entry", ["--agents", '{"flagged":{"description":"d","prompt":"FLAGGED-PROMPT"}}', "--agent", "flagged"]],
+    ["an --agents entry", ["--agents", '{"flagged":{"description":"d","prompt":"FLAGGED-PROMPT"}}', "--agent", "flagged"], "FLAGGED-PROMPT"],
+    // Plugins' agents join before compose looks the name up (it used to look before they joined and refuse them).
+    ["a plugin's agent (plugin:name), checked once plugins load", ["--plugin-dir", "kit", "--agent", "kit:helper"], "HELP-PROMPT"],
   ];
-  for (const [what, args] of right)
+  for (const [what, args, prompt] of right)
     test(what, async () => {
       const { cwd, logs, home } = agentProject();
       const r = await runWith(cwd, [say("ok")], args, { env: { HOME: home } });
       expect(r.code).toBe(0);
       expect(starts(logs)).toHaveLength(1);
+      if (prompt) expect(JSON.stringify(r.requests[0]!.body.system)).toContain(prompt);
     });
   test("a --json-schema zod reads: the server starts and the StructuredOutput tool is offered", async () => {
     const { cwd, logs, home } = agentProject();
