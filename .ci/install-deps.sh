@@ -19,11 +19,8 @@ command -v envsubst >/dev/null || missing="$missing gettext-base"
 [ -e /etc/ssl/certs/ca-certificates.crt ] || missing="$missing ca-certificates"
 # The image's socat is built from Debian's source without OpenSSL (deploy/image/socat.sh, with the tools and versions
 # of deploy/image/build-packages.txt); the image tests lay that build over the root they assemble.
-command -v gcc >/dev/null || missing="$missing gcc"
-command -v make >/dev/null || missing="$missing make"
-command -v dpkg-source >/dev/null || missing="$missing dpkg-dev"
-[ -e /usr/include/stdio.h ] || missing="$missing libc6-dev"
-if [ -n "$missing" ]; then
-  apt-get update -qq && apt-get install -y -qq $missing
+missing="$missing $("$(dirname "$0")/../deploy/image/socat.sh" missing-tools | tr '\n' ' ')"
+if [ -n "$(echo $missing)" ]; then
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends --allow-downgrades $missing
 fi
 "$(dirname "$0")/../deploy/image/socat.sh" ensure >/dev/null

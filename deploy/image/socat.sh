@@ -11,6 +11,7 @@
 #                             file and build-packages.txt
 #   socat.sh ensure           fetch and build into that folder unless it is there; prints it
 #   socat.sh build-packages   the pinned build tools, for apt-get install
+#   socat.sh missing-tools    those of them not installed here at their pinned version
 #
 # The Dockerfile's socat stage runs fetch and build; .ci/install-deps.sh and bench/image.ts run ensure, and
 # test/helpers/image-view.ts lays the cached build over the root it assembles (assemble.sh's third argument), so the
@@ -58,11 +59,9 @@ build() {
   out=$2
   [ -f "$dir/socat_$version.dsc" ] || die "no socat_$version.dsc in $dir (socat.sh fetch $dir)"
   check_sums "$dir"
-  here=$(cd "$(dirname "$0")" && pwd)
-  want=$(grep -v '^#' "$here/build-packages.txt" | sort)
-  have=$(dpkg-query -W -f='${Package}=${Version}\n' $(echo "$want" | sed 's/=.*//') 2>/dev/null | sed 's/:[a-z0-9]*=/=/' | sort)
-  [ "$want" = "$have" ] || die "the build tools are not the versions of deploy/image/build-packages.txt (the image's socat would be other bytes):
-$(echo "$want" | while read -r w; do echo "$have" | grep -qx "$w" || echo "  want $w, have $(echo "$have" | grep "^${w%%=*}=" || echo none)"; done)"
+  wrong=$(missing_tools)
+  [ -z "$wrong" ] || die "the build tools are not the versions of deploy/image/build-packages.txt (the image's socat would be other bytes; apt-get install \$(socat.sh missing-tools)):
+$(echo "$wrong" | while read -r w; do echo "  want $w, have $(dpkg-query -W -f='${Version}' "${w%%=*}" 2>/dev/null || echo none)"; done)"
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
   # The compiler's warnings and dpkg-source's note that it has no key for the .dsc (the sums above are checked) go to a
@@ -82,6 +81,14 @@ $(echo "$want" | while read -r w; do echo "$have" | grep -qx "$w" || echo "  wan
   install -m 755 socat "$out/usr/bin/socat"
 }
 
+# The pins of build-packages.txt that this machine does not have installed at that version.
+missing_tools() {
+  here=$(cd "$(dirname "$0")" && pwd)
+  want=$(grep -v '^#' "$here/build-packages.txt")
+  have=$(dpkg-query -W -f='${Package}=${Version}\n' $(echo "$want" | sed 's/=.*//') 2>/dev/null | sed 's/:[a-z0-9]*=/=/')
+  echo "$want" | while read -r w; do echo "$have" | grep -qxF "$w" || echo "$w"; done
+}
+
 cached() {
   here=$(cd "$(dirname "$0")" && pwd)
   hash=$(cat "$here/socat.sh" "$here/build-packages.txt" | sha256sum | cut -c1-16)
@@ -90,6 +97,7 @@ cached() {
 
 case ${1:-} in
   fetch) [ $# -eq 2 ] || die "usage: socat.sh fetch DIR"; fetch "$2" ;;
+  missing-tools) missing_tools ;;
   build-packages) grep -v '^#' "$(cd "$(dirname "$0")" && pwd)/build-packages.txt" ;;
   build) [ $# -eq 3 ] || die "usage: socat.sh build DIR OUT"; build "$2" "$3" ;;
   cached) cached ;;
@@ -106,5 +114,5 @@ case ${1:-} in
       rm -rf "$tmp"
     fi
     echo "$dest" ;;
-  *) die "usage: socat.sh fetch DIR | build DIR OUT | cached | ensure | build-packages" ;;
+  *) die "usage: socat.sh fetch DIR | build DIR OUT | cached | ensure | build-packages | missing-tools" ;;
 esac

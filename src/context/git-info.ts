@@ -1,4 +1,8 @@
 import { git, noteTopLevel } from "../util/git.ts";
+import { plainRefs, plainRepository } from "../util/git-plain.ts";
+
+/** The refs that name the main branch: origin's HEAD, else a local main or master. */
+const MAIN_REFS = ["refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master"];
 import type { GitInfo } from "./types.ts";
 
 export const GIT_STATUS_MAX_CHARS = 2_000;
@@ -38,11 +42,13 @@ export function statusBranch(status: string | null): string | null {
 export async function collectGitInfo(cwd: string): Promise<GitInfo | null> {
   // origin's HEAD and the local main/master in one call (a process less before the first request, issue 21).
   // The branch is read from status's `## …` line: a process less before the first request (issue 21).
+  // A plain repository's work tree is the folder its .git is in (util/git-plain.ts): a git process less (issue 21).
+  const plain = plainRepository(cwd, { ...process.env, ...GIT_ENV });
   const [root, status, log, refs] = await Promise.all([
-    gitOut(cwd, ["rev-parse", "--show-toplevel"]),
+    plain ? plain.root : gitOut(cwd, ["rev-parse", "--show-toplevel"]),
     gitOut(cwd, ["status", "--short", "--branch"]),
     gitOut(cwd, ["log", "--oneline", "-n", "5"]),
-    gitOut(cwd, ["for-each-ref", "--format=%(refname) %(symref:short)", "refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master"]),
+    (plain && plainRefs(plain.gitDir, MAIN_REFS)?.trimEnd()) ?? gitOut(cwd, ["for-each-ref", "--format=%(refname) %(symref:short)", ...MAIN_REFS]),
   ]);
   if (!root) return null;
   noteTopLevel(cwd, root);

@@ -1,4 +1,5 @@
 import { runProcess } from "./subprocess.ts";
+import { plainRepository } from "./git-plain.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -33,6 +34,11 @@ const driverArgs = new Map<string, Promise<string[]>>();
 const knownDriverArgs = new Map<string, string[]>();
 function neutralDrivers(cwd: string, env: Env, timeoutMs: number): Promise<string[]> {
   let p = driverArgs.get(cwd);
+  // A plain repository whose config files name no driver (git-plain.ts) needs no `git config` process to learn that.
+  if (!p && plainRepository(cwd, env)) {
+    knownDriverArgs.set(cwd, []);
+    driverArgs.set(cwd, (p = Promise.resolve([])));
+  }
   if (!p) {
     // Reading the config starts nothing; each filter and diff driver it defines is then set to no program.
     p = runProcess([gitBin(), ...GIT_QUIET_PROGRAMS, "config", "--get-regexp", "^(filter|diff)\\..+\\.(clean|smudge|process|textconv|command)$"], { cwd, env, stdin: "ignore", timeoutMs }).then((r) =>
