@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isolatedEnv, repoRoot, runYoke, TRUST_WORKSPACE, yokeBin } from "../helpers/binary.ts";
+import { playMcpLogin } from "../helpers/mcp-login.ts";
 import { type OAuthMcpServer, startOAuthMcpServer } from "../helpers/oauth-mcp-server.ts";
 import { tempDir, writeTree } from "../helpers/tmp.ts";
 import { runWith, say } from "./hooks-helpers.ts";
@@ -51,34 +52,10 @@ function setup(o: { userServers?: Record<string, unknown>; managedMcp?: unknown;
   return { cwd, home, dir, env, yoke, list, managedMcpPath: join(dir, "managed-mcp.json"), managedSettingsPath: join(dir, "managed-settings.json") };
 }
 
-/** `yoke mcp login NAME --no-browser`, playing the browser: follows the printed authorization URL (approved at once). */
-async function login(s: ReturnType<typeof setup>, name: string): Promise<{ code: number; out: string; err: string }> {
-  const p = Bun.spawn([yokeBin(), "mcp", "login", name, "--no-browser"], { cwd: s.cwd, env: s.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-  const reader = p.stdout.getReader();
-  let out = "";
-  let url: RegExpExecArray | null = null;
-  while (!(url = /http:\/\/127\.0\.0\.1:\d+\/authorize\S+/.exec(out))) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    out += new TextDecoder().decode(value);
-  }
-  if (url) {
-    const res = await fetch(url[0], { redirect: "manual" });
-    expect((await fetch(res.headers.get("location")!)).status).toBe(200);
-  }
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    out += new TextDecoder().decode(value);
-  }
-  const code = await p.exited;
-  return { code, out, err: await new Response(p.stderr).text() };
-}
-
 describe("managed-mcp.json: every yoke mcp subcommand sees its servers and only them", () => {
   test("login signs in to a managed-mcp.json server; the tokens are stored; a user's own server is not found, said naming the file", async () => {
     const s = setup({ userServers: { mine: { type: "http", url: oauth.url } }, managedMcp: { mcpServers: { corp: { type: "http", url: oauth.url } } } });
-    const li = await login(s, "corp");
+    const li = await playMcpLogin(s, "corp");
     expect({ code: li.code, err: li.err }).toEqual({ code: 0, err: "" });
     expect(li.out).toContain('Authenticated with "corp"');
     const creds = JSON.parse(readFileSync(join(s.env.CLAUDE_CONFIG_DIR!, ".credentials.json"), "utf8")).mcpOAuth as Record<string, unknown>;

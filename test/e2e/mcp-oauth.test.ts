@@ -7,6 +7,7 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { toolResultsOf } from "../helpers/fake-anthropic.ts";
 import { isolatedEnv, runYoke, yokeBin } from "../helpers/binary.ts";
+import { playMcpLogin } from "../helpers/mcp-login.ts";
 import { type OAuthMcpServer, startOAuthMcpServer } from "../helpers/oauth-mcp-server.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { runWith, say } from "./hooks-helpers.ts";
@@ -33,35 +34,6 @@ function user() {
   return { cwd, env, creds, entries, entry, run, yoke };
 }
 
-/** `yoke mcp login srv --no-browser`: the test plays the browser (the fixture approves at once). */
-async function login(u: ReturnType<typeof user>, finish: "paste" | "callback"): Promise<{ code: number; out: string; err: string }> {
-  const p = Bun.spawn([yokeBin(), "mcp", "login", "srv", "--no-browser"], { cwd: u.cwd, env: u.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-  const reader = p.stdout.getReader();
-  let out = "";
-  let url: RegExpExecArray | null = null;
-  while (!(url = /http:\/\/127\.0\.0\.1:\d+\/authorize\S+/.exec(out))) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    out += new TextDecoder().decode(value);
-  }
-  if (url) {
-    const res = await fetch(url[0], { redirect: "manual" });
-    const location = res.headers.get("location")!;
-    expect(location).toMatch(/^http:\/\/localhost:\d+\/callback\?code=/);
-    if (finish === "paste") {
-      p.stdin.write(`not a url\n${location}\n`);
-      await p.stdin.flush();
-    } else expect((await fetch(location)).status).toBe(200);
-  }
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    out += new TextDecoder().decode(value);
-  }
-  const code = await p.exited;
-  return { code, out, err: await new Response(p.stderr).text() };
-}
-
 const init = (r: { lines?: any[] }) => r.lines!.find((l) => l.subtype === "init");
 
 test("a server that answers 401 with OAuth metadata: needs-auth in list and init (never a browser, never a registration); login, then its tools work", async () => {
@@ -81,7 +53,7 @@ test("a server that answers 401 with OAuth metadata: needs-auth in list and init
   expect(r.stderr).toContain("yoke mcp login srv");
   expect(s.counts.registrations).toBe(regs);
 
-  const li = await login(u, "paste");
+  const li = await playMcpLogin(u, "srv", "paste");
   expect(li.err).toBe("");
   expect(li.code).toBe(0);
   expect(li.out).toContain('Starting authentication for "srv"');
@@ -106,7 +78,7 @@ test("a server that answers 401 with OAuth metadata: needs-auth in list and init
 test("expired token: refreshed on the server's 401, and before connecting when the stored expiry has passed; the new tokens are stored", async () => {
   const u = user();
   await u.yoke("add", "-t", "http", "srv", s.url);
-  expect((await login(u, "callback")).code).toBe(0);
+  expect((await playMcpLogin(u, "srv", "callback")).code).toBe(0);
   const first = u.entry().accessToken;
   const refreshes = s.counts.refreshes;
 
@@ -134,7 +106,7 @@ test("expired token: refreshed on the server's 401, and before connecting when t
 async function signedIn() {
   const u = user();
   await u.yoke("add", "-t", "http", "srv", s.url);
-  expect((await login(u, "callback")).code).toBe(0);
+  expect((await playMcpLogin(u, "srv", "callback")).code).toBe(0);
   return u;
 }
 
@@ -170,7 +142,7 @@ test("a revoked client: needs-auth naming the client; signing in again works; lo
   expect(r.stderr).toContain("yoke mcp login srv");
 
   // Sign in again works; logout forgets.
-  expect((await login(u, "paste")).code).toBe(0);
+  expect((await playMcpLogin(u, "srv", "paste")).code).toBe(0);
   const lo = await u.yoke("logout", "srv");
   expect(lo.code).toBe(0);
   expect(lo.stdout).toContain('Removed the stored OAuth credentials of "srv"');
@@ -181,7 +153,7 @@ test("a revoked client: needs-auth naming the client; signing in again works; lo
 test("a bearer header in the config still works without OAuth; login refuses what cannot sign in, naming it", async () => {
   const u = user();
   await u.yoke("add", "-t", "http", "srv", s.url);
-  expect((await login(u, "callback")).code).toBe(0);
+  expect((await playMcpLogin(u, "srv", "callback")).code).toBe(0);
   const token = u.entry().accessToken;
   await u.yoke("add", "-t", "http", "-H", `Authorization: Bearer ${token}`, "static", s.url);
   await u.yoke("logout", "srv");
@@ -223,7 +195,7 @@ test("a pre-registered client (the server's `oauth` entry: clientId, callbackPor
   const { client_id } = (await reg.json()) as { client_id: string };
   expect((await u.yoke("add-json", "srv", JSON.stringify({ type: "http", url: s.url, oauth: { clientId: client_id, callbackPort: port } }))).code).toBe(0);
   const regs = s.counts.registrations;
-  const li = await login(u, "callback");
+  const li = await playMcpLogin(u, "srv", "callback");
   expect(li.code).toBe(0);
   expect(li.out).toContain(`client_id=${client_id}`);
   expect(li.out).toContain(encodeURIComponent(redirect));
