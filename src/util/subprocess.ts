@@ -19,10 +19,12 @@
  * yoke died inside that window: the watchdog then kills, on Linux, every process whose environment holds it, and the
  * group each one leads. No exec wrapper (no change to what the child sees but one variable), no cost after spawn.
  *
- * At the run's end a group that only needs to finish (an MCP server sent SIGTERM, endGroupAtExit) is handed to the
- * watchdog ("e -PGID") instead of being waited for: yoke exits at once, and the watchdog, at end-of-file, gives it
- * EXIT_GRACE_MS to go before it SIGKILLs what is left (issue 21: waiting for a node server to die held every exit
- * ~5-8 ms). Every other registered group is SIGKILLed at once, as before.
+ * At the run's end a group that only needs to be told to go (an MCP server, endGroupAfterExit) is handed to the
+ * watchdog ("e -PGID") instead of being stopped and waited for: yoke exits at once, and the watchdog, at end-of-file,
+ * sends it SIGTERM, gives it EXIT_GRACE_MS to go and SIGKILLs what is left (issue 21: waiting for a node server to die
+ * held every exit ~5-8 ms). The SIGTERM is the watchdog's, not yoke's: end-of-file comes once yoke's memory is freed,
+ * so the server's wake-up and teardown no longer take a core from yoke's last milliseconds. Every other registered
+ * group is SIGKILLed at once, as before.
  *
  * guardProcessGroup never throws: without a watchdog (no /bin/sh) a run works as before, unguarded.
  *
@@ -37,8 +39,8 @@ import { join } from "node:path";
 export const KILL_GRACE_MS = 1500;
 
 /**
- * How long a process group yoke asked to end as it exits (endGroupAtExit) has to do so after yoke is gone, before the
- * watchdog SIGKILLs it: the 2 s an MCP server had when yoke waited for it.
+ * How long a process group left to end after yoke's exit (endGroupAfterExit) has from the watchdog's SIGTERM before its
+ * SIGKILL: the 2 s an MCP server had when yoke stopped it and waited.
  */
 export const EXIT_GRACE_MS = 2000;
 
@@ -60,6 +62,7 @@ while read -r op a b; do
   esac
 done
 for t in $groups; do kill -s KILL -- "$t" 2>/dev/null; done
+for t in $ending; do kill -s TERM -- "$t" 2>/dev/null; done
 if [ "$pending" != " " ]; then
   set --
   for k in $pending; do set -- "$@" -e "${GUARD_ENV}=$k"; done
@@ -130,20 +133,15 @@ export function spawnToken(): string | undefined {
 }
 
 /**
- * For a process about to exit: SIGTERMs the process group `pgid` and leaves the rest to the watchdog, which SIGKILLs
- * the group EXIT_GRACE_MS after yoke is gone if it is still there (and forgets it if yoke unregisters it first). The
- * group's registration stays until then. Returns false when there is no watchdog (nor any SIGTERM sent): the caller
- * must stop the group itself (killGroup). Never throws.
+ * For a process about to exit: leaves the process group `pgid` to the watchdog, which, once yoke is gone, sends it
+ * SIGTERM and SIGKILLs it EXIT_GRACE_MS later if it is still there (nothing, if yoke unregisters it first because it
+ * ended). Yoke's exit also closes the pipes it holds to the group (a server's stdin reaches its end then). Returns false
+ * when there is no watchdog: the caller must stop the group itself (killGroup). Never throws.
  */
-export function endGroupAtExit(pgid: number): boolean {
+export function endGroupAfterExit(pgid: number): boolean {
   const w = currentWatchdog();
   if (!w || pgid <= 1) return false;
   w.write(`e -${pgid}\n`);
-  try {
-    process.kill(-pgid, "SIGTERM");
-  } catch {
-    // already gone: the watchdog's look finds nothing
-  }
   return true;
 }
 
