@@ -43,6 +43,12 @@ export const KILL_GRACE_MS = 1500;
  * SIGKILL: the 2 s an MCP server had when yoke stopped it and waited.
  */
 export const EXIT_GRACE_MS = 2000;
+/**
+ * The pauses (seconds, EXIT_GRACE_MS in all) between the watchdog's looks at such groups: short at first (a server gone
+ * on SIGTERM is let go at once), then long. A group whose processes ended still counts until its zombies are reaped,
+ * which an init that reaps lazily (seen here: ~1 s) stretches: 50 ms steps cost forty `sleep` processes then, these seven.
+ */
+const EXIT_GRACE_STEPS = ["0.02", "0.05", "0.1", "0.2", "0.4", "0.6", "0.63"];
 
 /** The environment variable a child carries its spawn token in (see above). */
 export const GUARD_ENV = "YOKE_GUARD";
@@ -76,14 +82,13 @@ if [ "$pending" != " " ]; then
     sleep 0.05 2>/dev/null
   done
 fi
-n=0
-while [ "$ending" != " " ] && [ $n -lt ${EXIT_GRACE_MS / 50} ]; do
+for pause in ${EXIT_GRACE_STEPS.join(" ")} end; do
   left=" "
   for t in $ending; do kill -s 0 -- "$t" 2>/dev/null && left="$left$t "; done
   ending=$left
   [ "$ending" = " " ] && break
-  sleep 0.05 2>/dev/null || break
-  n=$((n + 1))
+  [ "$pause" = end ] && break
+  sleep "$pause" 2>/dev/null || break
 done
 for t in $ending; do kill -s KILL -- "$t" 2>/dev/null; done`;
 
@@ -91,8 +96,8 @@ let watchdog: { write(line: string): void } | null | undefined;
 
 function startWatchdog(): { write(line: string): void } | null {
   try {
-    // A fixed PATH (grep and sleep, only when yoke died between a spawn and its registration): nothing of the
-    // session's environment runs here.
+    // A fixed PATH (grep and sleep: when yoke died between a spawn and its registration, and for the groups left to
+    // end after its exit): nothing of the session's environment runs here.
     const proc = Bun.spawn(["/bin/sh", "-c", WATCHDOG], { stdin: "pipe", stdout: "ignore", stderr: "ignore", detached: true, env: { PATH: "/usr/bin:/bin" } });
     proc.unref();
     const sink = proc.stdin;
