@@ -34,6 +34,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { closeSync, openSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readAfterExit } from "./read-after-exit.ts";
 
 /** Pause between SIGTERM and SIGKILL when a process group is stopped. */
 export const KILL_GRACE_MS = 1500;
@@ -425,7 +426,12 @@ export type RunOptions = Omit<SpawnOptions, "extraPipes"> & {
   maxOutputBytes?: number;
   signal?: AbortSignal;
   graceMs?: number;
+  /** How long a running child's pipes wait for its exit before they are read as it runs (default RUN_READ_AFTER_MS). */
+  readAfterMs?: number;
 };
+
+/** A child of runProcess still running after this is read as it runs: Bun holds at most what it writes meanwhile. */
+export const RUN_READ_AFTER_MS = 200;
 
 export type RunResult = {
   /** The exit code; null when killed by a signal or when it never started. */
@@ -476,7 +482,12 @@ export function runProcess(argv: string[], o: RunOptions): Promise<RunResult> {
   const pid = proc.pid;
   const unguard = guardProcessGroup(pid);
   let cutBytes = 0;
-  const collect = async (stream: ReadableStream<Uint8Array> | number | undefined): Promise<string> => {
+  // The pipes are taken once the child exited (its output in one buffer each), or as it runs when it takes longer;
+  // not before: taking one early costs the heap 256 KiB even when it stays empty (read-after-exit.ts).
+  const readable = readAfterExit(proc.exited, o.readAfterMs ?? RUN_READ_AFTER_MS);
+  const collect = async (take: () => ReadableStream<Uint8Array> | number | undefined): Promise<string> => {
+    await readable;
+    const stream = take();
     if (!stream || typeof stream === "number") return "";
     const parts: Uint8Array[] = [];
     let kept = 0;
@@ -499,7 +510,7 @@ export function runProcess(argv: string[], o: RunOptions): Promise<RunResult> {
   const exited = proc.exited.then(() => {
     if (groupAlive(pid)) void killGroup(pid, 0);
   });
-  return Promise.all([collect(proc.stdout as ReadableStream<Uint8Array> | undefined), collect(proc.stderr as ReadableStream<Uint8Array> | undefined), exited]).then(
+  return Promise.all([collect(() => proc.stdout as ReadableStream<Uint8Array> | undefined), collect(() => proc.stderr as ReadableStream<Uint8Array> | undefined), exited]).then(
     ([stdout, stderr]) => {
       clearTimeout(timer);
       o.signal?.removeEventListener("abort", stop);
