@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { hooksSchema } from "../config/hooks-schema.ts";
 import type { Settings } from "../config/schema.ts";
 import { parseJsonWithLocation } from "../util/json-error.ts";
@@ -70,7 +69,7 @@ async function importPlugin(file: string): Promise<Plugin> {
   let mod: Record<string, unknown>;
   provideSdkModule();
   try {
-    mod = await import(pathToFileURL(file).href);
+    mod = await import(Bun.pathToFileURL(file).href);
   } catch (err) {
     throw new Error(describeLoadError(err));
   }
