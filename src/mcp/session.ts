@@ -62,7 +62,8 @@ export type McpSession = {
   addServer(name: string, transport: Transport | TransportFactory, meta?: { scope?: McpScope; source?: string }): Promise<McpServerState>;
   /** `/mcp__server__prompt` commands and `@server:uri` mentions expanded; throws naming the server on failure. */
   expandInput(text: string, signal?: AbortSignal): Promise<string>;
-  close(): Promise<void>;
+  /** Stops every server; `atExit`: stdio servers are sent SIGTERM and not waited for (McpManager.close). */
+  close(opts?: { atExit?: boolean }): Promise<void>;
 };
 
 const envNumber = (v: string | undefined, def: number) => {
@@ -206,9 +207,9 @@ export async function startMcpSession(o: McpSessionOptions): Promise<McpSession>
       return s;
     },
     expandInput: (text, signal) => expandMcpInput(text, manager, signal),
-    close: () => {
+    close: (opts) => {
       closed = true;
-      return manager.close();
+      return manager.close(opts);
     },
   };
 }
