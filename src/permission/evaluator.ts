@@ -17,6 +17,8 @@ export { modeFromSettings } from "./modes.ts";
  */
 let bashChecker: typeof import("./bash-check.ts") | undefined;
 const bashCheck = () => (bashChecker ??= require("./bash-check.ts") as typeof import("./bash-check.ts"));
+/** Loads the Bash checker now (once): for a caller that knows a Bash decision is coming (its tool call is streaming). */
+export const warmBashChecker = (): void => void bashCheck();
 
 export type EvaluatorOptions = {
   settings: LoadedSettings;
