@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { hooksSchema } from "../config/hooks-schema.ts";
+import { hookSchemas } from "../config/hooks-schema.ts";
 import type { Settings } from "../config/schema.ts";
 import { parseJsonWithLocation } from "../util/json-error.ts";
 import type { Plugin } from "./types.ts";
@@ -116,7 +116,7 @@ export function readClaudePlugin(root: string, dataRoot: string, key?: string): 
   const rawHooks = inline ?? (existsSync(hooksFile) ? (parseJsonWithLocation(readFileSync(hooksFile, "utf8"), hooksFile) as Record<string, unknown>) : undefined);
   if (rawHooks) {
     const h = (rawHooks.hooks ?? rawHooks) as Record<string, unknown>;
-    const parsed = hooksSchema.safeParse(h);
+    const parsed = hookSchemas().hooksSchema.safeParse(h);
     if (!parsed.success) {
       const i = parsed.error.issues[0]!;
       throw new Error(`${inline ? join(root, ".claude-plugin/plugin.json") : hooksFile}: field "hooks.${i.path.join(".")}": ${i.message}`);
