@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { git, knownTopLevel } from "../util/git.ts";
+import { git, gitScript, knownTopLevel } from "../util/git.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -99,16 +99,22 @@ export async function stageWorktree(repo: GitRepo, env: Env, tmpIndex: string): 
 }
 
 /**
+ * The seal's two git steps in one process start (gitScript): a run's end waits for the last Bash call's seal, and two
+ * starts from yoke, each waited for in turn, held a three-turn run's exit ~10 ms on a loaded machine (issue 21). Exit
+ * 3: write-tree failed; 4: update-ref failed (their stderr says why); the tree on stdout.
+ */
+const SEAL_SCRIPT = 'ref=$1; shift; tree=$("$@" write-tree) || exit 3; "$@" update-ref "$ref" "$tree" || exit 4; printf "%s\\n" "$tree"';
+
+/**
  * The snapshot's tree → its private ref, pointing at the tree itself (a ref outside refs/heads may name any object): a
  * commit object around it would be one more git process, and a rewind reads only the tree. Removes the private index.
  */
 async function sealIndex(repo: GitRepo, e: Env, tmpIndex: string, ref: string): Promise<{ tree: string } | { error: string }> {
   try {
-    const wt = await git(["write-tree"], { cwd: repo.top, env: e });
-    const tree = wt.stdout.trim();
-    if (wt.code !== 0 || !/^[0-9a-f]{40,64}$/.test(tree)) return { error: `git write-tree failed: ${wt.stderr.trim() || `exit code ${wt.code}`}` };
-    const u = await git(["update-ref", ref, tree], { cwd: repo.top, env: e });
-    if (u.code !== 0) return { error: `git update-ref ${ref} failed: ${u.stderr.trim()}` };
+    const r = await gitScript(SEAL_SCRIPT, "write-tree and update-ref", [ref], { cwd: repo.top, env: e });
+    const tree = r.stdout.trim();
+    if (r.code === 4) return { error: `git update-ref ${ref} failed: ${r.stderr.trim()}` };
+    if (r.code !== 0 || !/^[0-9a-f]{40,64}$/.test(tree)) return { error: `git write-tree failed: ${r.stderr.trim() || `exit code ${r.code}`}` };
     return { tree };
   } finally {
     rmSync(tmpIndex, { force: true });

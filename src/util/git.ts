@@ -73,6 +73,19 @@ export function git(args: string[], opts: { cwd: string; env: Env; input?: strin
   return known ? runGit([gitBin(), ...GIT_QUIET_PROGRAMS, ...known, ...args], args, opts, timeoutMs) : quietGit(opts.cwd, opts.env, timeoutMs).then((q) => runGit([...q, ...args], args, opts, timeoutMs));
 }
 
+/**
+ * Runs a short /bin/sh script in which `"$@"` is yoke's git with the options git() gives it, after `args` (the script
+ * shifts them off), so several git steps cost yoke one process start and one exit to wait for instead of one each
+ * (a snapshot's seal at a run's end: issue 21). `what` names it in a timeout. POSIX only. Never throws; failures come
+ * back as git()'s do (the script's own exit code otherwise).
+ */
+export function gitScript(script: string, what: string, args: string[], opts: { cwd: string; env: Env }): Promise<GitResult> {
+  const timeoutMs = gitTimeoutMs(opts.env);
+  const known = knownDriverArgs.get(opts.cwd);
+  const run = (prefix: string[]) => runGit(["/bin/sh", "-c", script, "sh", ...args, ...prefix], [what], opts, timeoutMs);
+  return known ? run([gitBin(), ...GIT_QUIET_PROGRAMS, ...known]) : quietGit(opts.cwd, opts.env, timeoutMs).then(run);
+}
+
 async function runGit(argv: string[], args: string[], opts: { cwd: string; env: Env; input?: string }, timeoutMs: number): Promise<GitResult> {
   const r = await runProcess(argv, { cwd: opts.cwd, env: opts.env, stdin: opts.input === undefined ? "ignore" : { data: opts.input }, timeoutMs });
   if (r.error) return { code: -1, stdout: "", stderr: r.error };

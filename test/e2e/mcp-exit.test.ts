@@ -1,7 +1,8 @@
 /**
- * Issue 21, the end of a run: yoke sends its stdio MCP servers SIGTERM (their whole process group) and exits without
- * waiting for them to die; the watchdog (src/util/subprocess.ts) then gives a server EXIT_GRACE_MS to finish and
- * SIGKILLs what is left. Waiting held every exit ~5-8 ms (a node server's teardown).
+ * Issue 21, the end of a run: yoke leaves its stdio MCP servers to the watchdog (src/util/subprocess.ts) and exits
+ * without stopping them itself or waiting for them to die; yoke's exit closes their stdin, and the watchdog, once yoke
+ * is gone, sends each server's process group SIGTERM, gives it EXIT_GRACE_MS to finish and SIGKILLs what is left.
+ * Waiting held every exit ~5-8 ms (a node server's teardown), and a server woken at yoke's exit took its core.
  *
  * Claude Code 2.1.332, observed (strace of a `-p` run with a stdio server): it sends the server's pid SIGINT after the
  * answer and waits for its exit before its own. yoke matches the outcome (the server is told to go, and nothing of it
@@ -27,7 +28,7 @@ const mcpConfig = (servers: Record<string, { command: string; args: string[] }>)
 const ifLinux = process.platform === "linux" ? test : test.skip;
 
 for (const format of ["text", "json", "stream-json"] as const) {
-  ifLinux(`-p (${format}): the MCP server gets SIGTERM, yoke exits before it is gone, and it still has its time to finish`, async () => {
+  ifLinux(`-p (${format}): yoke exits before its MCP server is gone; the server gets SIGTERM and still has its time to finish`, async () => {
     const cwd = tempDir();
     const d = tempDir();
     const args = ["--mcp-config", mcpConfig({ term: { command: "node", args: [fixture("term-server.mjs"), d] } }), "--output-format", format, ...(format === "stream-json" ? ["--verbose"] : [])];

@@ -131,7 +131,10 @@ test("objects pruned at once by the command before the ref exists: the snapshot 
   expect(cp.list()[0]!.gitRefs).toEqual(["refs/yoke/checkpoints/gc/1"]);
 });
 
-/** This process's children named git, zombies included (an exited child stays one until the event loop reaps it). */
+/**
+ * This process's git children, and the /bin/sh that runs the seal's two git steps (not the watchdog's sh), zombies
+ * included (an exited child stays one until the event loop reaps it; a zombie's command line is empty, so any zombie sh).
+ */
 function gitChildren(): number[] {
   const out: number[] = [];
   for (const e of readdirSync("/proc")) {
@@ -140,7 +143,10 @@ function gitChildren(): number[] {
       const st = readFileSync(`/proc/${e}/stat`, "utf8");
       const comm = st.slice(st.indexOf("(") + 1, st.lastIndexOf(")"));
       const ppid = Number(st.slice(st.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === process.pid && comm === "git") out.push(Number(e));
+      if (ppid !== process.pid) continue;
+      const shell = comm === "sh" || comm === "dash" || comm === "bash";
+      const state = st.slice(st.lastIndexOf(")") + 2).split(" ")[0];
+      if (comm === "git" || (shell && (state === "Z" || readFileSync(`/proc/${e}/cmdline`, "utf8").includes("write-tree")))) out.push(Number(e));
     } catch {}
   }
   return out;
@@ -158,4 +164,58 @@ test.if(process.platform === "linux")("the seal's git starts after snapshotGit's
   await cp.settled();
   expect(cp.list()[0]!.gitRefs).toEqual(["refs/yoke/checkpoints/order/0"]);
   expect(refExists(cwd, env, "refs/yoke/checkpoints/order/0")).toBe(true);
+});
+
+test("the seal's script takes the ref as data: a session id with spaces, quotes and $(…) makes no file and fails naming update-ref", async () => {
+  const { env } = tempEnv();
+  const cwd = repo(env);
+  const errors: string[] = [];
+  const sessionId = `x $(touch pwned) "q" ;touch pwned2`;
+  const cp = createCheckpoints({ sessionId, env, cwd, onError: (m) => errors.push(m) });
+  cp.beginTurn("t1");
+  await cp.snapshotGit();
+  await cp.settled();
+  expect(existsSync(join(cwd, "pwned"))).toBe(false);
+  expect(existsSync(join(cwd, "pwned2"))).toBe(false);
+  // git refuses the ref name (a space); the step is named, as with two separate git calls.
+  expect(errors).toEqual([expect.stringContaining(`git update-ref refs/yoke/checkpoints/${sessionId}/0 failed: `)]);
+  expect(cp.list()[0]!.gitRefs).toEqual([]);
+});
+
+test("a write-tree that fails (its blob pruned before the seal) is said as write-tree's failure, not update-ref's; no ref is left", async () => {
+  const { env } = tempEnv();
+  const cwd = repo(env);
+  const errors: string[] = [];
+  const cp = createCheckpoints({ sessionId: "wt", env, cwd, onError: (m) => errors.push(m) });
+  writeFileSync(join(cwd, "new.txt"), "only in the snapshot's objects\n");
+  cp.beginTurn("t1");
+  await cp.snapshotGit();
+  // snapshotGit's continuation, before the seal starts (the test above): a synchronous prune removes the new blob the
+  // private index names, so write-tree cannot build the tree.
+  expect(sh(cwd, env, "prune", "--expire=now").code).toBe(0);
+  await cp.settled();
+  expect(errors).toEqual([expect.stringMatching(/: git write-tree failed: .*new\.txt.*Bash changes in this turn cannot be rewound/s)]);
+  expect(errors[0]).not.toContain("update-ref");
+  expect(cp.list()[0]!.gitRefs).toEqual([]);
+  expect(refExists(cwd, env, "refs/yoke/checkpoints/wt/0")).toBe(false);
+});
+
+test.if(process.platform === "linux")("the seal is one process start from yoke: write-tree and update-ref run under one /bin/sh, its child", async () => {
+  const { env } = tempEnv();
+  const cwd = repo(env);
+  const cp = createCheckpoints({ sessionId: "one", env, cwd });
+  const ref = "refs/yoke/checkpoints/one/0";
+  const unlock = lockRef(cwd, ref);
+  cp.beginTurn("t1");
+  await cp.snapshotGit();
+  // update-ref waits for its lock: then who started it can be read. Before, yoke started it itself (a second start).
+  const updateRef = await waitFor(() => processes().find((p) => p.cmdline.includes("update-ref\0" + ref)), "the seal's update-ref to wait for its lock");
+  const parent = processes().find((p) => p.pid === updateRef.ppid);
+  expect(updateRef.ppid).not.toBe(process.pid);
+  expect(parent?.ppid).toBe(process.pid);
+  expect(parent?.cmdline).toContain("write-tree");
+  unlock();
+  await cp.settled();
+  expect(cp.list()[0]!.gitRefs).toEqual([ref]);
+  expect(refExists(cwd, env, ref)).toBe(true);
 });
