@@ -10,7 +10,7 @@ import { discoverOutputStyles, selectOutputStyle, type OutputStyle } from "../ex
 import { createExtensions, type Extensions, type ExtensionsOptions } from "../extension/runtime.ts";
 import type { AgentRunner } from "../tool/builtin/agent.ts";
 import type { LoopDeps } from "../loop/run-turn.ts";
-import { hooksSchema } from "../config/hooks-schema.ts";
+import { hookSchemas } from "../config/hooks-schema.ts";
 import type { YokeHookBus } from "../hook/bus.ts";
 import type { Evaluator } from "../permission/index.ts";
 import type { PromptSection } from "../plugin/host.ts";
@@ -217,7 +217,7 @@ export async function wireExtensions(o: ExtensionWiringOptions): Promise<Extensi
     // Frontmatter hooks run for the rest of the session once the skill or command is used (contracts §1.2).
     onFirstUse: (cmd) => {
       if (!cmd.hooks || (cmd.source === "project" && !trusted) || !o.bus) return;
-      const parsed = hooksSchema.safeParse(cmd.hooks);
+      const parsed = hookSchemas().hooksSchema.safeParse(cmd.hooks);
       if (!parsed.success) {
         const i = parsed.error.issues[0]!;
         o.log.warn(`${cmd.file}: field "hooks.${i.path.join(".")}": ${i.message} (its hooks are not used)`);

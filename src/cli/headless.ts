@@ -52,7 +52,7 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
   let init: InitializeRequest | null = null;
   let hostInit: HostInit | null = null;
   if (format.inputFormat === "stream-json") {
-    const { stdinSession, applyInitialize, readInitialize } = await import("./headless-rest.ts");
+    const { stdinSession, applyInitialize, readInitialize } = await import("./headless-stream.ts");
     control = stdinSession({ warn: (m) => log.warn(m) });
     init = await control.initialize;
     if (init) {
@@ -126,7 +126,7 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
   if (control) {
     prompts = control.prompts;
     // contracts §4.6: with --permission-prompt-tool stdio an `ask` becomes a can_use_tool request to the host.
-    const { attachHost } = await import("./headless-rest.ts");
+    const { attachHost } = await import("./headless-stream.ts");
     host = await attachHost({ rt, control, init, hostInit, askHost: promptTool === "stdio" });
   } else {
     // The prompt read before the prelude (with --rewind-files: the one to run after the rewind).

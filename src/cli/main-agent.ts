@@ -1,5 +1,5 @@
 import type { AgentDefinition } from "../agent/types.ts";
-import { hooksSchema } from "../config/hooks-schema.ts";
+import { hookSchemas } from "../config/hooks-schema.ts";
 import type { YokeHookBus } from "../hook/bus.ts";
 import type { LoadedSettings } from "../config/load.ts";
 import type { Extensions } from "../extension/runtime.ts";
@@ -100,7 +100,7 @@ export function agentHooks(o: { bus: YokeHookBus; settings: LoadedSettings; warn
   return (agent) => {
     if (!agent.hooks || agent.source === "plugin") return undefined;
     if (agent.source === "project" && !isProjectTrusted(o.settings)) return undefined;
-    const parsed = hooksSchema.safeParse(agent.hooks);
+    const parsed = hookSchemas().hooksSchema.safeParse(agent.hooks);
     if (!parsed.success) {
       const i = parsed.error.issues[0]!;
       o.warn(`${agent.file ?? `agent ${agent.name}`}: field "hooks.${i.path.join(".")}": ${i.message} (the agent runs without its hooks)`);

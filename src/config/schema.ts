@@ -1,13 +1,13 @@
 import "../util/zod-setup.ts"; // first: zod reads the setting as each schema is made, and these are made at import
 import { z } from "zod";
-import { hookHandlerSchema, hooksSchema } from "./hooks-schema.ts";
+import { hookSchemas } from "./hooks-schema.ts";
 
 const stringArray = z.array(z.string());
 
 // The hooks' schemas are their own module: a run needs them (plugins', agents' and skills' hooks), not the rest of
 // these, which only a settings file the quick check is not sure of loads (load.ts). Making every schema here at import
 // cost a one-turn run ~4 ms of CPU (issue 21).
-export { hookHandlerSchema, hookMatcherGroupSchema, hooksSchema } from "./hooks-schema.ts";
+export { hookSchemas, type HookHandlerConfig } from "./hooks-schema.ts";
 
 export const permissionsSchema = z.looseObject({
   allow: stringArray.optional(),
@@ -71,7 +71,7 @@ export const settingsSchema = z.looseObject({
   permissions: permissionsSchema.optional(),
   autoMode: autoModeSettingsSchema.optional(),
   env: z.record(z.string(), z.coerce.string()).optional(),
-  hooks: hooksSchema.optional(),
+  hooks: hookSchemas().hooksSchema.optional(),
   disableAllHooks: z.boolean().optional(),
   allowManagedHooksOnly: z.boolean().optional(),
   model: z.string().optional(),
@@ -111,4 +111,3 @@ export const settingsSchema = z.looseObject({
 
 export type Settings = z.infer<typeof settingsSchema>;
 export type SandboxSettings = z.infer<typeof sandboxSettingsSchema>;
-export type HookHandlerConfig = z.infer<typeof hookHandlerSchema>;

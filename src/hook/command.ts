@@ -33,6 +33,8 @@ export type CommandRunOptions = {
   maxOutputChars?: number;
   /** Watch the first stdout line for `{"async":true}` and return at once when it comes (see CommandRun.background). */
   allowAsync?: boolean;
+  /** How long the pipes wait for the hook's exit before they are read as it runs (default HOOK_READ_AFTER_MS). */
+  readAfterMs?: number;
 };
 
 /** contracts §1.6 async form: `{"async": true, "asyncTimeout"?: ms}` alone on the first line. */
@@ -51,6 +53,7 @@ function asyncDeclaration(line: string): { timeoutMs?: number } | null {
 import { accessSync, constants, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { killGroup, type PipedChild, spawnPiped } from "../util/subprocess.ts";
+import { readAfterExit } from "../util/read-after-exit.ts";
 import { markEach } from "../util/mark-each.ts";
 
 let bashPath: string | undefined;
@@ -86,12 +89,16 @@ export function directArgv(command: string, cwd: string, env: Record<string, str
 
 // After the hook exits, a child it left running may still hold stdout open; stop reading soon after.
 const DRAIN_GRACE_MS = 200;
+// A hook still running after this is read as it runs (its `{"async":true}` line seen then at the latest).
+const HOOK_READ_AFTER_MS = 50;
 
-async function readCapped(stream: ReadableStream<Uint8Array>, cap: number, stopped: Promise<void>, onText?: (text: string) => void) {
+/** Reads the pipe `take` gives once `readable` resolved (not before: src/util/read-after-exit.ts), up to `cap` chars. */
+async function readCapped(take: () => ReadableStream<Uint8Array>, cap: number, readable: Promise<void>, stopped: Promise<void>, onText?: (text: string) => void) {
   const dec = new TextDecoder();
   let text = "";
   let truncated = false;
-  const reader = stream.getReader();
+  await readable;
+  const reader = take().getReader();
   // After the grace period: keep what arrived (a pending read ends as done).
   void stopped.then(() => reader.cancel().catch(() => {}));
   try {
@@ -185,8 +192,11 @@ export async function runHookCommand(o: CommandRunOptions): Promise<CommandRun> 
 
   let stopReading!: () => void;
   const stopped = new Promise<void>((r) => (stopReading = r));
-  const outP = readCapped(proc.stdout, cap, stopped, watch);
-  const errP = readCapped(proc.stderr, cap, stopped);
+  // The pipes are taken once the hook exited (its output in one buffer each), or as it runs when it takes longer: a
+  // hook that goes to the background is seen HOOK_READ_AFTER_MS after its first line at most (read-after-exit.ts).
+  const readable = readAfterExit(proc.exited, o.readAfterMs ?? HOOK_READ_AFTER_MS);
+  const outP = readCapped(() => proc.stdout, cap, readable, stopped, watch);
+  const errP = readCapped(() => proc.stderr, cap, readable, stopped);
   const finished = (async (): Promise<CommandRun> => {
     const ended = await exit;
     markEach("hook-exited");

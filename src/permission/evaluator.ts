@@ -1,7 +1,6 @@
 import { relative } from "node:path";
 import { userHome } from "../util/home.ts";
 import type { LoadedSettings } from "../config/load.ts";
-import { decideBash } from "./bash-check.ts";
 import { grepExcludeGlobs, isInside, resolvePath } from "./paths.ts";
 import { builtinDeclaration, canonicalToolName, type ToolDeclaration } from "../tool/declarations.ts";
 import { credentialExcludeGlobs, isCredentialPath, isProtectedPath } from "./sensitive-paths.ts";
@@ -9,6 +8,17 @@ import { buildRuleSet, domainMatches, findPathRule, paramSpecMatches, type RuleL
 import { PERMISSION_MODES, type PermissionDecision, type PermissionEvaluator, type PermissionMode, type PermissionQuery, type PermissionRule } from "./types.ts";
 import { modeFromSettings } from "./modes.ts";
 export { modeFromSettings } from "./modes.ts";
+
+/**
+ * The Bash checker (bash-check.ts and the ~20 modules under it, ~200 KB of the bundle) loads on the first Bash decision,
+ * not with the evaluator: a run that calls no Bash never reads it, and one that does reads it after its first request
+ * (issue 21: ~2.5 ms of a start's CPU). A require, so the decision stays synchronous; the binary keeps it in a chunk
+ * of its own (build.ts splitting).
+ */
+let bashChecker: typeof import("./bash-check.ts") | undefined;
+const bashCheck = () => (bashChecker ??= require("./bash-check.ts") as typeof import("./bash-check.ts"));
+/** Loads the Bash checker now (once): for a caller that knows a Bash decision is coming (its tool call is streaming). */
+export const warmBashChecker = (): void => void bashCheck();
 
 export type EvaluatorOptions = {
   settings: LoadedSettings;
@@ -185,7 +195,7 @@ export function createPermissionEvaluator(opts: EvaluatorOptions): Evaluator {
       const command = typeof raw === "string" ? raw : "";
       const ask = toolRule("ask", tool, input);
       if (ask) return { behavior: "ask", reason: `Rule ${ask.text} asks before running Bash.`, rule: ask, bypassable: false };
-      const d = decideBash(command, { set, cwd: qcwd, home, env, workingDirs: workingDirectories, mode });
+      const d = bashCheck().decideBash(command, { set, cwd: qcwd, home, env, workingDirs: workingDirectories, mode });
       if (d.behavior === "allow" && !d.rule && opts.sandboxEscape?.(input))
         return { behavior: "ask", reason: "The command asks to run outside the sandbox (dangerouslyDisableSandbox); that needs approval.", bypassable: true };
       const allowAll = d.behavior !== "allow" && d.bypassable ? wholeToolRule(set, "allow", "Bash") : undefined;

@@ -1,7 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { hooksSchema } from "../config/hooks-schema.ts";
+import { hookSchemas } from "../config/hooks-schema.ts";
 import type { Settings } from "../config/schema.ts";
 import { parseJsonWithLocation } from "../util/json-error.ts";
 import type { Plugin } from "./types.ts";
@@ -70,7 +69,7 @@ async function importPlugin(file: string): Promise<Plugin> {
   let mod: Record<string, unknown>;
   provideSdkModule();
   try {
-    mod = await import(pathToFileURL(file).href);
+    mod = await import(Bun.pathToFileURL(file).href);
   } catch (err) {
     throw new Error(describeLoadError(err));
   }
@@ -117,7 +116,7 @@ export function readClaudePlugin(root: string, dataRoot: string, key?: string): 
   const rawHooks = inline ?? (existsSync(hooksFile) ? (parseJsonWithLocation(readFileSync(hooksFile, "utf8"), hooksFile) as Record<string, unknown>) : undefined);
   if (rawHooks) {
     const h = (rawHooks.hooks ?? rawHooks) as Record<string, unknown>;
-    const parsed = hooksSchema.safeParse(h);
+    const parsed = hookSchemas().hooksSchema.safeParse(h);
     if (!parsed.success) {
       const i = parsed.error.issues[0]!;
       throw new Error(`${inline ? join(root, ".claude-plugin/plugin.json") : hooksFile}: field "hooks.${i.path.join(".")}": ${i.message}`);

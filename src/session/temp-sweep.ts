@@ -5,7 +5,7 @@
  * owner file (a host's, or one being made) and anything not named `yoke-*` are never touched.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { fsp } from "../util/fs-promises.ts";
 import { join } from "node:path";
 import { holderIsStale, processStart } from "./lock.ts";
 
@@ -39,14 +39,14 @@ function owner(dir: string): Owner | undefined {
 
 async function ownerOf(dir: string): Promise<Owner | undefined> {
   try {
-    const o = JSON.parse(await readFile(join(dir, OWNER_FILE), "utf8")) as Owner;
+    const o = JSON.parse(await fsp().readFile(join(dir, OWNER_FILE), "utf8")) as Owner;
     return typeof o.pid === "number" ? o : undefined;
   } catch {
     return undefined;
   }
 }
 
-const remove = (path: string) => rm(path, { recursive: true, force: true }).catch(() => {});
+const remove = (path: string) => fsp().rm(path, { recursive: true, force: true }).catch(() => {});
 
 /** `yoke-<session id>`: session ids are UUIDs, so nothing else in a shared temp folder is even looked at. */
 const SESSION_DIR = /^yoke-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -59,7 +59,7 @@ const SESSION_DIR = /^yoke-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 export async function sweepDeadTempDirs(root: string): Promise<string[]> {
   let names: string[];
   try {
-    names = await readdir(root);
+    names = await fsp().readdir(root);
   } catch {
     return [];
   }
@@ -78,7 +78,7 @@ export async function sweepDeadTempDirs(root: string): Promise<string[]> {
     if (!SESSION_DIR.test(name)) continue;
     const dir = join(root, name);
     try {
-      if (!(await stat(dir)).isDirectory()) continue;
+      if (!(await fsp().stat(dir)).isDirectory()) continue;
     } catch {
       continue;
     }
@@ -86,13 +86,13 @@ export async function sweepDeadTempDirs(root: string): Promise<string[]> {
     if (!o || o.pid === process.pid || !holderIsStale(o)) continue;
     const aside = join(root, `.${name}.dead-${process.pid}`);
     try {
-      await rename(dir, aside);
+      await fsp().rename(dir, aside);
     } catch {
       continue; // another run swept it first
     }
     const again = await ownerOf(aside);
     if (again && again.pid !== o.pid && !holderIsStale(again)) {
-      await rename(aside, dir).catch(() => {});
+      await fsp().rename(aside, dir).catch(() => {});
       continue;
     }
     await remove(aside);

@@ -30,10 +30,17 @@
  *
  * Also the one place that stops process groups (groupAlive, killGroup), for Bash, background shells and hooks.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { closeSync, openSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readAfterExit } from "./read-after-exit.ts";
+
+/**
+ * node:child_process, loaded by its first caller: its import costs a start ~1.5 ms of CPU (Bun 1.4.5, issue 21), and
+ * the prelude that spawns the MCP servers (Bun.spawn) loads this module but none of its child_process callers.
+ */
+const childProcess = () => require("node:child_process") as typeof import("node:child_process");
 
 /** Pause between SIGTERM and SIGKILL when a process group is stopped. */
 export const KILL_GRACE_MS = 1500;
@@ -358,7 +365,7 @@ export function spawnProcess(argv: string[], o: SpawnOptions = {}): ChildProcess
   const env = token ? { ...(o.env ?? process.env), [GUARD_ENV]: token } : o.env;
   let child: ChildProcess;
   try {
-    child = spawn(cmd!, args, { cwd: o.cwd, env: env as NodeJS.ProcessEnv | undefined, detached: true, stdio: [stdin as "pipe", o.stdout ?? "pipe", o.stderr ?? "pipe", ...Array<"pipe">(o.extraPipes ?? 0).fill("pipe")] });
+    child = childProcess().spawn(cmd!, args, { cwd: o.cwd, env: env as NodeJS.ProcessEnv | undefined, detached: true, stdio: [stdin as "pipe", o.stdout ?? "pipe", o.stderr ?? "pipe", ...Array<"pipe">(o.extraPipes ?? 0).fill("pipe")] });
   } catch (e) {
     guardProcessGroup(undefined, token);
     throw e;
@@ -425,7 +432,12 @@ export type RunOptions = Omit<SpawnOptions, "extraPipes"> & {
   maxOutputBytes?: number;
   signal?: AbortSignal;
   graceMs?: number;
+  /** How long a running child's pipes wait for its exit before they are read as it runs (default RUN_READ_AFTER_MS). */
+  readAfterMs?: number;
 };
+
+/** A child of runProcess still running after this is read as it runs: Bun holds at most what it writes meanwhile. */
+export const RUN_READ_AFTER_MS = 200;
 
 export type RunResult = {
   /** The exit code; null when killed by a signal or when it never started. */
@@ -476,7 +488,12 @@ export function runProcess(argv: string[], o: RunOptions): Promise<RunResult> {
   const pid = proc.pid;
   const unguard = guardProcessGroup(pid);
   let cutBytes = 0;
-  const collect = async (stream: ReadableStream<Uint8Array> | number | undefined): Promise<string> => {
+  // The pipes are taken once the child exited (its output in one buffer each), or as it runs when it takes longer;
+  // not before: taking one early costs the heap 256 KiB even when it stays empty (read-after-exit.ts).
+  const readable = readAfterExit(proc.exited, o.readAfterMs ?? RUN_READ_AFTER_MS);
+  const collect = async (take: () => ReadableStream<Uint8Array> | number | undefined): Promise<string> => {
+    await readable;
+    const stream = take();
     if (!stream || typeof stream === "number") return "";
     const parts: Uint8Array[] = [];
     let kept = 0;
@@ -499,7 +516,7 @@ export function runProcess(argv: string[], o: RunOptions): Promise<RunResult> {
   const exited = proc.exited.then(() => {
     if (groupAlive(pid)) void killGroup(pid, 0);
   });
-  return Promise.all([collect(proc.stdout as ReadableStream<Uint8Array> | undefined), collect(proc.stderr as ReadableStream<Uint8Array> | undefined), exited]).then(
+  return Promise.all([collect(() => proc.stdout as ReadableStream<Uint8Array> | undefined), collect(() => proc.stderr as ReadableStream<Uint8Array> | undefined), exited]).then(
     ([stdout, stderr]) => {
       clearTimeout(timer);
       o.signal?.removeEventListener("abort", stop);
@@ -518,7 +535,7 @@ export type SyncResult = { code: number | null; stdout: string; stderr: string; 
  */
 export function runProcessSync(argv: string[], o: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs: number; maxOutputBytes?: number }): SyncResult {
   const [cmd, ...args] = argv;
-  const r = spawnSync(cmd!, args, {
+  const r = childProcess().spawnSync(cmd!, args, {
     cwd: o.cwd,
     env: o.env as NodeJS.ProcessEnv | undefined,
     stdio: ["ignore", "pipe", "pipe"],
@@ -545,6 +562,6 @@ export function helperFailure(r: SyncResult, timeoutMs: number): string | undefi
  */
 export function runOnTerminal(argv: string[], o: { cwd?: string; env?: Record<string, string | undefined> }): { status: number | null; error?: Error } {
   const [cmd, ...args] = argv;
-  const r = spawnSync(cmd!, args, { stdio: "inherit", cwd: o.cwd, env: o.env as NodeJS.ProcessEnv | undefined });
+  const r = childProcess().spawnSync(cmd!, args, { stdio: "inherit", cwd: o.cwd, env: o.env as NodeJS.ProcessEnv | undefined });
   return { status: r.status, ...(r.error ? { error: r.error } : {}) };
 }

@@ -43,7 +43,17 @@ async function ready(id: string): Promise<{ cp: Checkpoints; cwd: string; errors
 }
 
 const refsOf = (cp: Checkpoints, turn: string) => cp.list().find((c) => c.userUuid === turn)!.gitRefs;
-const gitAddRunning = () => processes().some((p) => p.cmdline.includes("\0add\0-A\0") && p.cmdline.includes("git"));
+// This test process's own git add runs only: another program's on a shared machine (a CI job, a second suite) is
+// not ours to wait for, and counting it made the test fail whenever one ran at the same moment.
+const gitAddRunning = () => {
+  const all = processes();
+  const parent = new Map(all.map((p) => [p.pid, p.ppid]));
+  const ours = (pid: number) => {
+    for (let p: number | undefined = pid, hops = 0; p !== undefined && p > 1 && hops < 64; p = parent.get(p), hops++) if (p === process.pid) return true;
+    return false;
+  };
+  return all.some((p) => p.cmdline.includes("\0add\0-A\0") && p.cmdline.includes("git") && ours(p.pid));
+};
 
 describe("the read started beside the permission check", () => {
   test("allowed at once: the snapshot that follows in the same tick is that read (no second git add)", async () => {

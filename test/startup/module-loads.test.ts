@@ -38,8 +38,12 @@ const of = (mods: string[], ...what: string[]) => mods.filter((m) => what.some((
 // What no start loads unless it is used: the terminal UI, the MCP client, the HTML converter of WebFetch.
 const HEAVY_UNUSED = ["src/tui/", "@mariozechner/pi-tui", "@modelcontextprotocol/sdk", "node-html-markdown", "node-html-parser", "marked"];
 
-/** A module-level import (ESM or CommonJS) of a Node built-in that is slow to load; a require inside a function is not one. */
-const SLOW_BUILTIN_IMPORT = /^(?:(?:import|export)\b[^;]*?\bfrom\s*|import\s*|(?:const|let|var)\b[^;]*?=\s*require\(\s*)["'](?:node:)?(?:crypto|tty|readline|http|https|http2|zlib|net|tls)["']/m;
+/**
+ * A module-level import (ESM or CommonJS) of a Node built-in that is slow to load; a require inside a function is not
+ * one, nor a type-only import. child_process (~1.5 ms of CPU in Bun 1.4.5), url and fs/promises (~2 ms) load where they
+ * are first used: before the MCP servers' spawn they were ~3.5 ms of the prelude's CPU (issue 21).
+ */
+const SLOW_BUILTIN_IMPORT = /^(?:(?:import(?!\s+type\b)|export(?!\s+type\b))\b[^;]*?\bfrom\s*|import\s*|(?:const|let|var)\b[^;]*?=\s*require\(\s*)["'](?:node:)?(?:crypto|tty|readline|http|https|http2|zlib|net|tls|child_process|url|fs\/promises)["']/m;
 
 /** A module-level import (ESM or CommonJS) of any Node or Bun built-in. */
 const ANY_BUILTIN_IMPORT = /^(?:(?:import|export)\b[^;]*?\bfrom\s*|import\s*|(?:const|let|var)\b[^;]*?=\s*require\(\s*)["'](?:node:|bun:)?(?:fs|fs\/promises|path|os|child_process|crypto|tty|readline|http|https|http2|zlib|net|tls|util|events|stream|buffer|url|assert|worker_threads|jsc|sqlite|ffi)["']/m;
@@ -107,6 +111,28 @@ describe("modules loaded per way in", () => {
     // Node built-ins whose import alone costs a start milliseconds of CPU (node:crypto ~6, node:tty ~4; Bun 1.4.5):
     // UUIDs and hashes come from src/util/random.ts, and diagnostics ask isatty only when a line is written.
     expect(mods.filter((m) => SLOW_BUILTIN_IMPORT.test(readFileSync(join(root, m), "utf8")))).toEqual([]);
+  });
+
+  // Issue 21: what a prompt-only run needs neither before its first request nor for its answer stays unread: the Bash
+  // checker (its first Bash decision loads it), zod's JSON Schema reader (a JSON Schema tool), the stream-json channel.
+  // (A source run loads every zod module its index names; the binary's bundle keeps from-json-schema.js with the reader.)
+  const LAZY_UNTIL_USED = ["src/permission/bash-check.ts", "src/permission/bash-words.ts", "src/tool/json-schema-reader.ts", "src/cli/stdin.ts", "src/cli/control/host.ts", "src/cli/control/initialize.ts"];
+
+  test("-p with a prompt loads no Bash checker, no JSON Schema reader and no stream-json channel", async () => {
+    fake.push({ content: [{ type: "text", text: "hello" }] });
+    const mods = await modulesOf(["-p", "say hello"]);
+    expect(mods.filter((m) => LAZY_UNTIL_USED.includes(m))).toEqual([]);
+  });
+
+  test("each loads when it is used: the Bash checker at a Bash call, the JSON Schema reader with --json-schema", async () => {
+    fake.push({ content: [{ type: "tool_use", name: "Bash", input: { command: "echo hi", description: "say hi" } }] });
+    fake.push({ content: [{ type: "text", text: "done" }] });
+    const bash = await modulesOf(["-p", "run it", "--allowedTools", "Bash(echo:*)"]);
+    expect(LAZY_UNTIL_USED.slice(0, 2).filter((m) => !bash.includes(m))).toEqual([]);
+    fake.push({ content: [{ type: "tool_use", name: "StructuredOutput", input: { n: 1 } }] });
+    fake.push({ content: [{ type: "text", text: "done" }] });
+    const schema = await modulesOf(["-p", "a number", "--output-format", "json", "--json-schema", JSON.stringify({ type: "object", properties: { n: { type: "number" } }, required: ["n"] })]);
+    expect(LAZY_UNTIL_USED.slice(2, 3).filter((m) => !schema.includes(m))).toEqual([]);
   });
 
   // The YAML library loads only for a frontmatter block the flat reader leaves to it (src/util/frontmatter.ts).

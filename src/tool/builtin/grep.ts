@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { stat } from "node:fs/promises";
+import { fsp } from "../../util/fs-promises.ts";
 import path from "node:path";
 import { z } from "zod";
 import { defineTool } from "../define-tool.ts";
@@ -66,7 +66,7 @@ export async function resolveSearchPath(p: string | undefined, ctx: ToolContext,
   const abs = p ? path.resolve(cwd, p) : cwd;
   let s;
   try {
-    s = await stat(abs);
+    s = await fsp().stat(abs);
   } catch {
     throw new Error(
       `Path does not exist: ${abs}. The current working directory is ${cwd}. Call ${tool} again with an existing file or directory as path, or leave path out to search the working directory.`,

@@ -1,4 +1,4 @@
-import { readFile, stat } from "node:fs/promises";
+import { fsp } from "../../../util/fs-promises.ts";
 import { fileFilter, globOverride } from "./file-filter.ts";
 import { canMatchNewline, requiredLiteral, translateRegex } from "./regex.ts";
 import { type GrepEngine, type GrepLine, type GrepQuery, invalidRegexMessage } from "./types.ts";
@@ -165,10 +165,10 @@ export const builtinEngine: GrepEngine = async (q, onFile) => {
     let mtimeMs: number;
     try {
       // Only regular files of a bounded size: a symlink to a FIFO blocks, one to /dev/zero never ends (issue 20.5).
-      const st = await stat(abs);
+      const st = await fsp().stat(abs);
       if (!st.isFile() || st.size > MAX_FILE_BYTES) return;
       mtimeMs = st.mtimeMs;
-      buf = await readFile(abs);
+      buf = await fsp().readFile(abs);
     } catch {
       return;
     }

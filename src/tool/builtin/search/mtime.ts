@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { fsp } from "../../../util/fs-promises.ts";
 
 const STAT_CONCURRENCY = 64;
 
@@ -13,7 +13,7 @@ export async function mtimesOf(files: string[]): Promise<Map<string, number>> {
     while (i < files.length) {
       const f = files[i++]!;
       try {
-        const s = await stat(f);
+        const s = await fsp().stat(f);
         if (s.isFile()) out.set(f, s.mtimeMs);
       } catch {}
     }

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { fsp } from "../../../util/fs-promises.ts";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 
@@ -134,13 +134,13 @@ export async function walk(opts: WalkOptions): Promise<void> {
   });
 
   async function visit(dir: string, inherited: Matcher[]): Promise<void> {
-    const entries = await readdir(dir, { withFileTypes: true });
+    const entries = await fsp().readdir(dir, { withFileTypes: true });
     let matchers = inherited;
     if (respect) {
       const names = new Set(entries.map((e) => e.name));
       const present = IGNORE_FILES.filter((f) => names.has(f));
       if (present.length) {
-        const texts = await Promise.all(present.map((f) => readFile(path.join(dir, f), "utf8").catch(() => "")));
+        const texts = await Promise.all(present.map((f) => fsp().readFile(path.join(dir, f), "utf8").catch(() => "")));
         const m = compile(dir, texts);
         if (m) matchers = [...inherited, m];
       }
