@@ -3,7 +3,8 @@
  * (say main's and a branch's) A/B alternating in the configured project of bench/project.ts, the way `bun run bench`
  * runs yoke against Claude Code. Prints per scenario the median, 10th and 90th percentile of wall time, CPU time of
  * the process tree, peak RSS (GNU time's %M), spawn → first request, yoke's own CPU time at the first request and at
- * exit, the first answer → exit (wall and own CPU: the tool turns and the exit without start-up's noise), how many
+ * exit, the first answer → exit (wall and own CPU: the tool turns and the exit without start-up's noise), the last
+ * answer → reaped and the exit mark → reaped (the end of a run as its parent sees it, both plus the exec), how many
  * times JavaScriptCore collected its heap during the run (BUN_JSC_logGC), and each
  * binary's YOKE_TIMING phases (wall / own CPU, medians). Each scenario runs fresh copies of both binaries (the state a
  * `cp` install leaves, bench/fresh-copy.ts); `--copies no` runs them where they are, to measure the page-cache state
@@ -111,6 +112,12 @@ async function main(): Promise<number> {
           // The turns after the first answer (issue 21: tool turns, the exit), without start-up's noise.
           if (wall["message-done"] !== undefined && wall.exit !== undefined) push(fig[which]!, "first answer → exit", wall.exit - wall["message-done"]);
           if (cpu["message-done"] !== undefined && cpu.exit !== undefined) push(fig[which]!, "own CPU, first answer → exit", cpu.exit - cpu["message-done"]);
+          // The end of a run as its parent sees it (issue 21): from the last answer, and from the exit mark, to the reap.
+          // Marks count from the process's start, the wall from the spawn, so both hold the exec before yoke's first
+          // instruction (the same in A and B); compare them, not their size.
+          const lastAnswer = Math.max(...Object.entries(wall).filter(([k]) => /^turn-message-\d+$/.test(k)).map(([, v]) => v));
+          if (Number.isFinite(lastAnswer)) push(fig[which]!, "last answer → reaped (+ exec)", s.wallMs - lastAnswer);
+          if (wall.exit !== undefined) push(fig[which]!, "exit mark → reaped (+ exec)", s.wallMs - wall.exit);
           for (const [k, v] of Object.entries(wall)) push(phases[which]!, `${k} wall`, v);
           for (const [k, v] of Object.entries(cpu)) push(phases[which]!, `${k} cpu`, v);
         }
