@@ -3,7 +3,8 @@
  * (say main's and a branch's) A/B alternating in the configured project of bench/project.ts, the way `bun run bench`
  * runs yoke against Claude Code. Prints per scenario the median, 10th and 90th percentile of wall time, CPU time of
  * the process tree, peak RSS (GNU time's %M), spawn → first request, yoke's own CPU time at the first request and at
- * exit, the first answer → exit (wall and own CPU: the tool turns and the exit without start-up's noise), and each
+ * exit, the first answer → exit (wall and own CPU: the tool turns and the exit without start-up's noise), how many
+ * times JavaScriptCore collected its heap during the run (BUN_JSC_logGC), and each
  * binary's YOKE_TIMING phases (wall / own CPU, medians). Each scenario runs fresh copies of both binaries (the state a
  * `cp` install leaves, bench/fresh-copy.ts); `--copies no` runs them where they are, to measure the page-cache state
  * they are in (just built, caches dropped). Never a timed test: it only prints. Exits 1 naming a failed run.
@@ -83,6 +84,9 @@ async function main(): Promise<number> {
           // marks, CPU reads and stderr line are ~45 page faults of a ~700-fault start, and take it through src/main.ts rather
           // than src/entry.ts's answer (issue 21). Its phases are main and exit, a fraction of a millisecond apart.
           if (id === "version") delete env.YOKE_TIMING;
+          // JavaScriptCore logs each collection (one line per start) to stderr: a three-turn run held one in its tool turns,
+          // 10–19 ms of CPU, until the children's pipes stopped costing the heap 256 KiB each (src/util/read-after-exit.ts).
+          else if (!rssRun) env.BUN_JSC_logGC = "1";
           scratch.push(cwd, tmp, env.HOME!);
           current = newRunLog(id, cwd);
           restock();
@@ -105,6 +109,7 @@ async function main(): Promise<number> {
           if (log.firstRequestAt !== null) push(fig[which]!, "spawn → first request", log.firstRequestAt - s.startedAt);
           push(fig[which]!, "own CPU at the request", cpu.request);
           push(fig[which]!, "own CPU at exit", cpu.exit);
+          push(fig[which]!, "JS heap collections (count)", (s.stderr.match(/: START .*=> (Eden|Full)Collection/g) ?? []).length);
           // The turns after the first answer (issue 21: tool turns, the exit), without start-up's noise.
           if (wall["message-done"] !== undefined && wall.exit !== undefined) push(fig[which]!, "first answer → exit", wall.exit - wall["message-done"]);
           if (cpu["message-done"] !== undefined && cpu.exit !== undefined) push(fig[which]!, "own CPU, first answer → exit", cpu.exit - cpu["message-done"]);

@@ -1,13 +1,8 @@
 import { randomUUID } from "../util/random.ts";
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
-// The session's own modules, not the session/index.ts barrel (which brings compaction): the run's prelude calls this
-// before its MCP servers are spawned (run-prelude.ts).
-import { createSessionStore, transcriptPath } from "../session/store.ts";
-import { conversationFromEntries, type Conversation, INTERRUPTED_TOOL_RESULT, loadTranscript, resumeSettings } from "../session/load.ts";
-import { findSession, latestSession, listSessions } from "../session/list.ts";
-import { forkSession } from "../session/fork.ts";
-import { type Checkpoints, createCheckpoints } from "../session/checkpoints.ts";
+import type { Conversation } from "../session/load.ts";
+import type { Checkpoints } from "../session/checkpoints.ts";
 import type { MetaEntry } from "../session/types.ts";
 import type { Message } from "../provider/types.ts";
 import type { SessionStore } from "../session/types.ts";
@@ -15,6 +10,11 @@ import { acquireSessionLock, SessionLockedError } from "../session/lock.ts";
 import type { ParsedArgs } from "./args.ts";
 import { UsageError } from "./args.ts";
 import { createDiagnostics } from "../util/diagnostics.ts";
+
+// The session's own modules (session-modules.ts), required when setupSession first runs: the run's prelude imports this
+// module before its MCP servers are spawned and sets a fresh session up after the spawn (run-prelude.ts), so their load
+// (~40 KB of the bundle) is not in the spawn's way (issue 21).
+const sessionModules = () => require("./session-modules.ts") as typeof import("./session-modules.ts");
 
 export type SessionSetup = {
   sessionId: string;
@@ -61,7 +61,7 @@ export function setupSession(
       fromPath = resumeTarget(resume, cwd, env);
     } else {
       // At the terminal `--continue` skips `-p` and SDK sessions (contracts §5.3); headless it takes any.
-      const latest = latestSession(cwd, env, opts.interactive ? (r) => !r.entrypoint.startsWith("sdk-") : undefined);
+      const latest = sessionModules().latestSession(cwd, env, opts.interactive ? (r) => !r.entrypoint.startsWith("sdk-") : undefined);
       // Claude Code's `-c` with nothing to continue starts a new session; a bare `--resume` needs one to pick.
       if (!latest && !flag("continue")) throw new UsageError(`--resume: no earlier session in ${cwd}`);
       fromPath = latest?.path;
@@ -72,7 +72,7 @@ export function setupSession(
 
   let sessionId = askedId ?? opts.sessionId ?? randomUUID();
   // One run at a time appends to a transcript (issue 20.7): the file this run will write is locked first.
-  const lockPath = fromPath && !fork ? fromPath : transcriptPath(cwd, sessionId, env);
+  const lockPath = fromPath && !fork ? fromPath : sessionModules().transcriptPath(cwd, sessionId, env);
   let lock: { release(): void } | null = null;
   try {
     lock = persist ? acquireSessionLock(lockPath, basename(lockPath, ".jsonl")) : null;
@@ -89,7 +89,7 @@ export function setupSession(
 
   function setupLocked(): SessionSetup {
   // A new id (fresh start or fork target) must not take over another session's file.
-  if (persist && (!fromPath || fork) && existsSync(transcriptPath(cwd, sessionId, env))) {
+  if (persist && (!fromPath || fork) && existsSync(sessionModules().transcriptPath(cwd, sessionId, env))) {
     throw new UsageError(`error: session id ${sessionId} is already in use (use --resume ${sessionId})`);
   }
   let source: SessionSetup["source"] = "startup";
@@ -97,10 +97,10 @@ export function setupSession(
   let conv: Conversation | null = null;
   let meta: MetaEntry[] = [];
   if (fromPath) {
-    const loaded = loadTranscript(fromPath);
+    const loaded = sessionModules().loadTranscript(fromPath);
     for (const w of loaded.warnings) warn(w);
     const at = typeof flag("resume-session-at") === "string" ? (flag("resume-session-at") as string) : undefined;
-    conv = conversationFromEntries(loaded.entries, { meta: loaded.meta, ...(at ? { leafUuid: at } : {}) });
+    conv = sessionModules().conversationFromEntries(loaded.entries, { meta: loaded.meta, ...(at ? { leafUuid: at } : {}) });
     if (at && conv.lastUuid !== at) throw new UsageError(`--resume-session-at: no message ${at} in ${fromPath}`);
     for (const line of unrecordedCalls(conv.messages)) warn(line);
     if (!fork) {
@@ -112,13 +112,13 @@ export function setupSession(
       source = "fork";
       if (persist) {
         // The copy gets fresh uuids, so the chain is read back from it; it holds no checkpoints yet.
-        path = forkSession(fromPath, sessionId, cwd, env, at ? { leafUuid: at } : {});
-        conv = conversationFromEntries(loadTranscript(path).entries);
+        path = sessionModules().forkSession(fromPath, sessionId, cwd, env, at ? { leafUuid: at } : {});
+        conv = sessionModules().conversationFromEntries(sessionModules().loadTranscript(path).entries);
       }
     }
   }
 
-  const opened = createSessionStore({ cwd, sessionId, env, persist, redact: opts.redact, ...(path && persist ? { path } : {}) });
+  const opened = sessionModules().createSessionStore({ cwd, sessionId, env, persist, redact: opts.redact, ...(path && persist ? { path } : {}) });
   const store: SessionSetup["store"] = Object.assign(Object.create(opened) as typeof opened, {
     close() {
       opened.close?.();
@@ -129,14 +129,14 @@ export function setupSession(
   const name = typeof flag("name") === "string" ? (flag("name") as string).trim() : undefined;
   if (flag("name") !== undefined && !name) throw new UsageError("error: --name needs a non-empty title");
   if (name) store.append({ type: "custom-title", customTitle: name, sessionId });
-  const checkpoints = persist ? createCheckpoints({ sessionId, cwd, env, store, meta }) : null;
+  const checkpoints = persist ? sessionModules().createCheckpoints({ sessionId, cwd, env, store, meta }) : null;
   return {
     sessionId,
     source,
     store,
     messages: conv?.messages ?? [],
     lastUuid: conv?.lastUuid ?? null,
-    restored: conv ? resumeSettings(conv.chain) : {},
+    restored: conv ? sessionModules().resumeSettings(conv.chain) : {},
     checkpoints,
   };
   }
@@ -148,9 +148,9 @@ export function setupSession(
  * (issue 17.10). Throws UsageError.
  */
 function resumeTarget(value: string, cwd: string, env: Record<string, string>): string {
-  const found = findSession(value, cwd, env);
+  const found = sessionModules().findSession(value, cwd, env);
   if (found.ok) return found.path;
-  const titled = listSessions(cwd, env).filter((r) => r.title !== undefined && r.title === value.trim());
+  const titled = sessionModules().listSessions(cwd, env).filter((r) => r.title !== undefined && r.title === value.trim());
   if (titled.length === 1) return titled[0]!.path;
   if (titled.length > 1) throw new UsageError(`--resume: ${titled.length} sessions in ${cwd} are titled "${value}"; resume one by id (yoke sessions list)`);
   throw new UsageError(`--resume: "${value}" is neither a session id nor the title of a session in ${cwd} (${found.error}); yoke sessions list shows them`);
@@ -164,7 +164,7 @@ function unrecordedCalls(messages: Message[]): string[] {
   const lastAssistant = messages.findLastIndex((m) => m.role === "assistant");
   const reply = messages[lastAssistant + 1];
   if (lastAssistant < 0 || !reply || typeof reply.content === "string") return [];
-  const lost = new Set(reply.content.filter((b) => b.type === "tool_result" && b.content === INTERRUPTED_TOOL_RESULT).map((b) => (b as { tool_use_id: string }).tool_use_id));
+  const lost = new Set(reply.content.filter((b) => b.type === "tool_result" && b.content === sessionModules().INTERRUPTED_TOOL_RESULT).map((b) => (b as { tool_use_id: string }).tool_use_id));
   const call = messages[lastAssistant]!.content;
   if (!lost.size || typeof call === "string") return [];
   return call

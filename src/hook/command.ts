@@ -90,7 +90,7 @@ export function directArgv(command: string, cwd: string, env: Record<string, str
 // After the hook exits, a child it left running may still hold stdout open; stop reading soon after.
 const DRAIN_GRACE_MS = 200;
 // A hook still running after this is read as it runs (its `{"async":true}` line seen then at the latest).
-const HOOK_READ_AFTER_MS = 50;
+const HOOK_READ_AFTER_MS = 100;
 
 /** Reads the pipe `take` gives once `readable` resolved (not before: src/util/read-after-exit.ts), up to `cap` chars. */
 async function readCapped(take: () => ReadableStream<Uint8Array>, cap: number, readable: Promise<void>, stopped: Promise<void>, onText?: (text: string) => void) {

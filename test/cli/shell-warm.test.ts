@@ -96,3 +96,42 @@ test("a warm that throws is dropped: the stream and the run go on", async () => 
   await new Promise((r) => setTimeout(r, 5));
   expect(true).toBe(true);
 });
+
+describe("the Bash checker's warm (issue 21: it loads while the answer streams and the PreToolUse hooks run)", () => {
+  test("a Bash call's block start warms the checker, plain command or not; other tools never", () => {
+    let checker = 0;
+    let parser = 0;
+    const watch = bashCommandWatcher(() => parser++, () => checker++);
+    watch(start(0, "Write"));
+    watch(start(1, "Read"));
+    watch({ type: "content_block_start", index: 2, content_block: { type: "text", text: "Bash" } });
+    expect(checker).toBe(0);
+    watch(start(3, "Bash"));
+    expect(checker).toBe(1); // at the start, before any of its input
+    watch(delta(3, JSON.stringify({ command: "mkdir made" })));
+    watch(start(4, "Bash"));
+    expect([checker, parser]).toEqual([1, 0]);
+  });
+
+  test("the provider wrapper warms the checker once a process, on a later tick, and still the parser when a command needs it", async () => {
+    const answer = (command: string): ProviderEvent[] => [
+      { type: "stream_event", event: start(0, "Bash") },
+      { type: "stream_event", event: delta(0, JSON.stringify({ command })) },
+    ];
+    let answers = [answer("mkdir made"), answer("ls | wc")];
+    const inner: Provider = { async *stream() { yield* answers.shift()!; } } as unknown as Provider;
+    const warms: string[] = [];
+    const p = warmShellParserWhileStreaming(inner, () => warms.push("parser"), () => warms.push("checker"));
+    for await (const _ of p.stream({} as never, new AbortController().signal)) void _;
+    expect(warms).toEqual([]); // not inside the stream's own tick
+    await new Promise((r) => setTimeout(r, 0));
+    expect(warms).toEqual(["checker"]);
+    for await (const _ of p.stream({} as never, new AbortController().signal)) void _;
+    await new Promise((r) => setTimeout(r, 0));
+    expect(warms).toEqual(["checker", "parser"]);
+    answers = [answer("a && b")];
+    for await (const _ of p.stream({} as never, new AbortController().signal)) void _;
+    await new Promise((r) => setTimeout(r, 0));
+    expect(warms).toEqual(["checker", "parser"]);
+  });
+});

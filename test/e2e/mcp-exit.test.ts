@@ -13,7 +13,7 @@
 import { beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { repoRoot, yokeBin } from "../helpers/binary.ts";
+import { isolatedEnv, repoRoot, runYoke, TRUST_WORKSPACE, yokeBin } from "../helpers/binary.ts";
 import { tempDir } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 import { alive, groupMembers } from "../helpers/process-alive.ts";
@@ -73,6 +73,18 @@ ifLinux("a run that ends in an error (exit 1) ends its MCP server the same way: 
   ]);
   expect(r.code).toBe(1);
   expect(r.json.subtype).toBe("error_max_turns");
+  const [serverPid] = readFileSync(join(d, "pid"), "utf8").trim().split(" ").map(Number);
+  await waitFor(() => existsSync(join(d, "finished")), "the server to finish after yoke's exit");
+  await waitFor(() => !alive(serverPid!), `the server ${serverPid} to be gone`);
+}, 60_000);
+
+ifLinux("`yoke mcp list` (a command that ends the process) leaves its connected server the same way: listed, then told to go after yoke's exit", async () => {
+  const cwd = tempDir();
+  const d = tempDir();
+  const cfg = mcpConfig({ term: { command: "node", args: [fixture("term-server.mjs"), d] } });
+  const r = await runYoke(["mcp", "list", "--json", "--mcp-config", cfg], { cwd, env: isolatedEnv({ ...TRUST_WORKSPACE }) });
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ name: "term", status: "connected" })]));
   const [serverPid] = readFileSync(join(d, "pid"), "utf8").trim().split(" ").map(Number);
   await waitFor(() => existsSync(join(d, "finished")), "the server to finish after yoke's exit");
   await waitFor(() => !alive(serverPid!), `the server ${serverPid} to be gone`);

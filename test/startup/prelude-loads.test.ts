@@ -23,4 +23,7 @@ test("the headless module and the prelude it runs load no zod, no SDK, no compos
   expect(mods).toContain("src/cli/mcp-wiring.ts");
   const heavy = mods.filter((m) => /node_modules\/(zod|@anthropic-ai\/sdk|@modelcontextprotocol\/sdk)\//.test(m) || m === "src/cli/compose.ts" || m.startsWith("src/tool/builtin/") || m === "src/config/schema.ts" || m === "src/permission/evaluator.ts" || m === "src/session/compact.ts" || m.startsWith("src/permission/auto/"));
   expect(heavy).toEqual([]);
+  // The session's modules load when a session is set up: a fresh one after the spawn (session-wiring.ts), a resumed one
+  // in the prelude (it may refuse the run). Importing the headless module sets none up.
+  expect(mods.filter((m) => /^src\/session\/(store|load|list|fork|checkpoints|git-snapshot)\.ts$/.test(m))).toEqual([]);
 });

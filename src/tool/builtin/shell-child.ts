@@ -4,7 +4,7 @@ import { spawnPiped } from "../../util/subprocess.ts";
 import { readAfterExit } from "../../util/read-after-exit.ts";
 
 /** A command still running after this is read as it runs (its output reaches the terminal's live tail by then). */
-const SHELL_READ_AFTER_MS = 50;
+const SHELL_READ_AFTER_MS = 100;
 
 /** What the Bash tool reads of its shell's process: Node's ChildProcess, or the same events from Bun's spawn. */
 export type ShellChild = Pick<ChildProcess, "pid" | "stdout" | "stderr" | "stdio" | "once" | "on">;
