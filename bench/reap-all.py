@@ -22,13 +22,13 @@ def main() -> int:
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         print(f"reap-all: prctl(PR_SET_CHILD_SUBREAPER) failed: errno {ctypes.get_errno()}", file=sys.stderr)
         return 125
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.execvp(cmd[0], cmd)
-        except OSError as e:
-            print(f"reap-all: cannot run {cmd[0]}: {e}", file=sys.stderr)
-            os._exit(127)
+    # posix_spawn (glibc: vfork), not fork: a forked copy of this process would tear its pages down in execve, on the
+    # child's clock (~2 ms of CPU counted as the measured program's).
+    try:
+        pid = os.posix_spawnp(cmd[0], cmd, os.environ)
+    except OSError as e:
+        print(f"reap-all: cannot run {cmd[0]}: {e}", file=sys.stderr)
+        return 127
     code = 0
     while True:
         try:
