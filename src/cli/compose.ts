@@ -4,6 +4,7 @@ import { startTempSweep, tempSweepSettled } from "../session/temp-sweep.ts";
 import { afterFirstRequest } from "./after-first-request.ts";
 import { warmShellParserWhileStreaming } from "./shell-warm.ts";
 import { warmShellParser } from "../permission/bash-parse.ts";
+import { warmBashChecker } from "../permission/evaluator.ts";
 import { join } from "node:path";
 import type { LoadedSettings } from "../config/load.ts";
 import { claudeUserDir, projectStateDir, yokeDir } from "../config/paths.ts";
@@ -198,7 +199,8 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
   const sweepRoot = env.TMPDIR || tmpdir();
   const afterFirst = afterFirstRequest(wired.provider, () => startTempSweep(sweepRoot));
   // The shell parser loads while a Bash command that needs it is still streaming, not in the tool's path (shell-warm.ts).
-  const provider = warmShellParserWhileStreaming(afterFirst, warmShellParser);
+  // And the Bash checker as soon as a Bash call starts streaming, beside the answer's rest and its PreToolUse hooks.
+  const provider = warmShellParserWhileStreaming(afterFirst, warmShellParser, warmBashChecker);
   // A run that will ask the model: the SDK loads and the connection opens while the rest composes (issue 21).
   if (o.requireCredentials !== false) provider.warm?.();
   const fileState = createFileState();

@@ -16,7 +16,14 @@ export { modeFromSettings } from "./modes.ts";
  * of its own (build.ts splitting).
  */
 let bashChecker: typeof import("./bash-check.ts") | undefined;
-const bashCheck = () => (bashChecker ??= require("./bash-check.ts") as typeof import("./bash-check.ts"));
+const bashCheck = () => {
+  if (!bashChecker) {
+    bashChecker = require("./bash-check.ts") as typeof import("./bash-check.ts");
+    // YOKE_TIMING shows when (and whether) a run loaded it: src/cli/shell-warm.ts starts it as a Bash call streams in.
+    performance.mark("yoke:bash-checker-loaded");
+  }
+  return bashChecker;
+};
 /** Loads the Bash checker now (once): for a caller that knows a Bash decision is coming (its tool call is streaming). */
 export const warmBashChecker = (): void => void bashCheck();
 

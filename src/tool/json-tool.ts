@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import type { JsonToolDef } from "../plugin/types.ts";
 import { defineTool } from "./define-tool.ts";
 import type { Tool } from "./types.ts";
@@ -11,7 +11,7 @@ import type { Tool } from "./types.ts";
 export function jsonTool(def: JsonToolDef): Tool {
   let input: z.ZodType;
   try {
-    input = (require("./json-schema-reader.ts") as typeof import("./json-schema-reader.ts")).readJsonSchema(def.inputSchema);
+    input = z.fromJSONSchema(def.inputSchema as never) as z.ZodType;
   } catch (e) {
     throw new Error(`tool ${def.name}: inputSchema is not a usable JSON Schema (${(e as Error).message})`);
   }
