@@ -15,7 +15,11 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export type RssMethod = "gnu-time" | "proc-vmhwm" | "none";
+/**
+ * "reaper": bench/reap-all.py (python3), which also waits for and counts what the run leaves behind after its exit
+ * (its CPU time replaces wait4's); "gnu-time": /usr/bin/time's %M.
+ */
+export type RssMethod = "reaper" | "gnu-time" | "proc-vmhwm" | "none";
 
 export type Sample = {
   /** performance.now() just before the spawn: wall time and other marks count from here. */
@@ -24,6 +28,7 @@ export type Sample = {
   /**
    * CPU time (user + system) of the process tree, in ms: wait4's usage of the child, which holds what its
    * reaped descendants (hooks, MCP servers) used. On a loaded shared machine it moves far less than wall time.
+   * With the "reaper" method, the whole tree's, processes that outlived the child included (reap-all.py).
    */
   cpuMs: number | null;
   /** Peak RSS in KiB, or null when it could not be measured. */
@@ -36,8 +41,35 @@ export type Sample = {
 
 const GNU_TIME = "/usr/bin/time";
 
-/** The best RSS method that works on this machine (GNU time must accept -f and -o). */
+const REAPER = join(import.meta.dir, "reap-all.py");
+
+/**
+ * The python3 executable itself, not a launcher in front of it: a pyenv shim is a chain of bash scripts whose own
+ * processes would be the reaper's children, counted in its CPU figure. Null without python3.
+ */
+let pythonPath: string | null | undefined;
+function python(): string | null {
+  if (pythonPath !== undefined) return pythonPath;
+  const r = Bun.which("python3") ? Bun.spawnSync(["python3", "-c", "import sys; print(sys.executable)"], { stderr: "ignore" }) : null;
+  const exe = r?.exitCode === 0 ? r.stdout.toString().trim() : "";
+  return (pythonPath = exe && existsSync(exe) ? exe : null);
+}
+
+/** The best RSS method that works on this machine (the reaper needs python3 and Linux; GNU time must accept -f and -o). */
 export function detectRssMethod(): RssMethod {
+  const py = python();
+  if (py && process.platform === "linux") {
+    const dir = mkdtempSync(join(tmpdir(), "yoke-bench-probe-"));
+    try {
+      const out = join(dir, "m");
+      const r = Bun.spawnSync([py, REAPER, out, "true"], { stdout: "ignore", stderr: "ignore" });
+      if (r.exitCode === 0 && /^\d+ [\d.]+\s*$/.test(readFileSync(out, "utf8"))) return "reaper";
+    } catch {
+      // No ctypes or prctl: fall through.
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
   if (existsSync(GNU_TIME)) {
     const dir = mkdtempSync(join(tmpdir(), "yoke-bench-probe-"));
     try {
@@ -91,9 +123,9 @@ export type MeasureOptions = {
 
 /** Runs cmd to completion with stdin closed; wall time runs from spawn to exit. */
 export async function measure(cmd: string[], opts: MeasureOptions): Promise<Sample> {
-  const scratch = opts.rss === "gnu-time" ? mkdtempSync(join(tmpdir(), "yoke-bench-rss-")) : null;
+  const scratch = opts.rss === "gnu-time" || opts.rss === "reaper" ? mkdtempSync(join(tmpdir(), "yoke-bench-rss-")) : null;
   const rssFile = scratch ? join(scratch, "maxrss") : "";
-  const argv = scratch ? [GNU_TIME, "-f", "%M", "-o", rssFile, ...cmd] : cmd;
+  const argv = opts.rss === "reaper" ? [python() ?? "python3", REAPER, rssFile, ...cmd] : scratch ? [GNU_TIME, "-f", "%M", "-o", rssFile, ...cmd] : cmd;
   const started = performance.now();
   const proc = Bun.spawn(argv, { cwd: opts.cwd, env: opts.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   let timedOut = false;
@@ -125,7 +157,17 @@ export async function measure(cmd: string[], opts: MeasureOptions): Promise<Samp
   clearTimeout(timer);
   await poller;
   let rssKiB: number | null = polledKiB;
-  if (scratch) {
+  let treeCpuMs: number | null = null;
+  if (opts.rss === "reaper") {
+    try {
+      const m = /^(\d+) ([\d.]+)/.exec(readFileSync(rssFile, "utf8"));
+      rssKiB = m ? Number(m[1]) : null;
+      treeCpuMs = m ? Number(m[2]) : null;
+    } catch {
+      rssKiB = null;
+    }
+    rmSync(scratch!, { recursive: true, force: true });
+  } else if (scratch) {
     try {
       // GNU time writes "Command exited with non-zero status N" before %M on failure: take the last number.
       const nums = readFileSync(rssFile, "utf8").match(/^\d+$/gm);
@@ -136,7 +178,8 @@ export async function measure(cmd: string[], opts: MeasureOptions): Promise<Samp
     rmSync(scratch, { recursive: true, force: true });
   }
   const usage = proc.resourceUsage();
-  const cpuMs = usage ? (Number(usage.cpuTime.user) + Number(usage.cpuTime.system)) / 1000 : null;
+  // The reaper's own CPU is in wait4's usage; the tree's, without it, is in its file.
+  const cpuMs = opts.rss === "reaper" ? treeCpuMs : usage ? (Number(usage.cpuTime.user) + Number(usage.cpuTime.system)) / 1000 : null;
   return { startedAt: started, wallMs, cpuMs, rssKiB, code: proc.exitCode, stdout: await stdout, stderr: await stderr, timedOut };
 }
 

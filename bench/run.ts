@@ -115,7 +115,8 @@ async function main(): Promise<number> {
 
   // rssRun: this run measures peak RSS alone. GNU time's own fork and exec add ~3 ms of wall and ~2.5 ms of CPU to
   // every run it wraps (measured on Bun 1.4.5: yoke --version 10.2 → 13.3 ms, Claude Code's 25.8 → 28.9), a
-  // constant that pulls every ratio toward 1; so wall, CPU and first request come from runs spawned directly.
+  // constant that pulls every ratio toward 1; so wall and first request come from runs spawned directly, and CPU too
+  // unless the RSS runs use bench/reap-all.py, which counts what outlives the run as well.
   const once = async (cli: Cli, id: ScenarioId, rssRun = false) => {
     const cwd = freshCwd();
     scratch.push(cwd);
@@ -178,7 +179,8 @@ async function main(): Promise<number> {
           const { s, log } = await once(cli, id);
           const key = `${cli.name}/${id}`;
           (wall[key] ??= []).push(s.wallMs);
-          if (s.cpuMs !== null) (cpu[key] ??= []).push(s.cpuMs);
+          // With the reaper, CPU comes from the RSS runs: it counts what outlives the run too (bench/reap-all.py).
+          if (s.cpuMs !== null && rss !== "reaper") (cpu[key] ??= []).push(s.cpuMs);
           if (cli.name === "yoke") for (const [phase, at] of Object.entries(parseTiming(s.stderr))) ((phases[id] ??= {})[phase] ??= []).push(at);
           if (log.firstRequestAt !== null) (toFirst[key] ??= []).push(log.firstRequestAt - s.startedAt);
           side[key] = Math.max(side[key] ?? 0, log.sideRequests);
@@ -188,6 +190,7 @@ async function main(): Promise<number> {
           for (const cli of clis) {
             const { s } = await once(cli, id, true);
             if (s.rssKiB !== null) (rssMiB[`${cli.name}/${id}`] ??= []).push(s.rssKiB / 1024);
+            if (s.cpuMs !== null && rss === "reaper") (cpu[`${cli.name}/${id}`] ??= []).push(s.cpuMs);
           }
       }
       process.stderr.write(`bench: ${id} done\n`);
@@ -205,7 +208,7 @@ async function main(): Promise<number> {
     const results: Results = {
       date: new Date().toISOString(),
       runs: opts.runs,
-      rssMethod: rss === "gnu-time" ? "GNU time %M" : rss === "proc-vmhwm" ? "polling /proc/<pid>/status VmHWM" : "none (not measured)",
+      rssMethod: rss === "reaper" ? "bench/reap-all.py (child subreaper: the whole tree's peak and CPU, what outlives the run included)" : rss === "gnu-time" ? "GNU time %M" : rss === "proc-vmhwm" ? "polling /proc/<pid>/status VmHWM" : "none (not measured)",
       machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? "unknown", loadAvg1, os: `${platform()} ${release()}`, bun: Bun.version },
       threeTurnScript: `Write → ${tool} → text`,
       project: opts.project,

@@ -43,6 +43,19 @@ describe("measure", () => {
     expect(s.wallMs).toBeGreaterThan(0);
   });
 
+  test("the reaper counts the CPU of what the child leaves running after its exit; the exit code is the child's", async () => {
+    if (method !== "reaper") return;
+    // The child exits at once; the orphan it leaves does ~0.2 s of CPU work after that (a fixed amount of work).
+    const cmd = ["sh", "-c", "(i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done) & exit 4"];
+    const direct = await measure(cmd, { cwd: "/", env, rss: "none" });
+    const reaped = await measure(cmd, { cwd: "/", env, rss: method });
+    expect(direct.code).toBe(4);
+    expect(reaped.code).toBe(4);
+    expect(reaped.cpuMs!).toBeGreaterThan(50);
+    expect(reaped.cpuMs!).toBeGreaterThan(5 * direct.cpuMs!);
+    expect(reaped.rssKiB).not.toBeNull();
+  });
+
   test("a child past its timeout is killed and flagged", async () => {
     const s = await measure(["sleep", "5"], { cwd: "/", env, rss: method, timeoutMs: 200 });
     expect(s.timedOut).toBe(true);
