@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { endGroupAfterExit, killGroup, spawnPiped, type PipedChild } from "../util/subprocess.ts";
+import { endGroupAtExit, killGroup, spawnPiped, type PipedChild } from "../util/subprocess.ts";
 
 /**
  * The stdio transport, ours rather than the SDK's StdioClientTransport because a server must run in its own process
@@ -34,9 +34,9 @@ export type StdioTransport = Transport & {
   exit(): { code: number | null; signal: string | null } | undefined;
   pid(): number | undefined;
   /**
-   * For a process about to exit (the run's end): resolves at once, leaving the server's process group to the watchdog
-   * (endGroupAfterExit): yoke's exit closes its stdin, then the watchdog sends SIGTERM and, EXIT_GRACE_MS later,
-   * SIGKILL. Later close() calls resolve at once too. Without a watchdog it is close().
+   * For a process about to exit (the run's end): ends stdin, SIGTERMs the server's process group and resolves at once,
+   * leaving the group to the watchdog (endGroupAtExit), which SIGKILLs it if it outlives yoke by EXIT_GRACE_MS. Later
+   * close() calls resolve at once too. Without a watchdog it is close().
    */
   closeAtExit(): Promise<void>;
 };
@@ -195,8 +195,8 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
     async closeAtExit() {
       const c = child;
       if (!c || left) return;
-      // Nothing is sent now: a server woken by its stdin's end or a signal takes a core from yoke's own exit.
-      if (endGroupAfterExit(c.pid)) left = true;
+      endStdin(c);
+      if (endGroupAtExit(c.pid)) left = true;
       else await t.close();
     },
     async close() {

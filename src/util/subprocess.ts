@@ -19,12 +19,10 @@
  * yoke died inside that window: the watchdog then kills, on Linux, every process whose environment holds it, and the
  * group each one leads. No exec wrapper (no change to what the child sees but one variable), no cost after spawn.
  *
- * At the run's end a group that only needs to be told to go (an MCP server, endGroupAfterExit) is handed to the
- * watchdog ("e -PGID") instead of being stopped and waited for: yoke exits at once, and the watchdog, at end-of-file,
- * sends it SIGTERM, gives it EXIT_GRACE_MS to go and SIGKILLs what is left (issue 21: waiting for a node server to die
- * held every exit ~5-8 ms). The SIGTERM is the watchdog's, not yoke's: end-of-file comes once yoke's memory is freed,
- * so the server's wake-up and teardown no longer take a core from yoke's last milliseconds. Every other registered
- * group is SIGKILLed at once, as before.
+ * At the run's end a group that only needs to finish (an MCP server sent SIGTERM, endGroupAtExit) is handed to the
+ * watchdog ("e -PGID") instead of being waited for: yoke exits at once, and the watchdog, at end-of-file, gives it
+ * EXIT_GRACE_MS to go before it SIGKILLs what is left (issue 21: waiting for a node server to die held every exit
+ * ~5-8 ms). Every other registered group is SIGKILLed at once, as before.
  *
  * guardProcessGroup never throws: without a watchdog (no /bin/sh) a run works as before, unguarded.
  *
@@ -46,16 +44,10 @@ const childProcess = () => require("node:child_process") as typeof import("node:
 export const KILL_GRACE_MS = 1500;
 
 /**
- * How long a process group left to end after yoke's exit (endGroupAfterExit) has from the watchdog's SIGTERM before its
- * SIGKILL: the 2 s an MCP server had when yoke stopped it and waited.
+ * How long a process group yoke asked to end as it exits (endGroupAtExit) has to do so after yoke is gone, before the
+ * watchdog SIGKILLs it: the 2 s an MCP server had when yoke waited for it.
  */
 export const EXIT_GRACE_MS = 2000;
-/**
- * The pauses (seconds, EXIT_GRACE_MS in all) between the watchdog's looks at such groups: short at first (a server gone
- * on SIGTERM is let go at once), then long. A group whose processes ended still counts until its zombies are reaped,
- * which an init that reaps lazily (seen here: ~1 s) stretches: 50 ms steps cost forty `sleep` processes then, these seven.
- */
-const EXIT_GRACE_STEPS = ["0.02", "0.05", "0.1", "0.2", "0.4", "0.6", "0.63"];
 
 /** The environment variable a child carries its spawn token in (see above). */
 export const GUARD_ENV = "YOKE_GUARD";
@@ -75,7 +67,6 @@ while read -r op a b; do
   esac
 done
 for t in $groups; do kill -s KILL -- "$t" 2>/dev/null; done
-for t in $ending; do kill -s TERM -- "$t" 2>/dev/null; done
 if [ "$pending" != " " ]; then
   set --
   for k in $pending; do set -- "$@" -e "${GUARD_ENV}=$k"; done
@@ -89,13 +80,14 @@ if [ "$pending" != " " ]; then
     sleep 0.05 2>/dev/null
   done
 fi
-for pause in ${EXIT_GRACE_STEPS.join(" ")} end; do
+n=0
+while [ "$ending" != " " ] && [ $n -lt ${EXIT_GRACE_MS / 50} ]; do
   left=" "
   for t in $ending; do kill -s 0 -- "$t" 2>/dev/null && left="$left$t "; done
   ending=$left
   [ "$ending" = " " ] && break
-  [ "$pause" = end ] && break
-  sleep "$pause" 2>/dev/null || break
+  sleep 0.05 2>/dev/null || break
+  n=$((n + 1))
 done
 for t in $ending; do kill -s KILL -- "$t" 2>/dev/null; done`;
 
@@ -103,8 +95,8 @@ let watchdog: { write(line: string): void } | null | undefined;
 
 function startWatchdog(): { write(line: string): void } | null {
   try {
-    // A fixed PATH (grep and sleep: when yoke died between a spawn and its registration, and for the groups left to
-    // end after its exit): nothing of the session's environment runs here.
+    // A fixed PATH (grep and sleep, only when yoke died between a spawn and its registration): nothing of the
+    // session's environment runs here.
     const proc = Bun.spawn(["/bin/sh", "-c", WATCHDOG], { stdin: "pipe", stdout: "ignore", stderr: "ignore", detached: true, env: { PATH: "/usr/bin:/bin" } });
     proc.unref();
     const sink = proc.stdin;
@@ -145,15 +137,20 @@ export function spawnToken(): string | undefined {
 }
 
 /**
- * For a process about to exit: leaves the process group `pgid` to the watchdog, which, once yoke is gone, sends it
- * SIGTERM and SIGKILLs it EXIT_GRACE_MS later if it is still there (nothing, if yoke unregisters it first because it
- * ended). Yoke's exit also closes the pipes it holds to the group (a server's stdin reaches its end then). Returns false
- * when there is no watchdog: the caller must stop the group itself (killGroup). Never throws.
+ * For a process about to exit: SIGTERMs the process group `pgid` and leaves the rest to the watchdog, which SIGKILLs
+ * the group EXIT_GRACE_MS after yoke is gone if it is still there (and forgets it if yoke unregisters it first). The
+ * group's registration stays until then. Returns false when there is no watchdog (nor any SIGTERM sent): the caller
+ * must stop the group itself (killGroup). Never throws.
  */
-export function endGroupAfterExit(pgid: number): boolean {
+export function endGroupAtExit(pgid: number): boolean {
   const w = currentWatchdog();
   if (!w || pgid <= 1) return false;
   w.write(`e -${pgid}\n`);
+  try {
+    process.kill(-pgid, "SIGTERM");
+  } catch {
+    // already gone: the watchdog's look finds nothing
+  }
   return true;
 }
 

@@ -33,7 +33,7 @@ async function contextCommand(argv: string[]): Promise<number> {
     }
     return 0;
   } finally {
-    await rt.shutdown({ atExit: true }); // the command ends the process: its MCP servers are left to the watchdog
+    await rt.shutdown();
   }
 }
 

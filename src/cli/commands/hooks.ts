@@ -96,7 +96,7 @@ async function hooksCommand(sub: "list" | "run", tail: string[]): Promise<number
     } else writeOut(formatHookRun(event!, r));
     return blocks ? 2 : 0;
   } finally {
-    await rt.shutdown({ atExit: true }); // the command ends the process: its MCP servers are left to the watchdog
+    await rt.shutdown();
   }
 }
 

@@ -187,7 +187,7 @@ async function listOrGet(sub: "list" | "get", tail: string[]): Promise<number> {
       }
     return 0;
   } finally {
-    await rt.shutdown({ atExit: true }); // the command ends the process: its MCP servers are left to the watchdog
+    await rt.shutdown();
   }
 }
 

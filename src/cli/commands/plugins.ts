@@ -184,7 +184,7 @@ async function listPlugins(tail: string[]): Promise<number> {
     writeOut(json ? `${JSON.stringify(rows, null, 2)}\n` : formatPluginRows(rows));
     return 0;
   } finally {
-    await rt.shutdown({ atExit: true }); // the command ends the process: its MCP servers are left to the watchdog
+    await rt.shutdown();
   }
 }
 
