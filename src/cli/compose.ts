@@ -115,11 +115,8 @@ export type Runtime = {
   /** Where tool output goes as it is produced (the terminal's live Bash tail); null: nowhere. */
   setToolProgress(sink: ((toolUseId: string, chunk: Uint8Array) => void) | null): void;
   hookPayload: HookPayloadBuilder;
-  /**
-   * Stops forks and background work, kills background shells, closes files. Never throws. `atExit`: the process exits
-   * next, so stdio MCP servers are sent SIGTERM and left to the watchdog, not waited for (McpManager.close).
-   */
-  shutdown(opts?: { atExit?: boolean }): Promise<void>;
+  /** Stops forks and background work, kills background shells, closes files. Never throws. */
+  shutdown(): Promise<void>;
 };
 
 const flagStr = (a: ParsedArgs, k: string) => (typeof a.flags[k] === "string" ? (a.flags[k] as string) : undefined);
@@ -564,10 +561,10 @@ export async function compose(o: ComposeOptions): Promise<Runtime> {
     outbox,
     setToolProgress: (sink) => void (progressSink = sink),
     hookPayload,
-    async shutdown(opts) {
+    async shutdown() {
       shutdownCtrl.abort();
       // A Bash call's git snapshot finishes its ref and transcript line while the command runs: wait for it here.
-      await Promise.all([killAllBackgroundShells(session), mcp.close(opts), ownServers?.close(opts), ss.checkpoints?.settled()]);
+      await Promise.all([killAllBackgroundShells(session), mcp.close(), ownServers?.close(), ss.checkpoints?.settled()]);
       removeSessionTempDir(session);
       await sb.shutdown();
       ss.store.close?.();

@@ -139,8 +139,7 @@ export async function runHeadless(args: ParsedArgs): Promise<number> {
     return exitSignal ?? code;
   } finally {
     performance.mark("yoke:shutdown");
-    // main.ts exits next: the MCP servers are told to go and left to the watchdog, not waited for (issue 21).
-    await rt.shutdown({ atExit: true });
+    await rt.shutdown();
   }
 }
 

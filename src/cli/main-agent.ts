@@ -143,7 +143,7 @@ export function agentMcpServers(o: {
   sessionTools: () => ToolRegistry;
   hidden: (name: string) => boolean;
   warn: (m: string) => void;
-}): (agent: AgentDefinition) => Promise<{ tools: Tool[]; close(opts?: { atExit?: boolean }): Promise<void> } | undefined> {
+}): (agent: AgentDefinition) => Promise<{ tools: Tool[]; close(): Promise<void> } | undefined> {
   const mayStartInline = (agent: AgentDefinition): string | true => {
     if (o.bare) return "--bare starts no MCP servers";
     if (o.strict && agent.source !== "flag") return "--strict-mcp-config is set";

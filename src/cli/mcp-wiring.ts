@@ -48,8 +48,7 @@ export type McpWiring = {
   settled(): Promise<void>;
   /** Reminders for the request being built: servers still connecting, and those that since connected (mcp/connect-notes.ts). */
   notes(): string[];
-  /** Stops every server; `atExit`: stdio servers are sent SIGTERM and not waited for (McpManager.close). */
-  close(opts?: { atExit?: boolean }): Promise<void>;
+  close(): Promise<void>;
 };
 
 export type McpWiringOptions = {
@@ -174,8 +173,8 @@ export async function wireMcp(o: McpWiringOptions & { early?: EarlyMcp }): Promi
       return session.manager.callTool(server, tool, args, signal);
     },
     addServer: async (name, transport, meta) => (await start([], [])).addServer(name, transport, meta),
-    close: async (opts) => {
-      await (starting ? (await starting).close(opts) : undefined);
+    close: async () => {
+      await (starting ? (await starting).close() : undefined);
     },
   };
 }

@@ -75,7 +75,7 @@ const envNumber = (v: string | undefined, def: number) => {
 export async function startAgentServers(
   agent: AgentDefinition,
   o: AgentServersOptions,
-): Promise<{ tools: Tool[]; close(opts?: { atExit?: boolean }): Promise<void> } | undefined> {
+): Promise<{ tools: Tool[]; close(): Promise<void> } | undefined> {
   const where = agent.file ?? `agent ${agent.name}`;
   const { entries, problems } = agentServerEntries(agent);
   problems.forEach(o.warn);
@@ -120,5 +120,5 @@ export async function startAgentServers(
       for (const info of state.tools) add(mcpTool(s.name, info, { manager, maxOutputChars, source: "dynamic" }));
     }),
   );
-  return { tools, close: (opts) => manager.close(opts) };
+  return { tools, close: () => manager.close() };
 }

@@ -84,11 +84,7 @@ export type McpManager = {
   readResource(server: string, uri: string, signal?: AbortSignal): Promise<ReadResourceResult>;
   listPrompts(server: string, signal?: AbortSignal): Promise<Prompt[]>;
   getPrompt(server: string, name: string, args: Record<string, string>, signal?: AbortSignal): Promise<GetPromptResult>;
-  /**
-   * Stops every server. `atExit` (the process exits next): a stdio server is sent SIGTERM and left to the watchdog
-   * rather than waited for (StdioTransport.closeAtExit); the others close as always.
-   */
-  close(opts?: { atExit?: boolean }): Promise<void>;
+  close(): Promise<void>;
 };
 
 const firstLine = (s: string) => s.trim().split("\n").filter(Boolean).slice(-3).join(" | ").slice(0, 400);
@@ -292,14 +288,12 @@ export function createMcpManager(o: McpManagerOptions): McpManager {
     async getPrompt(server, name, args, signal) {
       return (await ready(server)).getPrompt({ name, arguments: args }, { timeout: o.toolTimeoutMs, signal });
     },
-    async close(opts) {
+    async close() {
       closing = true;
       await Promise.all(
         [...entries.values()].map(async (e) => {
           const c = e.client;
           e.client = undefined;
-          // First, so the client's close below finds the transport already left and does not wait for the process.
-          if (opts?.atExit) await (e.transport as Partial<StdioTransport> | undefined)?.closeAtExit?.();
           await c?.close().catch(() => {});
           await e.transport?.close().catch(() => {});
         }),

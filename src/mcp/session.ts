@@ -62,8 +62,7 @@ export type McpSession = {
   addServer(name: string, transport: Transport | TransportFactory, meta?: { scope?: McpScope; source?: string }): Promise<McpServerState>;
   /** `/mcp__server__prompt` commands and `@server:uri` mentions expanded; throws naming the server on failure. */
   expandInput(text: string, signal?: AbortSignal): Promise<string>;
-  /** Stops every server; `atExit`: stdio servers are sent SIGTERM and not waited for (McpManager.close). */
-  close(opts?: { atExit?: boolean }): Promise<void>;
+  close(): Promise<void>;
 };
 
 const envNumber = (v: string | undefined, def: number) => {
@@ -207,9 +206,9 @@ export async function startMcpSession(o: McpSessionOptions): Promise<McpSession>
       return s;
     },
     expandInput: (text, signal) => expandMcpInput(text, manager, signal),
-    close: (opts) => {
+    close: () => {
       closed = true;
-      return manager.close(opts);
+      return manager.close();
     },
   };
 }

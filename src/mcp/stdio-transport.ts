@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { endGroupAtExit, killGroup, spawnPiped, type PipedChild } from "../util/subprocess.ts";
+import { killGroup, spawnPiped, type PipedChild } from "../util/subprocess.ts";
 
 /**
  * The stdio transport, ours rather than the SDK's StdioClientTransport because a server must run in its own process
@@ -33,12 +33,6 @@ export type StdioTransport = Transport & {
   /** How the process ended, once it has. */
   exit(): { code: number | null; signal: string | null } | undefined;
   pid(): number | undefined;
-  /**
-   * For a process about to exit (the run's end): ends stdin, SIGTERMs the server's process group and resolves at once,
-   * leaving the group to the watchdog (endGroupAtExit), which SIGKILLs it if it outlives yoke by EXIT_GRACE_MS. Later
-   * close() calls resolve at once too. Without a watchdog it is close().
-   */
-  closeAtExit(): Promise<void>;
 };
 
 const TAIL = 2048;
@@ -133,17 +127,6 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
     const rest = decoder.decode();
     if (rest) each(rest);
   };
-  /** Set by closeAtExit once the server's end is the watchdog's: nothing waits for it any more. */
-  let left = false;
-  const endStdin = (c: PipedChild) => {
-    if (stdinDone) return;
-    stdinDone = true;
-    try {
-      void Promise.resolve(c.stdin?.end()).catch(() => {});
-    } catch {
-      // Already closed by the server's end.
-    }
-  };
   const t: StdioTransport = {
     stderrTail: () => stderr,
     garbage: () => lastGarbage,
@@ -192,17 +175,17 @@ export function createStdioTransport(o: StdioTransportOptions): StdioTransport {
         throw err;
       }
     },
-    async closeAtExit() {
-      const c = child;
-      if (!c || left) return;
-      endStdin(c);
-      if (endGroupAtExit(c.pid)) left = true;
-      else await t.close();
-    },
     async close() {
       const c = child;
-      if (!c || left) return;
-      endStdin(c);
+      if (!c) return;
+      if (!stdinDone) {
+        stdinDone = true;
+        try {
+          void Promise.resolve(c.stdin?.end()).catch(() => {});
+        } catch {
+          // Already closed by the server's end.
+        }
+      }
       // A server that ignores SIGTERM is killed after 2 s; the wait is bounded and never blocks the run's exit for long.
       await Promise.race([Promise.all([closed, killGroup(c.pid, 2000, c.exited)]), new Promise<void>((r) => setTimeout(r, 2500))]);
     },

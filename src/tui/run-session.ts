@@ -156,7 +156,7 @@ export async function runSession(o: {
   const final = ctl.runtime();
   await final.plugins.background.drain(5000).catch(() => {});
   stopScreen();
-  await final.shutdown({ atExit: true }); // main.ts exits next (headless.ts says why)
+  await final.shutdown();
   if (final.transcript.store.path) writeOut(`\nResume this session with: yoke --resume ${final.sessionId}\n`);
   return code;
 }

@@ -19,11 +19,6 @@
  * yoke died inside that window: the watchdog then kills, on Linux, every process whose environment holds it, and the
  * group each one leads. No exec wrapper (no change to what the child sees but one variable), no cost after spawn.
  *
- * At the run's end a group that only needs to finish (an MCP server sent SIGTERM, endGroupAtExit) is handed to the
- * watchdog ("e -PGID") instead of being waited for: yoke exits at once, and the watchdog, at end-of-file, gives it
- * EXIT_GRACE_MS to go before it SIGKILLs what is left (issue 21: waiting for a node server to die held every exit
- * ~5-8 ms). Every other registered group is SIGKILLed at once, as before.
- *
  * guardProcessGroup never throws: without a watchdog (no /bin/sh) a run works as before, unguarded.
  *
  * Also the one place that stops process groups (groupAlive, killGroup), for Bash, background shells and hooks.
@@ -43,53 +38,34 @@ const childProcess = () => require("node:child_process") as typeof import("node:
 /** Pause between SIGTERM and SIGKILL when a process group is stopped. */
 export const KILL_GRACE_MS = 1500;
 
-/**
- * How long a process group yoke asked to end as it exits (endGroupAtExit) has to do so after yoke is gone, before the
- * watchdog SIGKILLs it: the 2 s an MCP server had when yoke waited for it.
- */
-export const EXIT_GRACE_MS = 2000;
-
 /** The environment variable a child carries its spawn token in (see above). */
 export const GUARD_ENV = "YOKE_GUARD";
 
 const WATCHDOG = `trap '' INT TERM HUP
 groups=" "
 pending=" "
-ending=" "
 del() { case "$1" in *" $2 "*) r="\${1%%" $2 "*} \${1#*" $2 "}" ;; *) r=$1 ;; esac; }
 while read -r op a b; do
   case "$op" in
     t) pending="$pending$a " ;;
     +) groups="$groups$a "; if [ -n "$b" ]; then del "$pending" "$b"; pending=$r; fi ;;
-    -) del "$groups" "$a"; groups=$r; del "$ending" "$a"; ending=$r ;;
+    -) del "$groups" "$a"; groups=$r ;;
     d) del "$pending" "$a"; pending=$r ;;
-    e) del "$groups" "$a"; groups=$r; ending="$ending$a " ;;
   esac
 done
 for t in $groups; do kill -s KILL -- "$t" 2>/dev/null; done
-if [ "$pending" != " " ]; then
-  set --
-  for k in $pending; do set -- "$@" -e "${GUARD_ENV}=$k"; done
-  for round in 1 2 3; do
-    for f in $(grep -lsxzF "$@" /proc/[0-9]*/environ 2>/dev/null); do
-      p=\${f#/proc/}
-      p=\${p%/environ}
-      kill -s KILL -- "-$p" 2>/dev/null
-      kill -s KILL "$p" 2>/dev/null
-    done
-    sleep 0.05 2>/dev/null
+[ "$pending" = " " ] && exit 0
+set --
+for k in $pending; do set -- "$@" -e "${GUARD_ENV}=$k"; done
+for round in 1 2 3; do
+  for f in $(grep -lsxzF "$@" /proc/[0-9]*/environ 2>/dev/null); do
+    p=\${f#/proc/}
+    p=\${p%/environ}
+    kill -s KILL -- "-$p" 2>/dev/null
+    kill -s KILL "$p" 2>/dev/null
   done
-fi
-n=0
-while [ "$ending" != " " ] && [ $n -lt ${EXIT_GRACE_MS / 50} ]; do
-  left=" "
-  for t in $ending; do kill -s 0 -- "$t" 2>/dev/null && left="$left$t "; done
-  ending=$left
-  [ "$ending" = " " ] && break
-  sleep 0.05 2>/dev/null || break
-  n=$((n + 1))
-done
-for t in $ending; do kill -s KILL -- "$t" 2>/dev/null; done`;
+  sleep 0.05 2>/dev/null
+done`;
 
 let watchdog: { write(line: string): void } | null | undefined;
 
@@ -134,24 +110,6 @@ export function spawnToken(): string | undefined {
   const token = `${tokenBase}.${++tokenSeq}`;
   w.write(`t ${token}\n`);
   return token;
-}
-
-/**
- * For a process about to exit: SIGTERMs the process group `pgid` and leaves the rest to the watchdog, which SIGKILLs
- * the group EXIT_GRACE_MS after yoke is gone if it is still there (and forgets it if yoke unregisters it first). The
- * group's registration stays until then. Returns false when there is no watchdog (nor any SIGTERM sent): the caller
- * must stop the group itself (killGroup). Never throws.
- */
-export function endGroupAtExit(pgid: number): boolean {
-  const w = currentWatchdog();
-  if (!w || pgid <= 1) return false;
-  w.write(`e -${pgid}\n`);
-  try {
-    process.kill(-pgid, "SIGTERM");
-  } catch {
-    // already gone: the watchdog's look finds nothing
-  }
-  return true;
 }
 
 /**
