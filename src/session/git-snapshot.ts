@@ -111,6 +111,8 @@ const SEAL_SCRIPT = 'ref=$1; shift; tree=$("$@" write-tree) || exit 3; "$@" upda
  */
 async function sealIndex(repo: GitRepo, e: Env, tmpIndex: string, ref: string): Promise<{ tree: string } | { error: string }> {
   try {
+    // Windows has no /bin/sh for the script: the two steps one after the other.
+    if (process.platform === "win32") return await sealStepwise(repo, e, ref);
     const r = await gitScript(SEAL_SCRIPT, "write-tree and update-ref", [ref], { cwd: repo.top, env: e });
     const tree = r.stdout.trim();
     if (r.code === 4) return { error: `git update-ref ${ref} failed: ${r.stderr.trim()}` };
@@ -119,6 +121,16 @@ async function sealIndex(repo: GitRepo, e: Env, tmpIndex: string, ref: string): 
   } finally {
     rmSync(tmpIndex, { force: true });
   }
+}
+
+/** sealIndex's two steps as two git processes (Windows). */
+export async function sealStepwise(repo: GitRepo, e: Env, ref: string): Promise<{ tree: string } | { error: string }> {
+  const w = await git(["write-tree"], { cwd: repo.top, env: e });
+  const tree = w.stdout.trim();
+  if (w.code !== 0 || !/^[0-9a-f]{40,64}$/.test(tree)) return { error: `git write-tree failed: ${w.stderr.trim() || `exit code ${w.code}`}` };
+  const u = await git(["update-ref", ref, tree], { cwd: repo.top, env: e });
+  if (u.code !== 0) return { error: `git update-ref ${ref} failed: ${u.stderr.trim()}` };
+  return { tree };
 }
 
 /** The whole snapshot, working tree → tree → ref, for callers that wait for all of it. Never throws. */
